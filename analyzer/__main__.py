@@ -1,0 +1,5 @@
+"""`python -m analyzer` runs the `durak` CLI."""
+
+from analyzer.cli import main
+
+main()

@@ -1,0 +1,261 @@
+"""Rule sets of the three variants as data (RULES.md, "Option names").
+
+One frozen :class:`RuleSet` holds every option of a variant; :func:`make_rules`
+builds it from a variant id, a player count and option overrides, and refuses an
+impossible combination with a one-line :class:`RulesError`.  The engine and the
+batch simulator read only this object, so a house rule is a value, never a
+subclass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .cards import ACE, DECK_LOW_RANK, JACK, KING, QUEEN
+
+VARIANTS = ("czech", "prague", "svinya")
+
+#: Player counts allowed per variant (CZ1, PR1, SV1).
+PLAYERS = {"czech": range(2, 9), "prague": range(2, 6), "svinya": range(2, 3)}
+
+#: How the first card of the pile comes about: czech turns up the top of the
+#: rest (CZ3), prague's dealer leads with his sixth card (PR2), svinya has none
+#: and the leader may play anything (SV2).
+STARTER_KIND = {"czech": "turned", "prague": "dealer_lead", "svinya": "none"}
+
+
+class RulesError(ValueError):
+    """An impossible or unknown rule setting; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Effect:
+    """G5: what a card does to the next player: draw ``draw`` and/or lose the turn."""
+
+    draw: int = 0
+    skip: bool = False
+
+
+def _points(variant: str) -> tuple[int, ...]:
+    """Point table indexed by rank value 0..14 (CZ6, PR6, SV6)."""
+    table = [0, 0] + list(range(2, 15))
+    if variant == "prague":  # PR6: 10, J, Q, K = 10; A = 11
+        table[JACK] = table[QUEEN] = table[KING] = 10
+        table[ACE] = 11
+    else:  # CZ6 / SV6: A = 11, K = 4, Q = 3, J = 2
+        table[ACE], table[KING], table[QUEEN], table[JACK] = 11, 4, 3, 2
+    return tuple(table)
+
+
+# Options: name -> (kind, allowed values or None, {variant: default}).  A variant
+# missing from the defaults does not have the option ("—" in RULES.md).
+_ALL = VARIANTS
+OPTIONS: dict[str, tuple[str, tuple[Any, ...] | None, dict[str, Any]]] = {
+    "deck_size": ("int", (32, 36, 48, 52), {"czech": None, "prague": 36, "svinya": 36}),
+    "hand_size": ("int", tuple(range(1, 11)), {"czech": 5, "prague": 6, "svinya": 5}),
+    "wild_on_anything": ("bool", None, {v: True for v in _ALL}),
+    "starter_effects": ("bool", None, {"czech": False, "prague": True}),
+    "sevens": ("bool", None, {"czech": False}),
+    "seven_chain": ("enum", ("transfer", "accumulate"), {"czech": "transfer"}),
+    "eight_stop": ("bool", None, {"czech": False}),
+    "queen_needs_king": ("bool", None, {"czech": False}),
+    "jack_finish_doubles": ("bool", None, {"czech": False}),
+    "last_card_call": ("bool", None, {"czech": False}),
+    "forget_rate": ("float", None, {"czech": 0.0}),
+    "no_card": ("enum", ("draw_one", "draw_until_play"),
+                {"czech": "draw_one", "prague": "draw_one", "svinya": "draw_until_play"}),
+    "voluntary_draw": ("bool", None, {"czech": False, "prague": False, "svinya": True}),
+    "reshuffle": ("enum", ("turn_over", "shuffle"), {v: "turn_over" for v in _ALL}),
+    "serve_last_effect": ("bool", None, {v: False for v in _ALL}),
+    "target": ("target", None, {"czech": 500, "prague": None, "svinya": 100}),
+    "turn_cap": ("int", None, {v: 2000 for v in _ALL}),
+    "lone_wild_points": ("int", None, {"svinya": 20}),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuleSet:
+    """Every option of one variant at one player count (immutable).
+
+    ``effects`` and ``points`` are indexed by rank value (0..14); they are
+    derived from the variant and the switches, so that the engine reads data
+    rather than branching on the variant name.
+    """
+
+    variant: str
+    players: int
+    deck_size: int
+    hand_size: int
+    wild_rank: int
+    wild_on_anything: bool = True
+    starter_effects: bool = False
+    sevens: bool = False
+    seven_chain: str = "transfer"
+    eight_stop: bool = False
+    queen_needs_king: bool = False
+    jack_finish_doubles: bool = False
+    last_card_call: bool = False
+    forget_rate: float = 0.0
+    no_card: str = "draw_one"
+    voluntary_draw: bool = False
+    reshuffle: str = "turn_over"
+    serve_last_effect: bool = False
+    target: int | None = None
+    turn_cap: int = 2000
+    lone_wild_points: int | None = None
+    effects: tuple[Effect, ...] = field(default=(), repr=False)
+    points: tuple[int, ...] = field(default=(), repr=False)
+
+    @property
+    def starter_kind(self) -> str:
+        return STARTER_KIND[self.variant]
+
+    @property
+    def low_rank(self) -> int:
+        return DECK_LOW_RANK[self.deck_size]
+
+    def options(self) -> dict[str, Any]:
+        """The option values by RULES.md name (what a manifest records)."""
+        return {k: getattr(self, k) for k in OPTIONS if k in OPTIONS and self.variant in OPTIONS[k][2]}
+
+    def changed(self) -> dict[str, Any]:
+        """Options that differ from the variant's defaults at this player count."""
+        base = make_rules(self.variant, self.players)
+        return {k: v for k, v in self.options().items() if getattr(base, k) != v}
+
+    def describe(self) -> str:
+        ch = self.changed()
+        extra = ", ".join(f"{k}={v}" for k, v in ch.items())
+        return f"{self.variant} {self.players}p" + (f" ({extra})" if extra else "")
+
+    def to_json(self) -> str:
+        return json.dumps({"variant": self.variant, "players": self.players, **self.changed()}, sort_keys=True)
+
+
+def _effects(variant: str, o: Mapping[str, Any]) -> tuple[Effect, ...]:
+    """Per-rank effect table: PR5, SV5, CZ8 (sevens, eight_stop)."""
+    eff = [Effect()] * 15
+    if variant == "prague":
+        eff[ACE], eff[7], eff[6] = Effect(1, True), Effect(1, False), Effect(2, False)
+    elif variant == "svinya":
+        eff[ACE], eff[7], eff[6] = Effect(0, True), Effect(1, True), Effect(2, True)
+    else:
+        if o["sevens"]:
+            eff[7] = Effect(1, True)
+        if o["eight_stop"]:
+            eff[8] = Effect(0, True)
+    return tuple(eff)
+
+
+def czech_deck(players: int) -> int:
+    """CZ1: 2..4 players use 32 cards, 5..6 use 36, 7..8 use 52."""
+    return 32 if players <= 4 else 36 if players <= 6 else 52
+
+
+_TRUE = {"true", "on", "yes", "1"}
+_FALSE = {"false", "off", "no", "0"}
+
+
+def parse_value(name: str, value: Any) -> Any:
+    """Convert a CLI/file value of option ``name`` to its type, or raise RulesError."""
+    if name not in OPTIONS:
+        raise RulesError(f"unknown rule option {name!r}; known: {', '.join(OPTIONS)}")
+    kind, allowed, _ = OPTIONS[name]
+    bad = RulesError(f"bad value {value!r} for rule {name!r}: expected {_expected(name)}")
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        s = str(value).strip().lower()
+        if s in _TRUE:
+            return True
+        if s in _FALSE:
+            return False
+        raise bad
+    if kind == "target":
+        if value is None or str(value).strip().lower() in ("none", "off", ""):
+            return None
+        kind = "int"
+    if kind == "int":
+        if isinstance(value, bool):
+            raise bad
+        try:
+            v = int(str(value).strip()) if not isinstance(value, int) else value
+        except ValueError:
+            raise bad from None
+        if (allowed is not None and v not in allowed) or v <= 0:
+            raise bad
+        return v
+    if kind == "float":
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise bad from None
+        if not 0.0 <= v <= 1.0:
+            raise bad
+        return v
+    s = str(value).strip().lower()
+    if s not in allowed:  # type: ignore[operator]
+        raise bad
+    return s
+
+
+def _expected(name: str) -> str:
+    kind, allowed, _ = OPTIONS[name]
+    if kind == "bool":
+        return "on/off"
+    if kind == "float":
+        return "a number from 0 to 1"
+    if kind == "target":
+        return "a positive number of points or none"
+    if allowed:
+        return " | ".join(str(a) for a in allowed)
+    return "a positive whole number"
+
+
+def make_rules(variant: str, players: int, overrides: Mapping[str, Any] | None = None) -> RuleSet:
+    """Build the RuleSet of ``variant`` for ``players`` with option overrides.
+
+    Raises RulesError (one line) for an unknown variant, option or value, an
+    option the variant does not have, a player count it does not allow, or a
+    deck too small for the deal (CZ1: players x hand + 1 > deck).
+    """
+    if variant not in VARIANTS:
+        raise RulesError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
+    if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYERS[variant]:
+        r = PLAYERS[variant]
+        allowed = f"{r.start}..{r.stop - 1}" if len(r) > 1 else str(r.start)
+        raise RulesError(f"{variant} is played by {allowed} players, not {players}")
+    o: dict[str, Any] = {k: d[variant] for k, (_, _, d) in OPTIONS.items() if variant in d}
+    if variant == "czech":
+        o["deck_size"] = czech_deck(players)
+    for name, value in (overrides or {}).items():
+        v = parse_value(name, value)
+        if variant not in OPTIONS[name][2]:
+            raise RulesError(f"rule {name!r} does not apply to {variant}")
+        o[name] = v
+    if players * o["hand_size"] + 1 > o["deck_size"]:
+        raise RulesError(
+            f"deck of {o['deck_size']} is too small for {players} players x {o['hand_size']} cards + 1"
+        )
+    wild = QUEEN if variant == "svinya" else JACK
+    fields = {f.name for f in dataclasses.fields(RuleSet)}
+    kw = {k: v for k, v in o.items() if k in fields}
+    return RuleSet(variant=variant, players=players, wild_rank=wild,
+                   effects=_effects(variant, o), points=_points(variant), **kw)
+
+
+def parse_rule_args(items: list[str] | None) -> dict[str, str]:
+    """Turn CLI ``--rule k=v`` strings into a dict; RulesError on a malformed item."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise RulesError(f"bad --rule {item!r}: expected name=value, e.g. sevens=on")
+        k, v = item.split("=", 1)
+        k = k.strip()
+        if k not in OPTIONS:
+            raise RulesError(f"unknown rule option {k!r}; known: {', '.join(OPTIONS)}")
+        out[k] = v.strip()
+    return out

@@ -1,0 +1,129 @@
+"""The strategy contract, at two speeds (issue 3, STYLE.md section 4).
+
+A strategy sees only what its player may know.  The *simple path* is one
+Python call per decision, ``choose(view, rng) -> (action, suit)``; the *fast
+path* is ``choose_batch(bview, rng) -> (actions, suits)`` over every deal of a
+batch in which the strategy's player is to act.  The engine and the simulator
+check every returned action against the legal moves.
+
+Actions: a card id 0..51 (analyzer.cards), ``DRAW`` (52) or ``TAKE`` (53,
+accept a sevens penalty, CZ8).  The suit is named only with a wild; ``-1`` (or
+``None`` on the simple path) means "no suit" — for a wild, its own suit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analyzer.cards import DRAW, TAKE, rank_of, suit_of
+from analyzer.rules import RuleSet
+
+Action = tuple[int, int | None]
+
+
+@dataclass(frozen=True)
+class DecisionView:
+    """One decision of one player (the simple path).
+
+    ``hand_sizes[k]`` is the hand size of the player ``k`` seats to the left
+    (0 = self), so "the next player" is always index 1.
+    """
+
+    rules: RuleSet
+    seat: int
+    hand: tuple[int, ...]
+    legal: tuple[int, ...]  # legal actions: card ids, DRAW and/or TAKE
+    top: int | None  # top card of the pile, None on an empty pile (svinya lead)
+    active_suit: int | None
+    pending_seven: int  # >0: answering a sevens chain of this many cards (CZ8)
+    hand_sizes: tuple[int, ...]
+    talon_size: int
+    played: frozenset[int]  # cards that have been played to the pile so far
+    scores: tuple[int, ...] | None = None  # match totals by seat offset, else None
+
+    @property
+    def legal_cards(self) -> tuple[int, ...]:
+        return tuple(a for a in self.legal if a < DRAW)
+
+    @property
+    def can_draw(self) -> bool:
+        return DRAW in self.legal
+
+    @property
+    def can_take(self) -> bool:
+        return TAKE in self.legal
+
+    def is_wild(self, card: int) -> bool:
+        return rank_of(card) == self.rules.wild_rank
+
+    def suit_counts(self, exclude: int | None = None) -> list[int]:
+        """Cards per suit in hand, optionally leaving one card out (the one played)."""
+        counts = [0, 0, 0, 0]
+        for c in self.hand:
+            if c != exclude:
+                counts[suit_of(c)] += 1
+        return counts
+
+
+@dataclass(frozen=True)
+class BatchView:
+    """The same information for B deals at once (the fast path).
+
+    Masks are uint64 bit masks of card ids.  ``hand_sizes`` is (B, P) by seat
+    offset (column 0 = self).  ``scores`` is (B, P) by seat offset or None.
+    """
+
+    rules: RuleSet
+    seat: NDArray[np.int8]  # (B,)
+    hand: NDArray[np.uint64]  # (B,)
+    legal: NDArray[np.uint64]  # (B,) legal cards
+    can_draw: NDArray[np.bool_]  # (B,)
+    can_take: NDArray[np.bool_]  # (B,)
+    top: NDArray[np.int8]  # (B,) -1 on an empty pile
+    active_suit: NDArray[np.int8]  # (B,) -1 on an empty pile
+    pending_seven: NDArray[np.int16]  # (B,)
+    hand_sizes: NDArray[np.int16]  # (B, P)
+    talon_size: NDArray[np.int16]  # (B,)
+    played: NDArray[np.uint64]  # (B,)
+    scores: NDArray[np.int32] | None = None
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """What the engine and the simulator call.  ``name`` identifies it in errors."""
+
+    name: str
+
+    def choose(self, view: DecisionView, rng: np.random.Generator) -> Action: ...
+
+
+@runtime_checkable
+class BatchStrategy(Strategy, Protocol):
+    def choose_batch(
+        self, view: BatchView, rng: np.random.Generator
+    ) -> tuple[NDArray[np.int16], NDArray[np.int8]]: ...
+
+
+class StrategyError(RuntimeError):
+    """A strategy raised or returned something that is not a legal move."""
+
+
+def describe_action(action: Any, suit: Any = None) -> str:
+    from analyzer.cards import card_str
+
+    try:
+        a = int(action)
+    except (TypeError, ValueError):
+        return repr(action)
+    if a == DRAW:
+        return "draw"
+    if a == TAKE:
+        return "take"
+    if 0 <= a < DRAW:
+        s = "" if suit is None or int(suit) < 0 else ">" + "SCHD"[int(suit)]
+        return card_str(a) + s
+    return repr(action)
