@@ -1,0 +1,182 @@
+"""Scenario files: replay a deal card by card (issue 2, point 5; PR8).
+
+A scenario (TOML) gives the variant, the players, optional rule overrides, the
+hands (seat 0 = dealer), the starter, the talon (top first; unlisted cards
+follow in id order) and one token per decision of the player to act:
+``8C``, ``JH>S`` (a wild and the suit it names), ``draw`` or ``take``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .cards import DRAW, TAKE, CardError, card_str, deck, parse_card, parse_suit, rank_of
+from .engine import Deal, DealOutcome, IllegalMove
+from .rules import RuleSet, RulesError, make_rules
+
+
+class ScenarioError(ValueError):
+    """A malformed scenario or an illegal move in it; the message is one line."""
+
+
+@dataclass
+class Scenario:
+    rules: RuleSet
+    names: list[str]
+    hands: list[list[int]]
+    starter: int | None
+    starter_suit: int | None
+    talon: list[int]
+    moves: list[str]
+    source: str = "<scenario>"
+
+
+def parse_token(token: str) -> tuple[int, int | None]:
+    """``8C`` -> (card, None); ``JH>S`` -> (card, suit); ``draw``/``take``."""
+    t = str(token).strip()
+    low = t.lower()
+    if low == "draw":
+        return DRAW, None
+    if low == "take":
+        return TAKE, None
+    if ">" in t:
+        c, s = t.split(">", 1)
+        return parse_card(c), parse_suit(s)
+    return parse_card(t), None
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and check a scenario file; ScenarioError names the file and the key."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScenarioError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"{p}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{p}: not valid TOML: {exc}") from None
+    return scenario_from_dict(data, str(p))
+
+
+def _need(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
+    if key not in data:
+        raise ScenarioError(f"{where}: missing key {key!r}")
+    v = data[key]
+    if not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
+        raise ScenarioError(f"{where}: key {key!r} must be {kind.__name__}, got {v!r}")
+    return v
+
+
+def scenario_from_dict(data: dict[str, Any], source: str = "<scenario>") -> Scenario:
+    known = {"variant", "players", "names", "rules", "deal"}
+    for k in data:
+        if k not in known:
+            raise ScenarioError(f"{source}: unknown key {k!r}; known: {', '.join(sorted(known))}")
+    variant = _need(data, "variant", str, source)
+    players = _need(data, "players", int, source)
+    overrides = data.get("rules", {})
+    if not isinstance(overrides, dict):
+        raise ScenarioError(f"{source}: [rules] must be a table of option = value")
+    try:
+        rules = make_rules(variant, players, overrides)
+    except RulesError as exc:
+        raise ScenarioError(f"{source}: {exc}") from None
+    names = data.get("names", [f"seat {i}" for i in range(players)])
+    if not isinstance(names, list) or len(names) != players or not all(isinstance(x, str) for x in names):
+        raise ScenarioError(f"{source}: key 'names' must list {players} names")
+    d = _need(data, "deal", dict, source)
+    for k in d:
+        if k not in {"hands", "starter", "talon", "moves"}:
+            raise ScenarioError(f"{source}: unknown key 'deal.{k}'")
+    raw_hands = _need(d, "hands", list, source + " [deal]")
+    if len(raw_hands) != players or not all(isinstance(h, list) for h in raw_hands):
+        raise ScenarioError(f"{source}: key 'deal.hands' must hold {players} lists of cards")
+    allowed = set(deck(rules.deck_size))
+    seen: dict[int, str] = {}
+
+    def card(tok: Any, key: str) -> int:
+        try:
+            c = parse_card(str(tok))
+        except CardError as exc:
+            raise ScenarioError(f"{source}: key {key!r}: {exc}") from None
+        if c not in allowed:
+            raise ScenarioError(f"{source}: key {key!r}: {card_str(c)} is not in the {rules.deck_size}-card deck")
+        if c in seen:
+            raise ScenarioError(f"{source}: key {key!r}: {card_str(c)} is dealt twice (also in {seen[c]})")
+        seen[c] = key
+        return c
+
+    hands = [[card(t, f"deal.hands[{s}]") for t in h] for s, h in enumerate(raw_hands)]
+    starter = starter_suit = None
+    if rules.starter_kind == "none":
+        if "starter" in d:
+            raise ScenarioError(f"{source}: key 'deal.starter': {variant} turns no card up (SV2)")
+    else:
+        tok = str(_need(d, "starter", str, source + " [deal]"))
+        if ">" in tok:
+            c_tok, s_tok = tok.split(">", 1)
+            starter = card(c_tok, "deal.starter")
+            try:
+                starter_suit = parse_suit(s_tok)
+            except CardError as exc:
+                raise ScenarioError(f"{source}: key 'deal.starter': {exc}") from None
+            if rank_of(starter) != rules.wild_rank or not (rules.starter_effects and rules.starter_kind == "dealer_lead"):
+                raise ScenarioError(f"{source}: key 'deal.starter': only a prague Jack lead with starter_effects names a suit")
+        else:
+            starter = card(tok, "deal.starter")
+    talon = [card(t, f"deal.talon[{i}]") for i, t in enumerate(d.get("talon", []))]
+    talon += sorted(allowed - set(seen))  # unlisted cards follow in id order
+    moves = d.get("moves", [])
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        raise ScenarioError(f"{source}: key 'deal.moves' must be a list of tokens")
+    return Scenario(rules, names, hands, starter, starter_suit, talon, moves, source)
+
+
+def start_deal(sc: Scenario, seed: int = 0) -> Deal:
+    suit = sc.starter_suit
+    if sc.starter is not None and suit is None and rank_of(sc.starter) == sc.rules.wild_rank:
+        suit = sc.starter % 4  # a bare Jack lead names its own suit
+    return Deal.start(sc.rules, sc.hands, sc.talon, sc.starter, rng=np.random.default_rng(seed),
+                      names=sc.names, starter_suit=suit)
+
+
+def replay(sc: Scenario, seed: int = 0) -> tuple[Deal, DealOutcome]:
+    """Play the scenario's tokens; ScenarioError names the token index, player, move and reason."""
+    deal = start_deal(sc, seed)
+    for i, tok in enumerate(sc.moves):
+        if deal.done:
+            raise ScenarioError(f"{sc.source}: move {i} ({tok!r}): the deal is already over; "
+                                f"{len(sc.moves) - i} token(s) left over")
+        who = sc.names[deal.current]
+        try:
+            action, suit = parse_token(tok)
+        except CardError as exc:
+            raise ScenarioError(f"{sc.source}: move {i} ({tok!r}) by {who}: {exc}") from None
+        try:
+            deal.apply(action, suit)
+        except IllegalMove as exc:
+            raise ScenarioError(f"{sc.source}: move {i} ({tok!r}) by {who}: illegal: {exc}") from None
+    if not deal.done:
+        raise ScenarioError(f"{sc.source}: move {len(sc.moves)} missing: the deal is not over; "
+                            f"{sc.names[deal.current]} is to act (legal: "
+                            + " ".join(_tok(a) for a in deal.legal_actions()) + ")")
+    assert deal.outcome is not None
+    return deal, deal.outcome
+
+
+def _tok(a: int) -> str:
+    return "draw" if a == DRAW else "take" if a == TAKE else card_str(a)
+
+
+def outcome_json(sc: Scenario, out: DealOutcome) -> dict[str, Any]:
+    """Issue 2's replay JSON: seats as in the file."""
+    return {"variant": sc.rules.variant, "points": out.points, "went_out": out.went_out,
+            "loser": out.loser, "wild_holders": out.wild_holders,
+            "blocked": out.end == 1, "capped": out.end == 2, "turns": out.turns,
+            "winner": out.winner}
