@@ -1,0 +1,445 @@
+"""Tidy tables answering the report's questions from a stored results folder.
+
+A results folder holds, per *cell* of an experiment (one variant, player count,
+unit, lineup and rule setting), the summed sufficient statistics of
+:func:`analyzer.results.summarize`.  Every function here takes the loaded
+:class:`Results` and returns a plain DataFrame with one row per observation and
+the cell's descriptive columns attached, so the same numbers feed the report,
+the charts and interactive use.  Every rate comes as ``rate, lo, hi, n``
+(Wilson 95 %, :mod:`analyzer.stats`).
+
+Layout read by :func:`load_results`::
+
+    DIR/manifest.json
+    DIR/results/cells.parquet       one row per cell
+    DIR/results/positions.parquet   summarize()['positions'] summed, + cell
+    DIR/results/totals.parquet      summarize()['totals'] summed, + cell
+    DIR/results/hist.parquet        summarize()['hist'] summed, + cell
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer import stats
+
+#: Columns that describe a cell; every table carries them.
+CELL_COLUMNS = ("cell", "label", "variant", "players", "unit", "lineup", "rules")
+#: Keys that make cells comparable when pooling over lineups.
+GROUP_COLUMNS = ["variant", "players", "unit", "rules"]
+#: Default names of the two wild-handling strategies compared by the report.
+KEEPER, DUMPER = "wild-keeper", "wild-dumper"
+#: A cell whose capped share of deals exceeds this is flagged loudly (G10).
+CAPPED_ALARM = 0.001
+
+
+@dataclass
+class Results:
+    """The four stored tables of one experiment run, plus its manifest."""
+
+    cells: pd.DataFrame
+    positions: pd.DataFrame
+    totals: pd.DataFrame
+    hist: pd.DataFrame
+    manifest: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    @property
+    def units(self) -> list[str]:
+        return sorted(self.cells["unit"].unique().tolist())
+
+
+def _normalize_cells(cells: pd.DataFrame) -> pd.DataFrame:
+    """Fill optional descriptive columns so downstream code need not guess."""
+    c = cells.copy()
+    if "unit" not in c:
+        c["unit"] = "deal"
+    if "rules" not in c:
+        c["rules"] = "{}"
+    c["rules"] = c["rules"].fillna("{}").astype(str)
+    if "lineup" not in c:
+        c["lineup"] = ""
+    c["lineup"] = c["lineup"].fillna("").astype(str)
+    c["players"] = c["players"].astype(int)
+    c["cell"] = c["cell"].astype(int)
+    if "label" not in c:
+        c["label"] = [cell_text(r) for r in c.to_dict("records")]
+    c["label"] = c["label"].fillna("").astype(str)
+    return c.sort_values("cell").reset_index(drop=True)
+
+
+def load_results(path: str | Path) -> Results:
+    """Read ``DIR/results/*.parquet`` and ``DIR/manifest.json`` (missing manifest -> {})."""
+    d = Path(path)
+    r = d / "results"
+    cells = _normalize_cells(pd.read_parquet(r / "cells.parquet"))
+    positions = pd.read_parquet(r / "positions.parquet")
+    totals = pd.read_parquet(r / "totals.parquet")
+    hist = pd.read_parquet(r / "hist.parquet")
+    mpath = d / "manifest.json"
+    manifest = json.loads(mpath.read_text(encoding="utf-8")) if mpath.exists() else {}
+    return Results(cells=cells, positions=positions, totals=totals, hist=hist,
+                   manifest=manifest, path=d)
+
+
+def rules_dict(rules: str) -> dict[str, Any]:
+    """The ``rules`` column parsed; an unparsable value is kept as ``{"rules": text}``."""
+    try:
+        v = json.loads(rules) if rules else {}
+    except (TypeError, ValueError):
+        return {"rules": rules}
+    return v if isinstance(v, dict) else {"rules": v}
+
+
+def rules_text(rules: str) -> str:
+    """``sevens=True, eight_stop=True`` or ``default rules``."""
+    d = rules_dict(rules)
+    return ", ".join(f"{k}={v}" for k, v in sorted(d.items())) if d else "default rules"
+
+
+def cell_text(row: dict[str, Any]) -> str:
+    """Human text of a cell: ``czech 4p sevens=True``."""
+    d = rules_dict(str(row.get("rules", "{}")))
+    extra = " ".join(f"{k}={v}" for k, v in sorted(d.items()))
+    return f"{row['variant']} {int(row['players'])}p" + (f" {extra}" if extra else "")
+
+
+def _attach(df: pd.DataFrame, res: Results) -> pd.DataFrame:
+    """Prefix the cell's descriptive columns (and any grid columns) to a per-cell table."""
+    info = res.cells
+    out = info.merge(df, on="cell", how="inner", suffixes=("", "_dup"))
+    return out.drop(columns=[c for c in out.columns if c.endswith("_dup")])
+
+
+def _positions(res: Results) -> pd.DataFrame:
+    p = res.positions.copy()
+    for c in ("n", "wins", "losses", "losses_by_wild", "wild_held", "went_out", "points_sum", "points_sq"):
+        p[c] = p[c].astype(np.float64)
+    p["position"] = p["position"].astype(int)
+    return _attach(p, res).sort_values(["cell", "position"]).reset_index(drop=True)
+
+
+def _add_rate(df: pd.DataFrame, count: str, n: str, prefix: str) -> pd.DataFrame:
+    r = stats.wilson(df[count].to_numpy(), df[n].to_numpy())
+    df[f"{prefix}rate"], df[f"{prefix}lo"], df[f"{prefix}hi"] = r.rate, r.lo, r.hi
+    return df
+
+
+def _long_outcomes(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Stack wins and losses into ``outcome, count, rate, lo, hi, n`` rows."""
+    parts = []
+    for outcome, col in (("win", "wins"), ("loss", "losses")):
+        part = df[keys + ["n", col]].rename(columns={col: "count"})
+        part.insert(len(keys), "outcome", outcome)
+        parts.append(part)
+    out = pd.concat(parts, ignore_index=True)
+    out = _add_rate(out, "count", "n", "")
+    out["fair"] = 1.0 / out["players"]
+    return out.sort_values(keys + ["outcome"], kind="stable").reset_index(drop=True)
+
+
+def win_loss_by_position(res: Results) -> pd.DataFrame:
+    """Win and loss (дурак) rate of every position of every cell, per deal or match (``unit``).
+
+    One row per cell, position and outcome; ``fair`` is 1/players.  Capped deals
+    have neither winner nor loser, so their share is missing from both rates.
+    """
+    p = _positions(res)
+    keys = [c for c in res.cells.columns] + ["position", "strategy"]
+    return _long_outcomes(p, keys)
+
+
+def win_loss_by_strategy(res: Results, pool_cells: bool = False) -> pd.DataFrame:
+    """Win and loss rate per strategy: per seat and deal (or match), seats of a strategy pooled.
+
+    ``pool_cells=False``: per cell.  ``True``: pooled over all cells with the same
+    variant, players, unit and rules (different lineups and seatings), which
+    averages out seat effects when the experiment rotates seats.  ``n`` counts
+    seat-deals; ``seats`` counts the positions pooled.  Seats in one deal are
+    treated as independent, which is conservative for wins (they exclude each other).
+    """
+    p = _positions(res)
+    keys = (["cell"] + [c for c in res.cells.columns if c != "cell"] if not pool_cells
+            else list(GROUP_COLUMNS)) + ["strategy"]
+    agg = (p.groupby(keys, dropna=False, sort=True)
+             .agg(n=("n", "sum"), wins=("wins", "sum"), losses=("losses", "sum"),
+                  seats=("position", "size"), cells=("cell", "nunique"))
+             .reset_index())
+    out = _long_outcomes(agg, keys + ["seats", "cells"])
+    return out
+
+
+def first_player_advantage(res: Results) -> pd.DataFrame:
+    """Position 0's win rate against the fair share 1/players, one row per cell.
+
+    ``diff`` = rate - fair and ``ratio`` = rate / fair carry the Wilson bounds
+    (the fair share is a constant), so they agree with ``distinguishable``; the
+    p-value is the score test (null standard error), Holm-adjusted over all
+    cells in ``p_holm``.  ``homogeneous`` says whether every seat plays the same
+    strategy (otherwise the strategy mix, not just the seat, is measured).
+    """
+    p = _positions(res)
+    first = p[p["position"] == 0].copy()
+    fair = 1.0 / first["players"].to_numpy(dtype=float)
+    r = stats.wilson(first["wins"].to_numpy(), first["n"].to_numpy())
+    out = first[[c for c in res.cells.columns] + ["strategy"]].rename(columns={"strategy": "first_strategy"})
+    out["n"] = first["n"].to_numpy()
+    out["wins"] = first["wins"].to_numpy()
+    out["rate"], out["lo"], out["hi"], out["fair"] = r.rate, r.lo, r.hi, fair
+    out["diff"], out["diff_lo"], out["diff_hi"] = r.rate - fair, r.lo - fair, r.hi - fair
+    out["ratio"], out["ratio_lo"], out["ratio_hi"] = r.rate / fair, r.lo / fair, r.hi / fair
+    with np.errstate(divide="ignore", invalid="ignore"):
+        null_se = np.sqrt(fair * (1 - fair) / out["n"].to_numpy())
+    out["p_value"] = stats.z_test_p(r.rate, null_se, fair)
+    out["p_holm"] = stats.holm(out["p_value"].to_numpy())
+    out["distinguishable"] = stats.distinguishable(r.lo, r.hi, fair)
+    out["homogeneous"] = [len(set(s.split(","))) <= 1 for s in out["lineup"]]
+    return out.reset_index(drop=True)
+
+
+def worst_positions(res: Results) -> pd.DataFrame:
+    """Per cell, the position with the highest loss rate and its gap to the runner-up.
+
+    The gap's interval accounts for both positions coming from the same deals
+    (one loser per deal: multinomial covariance), so ``distinguishable`` says
+    whether the worst seat is really worse than the next one.
+    """
+    p = _positions(res)
+    p["loss_rate"] = p["losses"] / p["n"].where(p["n"] > 0)
+    rows = []
+    for cell, g in p.groupby("cell", sort=True):
+        g = g.sort_values(["loss_rate", "position"], ascending=[False, True], kind="stable")
+        w = g.iloc[0]
+        r = stats.wilson(w["losses"], w["n"])
+        row: dict[str, Any] = {"cell": cell, "worst_position": int(w["position"]),
+                               "worst_strategy": w["strategy"], "n": w["n"],
+                               "loss_rate": float(r.rate), "loss_lo": float(r.lo), "loss_hi": float(r.hi),
+                               "fair": 1.0 / w["players"]}
+        if len(g) > 1:
+            s = g.iloc[1]
+            d = stats.diff_multinomial(w["loss_rate"], s["loss_rate"], w["n"])
+            row.update(runner_up=int(s["position"]), runner_up_rate=float(s["loss_rate"]),
+                       gap=float(d.est), gap_lo=float(d.lo), gap_hi=float(d.hi),
+                       distinguishable=bool(stats.distinguishable(d.lo, d.hi)))
+        else:
+            row.update(runner_up=-1, runner_up_rate=np.nan, gap=np.nan, gap_lo=np.nan,
+                       gap_hi=np.nan, distinguishable=False)
+        rows.append(row)
+    cols = ["cell", "worst_position", "worst_strategy", "n", "loss_rate", "loss_lo", "loss_hi", "fair",
+            "runner_up", "runner_up_rate", "gap", "gap_lo", "gap_hi", "distinguishable"]
+    return _attach(pd.DataFrame(rows, columns=cols), res)
+
+
+def wild_by_position(res: Results) -> pd.DataFrame:
+    """Wild-holding penalty per cell and position.
+
+    ``held_*``: share of deals (matches) that ended with this position holding a
+    wild.  ``by_wild_*``: share in which the wild rule, not the points, made this
+    position the loser (CZ7/PR7).  ``wild_loss_share_*``: of this position's
+    losses, the share the wild rule decided.  ``points_*``: mean penalty points
+    of the position's hand (match: match total) with a normal interval.
+    """
+    p = _positions(res)
+    p = _add_rate(p, "wild_held", "n", "held_")
+    p = _add_rate(p, "losses_by_wild", "n", "by_wild_")
+    p = _add_rate(p, "losses_by_wild", "losses", "wild_loss_share_")
+    p = _add_rate(p, "losses", "n", "loss_")
+    m = stats.mean_from_sums(p["points_sum"].to_numpy(), p["points_sq"].to_numpy(), p["n"].to_numpy())
+    p["points_mean"], p["points_lo"], p["points_hi"] = m.est, m.lo, m.hi
+    return p.drop(columns=["points_sq"]).reset_index(drop=True)
+
+
+def wild_summary(res: Results) -> pd.DataFrame:
+    """Wild-holding penalty per cell (all positions together).
+
+    Measurable from per-position counts: the mean held rate over positions, the
+    expected number of wild holders per deal (their sum) and bounds on the share
+    of deals in which *anyone* holds a wild (``any_lo`` = max over positions,
+    ``any_hi`` = min(1, sum)); the exact share is not stored.  Exact: the share of
+    deals whose loser was picked by the wild rule (one loser per deal, so the
+    per-position counts add up), and that rule's share of all losses.  Not
+    measurable: the points of wild-holding hands apart from the others — only
+    the mean points of all hands (``points_mean``).
+    """
+    p = _positions(res)
+    p["held_rate"] = p["wild_held"] / p["n"].where(p["n"] > 0)
+    g = p.groupby("cell", sort=True)
+    out = g.agg(n=("n", "max"), seats=("position", "size"), held_mean=("held_rate", "mean"),
+                any_lo=("held_rate", "max"), holders_per=("held_rate", "sum"),
+                losses=("losses", "sum"), losses_by_wild=("losses_by_wild", "sum"),
+                points_sum=("points_sum", "sum"), points_sq=("points_sq", "sum")).reset_index()
+    out["any_hi"] = np.minimum(1.0, out["holders_per"])
+    out = _add_rate(out, "losses_by_wild", "n", "by_wild_")
+    out = _add_rate(out, "losses_by_wild", "losses", "wild_loss_share_")
+    m = stats.mean_from_sums(out["points_sum"], out["points_sq"], out["n"] * out["seats"])
+    out["points_mean"], out["points_lo"], out["points_hi"] = m.est, m.lo, m.hi
+    out = out.drop(columns=["points_sq"])
+    return _attach(out, res)
+
+
+def wild_by_strategy(res: Results) -> pd.DataFrame:
+    """Wild-holding penalty per variant, player count, unit, rules and strategy (cells pooled)."""
+    p = _positions(res)
+    keys = GROUP_COLUMNS + ["strategy"]
+    g = (p.groupby(keys, dropna=False, sort=True)
+          .agg(n=("n", "sum"), wild_held=("wild_held", "sum"), losses=("losses", "sum"),
+               losses_by_wild=("losses_by_wild", "sum"), wins=("wins", "sum"),
+               points_sum=("points_sum", "sum"), points_sq=("points_sq", "sum"))
+          .reset_index())
+    g = _add_rate(g, "wild_held", "n", "held_")
+    g = _add_rate(g, "losses_by_wild", "n", "by_wild_")
+    g = _add_rate(g, "losses", "n", "loss_")
+    g = _add_rate(g, "wins", "n", "win_")
+    m = stats.mean_from_sums(g["points_sum"], g["points_sq"], g["n"])
+    g["points_mean"], g["points_se"], g["points_lo"], g["points_hi"] = m.est, m.se, m.lo, m.hi
+    return g.drop(columns=["points_sq"])
+
+
+def keeper_vs_dumper(res: Results, keeper: str = KEEPER, dumper: str = DUMPER) -> pd.DataFrame:
+    """Holding versus dumping wilds: one row per variant, players, unit and rules.
+
+    Seats of each strategy are pooled over the cells of the group; a group that
+    differs only in ``rules`` (e.g. the wild rule on/off) gets its own row, so
+    the rule's effect is read down the column.  ``loss_diff`` = keeper - dumper
+    (independent-samples normal interval), ``loss_ratio`` by the log delta
+    method; ``points_diff`` compares mean penalty points.  Empty (with columns)
+    when neither strategy appears.
+    """
+    ws = wild_by_strategy(res)
+    cols = GROUP_COLUMNS + [
+        f"{s}_{m}" for s in ("keeper", "dumper")
+        for m in ("n", "win_rate", "win_lo", "win_hi", "loss_rate", "loss_lo", "loss_hi",
+                  "held_rate", "by_wild_rate", "points_mean")
+    ] + ["loss_diff", "loss_diff_lo", "loss_diff_hi", "loss_ratio", "loss_ratio_lo", "loss_ratio_hi",
+         "win_diff", "win_diff_lo", "win_diff_hi", "points_diff", "points_diff_lo", "points_diff_hi",
+         "distinguishable"]
+    sel = ws[ws["strategy"].isin([keeper, dumper])]
+    if sel.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for key, g in sel.groupby(GROUP_COLUMNS, dropna=False, sort=True):
+        row: dict[str, Any] = dict(zip(GROUP_COLUMNS, key))
+        got: dict[str, pd.Series] = {}
+        for tag, name in (("keeper", keeper), ("dumper", dumper)):
+            s = g[g["strategy"] == name]
+            for m in ("n", "win_rate", "win_lo", "win_hi", "loss_rate", "loss_lo", "loss_hi",
+                      "held_rate", "by_wild_rate", "points_mean"):
+                row[f"{tag}_{m}"] = float(s[m].iloc[0]) if len(s) else np.nan
+            if len(s):
+                got[tag] = s.iloc[0]
+        if len(got) == 2:
+            k, d = got["keeper"], got["dumper"]
+            ld = stats.diff_proportions(k["loss_rate"], k["n"], d["loss_rate"], d["n"])
+            lr = stats.ratio_proportions(k["loss_rate"], k["n"], d["loss_rate"], d["n"])
+            wd = stats.diff_proportions(k["win_rate"], k["n"], d["win_rate"], d["n"])
+            pd_est = k["points_mean"] - d["points_mean"]
+            pd_se = float(np.sqrt(k["points_se"] ** 2 + d["points_se"] ** 2))
+            row.update(loss_diff=float(ld.est), loss_diff_lo=float(ld.lo), loss_diff_hi=float(ld.hi),
+                       loss_ratio=float(lr.est), loss_ratio_lo=float(lr.lo), loss_ratio_hi=float(lr.hi),
+                       win_diff=float(wd.est), win_diff_lo=float(wd.lo), win_diff_hi=float(wd.hi),
+                       points_diff=float(pd_est), points_diff_lo=float(pd_est - stats.Z95 * pd_se),
+                       points_diff_hi=float(pd_est + stats.Z95 * pd_se),
+                       distinguishable=bool(stats.distinguishable(ld.lo, ld.hi)))
+        else:
+            row.update({c: np.nan for c in cols[cols.index("loss_diff"):-1]}, distinguishable=False)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=cols)
+
+
+def game_length(res: Results) -> pd.DataFrame:
+    """Length of deals (turns, G10a) or matches (deals), blocked and capped counts, per cell.
+
+    Deal cells: mean turns with a normal interval from ``turns_sum/turns_sq``;
+    median, p90, p99 from the turns histogram (``*_open`` = the quantile fell in
+    the last, open-ended bin, so it is a lower bound); mean pile turn-overs (G8;
+    no interval, only the sum is stored).  Match cells: mean deals per match and
+    its quantiles from the deals histogram.  ``capped_rate`` is capped deals over
+    all deals played (for matches: deals inside matches) — ``capped_alarm`` when
+    above 0.1 %.
+    """
+    t = res.totals.copy()
+    for c in ("n", "blocked", "capped", "turns_sum", "turns_sq", "turnovers_sum", "deals_sum"):
+        t[c] = t[c].astype(np.float64)
+    t = _attach(t, res).sort_values("cell").reset_index(drop=True)
+    is_match = (t["unit"] == "match").to_numpy()
+    m = stats.mean_from_sums(t["turns_sum"], t["turns_sq"], t["n"])
+    t["turns_mean"] = np.where(is_match, np.nan, m.est)
+    t["turns_lo"] = np.where(is_match, np.nan, m.lo)
+    t["turns_hi"] = np.where(is_match, np.nan, m.hi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t["turnovers_mean"] = np.where(is_match, np.nan, t["turnovers_sum"] / t["n"])
+        t["deals_mean"] = t["deals_sum"] / t["n"].where(t["n"] > 0)
+    qcols = {f"{k}_{q}": [] for k in ("turns", "deals") for q in ("median", "p90", "p99", "p99_open")}
+    hist = res.hist
+    for cell, match in zip(t["cell"], is_match):
+        kind = "deals" if match else "turns"
+        other = "turns" if match else "deals"
+        h = hist[(hist["cell"] == cell) & (hist["kind"] == kind)]
+        qs = stats.quantiles_from_hist(h["bin"], h["count"], [0.5, 0.9, 0.99])
+        top = float(h["bin"].max()) if len(h) else np.nan
+        for name, v in zip(("median", "p90", "p99"), qs):
+            qcols[f"{kind}_{name}"].append(float(v))
+            qcols[f"{other}_{name}"].append(np.nan)
+        qcols[f"{kind}_p99_open"].append(bool(len(h) and qs[-1] >= top))
+        qcols[f"{other}_p99_open"].append(False)
+    for k, v in qcols.items():
+        t[k] = v
+    t = _add_rate(t, "blocked", "n", "blocked_")
+    t = _add_rate(t, "capped", "deals_sum", "capped_")
+    t["capped_alarm"] = t["capped_rate"] > CAPPED_ALARM
+    return t
+
+
+def hist_table(res: Results, kind: str) -> pd.DataFrame:
+    """The stored histogram of ``kind`` ('turns' | 'points' | 'deals') with cell columns."""
+    h = res.hist[res.hist["kind"] == kind][["cell", "bin", "count"]]
+    return _attach(h, res).sort_values(["cell", "bin"]).reset_index(drop=True)
+
+
+def head_to_head(res: Results) -> pd.DataFrame:
+    """Strategy A against strategy B: A's win rate per seat minus the fair share.
+
+    Uses the cells whose lineup holds exactly two distinct strategies, pooled
+    per variant, players, unit and rules over seatings (so a rotated-seat
+    experiment cancels the first-player advantage).  One row per (strategy,
+    opponent) with ``diff, lo, hi`` (Wilson bounds minus fair) and ``n``.
+    """
+    p = _positions(res)
+    lineups = p.groupby("cell")["strategy"].agg(lambda s: tuple(sorted(set(s))))
+    two = lineups[lineups.map(len) == 2]
+    cols = GROUP_COLUMNS + ["strategy", "opponent", "n", "wins", "rate", "lo", "hi", "fair",
+                            "diff", "lo_diff", "hi_diff", "distinguishable"]
+    if two.empty:
+        return pd.DataFrame(columns=cols)
+    p = p[p["cell"].isin(two.index)].copy()
+    pair = p["cell"].map(two)
+    p["opponent"] = [a[1] if s == a[0] else a[0] for s, a in zip(p["strategy"], pair)]
+    g = (p.groupby(GROUP_COLUMNS + ["strategy", "opponent"], dropna=False, sort=True)
+          .agg(n=("n", "sum"), wins=("wins", "sum")).reset_index())
+    g = _add_rate(g, "wins", "n", "")
+    g["fair"] = 1.0 / g["players"]
+    g["diff"], g["lo_diff"], g["hi_diff"] = g["rate"] - g["fair"], g["lo"] - g["fair"], g["hi"] - g["fair"]
+    g["distinguishable"] = stats.distinguishable(g["lo"], g["hi"], g["fair"])
+    return g[cols]
+
+
+def head_to_head_matrix(h2h: pd.DataFrame, value: str = "diff", **where: Any) -> pd.DataFrame:
+    """Square strategy x opponent matrix of ``value`` (rows: the strategy measured).
+
+    ``where`` filters on columns first (e.g. ``variant="czech", players=2``);
+    if several groups remain they are averaged.  The diagonal is NaN.
+    """
+    h = h2h
+    for k, v in where.items():
+        h = h[h[k] == v]
+    names = sorted(set(h["strategy"]) | set(h["opponent"]))
+    m = (h.pivot_table(index="strategy", columns="opponent", values=value, aggfunc="mean")
+         .reindex(index=names, columns=names))
+    m.index.name, m.columns.name = "strategy", "opponent"
+    return m.astype(float)

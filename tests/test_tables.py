@@ -1,0 +1,269 @@
+"""Tables on a small synthetic results folder whose right answers are known by construction.
+
+The folder is built with the real :func:`analyzer.results.summarize` from
+hand-made per-deal arrays, so these tests also pin the contract between the
+result schema and the analyzer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyzer import stats, tables
+from analyzer.results import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults, summarize
+
+
+def _deals(winners: list[int], losers: list[int], players: int, *, by_wild: list[bool] | None = None,
+           held: list[list[bool]] | None = None, points: list[list[int]] | None = None,
+           ends: list[int] | None = None, turns: list[int] | None = None) -> DealResults:
+    n = len(winners)
+    return DealResults(
+        points=np.array(points if points is not None else [[0] * players] * n, dtype=np.int16).reshape(n, players),
+        went_out=np.array(winners, dtype=np.int8),
+        winner=np.array(winners, dtype=np.int8),
+        loser=np.array(losers, dtype=np.int8),
+        loser_by_wild=np.array(by_wild if by_wild is not None else [False] * n, dtype=bool),
+        wild_held=np.array(held if held is not None else [[False] * players] * n, dtype=bool).reshape(n, players),
+        end=np.array(ends if ends is not None else [END_OUT] * n, dtype=np.int8),
+        turns=np.array(turns if turns is not None else [10] * n, dtype=np.int32),
+        last_card=np.zeros(n, dtype=np.int8),
+        turnovers=np.ones(n, dtype=np.int16),
+    )
+
+
+def synthetic_tables() -> dict[str, pd.DataFrame]:
+    """Four cells with known answers.
+
+    cell 0, prague 3p, 1000 deals, all 'random': position 0 wins 400, 1 and 2
+      win 300 each; losers 0: 200, 1: 300, 2: 500; position 2 is the loser by
+      the wild rule in 100 deals and holds a wild at the end of 150; hands of
+      points 10/20/30 for positions 0/1/2 in every deal; turns 10 in 900 deals,
+      100 in 90, 500 in 10 (open bin); 50 blocked deals.
+    cell 1, czech 2p, 100 deals, wild-keeper vs wild-dumper, sevens on:
+      keeper (pos 0) wins 50, loses 48 (30 by the wild rule); 2 deals capped.
+    cell 2, czech 2p, 100 deals, wild-dumper vs wild-keeper, sevens on:
+      keeper (pos 1) wins 40 and loses 60 (40 by the wild rule).
+    cell 3, czech 2p, 10 matches, keeper vs dumper, default rules:
+      keeper wins 4.5 (a tie), loses 5.5.
+    """
+    parts: dict[str, list[pd.DataFrame]] = {"positions": [], "totals": [], "hist": []}
+
+    def add(cell: int, res: DealResults | MatchResults, strategies: list[str]) -> None:
+        for k, df in summarize(res, strategies).items():
+            df = df.copy()
+            df.insert(0, "cell", cell)
+            parts[k].append(df)
+
+    w0 = [0] * 400 + [1] * 300 + [2] * 300
+    l0 = [1] * 100 + [2] * 300 + [0] * 100 + [2] * 200 + [0] * 100 + [1] * 200
+    assert l0.count(0) == 200 and l0.count(1) == 300 and l0.count(2) == 500
+    assert all(w != l for w, l in zip(w0, l0))
+    bw0 = [100 <= i < 200 for i in range(1000)]  # loser 2 in these deals
+    held0 = [[False, False, 100 <= i < 250] for i in range(1000)]
+    turns0 = [10] * 900 + [100] * 90 + [500] * 10
+    ends0 = [END_BLOCKED] * 50 + [END_OUT] * 950
+    add(0, _deals(w0, l0, 3, by_wild=bw0, held=held0, points=[[10, 20, 30]] * 1000,
+                  ends=ends0, turns=turns0), ["random"] * 3)
+
+    w1 = [0] * 50 + [1] * 48 + [-1] * 2
+    l1 = [1] * 50 + [0] * 48 + [-1] * 2
+    bw1 = [False] * 50 + [True] * 30 + [False] * 20
+    ends1 = [END_OUT] * 98 + [END_CAPPED] * 2
+    add(1, _deals(w1, l1, 2, by_wild=bw1, ends=ends1, points=[[5, 1]] * 100), ["wild-keeper", "wild-dumper"])
+
+    w2 = [1] * 40 + [0] * 60
+    l2 = [0] * 40 + [1] * 60
+    bw2 = [False] * 40 + [True] * 40 + [False] * 20
+    add(2, _deals(w2, l2, 2, by_wild=bw2, points=[[1, 5]] * 100), ["wild-dumper", "wild-keeper"])
+
+    ws = np.array([[1, 0]] * 4 + [[0.5, 0.5]] + [[0, 1]] * 5, dtype=np.float32)
+    match = MatchResults(totals=np.array([[100, 600]] * 10, dtype=np.int32), win_share=ws,
+                         loss_share=ws[:, ::-1].copy(), loser_by_wild=np.zeros(10, dtype=bool),
+                         wild_held=np.zeros((10, 2), dtype=bool), deals=np.full(10, 7, dtype=np.int32),
+                         capped_deals=np.zeros(10, dtype=np.int32))
+    add(3, match, ["wild-keeper", "wild-dumper"])
+
+    cells = pd.DataFrame({
+        "cell": [0, 1, 2, 3],
+        "variant": ["prague", "czech", "czech", "czech"],
+        "players": [3, 2, 2, 2],
+        "unit": ["deal", "deal", "deal", "match"],
+        "lineup": ["random,random,random", "wild-keeper,wild-dumper", "wild-dumper,wild-keeper",
+                   "wild-keeper,wild-dumper"],
+        "rules": ["{}", '{"sevens": true}', '{"sevens": true}', "{}"],
+        "label": ["prague 3p", "czech 2p sevens=True", "czech 2p sevens=True", "czech 2p"],
+        "seating": ["a", "a", "b", "a"],
+    })
+    out = {k: pd.concat(v, ignore_index=True) for k, v in parts.items()}
+    out["cells"] = cells
+    return out
+
+
+MANIFEST = {
+    "name": "synthetic", "description": "hand-made results with known answers", "seed": 7,
+    "version": "0.1.0", "started": "2024-01-01T00:00:00", "finished": "2024-01-01T00:01:00",
+    "deals_per_second": 1234.5, "command": "durak run experiments/synthetic.toml --seed 7",
+    "experiment": {"name": "synthetic", "variants": ["prague", "czech"], "deals": 1000},
+    "reports": [],
+}
+
+
+def write_results(d: Path, manifest: dict | None = None, keep_cells: list[int] | None = None) -> Path:
+    """Write the synthetic folder (optionally only some cells) as the runner would."""
+    t = synthetic_tables()
+    (d / "results").mkdir(parents=True, exist_ok=True)
+    for k, df in t.items():
+        if keep_cells is not None:
+            df = df[df["cell"].isin(keep_cells)]
+        df.to_parquet(d / "results" / f"{k}.parquet", index=False)
+    (d / "manifest.json").write_text(json.dumps(manifest if manifest is not None else MANIFEST))
+    return d
+
+
+@pytest.fixture(scope="module")
+def res(tmp_path_factory: pytest.TempPathFactory) -> tables.Results:
+    return tables.load_results(write_results(tmp_path_factory.mktemp("res")))
+
+
+def test_load_results_reads_four_tables_and_manifest(res: tables.Results) -> None:
+    assert list(res.cells["cell"]) == [0, 1, 2, 3]
+    assert res.manifest["seed"] == 7
+    assert set(res.hist["kind"]) == {"turns", "points", "deals"}
+    assert res.units == ["deal", "match"]
+
+
+def test_win_loss_by_position_rates_and_wilson_bounds(res: tables.Results) -> None:
+    t = tables.win_loss_by_position(res)
+    row = t[(t.cell == 0) & (t.position == 0) & (t.outcome == "win")].iloc[0]
+    assert row["count"] == 400 and row["n"] == 1000 and row["rate"] == pytest.approx(0.4)
+    lo, hi = stats.wilson(400, 1000)[1:3]
+    assert (row["lo"], row["hi"]) == pytest.approx((float(lo), float(hi)))
+    assert row["fair"] == pytest.approx(1 / 3)
+    loss2 = t[(t.cell == 0) & (t.position == 2) & (t.outcome == "loss")].iloc[0]
+    assert loss2["rate"] == pytest.approx(0.5)
+    # matches: ties share a win, so the count is fractional
+    m = t[(t.cell == 3) & (t.position == 0) & (t.outcome == "win")].iloc[0]
+    assert m["unit"] == "match" and m["count"] == pytest.approx(4.5) and m["rate"] == pytest.approx(0.45)
+
+
+def test_capped_deals_have_no_winner_so_rates_do_not_sum_to_one(res: tables.Results) -> None:
+    t = tables.win_loss_by_position(res)
+    wins = t[(t.cell == 1) & (t.outcome == "win")]["rate"].sum()
+    assert wins == pytest.approx(0.98)
+
+
+def test_win_loss_by_strategy_pools_seats_over_cells(res: tables.Results) -> None:
+    t = tables.win_loss_by_strategy(res, pool_cells=True)
+    k = t[(t.strategy == "wild-keeper") & (t.unit == "deal") & (t.outcome == "loss")].iloc[0]
+    # keeper lost 48 of cell 1 and 60 of cell 2
+    assert k["n"] == 200 and k["count"] == 108 and k["cells"] == 2
+    per_cell = tables.win_loss_by_strategy(res)
+    r = per_cell[(per_cell.cell == 0) & (per_cell.outcome == "win")].iloc[0]
+    assert r["strategy"] == "random" and r["n"] == 3000 and r["count"] == 1000 and r["seats"] == 3
+
+
+def test_first_player_advantage_difference_ratio_and_fairness(res: tables.Results) -> None:
+    t = tables.first_player_advantage(res).set_index("cell")
+    r = t.loc[0]
+    assert r["rate"] == pytest.approx(0.4) and r["fair"] == pytest.approx(1 / 3)
+    assert r["diff"] == pytest.approx(0.4 - 1 / 3) and r["ratio"] == pytest.approx(1.2)
+    assert r["diff_lo"] == pytest.approx(r["lo"] - 1 / 3) and r["ratio_hi"] == pytest.approx(r["hi"] * 3)
+    assert bool(r["distinguishable"]) and r["p_value"] < 1e-4 and r["homogeneous"]
+    # cell 2: position 0 wins 60 of 100 against fair 50%: Wilson [0.502, 0.691] excludes 0.5
+    assert bool(t.loc[2, "distinguishable"])
+    # cell 1: 50 of 100 -> exactly fair, not distinguishable
+    assert not bool(t.loc[1, "distinguishable"]) and not t.loc[1, "homogeneous"]
+    assert (t["p_holm"] >= t["p_value"]).all()
+
+
+def test_worst_position_is_highest_loss_rate_with_multinomial_gap(res: tables.Results) -> None:
+    t = tables.worst_positions(res).set_index("cell")
+    r = t.loc[0]
+    assert r["worst_position"] == 2 and r["loss_rate"] == pytest.approx(0.5)
+    assert r["runner_up"] == 1 and r["gap"] == pytest.approx(0.2)
+    se = np.sqrt((0.5 * 0.5 + 0.3 * 0.7 + 2 * 0.5 * 0.3) / 1000)
+    assert r["gap_lo"] == pytest.approx(0.2 - stats.Z95 * se)
+    assert bool(r["distinguishable"])
+
+
+def test_wild_penalty_per_position_counts_held_and_wild_decided_losses(res: tables.Results) -> None:
+    t = tables.wild_by_position(res)
+    p2 = t[(t.cell == 0) & (t.position == 2)].iloc[0]
+    assert p2["held_rate"] == pytest.approx(0.15)
+    assert p2["by_wild_rate"] == pytest.approx(0.1)
+    assert p2["wild_loss_share_rate"] == pytest.approx(100 / 500)
+    assert p2["points_mean"] == pytest.approx(30) and p2["points_lo"] == pytest.approx(30)
+
+
+def test_wild_summary_bounds_any_holder_and_counts_wild_decided_deals(res: tables.Results) -> None:
+    t = tables.wild_summary(res).set_index("cell")
+    r = t.loc[0]
+    assert r["held_mean"] == pytest.approx(0.05) and r["any_lo"] == pytest.approx(0.15)
+    assert r["any_hi"] == pytest.approx(0.15)
+    assert r["by_wild_rate"] == pytest.approx(0.1) and r["wild_loss_share_rate"] == pytest.approx(0.1)
+    assert r["points_mean"] == pytest.approx(20)
+    assert t.loc[1, "by_wild_rate"] == pytest.approx(0.30)
+
+
+def test_keeper_vs_dumper_grouped_by_rules(res: tables.Results) -> None:
+    t = tables.keeper_vs_dumper(res)
+    assert len(t) == 2  # sevens on (deals) and default rules (matches)
+    on = t[t.rules == '{"sevens": true}'].iloc[0]
+    assert on["keeper_n"] == 200 and on["keeper_loss_rate"] == pytest.approx(108 / 200)
+    assert on["dumper_loss_rate"] == pytest.approx(90 / 200)
+    assert on["loss_diff"] == pytest.approx(108 / 200 - 90 / 200)
+    assert on["keeper_by_wild_rate"] == pytest.approx(70 / 200)
+    assert on["points_diff"] == pytest.approx((5 * 100 + 5 * 100) / 200 - 1.0)
+    off = t[t.rules == "{}"].iloc[0]
+    assert off["unit"] == "match" and off["keeper_win_rate"] == pytest.approx(0.45)
+
+
+def test_keeper_vs_dumper_empty_when_strategies_absent(tmp_path: Path) -> None:
+    res = tables.load_results(write_results(tmp_path, keep_cells=[0]))
+    t = tables.keeper_vs_dumper(res)
+    assert t.empty and "loss_diff" in t.columns
+
+
+def test_game_length_mean_quantiles_blocked_capped(res: tables.Results) -> None:
+    t = tables.game_length(res).set_index("cell")
+    r = t.loc[0]
+    assert r["turns_mean"] == pytest.approx((900 * 10 + 90 * 100 + 10 * 500) / 1000)
+    assert r["turns_median"] == 10 and r["turns_p90"] == 10 and r["turns_p99"] == 100
+    assert r["blocked"] == 50 and r["blocked_rate"] == pytest.approx(0.05)
+    assert r["turnovers_mean"] == pytest.approx(1.0)
+    assert not r["capped_alarm"]
+    c = t.loc[1]
+    assert c["capped_rate"] == pytest.approx(0.02) and c["capped_alarm"]
+    m = t.loc[3]
+    assert np.isnan(m["turns_mean"]) and m["deals_mean"] == pytest.approx(7) and m["deals_median"] == 7
+
+
+def test_game_length_open_last_bin_marks_p99_as_lower_bound(res: tables.Results) -> None:
+    h = res.hist.copy()
+    sel = (h.cell == 0) & (h.kind == "turns")
+    h.loc[sel & (h.bin == 10), "count"] = 0
+    h.loc[sel & (h.bin == 100), "count"] = 0
+    r2 = tables.Results(res.cells, res.positions, res.totals, h, res.manifest)
+    assert bool(tables.game_length(r2).set_index("cell").loc[0, "turns_p99_open"])
+
+
+def test_head_to_head_matrix_is_square_with_empty_diagonal(res: tables.Results) -> None:
+    h = tables.head_to_head(res)
+    d = h[(h.unit == "deal") & (h.strategy == "wild-keeper")].iloc[0]
+    assert d["opponent"] == "wild-dumper" and d["rate"] == pytest.approx(90 / 200)
+    assert d["diff"] == pytest.approx(90 / 200 - 0.5)
+    m = tables.head_to_head_matrix(h, unit="deal")
+    assert list(m.index) == list(m.columns) == ["wild-dumper", "wild-keeper"]
+    assert np.isnan(m.loc["wild-keeper", "wild-keeper"])
+    assert m.loc["wild-keeper", "wild-dumper"] == pytest.approx(-0.05)
+
+
+def test_rules_text_and_cell_text() -> None:
+    assert tables.rules_text("{}") == "default rules"
+    assert tables.rules_text('{"sevens": true}') == "sevens=True"
+    assert tables.cell_text({"variant": "czech", "players": 4, "rules": '{"sevens": true}'}) == "czech 4p sevens=True"
