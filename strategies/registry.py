@@ -1,0 +1,263 @@
+"""Strategy registry: string specs -> strategy objects (STYLE.md section 4).
+
+A *spec* names a strategy on the command line and in experiment files::
+
+    greedy                              a built-in (see ``available()``)
+    weighted?w_points=1.5,w_wild=-2     keyword arguments after '?', comma separated
+    mypkg.mymod:MyStrategy              an importable module and an attribute
+    path/to/file.py:MyStrategy          a Python file (loaded by path) and an attribute
+    mystrat                             an entry point of group ``durak.strategies``
+
+The attribute may be a class (instantiated with the keyword arguments, none by
+default), a ready instance, or a plain function ``choose(view, rng)`` (wrapped
+so that its name is the spec).  Values in ``?k=v`` are read as int, float,
+true/false or none, else kept as text.  A strategy made with arguments gets the
+whole spec as its ``name``, so two tunings never share a name in results.
+
+Built-ins take precedence over entry points of the same name.  Every failure is
+a one-line ``StrategySpecError`` (a ValueError): ``UnknownStrategy`` lists the
+known names, ``StrategyLoadError`` names the spec and the reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import numpy as np
+
+from .base import Action, DecisionView, Strategy
+
+ENTRY_POINT_GROUP = "durak.strategies"
+
+#: Built-in name -> factory (a class or a callable returning a strategy).
+_REGISTRY: dict[str, Callable[..., Any]] = {}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class StrategySpecError(ValueError):
+    """A strategy spec that cannot be turned into a strategy (one-line message)."""
+
+
+class UnknownStrategy(StrategySpecError):
+    """No built-in or entry point has this name."""
+
+
+class StrategyLoadError(StrategySpecError):
+    """A plugin that cannot be imported, built or is not a strategy."""
+
+
+def register(name: str) -> Callable[[F], F]:
+    """Class/factory decorator: make ``name`` a built-in spec (refuses a duplicate name)."""
+
+    def deco(factory: F) -> F:
+        if name in _REGISTRY and _REGISTRY[name] is not factory:
+            raise ValueError(f"strategy name {name!r} is already registered")
+        _REGISTRY[name] = factory
+        return factory
+
+    return deco
+
+
+def _load_builtins() -> None:
+    """Import the built-in strategy modules so that their @register runs."""
+    from . import aggressive, greedy, random_legal, suit_keeper, weighted, wilds  # noqa: F401
+
+
+def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
+    eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    return {ep.name: ep for ep in eps}
+
+
+def _describe(obj: Any) -> str:
+    """One-line description: the ``description`` attribute, else the docstring's first line."""
+    desc = getattr(obj, "description", None)
+    if isinstance(desc, str) and desc.strip():
+        return desc.strip().splitlines()[0]
+    doc = inspect.getdoc(obj) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
+def available() -> dict[str, str]:
+    """Name -> one-line description of every built-in, then every entry point.
+
+    Entry points are described by their target without importing it (a broken
+    plugin must not break the listing).
+    """
+    _load_builtins()
+    out = {name: _describe(f) for name, f in sorted(_REGISTRY.items())}
+    for name, ep in sorted(_entry_points().items()):
+        out.setdefault(name, f"plugin {ep.value}")
+    return out
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``target?k=v,k=v`` into the target and typed keyword arguments."""
+    spec = spec.strip()
+    target, sep, params = spec.partition("?")
+    kwargs: dict[str, Any] = {}
+    if sep:
+        for item in filter(None, (p.strip() for p in params.split(","))):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip().isidentifier():
+                raise StrategySpecError(
+                    f"bad strategy parameter {item!r} in {spec!r}: expected name=value, "
+                    "e.g. weighted?w_points=1.5,w_wild=-2"
+                )
+            kwargs[key.strip()] = _parse_value(value.strip())
+    if not target.strip():
+        raise StrategySpecError(f"empty strategy name in {spec!r}")
+    return target.strip(), kwargs
+
+
+def _parse_value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "on", "yes"):
+        return True
+    if low in ("false", "off", "no"):
+        return False
+    if low == "none":
+        return None
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+class FunctionStrategy:
+    """Adapter that makes a plain ``choose(view, rng)`` function a strategy."""
+
+    description = "a plugin function"
+
+    def __init__(self, fn: Callable[[DecisionView, np.random.Generator], Action], name: str) -> None:
+        self.fn = fn
+        self.name = name
+        self.description = _describe(fn) or f"plugin function {name}"
+
+    def choose(self, view: DecisionView, rng: np.random.Generator) -> Action:
+        return self.fn(view, rng)
+
+    def __repr__(self) -> str:
+        return f"FunctionStrategy({self.name!r})"
+
+
+def validate_strategy(obj: Any, spec: str | None = None) -> Strategy:
+    """Return ``obj`` if it has a non-empty str ``name`` and callable ``choose``, else raise."""
+    what = spec or repr(obj)
+    name = getattr(obj, "name", None)
+    if not isinstance(name, str) or not name:
+        raise StrategyLoadError(f"strategy {what}: has no non-empty str attribute 'name'")
+    if not callable(getattr(obj, "choose", None)):
+        raise StrategyLoadError(f"strategy {what}: has no method choose(view, rng)")
+    batch = getattr(obj, "choose_batch", None)
+    if batch is not None and not callable(batch):
+        raise StrategyLoadError(f"strategy {what}: choose_batch is not callable")
+    return obj  # type: ignore[no-any-return]
+
+
+def _build(obj: Any, spec: str, kwargs: dict[str, Any]) -> Strategy:
+    """Turn a loaded attribute (class, instance or function) into a validated strategy."""
+    if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "choose") and _is_factory(obj)):
+        try:
+            inst = obj(**kwargs)
+        except Exception as e:  # the plugin's own error, reported on one line
+            raise StrategyLoadError(f"strategy {spec}: cannot build it: {_one_line(e)}") from e
+        if kwargs:
+            try:
+                inst.name = spec
+            except AttributeError:
+                pass
+        return validate_strategy(inst, spec)
+    if kwargs:
+        raise StrategyLoadError(f"strategy {spec}: parameters need a class, not {type(obj).__name__}")
+    if hasattr(obj, "choose"):
+        return validate_strategy(obj, spec)
+    if callable(obj):
+        return FunctionStrategy(obj, spec)
+    raise StrategyLoadError(f"strategy {spec}: {type(obj).__name__} is neither a class, a strategy nor a function")
+
+
+def _is_factory(obj: Any) -> bool:
+    """A registered factory function takes no positional arguments; ``choose`` takes two."""
+    try:
+        params = inspect.signature(obj).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return not any(
+        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty for p in params
+    )
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def _load_file(path: str, spec: str) -> Any:
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise StrategyLoadError(f"strategy {spec}: no such file {path!r}")
+    mod_name = "durak_plugin_" + "".join(ch if ch.isalnum() else "_" for ch in str(p.resolve()))
+    if mod_name in sys.modules:
+        return sys.modules[mod_name]
+    mspec = importlib.util.spec_from_file_location(mod_name, p)
+    if mspec is None or mspec.loader is None:
+        raise StrategyLoadError(f"strategy {spec}: cannot load {path!r} as Python")
+    module = importlib.util.module_from_spec(mspec)
+    sys.modules[mod_name] = module
+    try:
+        mspec.loader.exec_module(module)
+    except Exception as e:
+        del sys.modules[mod_name]
+        raise StrategyLoadError(f"strategy {spec}: cannot import {path!r}: {_one_line(e)}") from e
+    return module
+
+
+def _load_module(name: str, spec: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except Exception as e:
+        raise StrategyLoadError(f"strategy {spec}: cannot import module {name!r}: {_one_line(e)}") from e
+
+
+def _is_path(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or os.sep in target
+
+
+def get_strategy(spec: str) -> Strategy:
+    """Build a fresh strategy from a spec (module docstring); raises StrategySpecError."""
+    if not isinstance(spec, str):
+        raise StrategySpecError(f"strategy spec must be a string, not {type(spec).__name__}")
+    target, kwargs = parse_spec(spec)
+    _load_builtins()
+    if target in _REGISTRY:
+        return _build(_REGISTRY[target], spec.strip(), kwargs)
+    where, colon, attr = target.rpartition(":")
+    if colon and where and attr and not ("/" in attr or "\\" in attr):
+        module = _load_file(where, spec) if _is_path(where) else _load_module(where, spec)
+        if not hasattr(module, attr):
+            raise StrategyLoadError(f"strategy {spec}: {where!r} has no attribute {attr!r}")
+        return _build(getattr(module, attr), spec.strip(), kwargs)
+    eps = _entry_points()
+    if target in eps:
+        try:
+            obj = eps[target].load()
+        except Exception as e:
+            raise StrategyLoadError(
+                f"strategy {spec}: cannot load entry point {eps[target].value!r}: {_one_line(e)}"
+            ) from e
+        return _build(obj, spec.strip(), kwargs)
+    known = ", ".join(sorted(set(_REGISTRY) | set(eps)))
+    hint = " (a file needs :Name, e.g. my.py:MyStrategy)" if target.endswith(".py") else ""
+    raise UnknownStrategy(
+        f"unknown strategy {target!r}{hint}; known: {known}; or use module:Name or path/file.py:Name"
+    )

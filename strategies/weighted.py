@@ -1,0 +1,106 @@
+"""``weighted``: a linear score over card features, with tunable weights.
+
+Every legal card gets ``sum(w_f * f)`` over the features below, computed for
+the hand as it would be after the play; the best card is played (ties: lowest
+card id), a wild names the most-held suit after the play.  Weights are
+keyword-only constructor arguments, so an experiment can tune them from a spec
+such as ``weighted?w_points=1.5,w_wild=-2`` (strategies.registry).
+
+Features:
+    points     the card's points (shed now, not scored later)
+    wild       1 for a wild (a negative weight holds wilds back)
+    effect     1 if the rank makes the next player draw or lose the turn
+    suit_len   cards of the suit that will be active after the play (wild: the named suit)
+    threat     effect x max(0, 3 - next player's hand size): punish a player close to going out
+    same_rank  cards of the same rank kept (later switches of suit by rank match)
+
+Both paths add the terms in this order with float64 arithmetic, so they agree
+to the last bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analyzer.cards import rank_of, suit_of
+
+from .base import BatchView, DecisionView
+from .builtin import ScoredStrategy
+from .masks import CARD_RANK, CARD_SUIT, card_tables, rank_counts, suit_counts
+from .registry import register
+
+#: The threat feature counts from this hand size of the next player down.
+THREAT_FROM = 3
+
+
+@register("weighted")
+class Weighted(ScoredStrategy):
+    """Plays the legal card with the best weighted feature score (tunable weights, see the module doc)."""
+
+    name = "weighted"
+    description = "plays the card with the best weighted score of points, wild, effect, suit length, threat, same rank (tunable)"
+
+    def __init__(
+        self,
+        *,
+        w_points: float = 1.0,
+        w_wild: float = -6.0,
+        w_effect: float = 2.0,
+        w_suit_len: float = 1.5,
+        w_threat: float = 5.0,
+        w_same_rank: float = 0.5,
+    ) -> None:
+        weights = dict(w_points=w_points, w_wild=w_wild, w_effect=w_effect,
+                       w_suit_len=w_suit_len, w_threat=w_threat, w_same_rank=w_same_rank)
+        for k, v in weights.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ValueError(f"weight {k} must be a finite number, not {v!r}")
+        self.weights = {k: float(v) for k, v in weights.items()}
+
+    def card_score(self, view: DecisionView, card: int) -> float:
+        rules, w = view.rules, self.weights
+        rank = rank_of(card)
+        eff = rules.effects[rank]
+        effect = 1 if (eff.draw > 0 or eff.skip) else 0
+        counts = [0, 0, 0, 0]
+        same_rank = 0
+        for c in view.hand:
+            if c != card:
+                counts[suit_of(c)] += 1
+                same_rank += rank_of(c) == rank
+        suit_len = max(counts) if view.is_wild(card) else counts[suit_of(card)]
+        next_hand = view.hand_sizes[1] if len(view.hand_sizes) > 1 else THREAT_FROM
+        threat = effect * max(0, THREAT_FROM - next_hand)
+        score = w["w_points"] * rules.points[rank]
+        score = score + w["w_wild"] * (1 if view.is_wild(card) else 0)
+        score = score + w["w_effect"] * effect
+        score = score + w["w_suit_len"] * suit_len
+        score = score + w["w_threat"] * threat
+        score = score + w["w_same_rank"] * same_rank
+        return score
+
+    def score_matrix(self, view: BatchView) -> NDArray[np.float64]:
+        t, w = card_tables(view.rules), self.weights
+        hand = np.asarray(view.hand, dtype=np.uint64)
+        n = len(hand)
+        sc = suit_counts(hand)  # (B, 4) before the play; the played card is in hand
+        own = sc[:, CARD_SUIT] - 1  # (B, 52) its suit after playing it
+        # a wild names the most-held suit after the play: max over suits of counts less it
+        drop = np.eye(4, dtype=np.int64)[CARD_SUIT]  # (52, 4)
+        best_after = (sc[:, None, :] - drop[None, :, :]).max(axis=2)  # (B, 52)
+        suit_len = np.where(t.wild[None, :], best_after, own)
+        same_rank = rank_counts(hand)[:, CARD_RANK] - 1
+        hs = np.asarray(view.hand_sizes)
+        next_hand = hs[:, 1].astype(np.int64) if hs.ndim == 2 and hs.shape[1] > 1 else np.full(n, THREAT_FROM)
+        effect = t.effect.astype(np.int64)
+        threat = effect[None, :] * np.maximum(0, THREAT_FROM - next_hand)[:, None]
+        score = np.broadcast_to(w["w_points"] * t.points.astype(np.float64), (n, 52))
+        score = score + w["w_wild"] * t.wild.astype(np.float64)
+        score = score + w["w_effect"] * effect.astype(np.float64)
+        score = score + w["w_suit_len"] * suit_len.astype(np.float64)
+        score = score + w["w_threat"] * threat.astype(np.float64)
+        score = score + w["w_same_rank"] * same_rank.astype(np.float64)
+        return score
