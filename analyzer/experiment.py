@@ -1,0 +1,456 @@
+"""Experiment files: what to simulate, parsed and checked before anything runs.
+
+An experiment is a TOML file in ``experiments/``.  It is expanded into *cells*
+(one rule set, one player count, one lineup of strategies by position, one
+unit: single deals or whole matches) and every cell is validated up front --
+rule sets built with :func:`analyzer.rules.make_rules`, strategies resolved --
+so that a typo costs a one-line error, not an hour of simulation.
+
+Format (every key but ``variant``/``variants`` and ``deals``/``matches`` is
+optional)::
+
+    name = "house_rules"            # output goes to reports/<name>/; default: file stem
+    description = "free text"
+    variants = ["czech", "prague"]  # or variant = "czech"
+    players = [2, 3, 4]             # or players = 4; default: every count a variant allows.
+                                    # A count a variant does not allow is skipped for that
+                                    # variant; a count no listed variant allows is an error.
+    lineup = ["greedy", "random"]   # strategies by position (position 0 acts first); cycled
+                                    # to the player count (["random"] = everybody random),
+                                    # never longer than a player count.  Default ["random"].
+    field = ["greedy", "random"]    # instead of lineup: rotations of the field through the
+                                    # positions, so that every strategy sits every position
+                                    # (k strategies -> k lineups per player count).
+    deals = 40_000                  # per cell (unit = deal) ...
+    matches = 5_000                 # ... and/or per cell (unit = match); both -> both kinds of cell
+    seed = 1                        # default 0; chunk seeds derive from (seed, cell, chunk) only
+    chunk_size = 50_000             # deals per chunk (the unit of parallel work and of resuming)
+    match_chunk_size = 2_000        # matches per chunk
+    reports = ["positions", "first_player", "charts"]
+
+    [rules]                         # option overrides (RULES.md "Option names") for every cell
+    hand_size = 6
+    [rules.prague]                  # overrides for one variant only
+    target = 500
+    [grid]                          # option -> values; the cartesian product makes the cells
+    sevens = [false, true]
+
+Cells are ordered unit x variant x players x grid product x lineup, and
+numbered from 0 in that order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .rules import OPTIONS, PLAYERS, VARIANTS, RuleSet, RulesError, make_rules
+
+UNITS = ("deal", "match")
+#: Count key of each unit in the file.
+UNIT_KEYS = {"deal": "deals", "match": "matches"}
+DEFAULT_CHUNK = {"deal": 50_000, "match": 2_000}
+#: Report kinds an experiment may ask for (analyzer.report draws them).
+REPORT_KINDS = (
+    "positions", "first_player", "strategies", "wild_penalty", "length", "ends",
+    "house_rules", "matches", "charts",
+)
+DEFAULT_REPORTS = ("positions",)
+KNOWN_KEYS = (
+    "name", "description", "variant", "variants", "players", "lineup", "field", "rules",
+    "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports",
+)
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+StrategyResolver = Callable[[str], object]
+
+
+class ExperimentError(ValueError):
+    """A malformed or impossible experiment; the message is one line naming file and key."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One combination to simulate: it is what a chunk of work receives (picklable)."""
+
+    index: int
+    unit: str  # "deal" | "match"
+    variant: str
+    players: int
+    lineup: tuple[str, ...]  # strategy spec by position
+    overrides: tuple[tuple[str, Any], ...]  # rule overrides as given (rules tables + grid)
+    grid: tuple[tuple[str, Any], ...]  # this cell's grid values, in grid key order
+    n: int  # deals or matches in the cell
+    chunk_size: int
+    show_lineup: bool = False  # the experiment has several lineups: name it in the label
+
+    def rules(self) -> RuleSet:
+        return make_rules(self.variant, self.players, dict(self.overrides))
+
+    @property
+    def label(self) -> str:
+        """Short human name, e.g. ``czech 4p sevens=True``."""
+        parts = [f"{self.variant} {self.players}p"]
+        if self.unit == "match":
+            parts.append("matches")
+        parts += [f"{k}={v}" for k, v in self.grid]
+        if self.show_lineup:
+            parts.append(",".join(self.lineup))
+        return " ".join(parts)
+
+    def chunks(self) -> list[tuple[int, int]]:
+        """(chunk index, size) pairs: chunk k covers units [k*chunk_size, ...) of the cell.
+
+        A chunk's content depends only on its index and size, never on ``n``, so a
+        run with more deals reuses the full chunks of a smaller one.
+        """
+        return [(k, min(self.chunk_size, self.n - start))
+                for k, start in enumerate(range(0, self.n, self.chunk_size))]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A parsed, validated experiment file (see the module docstring for the format)."""
+
+    name: str
+    description: str
+    variants: tuple[str, ...]
+    players: tuple[int, ...] | None  # None: every count each variant allows
+    lineup: tuple[str, ...] | None
+    field: tuple[str, ...] | None
+    rules: dict[str, Any]
+    variant_rules: dict[str, dict[str, Any]]
+    grid: dict[str, tuple[Any, ...]]
+    counts: dict[str, int]  # unit -> deals or matches per cell
+    seed: int
+    chunk_size: int
+    match_chunk_size: int
+    reports: tuple[str, ...]
+    source: str = "<experiment>"
+    _cells: tuple[Cell, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def cells(self) -> tuple[Cell, ...]:
+        return self._cells
+
+    def lineups(self, players: int) -> list[tuple[str, ...]]:
+        """Lineups by position at ``players``: the cycled lineup, or the field's rotations."""
+        if self.field is not None:
+            k = len(self.field)
+            rot = [tuple(self.field[(i + r) % k] for i in range(players)) for r in range(k)]
+            return list(dict.fromkeys(rot))  # drop repeats, keep order
+        names = self.lineup or ("random",)
+        return [tuple(names[i % len(names)] for i in range(players))]
+
+    def with_count(self, n: int) -> "Experiment":
+        """The same experiment with ``n`` deals (matches for match cells) per cell."""
+        if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+            raise ExperimentError(f"{self.source}: deals override: must be a positive integer, got {n!r}")
+        counts = {u: n for u in self.counts}
+        exp = replace(self, counts=counts)
+        return replace(exp, _cells=tuple(replace(c, n=n) for c in self._cells))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The experiment as parsed (JSON-able; what the manifest records)."""
+        d: dict[str, Any] = {
+            "name": self.name, "description": self.description, "variants": list(self.variants),
+            "players": list(self.players) if self.players is not None else None,
+        }
+        if self.field is not None:
+            d["field"] = list(self.field)
+        else:
+            d["lineup"] = list(self.lineup or ("random",))
+        rules: dict[str, Any] = dict(self.rules)
+        rules.update({v: dict(r) for v, r in self.variant_rules.items()})
+        d.update({
+            "rules": rules, "grid": {k: list(v) for k, v in self.grid.items()},
+            **{UNIT_KEYS[u]: n for u, n in self.counts.items()},
+            "seed": self.seed, "chunk_size": self.chunk_size,
+            "match_chunk_size": self.match_chunk_size, "reports": list(self.reports),
+            "source": self.source, "cells": len(self._cells),
+        })
+        return d
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def load_experiment(path: str | Path, *, resolve_strategy: StrategyResolver | None = None) -> Experiment:
+    """Read and validate an experiment file; ExperimentError (one line) on any fault."""
+    src = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise ExperimentError(f"{src}: cannot read: {e.strerror or e}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ExperimentError(f"{src}: not valid TOML: {_one_line(str(e))}") from None
+    return parse_experiment(data, source=src, default_name=Path(path).stem,
+                            resolve_strategy=resolve_strategy)
+
+
+def parse_experiment(
+    data: Mapping[str, Any], *, source: str = "<experiment>", default_name: str | None = None,
+    resolve_strategy: StrategyResolver | None = None,
+) -> Experiment:
+    """Validate a parsed TOML table and expand its cells.
+
+    ``resolve_strategy`` turns a strategy spec into a strategy or raises
+    ValueError; by default ``strategies.registry.get_strategy``.
+    """
+    def err(key: str, msg: str) -> ExperimentError:
+        return ExperimentError(f"{source}: key '{key}': {_one_line(msg)}")
+
+    unknown = [k for k in data if k not in KNOWN_KEYS]
+    if unknown:
+        raise err(unknown[0], f"unknown key; known keys: {', '.join(KNOWN_KEYS)}")
+
+    name = data.get("name", default_name)
+    if name is None:
+        raise err("name", "missing")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise err("name", f"must be a plain name of letters, digits, '_', '-' or '.', got {name!r}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise err("description", f"must be a string, got {_show(description)}")
+
+    variants = _variants(data, err)
+    players = _players(data, variants, err)
+    lineup, fld = _strategies(data, err)
+
+    rules, variant_rules = _rules(data.get("rules", {}), variants, err)
+    grid = _grid(data.get("grid", {}), rules, variant_rules, err)
+
+    counts = {u: _positive(data, UNIT_KEYS[u], err) for u in UNITS if UNIT_KEYS[u] in data}
+    if not counts:
+        raise err("deals", "missing; give deals = N (single deals per cell) and/or matches = N")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise err("seed", f"must be a whole number >= 0, got {_show(seed)}")
+    chunk_size = _positive(data, "chunk_size", err) if "chunk_size" in data else DEFAULT_CHUNK["deal"]
+    match_chunk = (_positive(data, "match_chunk_size", err) if "match_chunk_size" in data
+                   else DEFAULT_CHUNK["match"])
+    reports = _reports(data, err)
+
+    exp = Experiment(
+        name=name, description=description, variants=variants, players=players,
+        lineup=lineup, field=fld, rules=rules, variant_rules=variant_rules, grid=grid,
+        counts=counts, seed=seed, chunk_size=chunk_size, match_chunk_size=match_chunk,
+        reports=reports, source=source,
+    )
+    cells = _expand(exp, err)
+    _check_strategies(exp, cells, resolve_strategy, err)
+    return replace(exp, _cells=tuple(cells))
+
+
+def _one_line(msg: str) -> str:
+    return " ".join(msg.split())
+
+
+def _show(v: Any) -> str:
+    return f"{type(v).__name__} {v!r}"
+
+
+def _positive(data: Mapping[str, Any], key: str, err: Callable[[str, str], ExperimentError]) -> int:
+    v = data[key]
+    if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+        raise err(key, f"must be a positive integer, got {v!r}")
+    return v
+
+
+def _variants(data: Mapping[str, Any], err: Callable[[str, str], ExperimentError]) -> tuple[str, ...]:
+    if "variant" in data and "variants" in data:
+        raise err("variants", "give either variant or variants, not both")
+    if "variant" in data:
+        key, raw = "variant", [data["variant"]]
+        if not isinstance(data["variant"], str):
+            raise err(key, f"must be a variant name, got {_show(data['variant'])}")
+    elif "variants" in data:
+        key, raw = "variants", data["variants"]
+        if not isinstance(raw, list) or not raw:
+            raise err(key, f"must be a non-empty list of variant names, got {_show(raw)}")
+    else:
+        raise err("variants", f"missing; give variant = \"czech\" or variants = [...] ({', '.join(VARIANTS)})")
+    for v in raw:
+        if v not in VARIANTS:
+            raise err(key, f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
+    if len(set(raw)) != len(raw):
+        raise err(key, "lists a variant twice")
+    return tuple(raw)
+
+
+def _players(data: Mapping[str, Any], variants: tuple[str, ...],
+             err: Callable[[str, str], ExperimentError]) -> tuple[int, ...] | None:
+    if "players" not in data:
+        return None
+    raw = data["players"]
+    vals = raw if isinstance(raw, list) else [raw]
+    if not vals or any(isinstance(p, bool) or not isinstance(p, int) for p in vals):
+        raise err("players", f"must be a player count or a non-empty list of them, got {_show(raw)}")
+    if len(set(vals)) != len(vals):
+        raise err("players", "lists a player count twice")
+    for p in vals:
+        if not any(p in PLAYERS[v] for v in variants):
+            allowed = ", ".join(f"{v} {PLAYERS[v].start}..{PLAYERS[v].stop - 1}" for v in variants)
+            raise err("players", f"no variant of the experiment is played by {p} players ({allowed})")
+    for v in variants:
+        if not any(p in PLAYERS[v] for p in vals):
+            raise err("players", f"none of {vals} is a player count of {v}")
+    return tuple(sorted(vals))
+
+
+def _strategies(data: Mapping[str, Any], err: Callable[[str, str], ExperimentError]
+                ) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    if "lineup" in data and "field" in data:
+        raise err("field", "give either lineup or field, not both")
+    for key in ("lineup", "field"):
+        if key in data:
+            raw = data[key]
+            vals = [raw] if isinstance(raw, str) and key == "lineup" else raw
+            if (not isinstance(vals, list) or not vals
+                    or any(not isinstance(s, str) or not s.strip() for s in vals)):
+                raise err(key, f"must be a non-empty list of strategy names, got {_show(raw)}")
+            names = tuple(s.strip() for s in vals)
+            return (names, None) if key == "lineup" else (None, names)
+    return None, None
+
+
+def _rules(raw: Any, variants: tuple[str, ...], err: Callable[[str, str], ExperimentError]
+           ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    if not isinstance(raw, dict):
+        raise err("rules", f"must be a table of option = value, got {_show(raw)}")
+    common: dict[str, Any] = {}
+    per: dict[str, dict[str, Any]] = {}
+    for k, v in raw.items():
+        if k in VARIANTS:
+            if not isinstance(v, dict):
+                raise err(f"rules.{k}", f"must be a table of option = value, got {_show(v)}")
+            if k not in variants:
+                raise err(f"rules.{k}", f"{k} is not among the variants of the experiment")
+            for opt, val in v.items():
+                _check_option(f"rules.{k}.{opt}", opt, val, err)
+            per[k] = dict(v)
+        else:
+            _check_option(f"rules.{k}", k, v, err)
+            common[k] = v
+    for v, table in per.items():
+        both = set(table) & set(common)
+        if both:
+            opt = sorted(both)[0]
+            raise err(f"rules.{v}.{opt}", f"also set in [rules] for every variant; set it in one place")
+    return common, per
+
+
+def _check_option(key: str, opt: str, value: Any, err: Callable[[str, str], ExperimentError]) -> None:
+    if opt not in OPTIONS:
+        raise err(key, f"unknown rule option {opt!r}; known: {', '.join(OPTIONS)}")
+    if isinstance(value, (dict, list)):
+        raise err(key, f"must be a single value, got {_show(value)}")
+
+
+def _grid(raw: Any, rules: dict[str, Any], per: dict[str, dict[str, Any]],
+          err: Callable[[str, str], ExperimentError]) -> dict[str, tuple[Any, ...]]:
+    if not isinstance(raw, dict):
+        raise err("grid", f"must be a table of option = [values], got {_show(raw)}")
+    grid: dict[str, tuple[Any, ...]] = {}
+    for k, vals in raw.items():
+        key = f"grid.{k}"
+        if k not in OPTIONS:
+            raise err(key, f"unknown rule option {k!r}; known: {', '.join(OPTIONS)}")
+        if not isinstance(vals, list) or not vals:
+            raise err(key, f"must be a non-empty list of values, got {_show(vals)}")
+        for v in vals:
+            _check_option(key, k, v, err)
+        if len({json.dumps(v) for v in vals}) != len(vals):
+            raise err(key, "lists a value twice")
+        if k in rules or any(k in t for t in per.values()):
+            raise err(key, "also set in [rules]; an option is either fixed or a grid axis")
+        grid[k] = tuple(vals)
+    return grid
+
+
+def _reports(data: Mapping[str, Any], err: Callable[[str, str], ExperimentError]) -> tuple[str, ...]:
+    if "reports" not in data:
+        return DEFAULT_REPORTS
+    raw = data["reports"]
+    if not isinstance(raw, list) or any(not isinstance(r, str) for r in raw):
+        raise err("reports", f"must be a list of report kinds, got {_show(raw)}")
+    for r in raw:
+        if r not in REPORT_KINDS:
+            raise err("reports", f"unknown report kind {r!r}; known: {', '.join(REPORT_KINDS)}")
+    return tuple(dict.fromkeys(raw))
+
+
+def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list[Cell]:
+    """All cells in their fixed order, each rule set built (and so checked) once."""
+    # Options one at a time first, so that an error names the key that caused it.
+    for v in exp.variants:
+        counts = [p for p in (exp.players or PLAYERS[v]) if p in PLAYERS[v]]
+        for p in counts:
+            single = ([(f"rules.{k}", {k: x}) for k, x in exp.rules.items()]
+                      + [(f"rules.{v}.{k}", {k: x}) for k, x in exp.variant_rules.get(v, {}).items()]
+                      + [(f"grid.{k}", {k: x}) for k, xs in exp.grid.items() for x in xs])
+            for key, ov in single:
+                try:
+                    make_rules(v, p, ov)
+                except RulesError as e:
+                    raise err(key, f"{v} {p}p: {e}") from None
+
+    several = exp.field is not None and len(exp.field) > 1
+    keys = list(exp.grid)
+    cells: list[Cell] = []
+    for unit in UNITS:
+        if unit not in exp.counts:
+            continue
+        chunk = exp.chunk_size if unit == "deal" else exp.match_chunk_size
+        for v in exp.variants:
+            base = {**exp.rules, **exp.variant_rules.get(v, {})}
+            for p in [p for p in (exp.players or PLAYERS[v]) if p in PLAYERS[v]]:
+                for combo in itertools.product(*(exp.grid[k] for k in keys)):
+                    gv = tuple(zip(keys, combo))
+                    ov = {**base, **dict(gv)}
+                    try:
+                        rs = make_rules(v, p, ov)
+                    except RulesError as e:
+                        where = " ".join(f"{k}={x}" for k, x in gv)
+                        raise err("grid" if gv else "rules", f"{v} {p}p {where}: {e}".replace("  ", " ")) from None
+                    if unit == "match" and rs.target is None:
+                        raise err(UNIT_KEYS[unit], f"{v} has no match target by default; set target in "
+                                  f"[rules.{v}] (or [rules]) to play matches")
+                    for lineup in exp.lineups(p):
+                        cells.append(Cell(
+                            index=len(cells), unit=unit, variant=v, players=p, lineup=lineup,
+                            overrides=tuple(sorted(ov.items())), grid=gv, n=exp.counts[unit],
+                            chunk_size=chunk, show_lineup=several,
+                        ))
+    if exp.lineup is not None:
+        longest = max(len(exp.lineup), 0)
+        smallest = min(c.players for c in cells)
+        if longest > smallest:
+            raise err("lineup", f"{longest} strategies for {smallest} players; a lineup is cycled to "
+                      "the player count but may not be longer")
+    return cells
+
+
+def _check_strategies(exp: Experiment, cells: list[Cell], resolve: StrategyResolver | None,
+                      err: Callable[[str, str], ExperimentError]) -> None:
+    """Resolve every strategy spec once, so an unknown name fails before any work."""
+    key = "field" if exp.field is not None else "lineup"
+    if resolve is None:
+        try:
+            from strategies.registry import get_strategy
+        except ImportError as e:
+            raise err(key, f"cannot resolve strategies: strategies.registry is unavailable ({e})") from None
+        resolve = get_strategy
+    for spec in dict.fromkeys(s for c in cells for s in c.lineup):
+        try:
+            resolve(spec)
+        except (ValueError, ImportError, AttributeError, OSError) as e:
+            raise err(key, str(e) or f"unknown strategy {spec!r}") from None

@@ -1,0 +1,463 @@
+"""Run an experiment: cells x chunks in parallel, resumable, bit-reproducible.
+
+Why it is built this way:
+
+* **Seeds.** Chunk k of cell c is simulated from
+  ``SeedSequence(experiment seed, spawn_key=(c, k))`` and nothing else, and a
+  chunk is stored as sums (:func:`analyzer.results.summarize`), summed at the
+  end in (cell, chunk) order.  So results are identical for any ``jobs``,
+  backend, finishing order, or number of interruptions.
+* **Resuming.** Every finished chunk is written at once, atomically (temp file
+  in the same directory, fsync, ``os.replace``) to ``OUT/chunks/`` as a zip of
+  parquet tables plus a meta record; zip CRCs and the meta (fingerprint, cell,
+  chunk, size) are checked on reading, so a torn or foreign file is recomputed,
+  never trusted.  ``OUT/chunks/FINGERPRINT`` is a hash of everything that
+  determines a chunk's content (cells with their full rule sets, lineups, seed,
+  chunk sizes, simulator, analyzer version, plugin file contents); a different
+  one refuses to resume.  The per-cell count is not part of it: a chunk's
+  content does not depend on it, so raising ``deals`` reuses finished chunks.
+* **Simulator.** :func:`run_chunk` imports the simulator lazily by module path
+  (default ``analyzer.simulator``; ``simulator=`` or ``$DURAK_SIMULATOR`` for a
+  stand-in, e.g. ``tests.fake_sim``).  The path travels with every task, so
+  loky and dask workers import the same module as the parent.  A stand-in may
+  define ``get_strategy`` too; otherwise ``strategies.registry`` resolves names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import importlib
+import io
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+from datetime import datetime, timezone
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import pandas as pd
+from numpy.random import SeedSequence
+
+from .experiment import Cell, Experiment, ExperimentError, load_experiment
+
+DEFAULT_SIMULATOR = "analyzer.simulator"
+SIMULATOR_ENV = "DURAK_SIMULATOR"
+BACKENDS = ("loky", "dask")
+#: Bump when the chunk file layout changes: old chunks are then refused, not misread.
+CHUNK_FORMAT = 1
+TABLES = ("positions", "totals", "hist")
+#: Key columns of each summed table (besides ``cell``); every other column is summed.
+KEYS = {"positions": ["position", "strategy"], "totals": [], "hist": ["kind", "bin"]}
+
+
+class ResumeError(ExperimentError):
+    """Stored chunks belong to a different experiment (or another run holds the directory)."""
+
+
+# --------------------------------------------------------------------------- one chunk
+
+
+def simulator_path(simulator: str | None = None) -> str:
+    """The simulator module to use: the argument, else $DURAK_SIMULATOR, else the real one."""
+    return simulator or os.environ.get(SIMULATOR_ENV) or DEFAULT_SIMULATOR
+
+
+def _module(path: str) -> ModuleType:
+    return importlib.import_module(path)
+
+
+def strategy_resolver(simulator: str | None = None) -> Callable[[str], Any]:
+    """``get_strategy`` of a stand-in simulator module if it has one, else the registry's."""
+    path = simulator_path(simulator)
+    if path != DEFAULT_SIMULATOR:
+        fn = getattr(_module(path), "get_strategy", None)
+        if fn is not None:
+            return fn  # type: ignore[no-any-return]
+    from strategies.registry import get_strategy
+
+    return get_strategy
+
+
+def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: bool, *,
+              simulator: str | None = None) -> dict[str, pd.DataFrame]:
+    """Simulate ``n`` deals (or matches) of one cell and return their sums.
+
+    Strategies are built afresh per chunk, so a stateful strategy cannot carry
+    anything from one chunk to the next (that would make results depend on
+    which chunks a worker happened to run).
+    """
+    mod = _module(simulator_path(simulator))
+    simulate = mod.simulate_matches if cell.unit == "match" else mod.simulate_deals
+    resolve = strategy_resolver(simulator)
+    strategies = [resolve(spec) for spec in cell.lineup]
+    res = simulate(cell.rules(), strategies, n, seed, check=check)
+    if len(res) != n:
+        raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
+                           f"of cell {cell.index}, expected {n}")
+    from .results import summarize
+
+    return summarize(res, list(cell.lineup))
+
+
+def chunk_seed(seed: int, cell: int, chunk: int) -> SeedSequence:
+    """The only source of a chunk's randomness (see module docstring)."""
+    return SeedSequence(seed, spawn_key=(cell, chunk))
+
+
+def _chunk_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str
+               ) -> tuple[int, int, int, dict[str, pd.DataFrame]]:
+    """Worker entry: run_chunk plus the chunk's identity (results arrive unordered)."""
+    return cell.index, k, n, run_chunk(cell, k, n, chunk_seed(seed, cell.index, k), check,
+                                       simulator=simulator)
+
+
+# --------------------------------------------------------------------------- fingerprint
+
+
+def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dict[str, Any]]:
+    """Hash of everything that determines chunk contents, and the record it hashes."""
+    from . import __version__
+
+    plugins: dict[str, str] = {}
+    for spec in dict.fromkeys(s for c in exp.cells for s in c.lineup):
+        file = spec.rsplit(":", 1)[0]
+        if file.endswith(".py") and Path(file).is_file():
+            plugins[spec] = hashlib.sha256(Path(file).read_bytes()).hexdigest()
+    record = {
+        "format": CHUNK_FORMAT, "version": __version__, "simulator": simulator_path(simulator),
+        "seed": exp.seed, "plugins": plugins,
+        "cells": [{"index": c.index, "unit": c.unit, "lineup": list(c.lineup),
+                   "chunk_size": c.chunk_size, "rules": {"variant": c.variant, "players": c.players,
+                                                         **c.rules().options()}}
+                  for c in exp.cells],
+    }
+    canon = json.dumps(record, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canon.encode()).hexdigest(), record
+
+
+# --------------------------------------------------------------------------- chunk store
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write-then-rename in the same directory, so a reader sees all or nothing."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def _parquet_bytes(df: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    df.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+class ChunkStore:
+    """``OUT/chunks/``: one verified zip per finished chunk, one writer at a time."""
+
+    def __init__(self, root: Path, fp: str) -> None:
+        self.root = root
+        self.fp = fp
+        self._lock: Any = None
+
+    def path(self, cell: int, k: int) -> Path:
+        return self.root / f"c{cell:05d}-k{k:06d}.zip"
+
+    def open(self, *, fresh: bool, record: dict[str, Any]) -> None:
+        """Lock the directory; wipe it if ``fresh``; refuse chunks of another experiment."""
+        self._acquire()
+        try:
+            if fresh and self.root.exists():
+                shutil.rmtree(self.root)
+            self.root.mkdir(parents=True, exist_ok=True)
+            stored = self.root / "FINGERPRINT"
+            if stored.exists():
+                if stored.read_text().strip() != self.fp:
+                    raise ResumeError(f"experiment changed since the stored chunks in {self.root}; "
+                                      "use --fresh or another --out")
+            elif any(self.root.glob("c*-k*.zip")):
+                raise ResumeError(f"chunks in {self.root} have no FINGERPRINT; "
+                                  "use --fresh or another --out")
+            else:
+                _atomic_write(self.root / "FINGERPRINT.json",
+                              json.dumps(record, indent=1, sort_keys=True).encode())
+                _atomic_write(stored, (self.fp + "\n").encode())
+        except BaseException:
+            self._release()
+            raise
+        for tmp in self.root.glob(".tmp-*"):  # torn writes of a killed run; we hold the lock
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    def _acquire(self) -> None:
+        self.root.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = open(self.root.parent / ".chunks.lock", "w")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            self._lock = None
+            raise ResumeError(f"another run is writing {self.root}; wait for it or use another --out") from None
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # closing drops the flock
+            self._lock = None
+
+    def close(self) -> None:
+        self._release()
+
+    def write(self, cell: int, k: int, n: int, tables: dict[str, pd.DataFrame]) -> None:
+        buf = io.BytesIO()
+        meta = {"fingerprint": self.fp, "cell": cell, "chunk": k, "n": n, "format": CHUNK_FORMAT}
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+            for name in TABLES:
+                zf.writestr(f"{name}.parquet", _parquet_bytes(tables[name]))
+            zf.writestr("meta.json", json.dumps(meta))  # written last: present means complete
+        _atomic_write(self.path(cell, k), buf.getvalue())
+
+    def read(self, cell: int, k: int, n: int) -> dict[str, pd.DataFrame] | None:
+        """The chunk's tables if a valid file for exactly this chunk exists, else None."""
+        p = self.path(cell, k)
+        if not p.exists():
+            return None
+        try:
+            with zipfile.ZipFile(p) as zf:
+                meta = json.loads(zf.read("meta.json"))
+                if meta != {"fingerprint": self.fp, "cell": cell, "chunk": k, "n": n,
+                            "format": CHUNK_FORMAT}:
+                    return None
+                # ZipFile.read checks each member's CRC-32
+                tables = {name: pd.read_parquet(io.BytesIO(zf.read(f"{name}.parquet")))
+                          for name in TABLES}
+        except Exception:  # any damage means "not done": recompute it
+            return None
+        if len(tables["totals"]) != 1 or int(tables["totals"]["n"].iloc[0]) != n:
+            return None
+        return tables
+
+
+# --------------------------------------------------------------------------- execution
+
+
+def _parallel_results(tasks: list[tuple[Cell, int, int]], *, seed: int, check: bool, simulator: str,
+                      jobs: int, backend: str, scheduler: str | None
+                      ) -> Iterator[tuple[int, int, int, dict[str, pd.DataFrame]]]:
+    """Run the tasks; yield each result as soon as it is finished (any order)."""
+    from joblib import Parallel, delayed, parallel_config
+
+    calls = (delayed(_chunk_job)(cell, k, n, seed, check, simulator) for cell, k, n in tasks)
+    if backend == "loky":
+        yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
+                            batch_size=1)(calls)
+        return
+    from distributed import Client, LocalCluster
+
+    with contextlib.ExitStack() as stack:
+        if scheduler:
+            client = stack.enter_context(Client(scheduler, set_as_default=False))
+        else:
+            workers = jobs if jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None))
+            client = stack.enter_context(Client(cluster, set_as_default=False))
+        stack.enter_context(parallel_config(backend="dask", client=client))
+        yield from Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(calls)
+
+
+def _sum_tables(parts: dict[str, list[pd.DataFrame]]) -> dict[str, pd.DataFrame]:
+    """Sum chunk tables per cell; inputs are in (cell, chunk) order, so float sums are too."""
+    out = {}
+    for name in TABLES:
+        df = pd.concat(parts[name], ignore_index=True)
+        keys = ["cell", *KEYS[name]]
+        out[name] = df.groupby(keys, sort=True, as_index=False).sum()
+    return out
+
+
+def _cells_table(exp: Experiment) -> pd.DataFrame:
+    rows = []
+    for c in exp.cells:
+        row: dict[str, Any] = {
+            "cell": c.index, "variant": c.variant, "players": c.players, "unit": c.unit, "n": c.n,
+            "lineup": ",".join(c.lineup), "rules": c.rules().to_json(), "label": c.label,
+        }
+        row.update({k: str(v) for k, v in c.grid})
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    for k in exp.grid:
+        df[k] = df[k].astype(str)
+    return df
+
+
+def _command(exp: Experiment, deals: int | None, out: Path | None) -> str:
+    argv = ["durak", "run", exp.source]
+    if deals is not None:
+        argv += ["--deals", str(deals)]
+    if out is not None:
+        argv += ["--out", str(out)]
+    return shlex.join(argv)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def run_experiment(
+    experiment: str | Path | Experiment, *, out: str | Path | None = None, deals: int | None = None,
+    jobs: int = -1, backend: str = "loky", scheduler: str | None = None, resume: bool = True,
+    fresh: bool = False, quiet: bool = False, check: bool = False, simulator: str | None = None,
+    report: bool = True,
+) -> Path:
+    """Run every cell of an experiment and write ``reports/<name>/`` (or ``out``); return it.
+
+    Args:
+        experiment: an experiment file or a parsed :class:`Experiment`.
+        out: output directory; default ``reports/<name>``.
+        deals: deals (matches, for match cells) per cell, overriding the file.
+        jobs: parallel jobs, joblib style (-1 = all cores / all dask workers).
+        backend: ``"loky"`` (local processes) or ``"dask"`` (joblib's dask backend on a
+            distributed Client at ``scheduler``; without one, a loopback LocalCluster).
+        resume: reuse finished chunks in ``out/chunks`` (False behaves as ``fresh``).
+        fresh: wipe stored chunks first.
+        quiet: no progress bar (there is none off a terminal either).
+        check: ask the simulator to check invariants (slower; results unchanged).
+        simulator: module path of the simulator (default ``analyzer.simulator``).
+        report: call ``analyzer.report.build_report(out)`` afterwards, if that module exists.
+
+    Raises:
+        ExperimentError: a malformed experiment or bad argument (one line), or
+            ResumeError when stored chunks belong to a different experiment.
+    """
+    if backend not in BACKENDS:
+        raise ExperimentError(f"backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0:
+        raise ExperimentError(f"jobs: must be a non-zero integer (-1 = all cores), got {jobs!r}")
+    sim = simulator_path(simulator)
+    if isinstance(experiment, Experiment):
+        exp = experiment
+    else:
+        exp = load_experiment(experiment, resolve_strategy=strategy_resolver(sim))
+    if deals is not None:
+        exp = exp.with_count(deals)
+    out_dir = Path(out) if out is not None else Path("reports") / exp.name
+    started, t0 = _now(), time.perf_counter()
+
+    fp, record = fingerprint(exp, sim)
+    store = ChunkStore(out_dir / "chunks", fp)
+    store.open(fresh=fresh or not resume, record=record)
+    try:
+        parts, fresh_deals, resumed = _run_chunks(exp, store, sim=sim, jobs=jobs, backend=backend,
+                                                  scheduler=scheduler, check=check, quiet=quiet)
+    finally:
+        store.close()
+    elapsed = time.perf_counter() - t0
+
+    results = _sum_tables(parts)
+    res_dir = out_dir / "results"
+    res_dir.mkdir(parents=True, exist_ok=True)
+    _atomic_write(res_dir / "cells.parquet", _parquet_bytes(_cells_table(exp)))
+    for name, df in results.items():
+        _atomic_write(res_dir / f"{name}.parquet", _parquet_bytes(df))
+
+    from . import __version__
+
+    totals = results["totals"]
+    total_chunks = sum(len(c.chunks()) for c in exp.cells)
+    manifest = {
+        "name": exp.name, "experiment": exp.to_dict(), "seed": exp.seed, "version": __version__,
+        "fingerprint": fp, "simulator": sim, "started": started, "finished": _now(),
+        "cells": len(exp.cells),
+        "units": {u: int(totals.loc[totals["cell"].isin([c.index for c in exp.cells if c.unit == u]),
+                                    "n"].sum()) for u in exp.counts},
+        "total_deals": int(totals["deals_sum"].sum()),
+        "deals_this_run": fresh_deals,
+        "deals_per_second": round(fresh_deals / elapsed, 1) if elapsed > 0 else None,
+        "seconds": round(elapsed, 3), "chunks": total_chunks, "chunks_resumed": resumed,
+        "command": _command(exp, deals, Path(out) if out is not None else None),
+        "jobs": jobs, "backend": backend, "scheduler": scheduler, "check": check,
+        "reports": list(exp.reports),
+    }
+    _atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+
+    if report and exp.reports:
+        try:
+            from .report import build_report
+        except ImportError as e:
+            if not quiet:
+                print(f"note: no report built ({e}); results are in {res_dir}", file=sys.stderr)
+        else:
+            build_report(out_dir)
+    return out_dir
+
+
+def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, backend: str,
+                scheduler: str | None, check: bool, quiet: bool
+                ) -> tuple[dict[str, list[pd.DataFrame]], int, int]:
+    """Load finished chunks, run the rest, and return every chunk's tables in fixed order.
+
+    Returns (tables by name in (cell, chunk) order with a ``cell`` column, deals
+    simulated now, chunks reused).
+    """
+    from .progress import RunProgress
+
+    done: dict[tuple[int, int], dict[str, pd.DataFrame]] = {}
+    todo: list[tuple[Cell, int, int]] = []
+    for cell in exp.cells:
+        for k, n in cell.chunks():
+            tables = store.read(cell.index, k, n)
+            if tables is None:
+                todo.append((cell, k, n))
+            else:
+                done[(cell.index, k)] = tables
+    resumed = len(done)
+    left = {c.index: 0 for c in exp.cells}
+    for cell, _, _ in todo:
+        left[cell.index] += 1
+    total = sum(c.n for c in exp.cells)
+    unit = "deals" if set(exp.counts) == {"deal"} else "matches" if set(exp.counts) == {"match"} \
+        else "deals+matches"
+    fresh_deals = 0
+    with RunProgress(total_units=total, total_cells=len(exp.cells),
+                     done_units=total - sum(n for _, _, n in todo),
+                     done_cells=sum(1 for v in left.values() if v == 0), unit=unit,
+                     enabled=not quiet) as bar:
+        if todo:
+            for ci, k, n, tables in _parallel_results(todo, seed=exp.seed, check=check, simulator=sim,
+                                                      jobs=jobs, backend=backend, scheduler=scheduler):
+                store.write(ci, k, n, tables)
+                back = store.read(ci, k, n)  # what a resumed run would see, byte for byte
+                if back is None:
+                    raise RuntimeError(f"chunk {k} of cell {ci} did not read back from {store.root}")
+                done[(ci, k)] = back
+                fresh_deals += int(back["totals"]["deals_sum"].iloc[0])
+                left[ci] -= 1
+                bar.advance(n, cell_done=left[ci] == 0)
+    parts: dict[str, list[pd.DataFrame]] = {name: [] for name in ("positions", "totals", "hist")}
+    for cell in exp.cells:
+        for k, _ in cell.chunks():
+            for name, df in done[(cell.index, k)].items():
+                parts[name].append(df.assign(cell=cell.index))
+    return parts, fresh_deals, resumed
