@@ -1,0 +1,63 @@
+"""Shared helpers for the rules-engine tests (RULES.md ids are cited by the tests).
+
+Cards are written in the project notation (``10S JH QD``); a deal is built with
+:func:`make_deal` from hands given as strings, and moves are played with
+:func:`play` from replay tokens (``8C``, ``JH>S``, ``draw``, ``take``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+from analyzer.cards import DRAW, TAKE, card_str, parse_card, parse_cards
+from analyzer.engine import Deal
+from analyzer.replay import parse_token
+from analyzer.rules import make_rules
+
+
+def C(token: str) -> int:
+    """One card id from its token."""
+    return parse_card(token)
+
+
+def cards(text: str) -> list[int]:
+    return parse_cards(text) if text.strip() else []
+
+
+def make_deal(variant: str, hands: Iterable[str], *, talon: str = "", starter: str | None = None,
+              starter_suit: str | None = None, seed: int = 0, players: int | None = None,
+              **options: Any) -> Deal:
+    """Deal.start with hands/talon/starter written as card strings; ``options`` are rule overrides."""
+    hands = list(hands)
+    rules = make_rules(variant, players or len(hands), options)
+    suit = None if starter_suit is None else "SCHD".index(starter_suit)
+    return Deal.start(rules, [cards(h) for h in hands], cards(talon),
+                      None if starter is None else C(starter),
+                      rng=np.random.default_rng(seed), starter_suit=suit)
+
+
+def play(deal: Deal, *tokens: str) -> Deal:
+    """Apply replay tokens in order (each must be legal)."""
+    for tok in tokens:
+        action, suit = parse_token(tok)
+        deal.apply(action, suit)
+    return deal
+
+
+def hand(deal: Deal, seat: int) -> set[str]:
+    return {card_str(c) for c in deal.hands[seat]}
+
+
+def top(deal: Deal) -> str | None:
+    return None if deal.top is None else card_str(deal.top)
+
+
+def legal(deal: Deal) -> set[str]:
+    """Legal actions as tokens."""
+    return {"draw" if a == DRAW else "take" if a == TAKE else card_str(a) for a in deal.legal_actions()}
+
+
+def strs(ids: Iterable[int]) -> list[str]:
+    return [card_str(c) for c in ids]
