@@ -1,0 +1,241 @@
+"""Charts of the report tables (matplotlib, no pyplot state, never shown).
+
+Each function takes a table from :mod:`analyzer.tables`, draws on ``ax`` (a
+new figure when ``ax`` is None) and returns the axes; :func:`save_figure`
+writes PNG and SVG.  Figures are built with :class:`matplotlib.figure.Figure`
+directly, so nothing depends on an interactive backend and nothing leaks
+between charts.  Every chart carries a title, axis labels with units and its
+sample sizes, and tells series apart by marker, line style or hatch, not by
+colour alone, so it survives grey-scale printing.
+"""
+
+from __future__ import annotations
+
+from itertools import cycle
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # never open a window, whatever the environment says
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import PercentFormatter  # noqa: E402
+
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
+HATCHES = ("//", "..", "xx", "\\\\", "--", "++", "oo")
+GREYS = ("0.15", "0.55", "0.8", "0.35", "0.65", "0.9")
+
+
+def _axes(ax: Axes | None, size: tuple[float, float] = (7.0, 4.5)) -> Axes:
+    if ax is not None:
+        return ax
+    fig = Figure(figsize=size, layout="constrained")
+    return fig.add_subplot()
+
+
+def _yerr(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Error-bar extents from interval bounds; rounding noise and NaN become 0."""
+    e = np.vstack([np.asarray(y, float) - np.asarray(lo, float), np.asarray(hi, float) - np.asarray(y, float)])
+    return np.clip(np.nan_to_num(e, nan=0.0), 0.0, None)
+
+
+def series_labels(df: pd.DataFrame) -> dict[int, str]:
+    """Legend text per cell: its label, plus the lineup where two cells share a label."""
+    first = df.drop_duplicates("cell")
+    labels = dict(zip(first["cell"], first["label"].astype(str)))
+    counts = pd.Series(list(labels.values())).value_counts()
+    lineups = dict(zip(first["cell"], first["lineup"].astype(str))) if "lineup" in first else {}
+    return {c: (f"{lab} [{lineups.get(c, '')}]" if counts[lab] > 1 and lineups.get(c) else lab)
+            for c, lab in labels.items()}
+
+
+def _n(x: float) -> str:
+    return f"{int(round(x)):,}"
+
+
+def save_figure(fig: Figure, stem: str | Path, dpi: int = 110) -> list[Path]:
+    """Write ``stem.png`` and ``stem.svg``; return both paths."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    for ext in ("png", "svg"):
+        p = stem.with_suffix(f".{ext}")
+        fig.savefig(p, dpi=dpi, format=ext)
+        out.append(p)
+    return out
+
+
+def plot_win_by_position(wl: pd.DataFrame, variant: str | None = None, unit: str = "deal",
+                         ax: Axes | None = None) -> Axes:
+    """Win rate of each position with 95 % Wilson bars, against the fair-share line.
+
+    ``wl`` is :func:`analyzer.tables.win_loss_by_position`; one series per cell
+    of ``variant`` (all variants if None) and ``unit``, told apart by marker,
+    each with its own dashed fair share 1/players.
+    """
+    ax = _axes(ax)
+    d = wl[(wl["outcome"] == "win") & (wl["unit"] == unit)]
+    if variant is not None:
+        d = d[d["variant"] == variant]
+    cells = list(dict.fromkeys(d["cell"]))
+    k = max(len(cells), 1)
+    width = 0.6
+    fairs_drawn: set[int] = set()
+    total_n = 0.0
+    names = series_labels(d) if len(d) else {}
+    for i, (cell, marker) in enumerate(zip(cells, cycle(MARKERS))):
+        g = d[d["cell"] == cell].sort_values("position")
+        x = g["position"].to_numpy() + (i - (k - 1) / 2) * (width / k)
+        y = g["rate"].to_numpy()
+        err = _yerr(y, g["lo"].to_numpy(), g["hi"].to_numpy())
+        n = float(g["n"].iloc[0])
+        total_n += n
+        label = f"{names[cell]} (n={_n(n)})"
+        ax.errorbar(x, y, yerr=err, fmt=marker, color="black", mfc="white" if i % 2 else "black",
+                    capsize=3, linestyle="none", label=label)
+        players = int(g["players"].iloc[0])
+        if players not in fairs_drawn:
+            fairs_drawn.add(players)
+            ax.hlines(1.0 / players, -0.5, players - 0.5, colors="0.4",
+                      linestyles=LINESTYLES[(len(fairs_drawn)) % len(LINESTYLES)], linewidth=1,
+                      label=f"fair share 1/{players} = {100 / players:.1f}%")
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.set_xlabel("position (0 = first to act after the deal)")
+    ax.set_ylabel(f"win rate (% of {unit}s)")
+    if len(d):
+        ax.set_xticks(range(int(d["position"].max()) + 1))
+    ax.set_title(f"{variant or 'all variants'}: win rate by position per {unit}, 95% CI "
+                 f"(n={_n(total_n)} {unit}s)")
+    if cells:
+        ax.legend(fontsize="small")
+    return ax
+
+
+def _group_label(row: pd.Series) -> str:
+    from analyzer.tables import rules_text
+
+    rules = rules_text(str(row.get("rules", "{}")))
+    rules = "" if rules == "default rules" else f"\n{rules}"
+    return f"{row['variant']} {int(row['players'])}p{rules}\n{row['strategy']}\nn={_n(row['n'])}"
+
+
+def plot_wild_penalty(ws: pd.DataFrame, unit: str = "deal", ax: Axes | None = None) -> Axes:
+    """Wild-holding penalty per variant and strategy: held-a-wild share and wild-decided losses.
+
+    ``ws`` is :func:`analyzer.tables.wild_by_strategy`.  Two hatched bars per
+    group with 95 % Wilson bars: the share of deals ending with this strategy's
+    player holding a wild, and the share in which the wild rule (not the
+    points) made it the loser.
+    """
+    d = ws[ws["unit"] == unit].reset_index(drop=True)
+    ax = _axes(ax, (max(6.0, 1.3 * len(d) + 2), 4.8))
+    x = np.arange(len(d))
+    bars = (("held", "ended holding a wild", HATCHES[0], "0.85"),
+            ("by_wild", "lost by the wild rule", HATCHES[1], "0.55"))
+    w = 0.38
+    for j, (pre, text, hatch, grey) in enumerate(bars):
+        y = d[f"{pre}_rate"].to_numpy(dtype=float)
+        err = _yerr(y, d[f"{pre}_lo"].to_numpy(dtype=float), d[f"{pre}_hi"].to_numpy(dtype=float))
+        ax.bar(x + (j - 0.5) * w, y, w, yerr=err, capsize=3, color=grey, edgecolor="black",
+               hatch=hatch, label=text)
+    ax.set_xticks(x, [_group_label(r) for _, r in d.iterrows()], fontsize="small")
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.set_ylabel(f"share of {unit}s (per player seat)")
+    ax.set_xlabel("variant, players, rules and strategy")
+    ax.set_title(f"Wild-holding penalty per {unit}, 95% CI (n={_n(d['n'].sum())} seat-{unit}s)")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_heatmap(matrix: pd.DataFrame, ax: Axes | None = None, title: str = "Strategy against strategy",
+                 value_label: str = "win rate − fair share (percentage points)",
+                 lo: pd.DataFrame | None = None, hi: pd.DataFrame | None = None,
+                 n: float | None = None, scale: float = 100.0) -> Axes:
+    """Heatmap of a square strategy x opponent DataFrame of differences.
+
+    Every cell is annotated with its value (times ``scale``), so the chart reads
+    in grey-scale; with ``lo``/``hi`` matrices, a cell whose interval contains 0
+    is marked "≈" (not distinguishable).  Empty cells (e.g. the diagonal) show "—".
+    """
+    names = list(matrix.index)
+    ax = _axes(ax, (1.1 * len(names) + 3.5, 0.9 * len(names) + 2.5))
+    v = matrix.to_numpy(dtype=float) * scale
+    finite = v[np.isfinite(v)]
+    lim = float(np.max(np.abs(finite))) if finite.size else 1.0
+    lim = lim or 1.0
+    im = ax.imshow(np.ma.masked_invalid(v), cmap="PuOr", vmin=-lim, vmax=lim)
+    for i in range(v.shape[0]):
+        for j in range(v.shape[1]):
+            if not np.isfinite(v[i, j]):
+                ax.text(j, i, "—", ha="center", va="center", color="black")
+                continue
+            mark = ""
+            if lo is not None and hi is not None:
+                a, b = lo.iloc[i, j], hi.iloc[i, j]
+                if np.isfinite(a) and np.isfinite(b) and a <= 0 <= b:
+                    mark = "≈"
+            ax.text(j, i, f"{mark}{v[i, j]:+.1f}", ha="center", va="center",
+                    color="white" if abs(v[i, j]) > 0.6 * lim else "black", fontsize="small",
+                    bbox={"facecolor": "white", "alpha": 0.6, "edgecolor": "none", "pad": 1}
+                    if abs(v[i, j]) <= 0.6 * lim else None)
+    ax.set_xticks(range(len(matrix.columns)), list(matrix.columns), rotation=30, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xlabel(f"{matrix.columns.name or 'opponent'}")
+    ax.set_ylabel(f"{matrix.index.name or 'strategy'} (row is measured)")
+    suffix = f" (n={_n(n)})" if n is not None else ""
+    note = "; ≈ = not distinguishable" if lo is not None else ""
+    ax.set_title(f"{title}{suffix}{note}", fontsize="medium")
+    ax.figure.colorbar(im, ax=ax, label=value_label)
+    return ax
+
+
+_HIST_TEXT = {
+    "turns": ("turns per deal", "share of deals", "Deal length"),
+    "points": ("penalty points per hand", "share of hands", "Penalty points"),
+    "deals": ("deals per match", "share of matches", "Match length"),
+}
+
+
+def plot_hist(ht: pd.DataFrame, kind: str, ax: Axes | None = None, max_series: int = 8,
+              coverage: float = 0.999) -> Axes:
+    """Distribution of deal length, penalty points or match length, one step line per cell.
+
+    ``ht`` is :func:`analyzer.tables.hist_table` for ``kind``.  Counts are shown
+    as shares so cells of different size compare; the x range stops where
+    ``coverage`` of every series is shown.  The last stored bin is open-ended
+    (">="), as in :func:`analyzer.results.summarize`.
+    """
+    ax = _axes(ax)
+    xlabel, ylabel, title = _HIST_TEXT.get(kind, (kind, "share", kind))
+    cells = list(dict.fromkeys(ht["cell"]))[:max_series]
+    names = series_labels(ht) if len(ht) else {}
+    xmax = 1
+    total = 0.0
+    for cell, ls, marker in zip(cells, cycle(LINESTYLES), cycle(MARKERS)):
+        g = ht[ht["cell"] == cell].sort_values("bin")
+        c = g["count"].to_numpy(dtype=float)
+        s = c.sum()
+        if s <= 0:
+            continue
+        total += s
+        b = g["bin"].to_numpy()
+        share = c / s
+        cum = np.cumsum(share)
+        top = int(b[min(np.searchsorted(cum, coverage), b.size - 1)]) + 1
+        xmax = max(xmax, top)
+        ax.step(b, share, where="mid", linestyle=ls, color="black", linewidth=1.2,
+                marker=marker, markevery=max(1, top // 10), markersize=4,
+                label=f"{names[cell]} (n={_n(s)})")
+    ax.set_xlim(-0.5, xmax + 0.5)
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=1))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    more = f", first {max_series} cells" if len(set(ht["cell"])) > max_series else ""
+    ax.set_title(f"{title} distribution (n={_n(total)}{more})")
+    if cells:
+        ax.legend(fontsize="small")
+    return ax
