@@ -50,7 +50,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .rules import OPTIONS, PLAYERS, VARIANTS, RuleSet, RulesError, make_rules
+from .rules import OPTIONS, PLAYERS, VARIANTS, RuleSet, RulesError, make_rules, parse_value
 
 UNITS = ("deal", "match")
 #: Count key of each unit in the file.
@@ -390,18 +390,19 @@ def _reports(data: Mapping[str, Any], err: Callable[[str, str], ExperimentError]
 
 def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list[Cell]:
     """All cells in their fixed order, each rule set built (and so checked) once."""
-    # Options one at a time first, so that an error names the key that caused it.
-    for v in exp.variants:
-        counts = [p for p in (exp.players or PLAYERS[v]) if p in PLAYERS[v]]
-        for p in counts:
-            single = ([(f"rules.{k}", {k: x}) for k, x in exp.rules.items()]
-                      + [(f"rules.{v}.{k}", {k: x}) for k, x in exp.variant_rules.get(v, {}).items()]
-                      + [(f"grid.{k}", {k: x}) for k, xs in exp.grid.items() for x in xs])
-            for key, ov in single:
-                try:
-                    make_rules(v, p, ov)
-                except RulesError as e:
-                    raise err(key, f"{v} {p}p: {e}") from None
+    # Each option alone first (value, and whether the variant has it), so that such
+    # an error names its key; what is left are faults of a combination.
+    single = ([(f"rules.{k}", k, x, exp.variants) for k, x in exp.rules.items()]
+              + [(f"rules.{v}.{k}", k, x, (v,)) for v, t in exp.variant_rules.items() for k, x in t.items()]
+              + [(f"grid.{k}", k, x, exp.variants) for k, xs in exp.grid.items() for x in xs])
+    for key, opt, value, variants in single:
+        try:
+            parse_value(opt, value)
+        except RulesError as e:
+            raise err(key, str(e)) from None
+        for v in variants:
+            if v not in OPTIONS[opt][2]:
+                raise err(key, f"rule {opt!r} does not apply to {v}")
 
     several = exp.field is not None and len(exp.field) > 1
     keys = list(exp.grid)
@@ -419,8 +420,8 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
                     try:
                         rs = make_rules(v, p, ov)
                     except RulesError as e:
-                        where = " ".join(f"{k}={x}" for k, x in gv)
-                        raise err("grid" if gv else "rules", f"{v} {p}p {where}: {e}".replace("  ", " ")) from None
+                        where = "".join(f" {k}={x}" for k, x in gv)
+                        raise err("grid" if gv else "rules", f"{v} {p}p{where}: {e}") from None
                     if unit == "match" and rs.target is None:
                         raise err(UNIT_KEYS[unit], f"{v} has no match target by default; set target in "
                                   f"[rules.{v}] (or [rules]) to play matches")
@@ -431,7 +432,7 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
                             chunk_size=chunk, show_lineup=several,
                         ))
     if exp.lineup is not None:
-        longest = max(len(exp.lineup), 0)
+        longest = len(exp.lineup)
         smallest = min(c.players for c in cells)
         if longest > smallest:
             raise err("lineup", f"{longest} strategies for {smallest} players; a lineup is cycled to "
