@@ -1,0 +1,80 @@
+"""uint64 card-mask helpers for the batch simulator and fast strategies.
+
+Bit ``c`` of a mask stands for card id ``c`` (analyzer.cards).  These are pure
+functions over arrays; they keep the hot path free of Python loops over deals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .cards import N_CARDS
+
+U64 = np.uint64
+BIT = np.array([1 << c for c in range(N_CARDS)], dtype=np.uint64)
+SUIT_MASK = np.array([sum(1 << c for c in range(N_CARDS) if c % 4 == s) for s in range(4)], dtype=np.uint64)
+#: RANK_MASK[r] for rank values 0..14 (0, 1 are empty).
+RANK_MASK = np.array([sum(1 << c for c in range(N_CARDS) if c // 4 + 2 == r) for r in range(15)],
+                     dtype=np.uint64)
+#: Card ids 0..51 and, for -1, nothing: RANK_OF[c] / SUIT_OF[c] lookups.
+RANK_OF = np.array([c // 4 + 2 for c in range(N_CARDS)], dtype=np.int8)
+SUIT_OF = np.array([c % 4 for c in range(N_CARDS)], dtype=np.int8)
+
+
+def popcount(m: NDArray[np.uint64]) -> NDArray[np.uint8]:
+    return np.bitwise_count(m)
+
+
+def lowest_card(m: NDArray[np.uint64]) -> NDArray[np.int8]:
+    """Id of the lowest set bit of each mask; -1 for an empty mask."""
+    low = m & (~m + U64(1))
+    _, e = np.frexp(low.astype(np.float64))
+    return np.where(m == 0, -1, e - 1).astype(np.int8)
+
+
+def highest_card(m: NDArray[np.uint64]) -> NDArray[np.int8]:
+    """Id of the highest set bit of each mask; -1 for an empty mask.
+
+    float64 rounding could carry the top bit up for masks with many low bits,
+    so the estimate is corrected by one step where it overshoots.
+    """
+    _, e = np.frexp(m.astype(np.float64))
+    h = (e - 1).astype(np.int64)
+    h = np.clip(h, 0, 63)
+    over = (m >> h.astype(np.uint64)) == 0
+    h = np.where(over, h - 1, h)
+    return np.where(m == 0, -1, h).astype(np.int8)
+
+
+def mask_points(m: NDArray[np.uint64], card_points: NDArray[np.int16]) -> NDArray[np.int32]:
+    """Sum of ``card_points[c]`` over the set bits (any shape of masks)."""
+    bits = ((m[..., None] >> np.arange(N_CARDS, dtype=np.uint64)) & U64(1)).astype(np.int32)
+    return bits @ card_points.astype(np.int32)
+
+
+def nth_set_card(m: NDArray[np.uint64], k: NDArray[np.integer]) -> NDArray[np.int8]:
+    """Id of the k-th (0-based, from the lowest) set bit of each mask."""
+    out = np.full(m.shape, -1, dtype=np.int8)
+    cur = m.copy()
+    k = np.asarray(k).copy()
+    for _ in range(N_CARDS):
+        live = cur != 0
+        if not live.any():
+            break
+        low = lowest_card(cur)
+        hit = live & (k == 0)
+        out[hit] = low[hit]
+        cur = np.where(live & ~hit, cur & (cur - U64(1)), U64(0))
+        k = k - 1
+    return out
+
+
+def cards_tuple(m: int) -> tuple[int, ...]:
+    """The card ids of one mask (a Python int), lowest first."""
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return tuple(out)

@@ -1,0 +1,705 @@
+"""The vectorized batch simulator: many deals (or matches) in lock-step with numpy.
+
+It plays exactly the game of :mod:`analyzer.engine` (tests hold the two equal
+deal by deal) but over arrays with a leading *slot* axis.  A fixed number of
+slots run at once; a slot whose deal (or match) ends is refilled at once with
+the next one, so the batch never runs a long tail of nearly empty steps.
+
+Layout per slot (seat 0 = dealer, seat 1 acts first):
+
+* ``hands`` (B, P) uint64 card masks;
+* ``ring`` (B, D) int8 — talon and pile as one circular queue: the talon is
+  ``ring[head : head+tcount]`` (top first), the pile follows it oldest first,
+  so turning the pile over (G8) is ``tcount = pcount - 1; pcount = 1`` with no
+  card moved;
+* ``phase`` (B,) — BEGIN (a turn starts: cap, effects), PLAY, DRAWN, SEVEN,
+  LEAD (the decision points of the engine's phases of the same names).
+
+Every iteration runs the BEGIN slots, then every decision slot once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .bits import BIT, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, lowest_card, mask_points, popcount
+from .cards import DRAW, KING, QUEEN, TAKE, N_CARDS, card_str
+from .match import MAX_DEALS, first_dealer, match_outcome
+from .results import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults
+from .rules import RuleSet
+
+BEGIN, PLAY, DRAWN, SEVEN, LEAD, IDLE = 0, 1, 2, 3, 4, 5
+PHASE_NAMES = ("begin", "play", "drawn", "seven", "lead_suit", "idle")
+DEFAULT_SLOTS = 8192
+
+
+class SimulationError(RuntimeError):
+    """A strategy fault or a broken invariant; the message names the culprit."""
+
+
+@dataclass
+class _Tables:
+    """Per-rule-set lookup tables (rules as data for the hot path)."""
+
+    eff_draw: NDArray[np.int8]  # (52,) penalty cards per card played
+    eff_skip: NDArray[np.bool_]  # (52,)
+    is_seven: NDArray[np.bool_]  # (52,) a 7 that starts a sevens chain (CZ8)
+    card_points: NDArray[np.int16]  # (52,)
+    wild_mask: np.uint64
+    deck_mask: np.uint64
+    king_bit: NDArray[np.uint64]  # (52,) for a Queen top: the bit of its King (else 0)
+    qnk: NDArray[np.bool_]  # (53,) top card index+1 -> queen_needs_king applies
+
+
+def _tables(r: RuleSet) -> _Tables:
+    from .cards import card_id, deck
+
+    eff_draw = np.zeros(N_CARDS, np.int8)
+    eff_skip = np.zeros(N_CARDS, bool)
+    is_seven = np.zeros(N_CARDS, bool)
+    pts = np.zeros(N_CARDS, np.int16)
+    king_bit = np.zeros(N_CARDS, np.uint64)
+    qnk = np.zeros(N_CARDS + 1, bool)
+    for c in range(N_CARDS):
+        rank = c // 4 + 2
+        e = r.effects[rank]
+        eff_draw[c], eff_skip[c] = e.draw, e.skip
+        is_seven[c] = r.sevens and rank == 7
+        pts[c] = r.points[rank]
+        if rank == QUEEN:
+            king_bit[c] = BIT[card_id(KING, c % 4)]
+            qnk[c + 1] = r.queen_needs_king and r.wild_rank != QUEEN
+    return _Tables(eff_draw, eff_skip, is_seven, pts, RANK_MASK[r.wild_rank],
+                   np.uint64(sum(1 << c for c in deck(r.deck_size))), king_bit, qnk)
+
+
+class BatchSim:
+    """Slots of deals or matches under one rule set, driven by :meth:`run`."""
+
+    def __init__(self, rules: RuleSet, strategies: Sequence[object], *, slots: int,
+                 rng: np.random.Generator, matches: bool = False, check: bool = False) -> None:
+        from strategies.base import BatchStrategy
+
+        self.r = rules
+        self.t = _tables(rules)
+        self.strats = list(strategies)
+        self.fast = [isinstance(s, BatchStrategy) and hasattr(s, "choose_batch") for s in self.strats]
+        self.rng = rng
+        self.matches = matches
+        self.check = check
+        n, d, b = rules.players, rules.deck_size, slots
+        self.n, self.d, self.b = n, d, b
+        z = np.zeros
+        self.hands = z((b, n), np.uint64)
+        self.ring = z((b, d), np.int8)
+        self.head = z(b, np.int16)
+        self.tcount = z(b, np.int16)
+        self.pcount = z(b, np.int16)
+        self.top = np.full(b, -1, np.int8)
+        self.active = np.full(b, -1, np.int8)
+        self.cur = z(b, np.int8)
+        self.phase = np.full(b, IDLE, np.int8)
+        self.pdraw = z(b, np.int8)
+        self.pskip = z(b, bool)
+        self.pend7 = z(b, np.int8)
+        self.drawn = np.full(b, -1, np.int8)
+        self.drew = z(b, bool)
+        self.turns = z(b, np.int32)
+        self.stuck = z(b, np.int8)
+        self.turnovers = z(b, np.int16)
+        self.played = z(b, np.uint64)
+        self.last_actor = z(b, np.int8)
+        self.last_card = np.full(b, -1, np.int8)
+        self.job = np.full(b, -1, np.int64)  # deal (or match) index in the output
+        self.dealer = z(b, np.int8)  # player id of the dealer (matches)
+        # match bookkeeping
+        self.totals = z((b, n), np.int32)
+        self.deals_done = z(b, np.int32)
+        self.capped_deals = z(b, np.int32)
+        self.deal_k = z(b, np.int32)
+        self.done_rows = 0
+
+    # ------------------------------------------------------------ dealing
+    def _seat_player(self, rows: NDArray[np.int64]) -> NDArray[np.int64]:
+        """(R, P) player id sitting at each seat: seat s is player (dealer + s) mod n."""
+        return (self.dealer[rows, None].astype(np.int64) + np.arange(self.n)) % self.n
+
+    def _deal(self, rows: NDArray[np.int64], decks: NDArray[np.int8]) -> None:
+        """G10a/CZ2/CZ3/PR2/SV2: deal ``decks`` (R, D) into ``rows`` and lay the starter."""
+        r, n, h, d = self.r, self.n, self.r.hand_size, self.d
+        hands = np.zeros((len(rows), n), np.uint64)
+        for i in range(n * h):
+            hands[:, (i + 1) % n] |= BIT[decks[:, i]]
+        used = n * h
+        starter = np.full(len(rows), -1, np.int8)
+        if r.starter_kind == "turned":
+            starter = decks[:, used].copy()
+            used += 1
+        elif r.starter_kind == "dealer_lead":
+            starter = decks[:, used - 1].copy()
+            hands[:, 0] &= ~BIT[starter]
+        self.hands[rows] = hands
+        rest = d - used
+        ring = np.zeros((len(rows), d), np.int8)
+        ring[:, :rest] = decks[:, used:]
+        has_starter = starter >= 0
+        if has_starter.any():
+            ring[:, rest] = np.where(has_starter, starter, 0)
+        self.ring[rows] = ring
+        self.head[rows] = 0
+        self.tcount[rows] = rest
+        self.pcount[rows] = has_starter.astype(np.int16)
+        self.top[rows] = starter
+        self.active[rows] = np.where(has_starter, SUIT_OF[np.maximum(starter, 0)], -1)
+        self.played[rows] = np.where(has_starter, BIT[np.maximum(starter, 0)], U64(0))
+        self.cur[rows] = 1 % n
+        self.phase[rows] = BEGIN
+        self.pdraw[rows] = 0
+        self.pskip[rows] = False
+        self.pend7[rows] = 0
+        self.drawn[rows] = -1
+        self.drew[rows] = False
+        self.turns[rows] = 0
+        self.stuck[rows] = 0
+        self.turnovers[rows] = 0
+        self.last_actor[rows] = 0
+        self.last_card[rows] = -1
+        if r.starter_effects and has_starter.any():
+            sr = rows[has_starter]
+            self._set_pending(sr, starter[has_starter], np.zeros(len(sr), np.int8))
+            if r.starter_kind == "dealer_lead":
+                jack = RANK_OF[starter[has_starter]] == r.wild_rank
+                self.cur[sr[jack]] = 0
+                self.phase[sr[jack]] = LEAD  # PR2: the dealer names the suit
+
+    def _set_pending(self, rows: NDArray[np.int64], cards: NDArray[np.int8], chain: NDArray[np.int8]) -> None:
+        """G5/CZ8: the effect of the card just laid waits for the next player."""
+        t = self.t
+        seven = t.is_seven[cards]
+        self.pend7[rows] = np.where(seven, chain + 1, 0)
+        self.pdraw[rows] = np.where(seven, 0, t.eff_draw[cards])
+        self.pskip[rows] = np.where(seven, False, t.eff_skip[cards])
+
+    # ------------------------------------------------------------ drawing
+    def _draw(self, rows: NDArray[np.int64], k: NDArray[np.integer] | int) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
+        """Draw up to ``k`` cards into the current player's hand (G8).
+
+        Returns the number drawn and the last card drawn (-1 if none).
+        """
+        k = np.broadcast_to(np.asarray(k, dtype=np.int16), rows.shape)
+        got = np.zeros(len(rows), np.int16)
+        last = np.full(len(rows), -1, np.int8)
+        kmax = int(k.max()) if len(rows) else 0
+        for j in range(kmax):
+            sel = np.nonzero(k > j)[0]
+            rr = rows[sel]
+            over = (self.tcount[rr] == 0) & (self.pcount[rr] > 1)
+            if over.any():
+                ro = rr[over]
+                self.tcount[ro] = self.pcount[ro] - 1
+                self.pcount[ro] = 1
+                self.turnovers[ro] += 1
+                if self.r.reshuffle == "shuffle":
+                    self._shuffle_talon(ro)
+            can = self.tcount[rr] > 0
+            sel, rr = sel[can], rr[can]
+            if not len(rr):
+                continue
+            card = self.ring[rr, self.head[rr]]
+            self.head[rr] = (self.head[rr] + 1) % self.d
+            self.tcount[rr] -= 1
+            self.hands[rr, self.cur[rr]] |= BIT[card]
+            got[sel] += 1
+            last[sel] = card
+        return got, last
+
+    def _shuffle_talon(self, rows: NDArray[np.int64]) -> None:
+        """G8 option reshuffle=shuffle: shuffle the freshly turned talon (rare; per row)."""
+        for row in rows:
+            pos = (int(self.head[row]) + np.arange(int(self.tcount[row]))) % self.d
+            self.ring[row, pos] = self.rng.permutation(self.ring[row, pos])
+
+    # ------------------------------------------------------------ turn flow
+    def _advance(self, rows: NDArray[np.int64]) -> None:
+        self.last_actor[rows] = self.cur[rows]
+        self.cur[rows] = (self.cur[rows] + 1) % self.n
+        self.phase[rows] = BEGIN
+
+    def _begin(self, rows: NDArray[np.int64]) -> None:
+        """Start turns: the turn cap, then effects served (G5, G10a, CZ8)."""
+        cap = self.turns[rows] >= self.r.turn_cap
+        if cap.any():
+            self._finish(rows[cap], END_CAPPED)
+            rows = rows[~cap]
+        self.turns[rows] += 1
+        self.drew[rows] = False
+        self.drawn[rows] = -1
+        self.phase[rows] = PLAY
+        p7 = self.pend7[rows] > 0
+        if p7.any():
+            r7 = rows[p7]
+            has7 = (self.hands[r7, self.cur[r7]] & RANK_MASK[7]) != 0
+            self.phase[r7[has7]] = SEVEN
+            self._take_seven(r7[~has7])
+            rows = rows[~p7]
+        eff = (self.pdraw[rows] > 0) | self.pskip[rows]
+        if eff.any():
+            re = rows[eff]
+            k, skip = self.pdraw[re].copy(), self.pskip[re].copy()
+            self.pdraw[re] = 0
+            self.pskip[re] = False
+            got, _ = self._draw(re, k)
+            self.drew[re] = got > 0
+            self._advance(re[skip])
+
+    def _take_seven(self, rows: NDArray[np.int64]) -> None:
+        k = self.pend7[rows] if self.r.seven_chain == "accumulate" else 1
+        self.pend7[rows] = 0
+        self._draw(rows, k)
+        self._advance(rows)
+
+    def _pass(self, rows: NDArray[np.int64]) -> None:
+        """No legal card and nothing to draw: pass; a whole round of it blocks the deal (G10)."""
+        self.stuck[rows] = np.where(self.drew[rows], 0, self.stuck[rows] + 1)
+        blocked = self.stuck[rows] >= self.n
+        self.last_actor[rows[blocked]] = self.cur[rows[blocked]]
+        self._finish(rows[blocked], END_BLOCKED)
+        self._advance(rows[~blocked])
+
+    def legal_mask(self, rows: NDArray[np.int64]) -> NDArray[np.uint64]:
+        """G3/G4/CZ8: legal cards of the current player in the PLAY phase."""
+        hand = self.hands[rows, self.cur[rows]]
+        top = self.top[rows]
+        has_top = top >= 0
+        tc = np.maximum(top, 0)
+        ok = SUIT_MASK[np.maximum(self.active[rows], 0)] | RANK_MASK[RANK_OF[tc]]
+        if self.r.wild_on_anything:
+            ok = ok | self.t.wild_mask
+        qnk = self.t.qnk[top + 1]
+        ok = np.where(qnk, self.t.king_bit[tc], ok)
+        return np.where(has_top, hand & ok, hand)
+
+    def _decide(self, rows: NDArray[np.int64]) -> None:
+        """One decision in every decision slot: forced steps, strategy calls, checks, moves."""
+        ph = self.phase[rows]
+        cur = self.cur[rows]
+        hand = self.hands[rows, cur]
+        legal = np.zeros(len(rows), np.uint64)
+        can_draw = np.zeros(len(rows), bool)
+        can_take = ph == SEVEN
+        play = ph == PLAY
+        if play.any():
+            rp = rows[play]
+            lp = self.legal_mask(rp)
+            drawable = (self.tcount[rp] > 0) | (self.pcount[rp] > 1)
+            legal[play] = lp
+            can_draw[play] = drawable & ((lp == 0) | self.r.voluntary_draw)
+        drawn = ph == DRAWN
+        legal[drawn] = BIT[np.maximum(self.drawn[rows[drawn]], 0)]
+        legal[can_take] = hand[can_take] & RANK_MASK[7]
+        lead = ph == LEAD
+        legal[lead] = BIT[np.maximum(self.top[rows[lead]], 0)]
+        view_hand = np.where(lead, hand | legal, hand)
+        stuck = (legal == 0) & ~can_draw & ~can_take
+        if stuck.any():
+            self._pass(rows[stuck])
+        act = np.full(len(rows), -1, np.int16)
+        suit = np.full(len(rows), -1, np.int8)
+        forced_draw = (legal == 0) & can_draw
+        act[forced_draw] = DRAW
+        nleg = popcount(legal)
+        wild_single = (legal & self.t.wild_mask) != 0
+        single = (nleg == 1) & ~can_draw & ~can_take & ~(wild_single & ((popcount(hand) > 1) | lead))
+        act[single] = lowest_card(legal[single])
+        ask = ~stuck & ~forced_draw & ~single
+        if ask.any():
+            self._ask(rows, ask, act, suit, legal, can_draw, can_take, view_hand)
+        go = ~stuck
+        self._apply(rows[go], act[go], suit[go], ph[go])
+
+    def _ask(self, rows, ask, act, suit, legal, can_draw, can_take, view_hand) -> None:
+        """Call each seat's strategy on the slots where it must choose, and check the answers."""
+        from strategies.base import BatchView
+
+        ar = rows[ask]
+        sidx = self._strategy_index(ar)
+        for k in np.unique(sidx):
+            m = sidx == k
+            rr = ar[m]
+            where = np.nonzero(ask)[0][m]
+            cur = self.cur[rr].astype(np.int64)
+            seats = (cur[:, None] + np.arange(self.n)) % self.n
+            hs = popcount(self.hands[rr[:, None], seats]).astype(np.int16)
+            scores = None
+            if self.matches:
+                players = self._seat_player(rr)
+                scores = self.totals[rr[:, None], players[np.arange(len(rr))[:, None], seats]]
+            ph = self.phase[rr]
+            top = np.where(ph == LEAD, -1, self.top[rr]).astype(np.int8)
+            view = BatchView(
+                rules=self.r, seat=self.cur[rr].copy(), hand=view_hand[where], legal=legal[where],
+                can_draw=can_draw[where], can_take=can_take[where], top=top,
+                active_suit=self.active[rr].copy(),
+                pending_seven=np.where(ph == SEVEN, self.pend7[rr], 0).astype(np.int16),
+                hand_sizes=hs, talon_size=self.tcount[rr].copy(), played=self.played[rr].copy(),
+                scores=scores)
+            strat = self.strats[int(k)]
+            a, s = self._call(strat, bool(self.fast[int(k)]), view, rr)
+            self._check_answers(strat, view, a, s, rr)
+            act[where] = a
+            suit[where] = s
+
+    def _strategy_index(self, rows: NDArray[np.int64]) -> NDArray[np.int64]:
+        return (self.dealer[rows].astype(np.int64) + self.cur[rows]) % self.n
+
+    def _call(self, strat, fast: bool, view, rows) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
+        name = getattr(strat, "name", repr(strat))
+        try:
+            if fast:
+                a, s = strat.choose_batch(view, self.rng)
+            else:
+                a, s = _choose_rows(strat, view, self.rng)
+        except SimulationError:
+            raise
+        except Exception as exc:
+            raise SimulationError(self._where(name, rows[0]) + f": the strategy raised {type(exc).__name__}: {exc}") from exc
+        a, s = np.asarray(a), np.asarray(s)
+        if a.shape != (len(rows),) or s.shape != (len(rows),) or a.dtype.kind not in "iu" or s.dtype.kind not in "iu":
+            raise SimulationError(self._where(name, rows[0]) + f": choose_batch must return two integer arrays of shape "
+                                  f"({len(rows)},), got {a.dtype}{a.shape} and {s.dtype}{s.shape}")
+        return a.astype(np.int16), s.astype(np.int8)
+
+    def _where(self, name: str, row: int) -> str:
+        unit = "match" if self.matches else "deal"
+        return (f"strategy {name!r} ({self.r.variant}, {unit} {int(self.job[row])}, turn {int(self.turns[row])}, "
+                f"seat {int(self.cur[row])})")
+
+    def _check_answers(self, strat, view, a, s, rows) -> None:
+        """Every returned action must be legal, and only a wild names a suit (STYLE.md 3)."""
+        card = (a >= 0) & (a < N_CARDS)
+        ac = np.clip(a, 0, N_CARDS - 1)
+        ok_card = card & ((view.legal & BIT[ac]) != 0)
+        ok = ok_card | ((a == DRAW) & view.can_draw) | ((a == TAKE) & view.can_take)
+        wild = card & (RANK_OF[ac] == self.r.wild_rank)
+        ok &= (s == -1) | (wild & (s >= 0) & (s < 4))
+        if not ok.all():
+            i = int(np.nonzero(~ok)[0][0])
+            from strategies.base import describe_action
+
+            legal = [card_str(c) for c in cards_tuple(int(view.legal[i]))]
+            legal += ["draw"] * bool(view.can_draw[i]) + ["take"] * bool(view.can_take[i])
+            what = "names a suit without playing a wild" if ok_card[i] else "is not legal"
+            raise SimulationError(self._where(getattr(strat, "name", repr(strat)), rows[i])
+                                  + f": move {describe_action(int(a[i]), int(s[i]))} {what} "
+                                  + f"(legal: {' '.join(legal)})")
+
+    def _apply(self, rows, act, suit, ph) -> None:
+        take = act == TAKE
+        self._take_seven(rows[take])
+        draw = act == DRAW
+        if draw.any():
+            self._draw_decision(rows[draw])
+        lead = ph == LEAD
+        if lead.any():
+            rl = rows[lead]
+            self.active[rl] = np.where(suit[lead] >= 0, suit[lead], SUIT_OF[np.maximum(self.top[rl], 0)])
+            self.cur[rl] = 1 % self.n
+            self.phase[rl] = BEGIN
+        card = ~take & ~draw & ~lead
+        if card.any():
+            self._play(rows[card], act[card].astype(np.int8), suit[card], ph[card])
+
+    def _draw_decision(self, rows) -> None:
+        """G6 draw_one / SV4 draw_until_play after a DRAW decision."""
+        _, card = self._draw(rows, 1)
+        self.drew[rows] = True
+        self.stuck[rows] = 0
+        if self.r.no_card == "draw_until_play":
+            self.phase[rows] = PLAY
+            return
+        fits = (self.legal_mask(rows) & BIT[np.maximum(card, 0)]) != 0
+        self.phase[rows[fits]] = DRAWN
+        self.drawn[rows[fits]] = card[fits]
+        self._advance(rows[~fits])
+
+    def _play(self, rows, card, suit, ph) -> None:
+        cur = self.cur[rows]
+        self.hands[rows, cur] &= ~BIT[card]
+        pos = (self.head[rows].astype(np.int64) + self.tcount[rows] + self.pcount[rows]) % self.d
+        self.ring[rows, pos] = card
+        self.pcount[rows] += 1
+        self.top[rows] = card
+        self.played[rows] |= BIT[card]
+        self.stuck[rows] = 0
+        wild = RANK_OF[card] == self.r.wild_rank
+        self.active[rows] = np.where(wild & (suit >= 0), suit, SUIT_OF[card])
+        chain = np.where(ph == SEVEN, self.pend7[rows], 0).astype(np.int8)
+        self._set_pending(rows, card, chain)
+        left = popcount(self.hands[rows, cur])
+        out = left == 0
+        if out.any():
+            ro = rows[out]
+            self.last_actor[ro] = self.cur[ro]
+            self.last_card[ro] = card[out]
+            if self.r.serve_last_effect:
+                k = np.where(self.pend7[ro] > 0,
+                             self.pend7[ro] if self.r.seven_chain == "accumulate" else 1, self.pdraw[ro])
+                self.cur[ro] = (self.cur[ro] + 1) % self.n
+                self._draw(ro, k)
+            self._finish(ro, END_OUT)
+        rest = rows[~out]
+        if self.r.last_card_call and len(rest):
+            one = left[~out] == 1
+            forgot = one & (self.rng.random(len(rest)) < self.r.forget_rate)
+            self._draw(rest[forgot], 2)  # CZ8 last_card_call
+        self._advance(rest)
+
+    # ------------------------------------------------------------ results
+    def _finish(self, rows: NDArray[np.int64], end: int) -> None:
+        """G9/G10/PR7: score finished deals and hand them to the deal (or match) collector."""
+        if not len(rows):
+            return
+        r, t, n = self.r, self.t, self.n
+        hands = self.hands[rows]
+        pts = mask_points(hands, t.card_points)
+        if r.lone_wild_points is not None:
+            lone = (popcount(hands) == 1) & ((hands & t.wild_mask) != 0)
+            pts = np.where(lone, r.lone_wild_points, pts)
+        if r.jack_finish_doubles:
+            lc = self.last_card[rows]
+            dbl = (lc >= 0) & (RANK_OF[np.maximum(lc, 0)] == r.wild_rank)
+            pts = np.where(dbl[:, None], 2 * pts, pts)
+        holders = (hands & t.wild_mask) != 0
+        went = np.where(np.full(len(rows), end == END_OUT), self.last_actor[rows], -1).astype(np.int8)
+        order = (np.arange(n)[None, :] - self.last_actor[rows, None].astype(np.int64) - 1) % n
+        seat_idx = np.arange(n)[None, :]
+        key_max = pts.astype(np.int64) * 16 + (15 - order)
+        key_max_others = np.where(seat_idx == went[:, None], -1, key_max)
+        loser = key_max_others.argmax(axis=1)
+        by_wild = np.zeros(len(rows), bool)
+        if r.variant == "prague":
+            any_h = holders.any(axis=1)
+            wl = np.where(holders, key_max, -1).argmax(axis=1)
+            by_wild = any_h & (wl != loser)
+            loser = np.where(any_h, wl, loser)
+        key_min = np.where(seat_idx == loser[:, None], 1 << 40, pts.astype(np.int64) * 16 + order)
+        winner = np.where(went >= 0, went, key_min.argmin(axis=1))
+        capped = end == END_CAPPED
+        if capped:
+            winner = np.full(len(rows), -1)
+            loser = np.full(len(rows), -1)
+            by_wild = np.zeros(len(rows), bool)
+        self.phase[rows] = IDLE
+        self._collect(rows, end, pts, went, winner, loser, by_wild, holders)
+
+    def _collect(self, rows, end, pts, went, winner, loser, by_wild, holders) -> None:
+        """Store a finished deal by player id (deal mode) or fold it into its match."""
+        seat_player = self._seat_player(rows)
+        ar = np.arange(len(rows))[:, None]
+        by_player = np.zeros_like(pts)
+        by_player[ar, seat_player] = pts
+        wild_p = np.zeros_like(holders)
+        wild_p[ar, seat_player] = holders
+
+        def to_player(seat):
+            seat = np.asarray(seat)
+            return np.where(seat >= 0, seat_player[np.arange(len(rows)), np.maximum(seat, 0)], -1)
+
+        if not self.matches:
+            j = self.job[rows]
+            o = self.out
+            o["points"][j] = by_player
+            o["went_out"][j] = to_player(went)
+            o["winner"][j] = to_player(winner)
+            o["loser"][j] = to_player(loser)
+            o["loser_by_wild"][j] = by_wild
+            o["wild_held"][j] = wild_p
+            o["end"][j] = end
+            o["turns"][j] = self.turns[rows]
+            o["last_card"][j] = self.last_card[rows]
+            o["turnovers"][j] = self.turnovers[rows]
+            self.job[rows] = -1
+            return
+        self.totals[rows] += by_player
+        self.deals_done[rows] += 1
+        self.capped_deals[rows] += end == END_CAPPED
+        over = (self.totals[rows].max(axis=1) >= self.r.target) | (self.deals_done[rows] >= MAX_DEALS)
+        fin = rows[over]
+        if len(fin):
+            win, loss, bw = match_outcome(self.r.variant, self.totals[fin], wild_p[over], self.r.target)
+            j = self.job[fin]
+            o = self.out
+            o["totals"][j] = self.totals[fin]
+            o["win_share"][j] = win
+            o["loss_share"][j] = loss
+            o["loser_by_wild"][j] = bw
+            o["wild_held"][j] = wild_p[over]
+            o["deals"][j] = self.deals_done[fin]
+            o["capped_deals"][j] = self.capped_deals[fin]
+            self.job[fin] = -1
+        cont = rows[~over]
+        if len(cont):
+            w = to_player(winner)[~over]
+            if self.r.variant == "svinya":  # SV2: the deal's winner leads the next
+                nd = np.where(w >= 0, (w - 1) % self.n, (self.dealer[cont] + 1) % self.n)
+            else:  # CZ2: the deal passes to the left
+                nd = (self.dealer[cont] + 1) % self.n
+            self.dealer[cont] = nd
+            self.pending_redeal.append(cont)
+
+    # ------------------------------------------------------------ driver
+    def run(self, n_jobs: int, decks: NDArray[np.int8] | None) -> DealResults | MatchResults:
+        """Play ``n_jobs`` deals (or matches) and return their results in job order.
+
+        ``decks``: (N, D) deck orders for deals, (N, K, D) for matches (deal k of
+        match i uses ``decks[i, k]``); None draws seeded shuffles.
+        """
+        n = self.n
+        self.out = _alloc(n_jobs, n, self.matches)
+        self.pending_redeal: list[NDArray[np.int64]] = []
+        next_job = 0
+        deck_base = np.asarray(sorted(_deck_cards(self.r)), np.int8)
+
+        def get_decks(rows: NDArray[np.int64]) -> NDArray[np.int8]:
+            if decks is None:
+                return self.rng.permuted(np.tile(deck_base, (len(rows), 1)), axis=1)
+            if self.matches:
+                k = self.deal_k[rows]
+                if (k >= decks.shape[1]).any():
+                    raise SimulationError(f"given decks hold {decks.shape[1]} deals per match; a match needs more")
+                return decks[self.job[rows], k]
+            return decks[self.job[rows]]
+
+        while True:
+            free = np.nonzero(self.job < 0)[0]
+            if len(free) and next_job < n_jobs:
+                take = free[: n_jobs - next_job]
+                self.job[take] = np.arange(next_job, next_job + len(take))
+                next_job += len(take)
+                self.dealer[take] = first_dealer(n)
+                self.totals[take] = 0
+                self.deals_done[take] = 0
+                self.capped_deals[take] = 0
+                self.deal_k[take] = 0
+                self._deal(take, get_decks(take))
+            if self.pending_redeal:
+                rows = np.concatenate(self.pending_redeal)
+                self.pending_redeal = []
+                self.deal_k[rows] += 1
+                self._deal(rows, get_decks(rows))
+            ph = self.phase
+            begin = np.nonzero(ph == BEGIN)[0]
+            if len(begin):
+                self._begin(begin)
+            dec = np.nonzero((self.phase >= PLAY) & (self.phase <= LEAD))[0]
+            if len(dec):
+                self._decide(dec)
+            if self.check:
+                self._check_invariants()
+            if next_job >= n_jobs and not self.pending_redeal and not (self.job >= 0).any():
+                break
+        return (MatchResults if self.matches else DealResults)(**self.out)
+
+    def _check_invariants(self) -> None:
+        """--check: card conservation in every live slot (issue 6, point 4)."""
+        live = np.nonzero(self.phase != IDLE)[0]
+        if not len(live):
+            return
+        hands = self.hands[live]
+        union = np.bitwise_or.reduce(hands, axis=1)
+        overlap = popcount(union).astype(np.int64) != popcount(hands).astype(np.int64).sum(axis=1)
+        ring_n = self.tcount[live].astype(np.int64) + self.pcount[live]
+        pos = (self.head[live, None].astype(np.int64) + np.arange(self.d)) % self.d
+        ring_cards = self.ring[live[:, None], pos]
+        in_ring = np.arange(self.d)[None, :] < ring_n[:, None]
+        ring_mask = np.bitwise_or.reduce(np.where(in_ring, BIT[np.maximum(ring_cards, 0)], U64(0)), axis=1)
+        bad = overlap | ((union & ring_mask) != 0) | ((union | ring_mask) != self.t.deck_mask) \
+            | (popcount(union).astype(np.int64) + ring_n != self.d)
+        if bad.any():
+            row = int(live[np.nonzero(bad)[0][0]])
+            raise SimulationError(f"invariant broken: cards not conserved in {self.r.variant} "
+                                  f"{'match' if self.matches else 'deal'} {int(self.job[row])} at turn {int(self.turns[row])}")
+
+
+def _deck_cards(r: RuleSet) -> tuple[int, ...]:
+    from .cards import deck
+
+    return deck(r.deck_size)
+
+
+def _alloc(n: int, p: int, matches: bool) -> dict[str, np.ndarray]:
+    z = np.zeros
+    if matches:
+        return {"totals": z((n, p), np.int32), "win_share": z((n, p), np.float32),
+                "loss_share": z((n, p), np.float32), "loser_by_wild": z(n, bool),
+                "wild_held": z((n, p), bool), "deals": z(n, np.int32), "capped_deals": z(n, np.int32)}
+    return {"points": z((n, p), np.int16), "went_out": z(n, np.int8), "winner": z(n, np.int8),
+            "loser": z(n, np.int8), "loser_by_wild": z(n, bool), "wild_held": z((n, p), bool),
+            "end": z(n, np.int8), "turns": z(n, np.int32), "last_card": z(n, np.int8),
+            "turnovers": z(n, np.int16)}
+
+
+def _choose_rows(strat, view, rng) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
+    """The simple-path adapter: one ``choose`` call per row of a BatchView."""
+    from strategies.base import DecisionView
+
+    b = len(view.seat)
+    acts = np.empty(b, np.int16)
+    suits = np.empty(b, np.int8)
+    played_cache: dict[int, frozenset[int]] = {}
+    for i in range(b):
+        legal = cards_tuple(int(view.legal[i]))
+        if view.can_draw[i]:
+            legal += (DRAW,)
+        if view.can_take[i]:
+            legal += (TAKE,)
+        pm = int(view.played[i])
+        played = played_cache.get(pm)
+        if played is None:
+            played = played_cache[pm] = frozenset(cards_tuple(pm))
+        top = int(view.top[i])
+        act_suit = int(view.active_suit[i])
+        dv = DecisionView(
+            rules=view.rules, seat=int(view.seat[i]), hand=cards_tuple(int(view.hand[i])), legal=legal,
+            top=None if top < 0 else top, active_suit=None if act_suit < 0 else act_suit,
+            pending_seven=int(view.pending_seven[i]), hand_sizes=tuple(view.hand_sizes[i].tolist()),
+            talon_size=int(view.talon_size[i]), played=played,
+            scores=None if view.scores is None else tuple(view.scores[i].tolist()))
+        a, s = strat.choose(dv, rng)
+        acts[i] = int(a)
+        suits[i] = -1 if s is None else int(s)
+    return acts, suits
+
+
+def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int,
+                   seed: int | np.random.SeedSequence | None = None, *, decks: NDArray[np.int8] | None = None,
+                   check: bool = False, slots: int = DEFAULT_SLOTS) -> DealResults:
+    """Play ``n`` deals; ``strategies[p]`` plays position p (p = 0 acts first, G2).
+
+    Deals come from seeded shuffles (``seed``) or from ``decks`` (N, D).
+    """
+    if len(strategies) != rules.players:
+        raise ValueError(f"{len(strategies)} strategies for {rules.players} players")
+    rng = np.random.default_rng(seed)
+    # a slot count that does not depend on n would make results depend only on the seed;
+    # fewer slots than deals is pointless, so clamp (results then depend on the seed and n)
+    sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=rng, check=check)
+    return sim.run(n, decks)  # type: ignore[return-value]
+
+
+def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int,
+                     seed: int | np.random.SeedSequence | None = None, *, decks: NDArray[np.int8] | None = None,
+                     check: bool = False, slots: int = 2048) -> MatchResults:
+    """Play ``n`` matches to ``rules.target`` (G11); ``strategies[i]`` is player i (0 leads deal 1)."""
+    if rules.target is None:
+        raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
+    if len(strategies) != rules.players:
+        raise ValueError(f"{len(strategies)} strategies for {rules.players} players")
+    rng = np.random.default_rng(seed)
+    sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=rng, matches=True, check=check)
+    return sim.run(n, decks)  # type: ignore[return-value]
+
