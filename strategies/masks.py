@@ -87,7 +87,7 @@ def nth_card(masks: NDArray[np.uint64], n: NDArray[np.integer]) -> NDArray[np.in
     """(B,) id of the ``n``-th lowest card (0-based) of each mask, -1 where there is none."""
     bits = card_bits(masks)
     n = np.asarray(n, dtype=np.int64)
-    hit = np.cumsum(bits, axis=1) > n[:, None]
+    hit = np.cumsum(bits, axis=1, dtype=np.int8) > n[:, None]
     idx = np.argmax(hit, axis=1)
     return np.where(hit[np.arange(len(idx)), idx], idx, -1).astype(np.int16)
 

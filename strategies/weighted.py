@@ -88,10 +88,12 @@ class Weighted(ScoredStrategy):
         n = len(hand)
         sc = suit_counts(hand)  # (B, 4) before the play; the played card is in hand
         own = sc[:, CARD_SUIT] - 1  # (B, 52) its suit after playing it
-        # a wild names the most-held suit after the play: max over suits of counts less it
-        drop = np.eye(4, dtype=np.int64)[CARD_SUIT]  # (52, 4)
-        best_after = (sc[:, None, :] - drop[None, :, :]).max(axis=2)  # (B, 52)
-        suit_len = np.where(t.wild[None, :], best_after, own)
+        # a wild names the most-held suit after the play: the longest suit, one
+        # shorter only if the wild itself came from the single longest suit
+        top = sc.max(axis=1, keepdims=True)
+        single = (sc == top).sum(axis=1, keepdims=True) == 1
+        wild_len = np.where((sc == top) & single, top - 1, top)  # (B, 4) by the wild's suit
+        suit_len = np.where(t.wild[None, :], wild_len[:, CARD_SUIT], own)
         same_rank = rank_counts(hand)[:, CARD_RANK] - 1
         hs = np.asarray(view.hand_sizes)
         next_hand = hs[:, 1].astype(np.int64) if hs.ndim == 2 and hs.shape[1] > 1 else np.full(n, THREAT_FROM)
