@@ -511,13 +511,14 @@ def _run_blocks(res: Results) -> list[Block]:
     t = res.totals.merge(res.cells[["cell", "unit"]], on="cell")
     deals = float(t["deals_sum"].sum())
     matches = float(t.loc[t["unit"] == "match", "n"].sum())
+    match_deals = float(t.loc[t["unit"] == "match", "deals_sum"].sum())
     facts = [
         f"Experiment: {m.get('name', '–')} — {m.get('description', '') or 'no description'}",
         f"Seed: {m.get('seed', '–')}; analyzer version: {m.get('version', '–')}",
         f"Started {m.get('started', '–')}, finished {m.get('finished', '–')}; "
         f"{count(float(m['deals_per_second'])) if isinstance(m.get('deals_per_second'), (int, float)) else '–'} deals per second",
         f"{len(res.cells)} cells; {count(deals)} deals simulated"
-        + (f", {count(matches)} of them grouped into matches" if matches else ""),
+        + (f", {count(match_deals)} of them in {count(matches)} matches" if matches else ""),
         "Variants: " + ", ".join(sorted(res.cells["variant"].unique())) + "; player counts: "
         + ", ".join(str(p) for p in sorted(res.cells["players"].unique())),
         "Strategies: " + ", ".join(sorted({s for ln in res.cells["lineup"] for s in ln.split(",") if s})),

@@ -1,0 +1,123 @@
+"""build_report on synthetic results folders written with pandas.to_parquet."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import pytest
+
+from analyzer import report
+from tests.test_tables import MANIFEST, write_results
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, report.ReportPaths]:
+    d = write_results(tmp_path_factory.mktemp("report"))
+    return d, report.build_report(d)
+
+
+def test_report_writes_markdown_html_and_charts(built: tuple[Path, report.ReportPaths]) -> None:
+    d, paths = built
+    assert paths.markdown == d / "report.md" and paths.markdown.exists()
+    assert paths.html == d / "report.html" and paths.html.exists()
+    pngs = [p for p in paths.charts if p.suffix == ".png"]
+    svgs = [p for p in paths.charts if p.suffix == ".svg"]
+    assert pngs and len(pngs) == len(svgs)
+    assert all(p.parent == d / "charts" and p.read_bytes()[:8] == PNG_MAGIC for p in pngs)
+    assert all(b"<svg" in p.read_bytes()[:2000] for p in svgs)
+
+
+def test_report_opens_with_capped_warning_then_answers(built: tuple[Path, report.ReportPaths]) -> None:
+    md = built[1].markdown.read_text(encoding="utf-8")
+    lines = [ln for ln in md.splitlines() if ln.strip()]
+    assert lines[0].startswith("# ")
+    assert lines[1].startswith("**WARNING") and "turn cap" in lines[1] and "2.0%" in lines[1]
+    assert md.index("WARNING") < md.index("## Answers") < md.index("## First-player advantage")
+
+
+def test_first_player_sentence_states_rate_interval_fair_share_and_n(built: tuple[Path, report.ReportPaths]) -> None:
+    md = built[1].markdown.read_text(encoding="utf-8")
+    assert ("In prague with 3 players the first player wins 40.0% [37.0, 43.1] of deals "
+            "against a fair 33.3% (n=1,000)") in md
+    # 50 of 100 against a fair 50%: the interval contains the fair share
+    assert re.search(r"sevens=True; lineup wild-keeper, wild-dumper\) the first player wins 50\.0% "
+                     r"\[40\.4, 59\.6\] of deals against a fair 50\.0% \(n=100\): not distinguishable from fair", md)
+    assert "of matches against a fair 50.0% (n=10): not distinguishable from fair" in md
+
+
+def test_report_answers_wild_penalty_keeper_dumper_and_length(built: tuple[Path, report.ReportPaths]) -> None:
+    md = built[1].markdown.read_text(encoding="utf-8")
+    assert "picked the loser in 10.0% [8.3, 12.0] of deals" in md
+    assert "wild-keeper loses 54.0%" in md and "not distinguishable from 0" in md
+    assert "a deal lasts 23.0 [19.6, 26.4] turns" in md
+    assert "a match lasts 7.0 deals" in md
+
+
+def test_report_records_how_it_was_run(built: tuple[Path, report.ReportPaths]) -> None:
+    md = built[1].markdown.read_text(encoding="utf-8")
+    tail = md[md.index("## How this was run"):]
+    assert MANIFEST["command"] in tail and "Seed: 7" in tail and "0.1.0" in tail
+    assert "1,270 deals simulated, 70 of them in 10 matches" in tail
+    assert "sevens=True" in tail and "wild-keeper, wild-dumper" in tail
+
+
+def test_html_is_self_contained_with_embedded_png_and_tables(built: tuple[Path, report.ReportPaths]) -> None:
+    page = built[1].html.read_text(encoding="utf-8")
+    imgs = re.findall(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
+    assert imgs and all(base64.b64decode(i)[:8] == PNG_MAGIC for i in imgs)
+    assert "<table" in page and "class='warn'" in page
+    assert not re.search(r"src=['\"](?!data:)", page)  # nothing loaded from outside the file
+    assert "<strong>WARNING" in page
+
+
+def test_report_works_with_deals_only_and_single_variant(tmp_path: Path) -> None:
+    d = write_results(tmp_path, keep_cells=[0])
+    paths = report.build_report(d)
+    md = paths.markdown.read_text(encoding="utf-8")
+    body = md.split("## How this was run")[0]
+    assert "WARNING" not in body and "of matches" not in body and "czech" not in body
+    assert "In prague with 3 players the first player wins" in md
+    assert "No cell seats wild-keeper or wild-dumper" in md
+
+
+def test_report_works_with_matches_only(tmp_path: Path) -> None:
+    d = write_results(tmp_path, keep_cells=[3])
+    md = report.build_report(d).markdown.read_text(encoding="utf-8")
+    assert "of matches against a fair 50.0%" in md and "a match lasts 7.0 deals" in md
+
+
+def test_manifest_reports_list_restricts_sections(tmp_path: Path) -> None:
+    d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first-player", "nonsense"]})
+    md = report.build_report(d).markdown.read_text(encoding="utf-8")
+    assert "## First-player advantage" in md
+    assert "## The wild-holding" not in md and "## Game length" not in md
+    assert "not recognised" in md and "nonsense" in md
+
+
+@pytest.mark.parametrize("kinds, expected", [
+    ([], list(report.SECTIONS)),
+    (["jack"], ["wild"]),
+    (["game-length", "head_to_head"], ["length", "head_to_head"]),
+    (["all"], list(report.SECTIONS)),
+    (["zzz"], list(report.SECTIONS)),
+])
+def test_requested_sections_matches_loose_names(kinds: list[str], expected: list[str]) -> None:
+    assert report.requested_sections(kinds)[0] == expected
+
+
+def test_percent_formatting_keeps_small_rates_visible() -> None:
+    assert report.pct(0.3612) == "36.1%"
+    assert report.pct(0.0002) == "0.020%"
+    assert report.pct_ci(0.5, 0.4038, 0.5962) == "50.0% [40.4, 59.6]"
+    assert report.pp_ci(0.0277, 0.0267, 0.0286) == "+2.8 pp [+2.7, +2.9]"
+
+
+def test_markdown_table_escapes_pipes() -> None:
+    import pandas as pd
+
+    t = report.md_table(pd.DataFrame({"a": ["x|y"], "b": [1]}))
+    assert t.splitlines()[2] == "| x\\|y | 1 |"
