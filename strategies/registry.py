@@ -9,8 +9,10 @@ A *spec* names a strategy on the command line and in experiment files::
     mystrat                             an entry point of group ``durak.strategies``
 
 The attribute may be a class (instantiated with the keyword arguments, none by
-default), a ready instance, or a plain function ``choose(view, rng)`` (wrapped
-so that its name is the spec).  Values in ``?k=v`` are read as int, float,
+default), a factory function taking no required arguments (called likewise),
+a ready instance, or a plain function ``choose(view, rng)`` (wrapped so that
+its name is the spec).  The first '?' starts the parameters, so a plugin path
+must not contain one.  Values in ``?k=v`` are read as int, float,
 true/false or none, else kept as text.  A strategy made with arguments gets the
 whole spec as its ``name``, so two tunings never share a name in results.
 
