@@ -88,6 +88,8 @@ class BatchSim:
         self.t = _tables(rules)
         self.strats = list(strategies)
         self.fast = [isinstance(s, BatchStrategy) and hasattr(s, "choose_batch") for s in self.strats]
+        first = {id(s): i for i, s in reversed(list(enumerate(self.strats)))}
+        self.strat_group = np.array([first[id(s)] for s in self.strats], np.int64)
         self.rng = rng
         self.matches = matches
         self.check = check
@@ -326,7 +328,8 @@ class BatchSim:
         from strategies.base import BatchView
 
         ar = rows[ask]
-        sidx = self._strategy_index(ar)
+        # one call per distinct strategy object, however many seats it plays
+        sidx = self.strat_group[self._strategy_index(ar)]
         for k in np.unique(sidx):
             m = sidx == k
             rr = ar[m]

@@ -1,0 +1,91 @@
+"""``durak bench``: deals/second of the simulator and the rules engine, measured in one run.
+
+The machines are shared and noisy, so the figures that matter are the ratios
+printed side by side (all cores / one core, fast path / simple path / engine).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+
+import numpy as np
+
+from .engine import Deal, play_deal
+from .play import play
+from .rules import make_rules
+
+#: Default player counts for the benchmark (issue 3: czech 4 players).
+BENCH_PLAYERS = {"czech": 4, "prague": 3, "svinya": 2}
+
+
+class SimpleOnly:
+    """A strategy seen through its simple path only (no choose_batch)."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.name = getattr(inner, "name", "simple")
+
+    def choose(self, view, rng):  # noqa: ANN001
+        return self.inner.choose(view, rng)  # type: ignore[attr-defined]
+
+
+def _peak_mib() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, kids) / 1024.0
+
+
+def engine_rate(rules, n: int, seed: int = 0) -> float:
+    from strategies import get_strategy
+
+    rng = np.random.default_rng(seed)
+    strat = [get_strategy("random")] * rules.players
+    from .cards import shuffled_decks
+
+    decks = shuffled_decks(rules.deck_size, n, rng)
+    t0 = time.perf_counter()
+    for i in range(n):
+        play_deal(Deal.from_deck(rules, decks[i].tolist(), rng=rng), strat, rng)
+    return n / (time.perf_counter() - t0)
+
+
+def simple_rate(rules, n: int, seed: int = 0) -> float:
+    from strategies import get_strategy
+
+    from .simulator import simulate_deals
+
+    s = SimpleOnly(get_strategy("random"))
+    t0 = time.perf_counter()
+    simulate_deals(rules, [s] * rules.players, n, seed)
+    return n / (time.perf_counter() - t0)
+
+
+def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str]) -> list[dict]:
+    from rich.console import Console
+    from rich.table import Table
+
+    cores = os.cpu_count() or 1
+    rows = []
+    table = Table(title=f"durak bench — random play, default rules; {cores} cores")
+    for col in ("variant", "players", "1 core", f"{cores} cores", "speed-up", "simple path", "engine",
+                "fast/engine"):
+        table.add_column(col, justify="right")
+    for v in variants:
+        rules = make_rules(v, BENCH_PLAYERS.get(v, 2))
+        specs = ["random"] * rules.players
+        play(rules, specs, 20_000, seed=99, jobs=1)  # warm-up (imports, caches)
+        _, t1 = play(rules, specs, deals, seed=1, jobs=1, chunk=max(1, deals // cores))
+        _, tn = play(rules, specs, deals, seed=1, jobs=-1, chunk=max(1, deals // cores))
+        one, many = deals / t1, deals / tn
+        simple = simple_rate(rules, simple_deals) if simple_deals else float("nan")
+        eng = engine_rate(rules, engine_deals) if engine_deals else float("nan")
+        rows.append({"variant": v, "players": rules.players, "one_core": one, "all_cores": many,
+                     "simple_path": simple, "engine": eng})
+        table.add_row(v, str(rules.players), f"{one:,.0f}", f"{many:,.0f}", f"{many / one:.2f}x",
+                      f"{simple:,.0f}", f"{eng:,.0f}", f"{one / eng:.0f}x")
+    c = Console()
+    c.print(table)
+    c.print(f"deals/second; peak memory {_peak_mib():,.0f} MiB (largest process)")
+    return rows

@@ -1,0 +1,236 @@
+"""The ``durak`` command line (typer).  Commands are thin; the work lives in modules.
+
+Every user mistake ends with one line on stderr naming the culprit and exit
+code 2 (issue 6); tracebacks are for bugs only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Iterator, Optional
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family).")
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from strategies.registry import StrategySpecError
+
+    from .cards import CardError
+    from .experiment import ExperimentError
+    from .replay import ScenarioError
+    from .rules import RulesError
+    from .simulator import SimulationError
+
+    return (RulesError, ScenarioError, ExperimentError, StrategySpecError, SimulationError, CardError)
+
+
+class UsageError(ValueError):
+    """A bad command-line value the parser cannot catch (e.g. non-positive --deals)."""
+
+
+def fail(message: str) -> None:
+    typer.echo(f"durak: error: {' '.join(str(message).split())}", err=True)
+    raise typer.Exit(2)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the analyzer's user-error exceptions into one line and exit code 2."""
+    try:
+        yield
+    except (UsageError, *_user_errors()) as exc:  # type: ignore[misc]
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{getattr(exc, 'filename', '') or ''}: {exc.strerror or exc}")
+
+
+def _rules(variant: str, players: int, rule: list[str] | None):
+    from .rules import make_rules, parse_rule_args
+
+    return make_rules(variant, players, parse_rule_args(rule))
+
+
+def _positive(name: str, value: int | None) -> None:
+    if value is not None and value <= 0:
+        raise UsageError(f"{name} must be a positive number, got {value}")
+
+
+RuleOpt = Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the trace.")] = False,
+) -> None:
+    """Replay a deal from a scenario file, turn by turn."""
+    from .cards import cards_str
+    from .replay import load_scenario, outcome_json, replay as run_replay
+
+    with user_errors():
+        sc = load_scenario(file)
+        deal, out = run_replay(sc)
+    if as_json:
+        typer.echo(json.dumps(outcome_json(sc, out)))
+        return
+    typer.echo(f"{sc.rules.describe()} — {file}")
+    for s, name in enumerate(sc.names):
+        typer.echo(f"  {name}: {cards_str(sc.hands[s], pretty=True)}")
+    for line in deal.log:
+        typer.echo("  " + line)
+    for s, name in enumerate(sc.names):
+        flag = "  <- loser (durak)" if out.loser == s else "  <- went out" if out.went_out == s else ""
+        typer.echo(f"  {name}: {out.points[s]} points{flag}")
+
+
+@app.command()
+def simulate(
+    variant: Annotated[str, typer.Option(help="czech | prague | svinya")] = "czech",
+    players: Annotated[int, typer.Option(help="Number of players.")] = 4,
+    strategies: Annotated[str, typer.Option(help="Comma-separated, by position (0 acts first).")] = "",
+    deals: Annotated[int, typer.Option(help="Deals to play.")] = 100_000,
+    matches: Annotated[Optional[int], typer.Option(help="Play this many matches instead of deals.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same numbers.")] = 0,
+    rule: RuleOpt = None,
+    jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
+    check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Play deals (or matches) of one line-up and print rates with 95% intervals."""
+    from .play import play, summary_json
+
+    with user_errors():
+        _positive("--deals", deals)
+        _positive("--matches", matches)
+        rules = _rules(variant, players, rule)
+        specs = [s.strip() for s in strategies.split(",")] if strategies else ["random"] * players
+        if len(specs) != players:
+            raise UsageError(f"--strategies lists {len(specs)} strategies for {players} players")
+        from strategies import get_strategy
+
+        for s in dict.fromkeys(specs):
+            get_strategy(s)
+        if matches and rules.target is None:
+            raise UsageError(f"{variant} has no match target by default; add --rule target=POINTS")
+        n = matches or deals
+        tables, elapsed = play(rules, specs, n, seed=seed, jobs=jobs, matches=bool(matches), check=check)
+    out = summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches))
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    _print_summary(out)
+
+
+def _print_summary(out: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    unit = out["unit"]
+    t = Table(title=f"{out['variant']} {out['players']}p {out['rules'] or ''} — {out.get('matches', out['deals']):,} "
+                    f"{unit}s, seed {out['seed']}")
+    for col in ("pos", "strategy", "win % [95% CI]", "loser %", "mean points", "wild held %"):
+        t.add_column(col)
+    for p, s in enumerate(out["strategies"]):
+        lo, hi = out["win_ci"][p]
+        t.add_row(str(p), s, f"{100 * out['win_rate'][p]:.2f} [{100 * lo:.2f}, {100 * hi:.2f}]",
+                  f"{100 * out['loser_rate'][p]:.2f}", f"{out['mean_points'][p]:.2f}",
+                  f"{100 * out['wild_held_rate'][p]:.2f}")
+    c = Console()
+    c.print(t)
+    extra = f"mean turns {out['mean_turns']:.2f}; " if "mean_turns" in out else ""
+    c.print(f"{extra}blocked {out['blocked']}, capped {out['capped']}; {out['deals_per_second']:,.0f} deals/s")
+    if out["capped"] and out["capped"] / out["deals"] > 0.001:
+        c.print(f"[bold red]WARNING: {out['capped']} deals hit the turn cap ({100 * out['capped'] / out['deals']:.2f}%)"
+                " — rates exclude them as wins and losses[/]")
+
+
+@app.command("strategies")
+def list_strategies() -> None:
+    """List the strategies: built-ins and plugins of the entry-point group durak.strategies."""
+    from strategies import available
+
+    for name, desc in available().items():
+        typer.echo(f"{name:14} {desc}")
+
+
+@app.command("rules")
+def list_rules(variant: Annotated[str, typer.Argument(help="czech | prague | svinya")] = "czech",
+               players: Annotated[int, typer.Option(help="Player count.")] = 4) -> None:
+    """Show every rule option of a variant with its default (RULES.md names)."""
+    from .rules import make_rules
+
+    with user_errors():
+        r = make_rules(variant, players)
+    for k, v in r.options().items():
+        typer.echo(f"{k:20} {v}")
+
+
+@app.command()
+def bench(
+    deals: Annotated[int, typer.Option(help="Deals per measurement.")] = 200_000,
+    simple_deals: Annotated[int, typer.Option(help="Deals through the simple per-decision path.")] = 20_000,
+    engine_deals: Annotated[int, typer.Option(help="Deals through the rules engine.")] = 2_000,
+    variants: Annotated[str, typer.Option(help="Comma-separated variants.")] = "czech,prague,svinya",
+) -> None:
+    """Deals/second per variant (random play): fast path on 1 core and all cores, simple path, rules engine."""
+    from .benchmark import run_bench
+
+    with user_errors():
+        _positive("--deals", deals)
+        run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals,
+                  variants=[v.strip() for v in variants.split(",")])
+
+
+@app.command()
+def run(
+    file: Annotated[Path, typer.Argument(help="Experiment file (TOML).")],
+    deals: Annotated[Optional[int], typer.Option(help="Override deals (or matches) per cell.")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Output folder (default reports/<name>).")] = None,
+    jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
+    backend: Annotated[str, typer.Option(help="loky (local) or dask.")] = "loky",
+    scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")] = None,
+    fresh: Annotated[bool, typer.Option(help="Discard finished chunks instead of resuming.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
+) -> None:
+    """Run an experiment file: every cell, in parallel, resumable; then write its report."""
+    from .runner import run_experiment
+
+    with user_errors():
+        _positive("--deals", deals)
+        if backend not in ("loky", "dask"):
+            raise UsageError(f"--backend must be loky or dask, not {backend!r}")
+        folder = run_experiment(file, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
+                                fresh=fresh, quiet=quiet, check=check)
+    typer.echo(f"results and report in {folder}")
+
+
+@app.command()
+def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")]) -> None:
+    """Rebuild report.md and report.html from stored results, without simulating."""
+    from .report import build_report
+
+    with user_errors():
+        if not (folder / "results").is_dir():
+            raise UsageError(f"{folder}: no results/ folder here (run the experiment first)")
+        paths = build_report(folder)
+    typer.echo(f"report written: {paths}")
+
+
+def main() -> None:
+    """Entry point of the ``durak`` script."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("durak: interrupted; finished chunks are on disk, rerun to resume", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
