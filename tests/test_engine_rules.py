@@ -908,3 +908,21 @@ def test_cz2_sv2_dealer_rotation():
     assert next_dealer("svinya", 1, 1, 2) == 0  # player 1 won: player 1 leads, player 0 deals
     assert next_dealer("svinya", 1, 0, 2) == 1
     assert next_dealer("svinya", 0, None, 2) == 1
+
+
+def test_pr2_g9_prague_hand_size_one():
+    """PR2 + G9: with hand_size 1 the prague dealer leads his only card and holds nothing.
+
+    Either the configuration is refused (RulesError) or the deal ends at once with
+    the dealer out (G9: the deal ends the moment a player sheds the last card); a
+    deal that goes on with an empty-handed dealer contradicts G9.
+    """
+    from analyzer.rules import RulesError
+
+    try:
+        r = make_rules("prague", 3, {"hand_size": 1})
+    except RulesError:
+        return
+    d = Deal.from_deck(r, list(reversed(deck(36))))
+    assert d.hands[0] == []
+    assert d.done and d.outcome.went_out == 0, "dealer has no cards but the deal goes on"
