@@ -39,7 +39,7 @@ SECTION_TITLES = {
 }
 #: Substrings of a requested report kind -> section (first match wins).
 _ALIASES = (
-    ("all", None), ("first", "first_player"), ("advantage", "first_player"), ("seat", "first_player"),
+    ("all", None), ("full", None), ("everything", None), ("first", "first_player"), ("advantage", "first_player"), ("seat", "first_player"),
     ("worst", "first_player"), ("wild", "wild"), ("jack", "wild"), ("keeper", "wild"),
     ("dumper", "wild"), ("penalt", "wild"), ("length", "length"), ("turn", "length"),
     ("capped", "length"), ("blocked", "length"), ("head", "head_to_head"), ("h2h", "head_to_head"),
@@ -47,6 +47,8 @@ _ALIASES = (
     ("strateg", "strategies"), ("position", "positions"), ("win", "positions"), ("loss", "positions"),
     ("rate", "positions"), ("durak", "positions"),
 )
+#: Requested kinds that name an output format rather than a section: ignored.
+_FORMAT_WORDS = {"md", "markdown", "html", "charts", "chart", "png", "svg", "report", "summary", "tables"}
 #: Series per win-rate chart before it is split in several.
 MAX_SERIES = 8
 
@@ -67,6 +69,8 @@ def requested_sections(kinds: list[str] | None) -> tuple[list[str], list[str]]:
     unknown: list[str] = []
     for kind in kinds:
         k = str(kind).lower().replace("-", "_").replace(" ", "_")
+        if k in _FORMAT_WORDS:
+            continue
         hit = next((sec for sub, sec in _ALIASES if sub in k), "?")
         if hit is None:
             return list(SECTIONS), unknown
@@ -162,9 +166,7 @@ def capped_warnings(length: pd.DataFrame) -> list[str]:
 def first_player_sentences(fpa: pd.DataFrame) -> list[str]:
     out = []
     for _, r in fpa.iterrows():
-        s = (f"{where(r)} the first player wins {pct_ci(r['rate'], r['lo'], r['hi'])} of {r['unit']}es"
-             if r["unit"] == "match" else
-             f"{where(r)} the first player wins {pct_ci(r['rate'], r['lo'], r['hi'])} of {r['unit']}s")
+        s = f"{where(r)} the first player wins {pct_ci(r['rate'], r['lo'], r['hi'])} of {_plural(r['unit'])}"
         s += f" against a fair {pct(r['fair'])} (n={count(r['n'])})"
         if r["distinguishable"]:
             s += f": {r['ratio']:.2f}× the fair share ({pp_ci(r['diff'], r['diff_lo'], r['diff_hi'])})."
@@ -634,7 +636,8 @@ def build_report(path: str | Path) -> ReportPaths:
             blocks.append(Block("table", show_length(length),
                                 "Turns count every go, lost goes included (G10a); the last histogram bin is "
                                 "open-ended (≥). Match cells count capped deals inside the matches."))
-            for kind, what in (("turns", "deal length"), ("points", "penalty points"), ("deals", "match length")):
+            for kind, what in (("turns", "deal length"), ("points", "penalty points per hand (all hands, the winner's 0 included)"),
+                              ("deals", "match length")):
                 ht = tables.hist_table(res, kind)
                 ht = ht[ht.groupby("cell")["count"].transform("sum") > 0]
                 for variant, g in ht.groupby("variant", sort=True):

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer import stats
+from analyzer.results import POSITION_COLUMNS, TOTAL_COLUMNS
 
 #: Columns that describe a cell; every table carries them.
 CELL_COLUMNS = ("cell", "label", "variant", "players", "unit", "lineup", "rules")
@@ -55,9 +56,16 @@ class Results:
         return sorted(self.cells["unit"].unique().tolist())
 
 
+#: Names the tables compute or read from the data; a grid column of the same name is renamed grid_<name>.
+_RESERVED = set(POSITION_COLUMNS) | set(TOTAL_COLUMNS) | {
+    "kind", "bin", "count", "outcome", "rate", "lo", "hi", "fair", "seats", "cells", "opponent"}
+
+
 def _normalize_cells(cells: pd.DataFrame) -> pd.DataFrame:
     """Fill optional descriptive columns so downstream code need not guess."""
     c = cells.copy()
+    clash = [k for k in c.columns if k in _RESERVED]
+    c = c.rename(columns={k: f"grid_{k}" for k in clash})
     if "unit" not in c:
         c["unit"] = "deal"
     if "rules" not in c:
@@ -112,9 +120,9 @@ def cell_text(row: dict[str, Any]) -> str:
 
 def _attach(df: pd.DataFrame, res: Results) -> pd.DataFrame:
     """Prefix the cell's descriptive columns (and any grid columns) to a per-cell table."""
-    info = res.cells
-    out = info.merge(df, on="cell", how="inner", suffixes=("", "_dup"))
-    return out.drop(columns=[c for c in out.columns if c.endswith("_dup")])
+    # a grid column that happens to share a name with a data column loses to the data
+    info = res.cells.drop(columns=[c for c in res.cells.columns if c in df.columns and c != "cell"])
+    return info.merge(df, on="cell", how="inner")
 
 
 def _positions(res: Results) -> pd.DataFrame:

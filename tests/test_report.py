@@ -75,7 +75,7 @@ def test_html_is_self_contained_with_embedded_png_and_tables(built: tuple[Path, 
 
 
 def test_report_works_with_deals_only_and_single_variant(tmp_path: Path) -> None:
-    d = write_results(tmp_path, keep_cells=[0])
+    d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first-player", "wild"]}, keep_cells=[0])
     paths = report.build_report(d)
     md = paths.markdown.read_text(encoding="utf-8")
     body = md.split("## How this was run")[0]
@@ -85,7 +85,7 @@ def test_report_works_with_deals_only_and_single_variant(tmp_path: Path) -> None
 
 
 def test_report_works_with_matches_only(tmp_path: Path) -> None:
-    d = write_results(tmp_path, keep_cells=[3])
+    d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first-player", "length"]}, keep_cells=[3])
     md = report.build_report(d).markdown.read_text(encoding="utf-8")
     assert "of matches against a fair 50.0%" in md and "a match lasts 7.0 deals" in md
 

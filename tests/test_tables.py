@@ -267,3 +267,14 @@ def test_rules_text_and_cell_text() -> None:
     assert tables.rules_text("{}") == "default rules"
     assert tables.rules_text('{"sevens": true}') == "sevens=True"
     assert tables.cell_text({"variant": "czech", "players": 4, "rules": '{"sevens": true}'}) == "czech 4p sevens=True"
+
+
+def test_grid_column_named_like_a_data_column_is_renamed(tmp_path: Path) -> None:
+    d = write_results(tmp_path)
+    cells = pd.read_parquet(d / "results" / "cells.parquet")
+    cells["strategy"] = "x"
+    cells.to_parquet(d / "results" / "cells.parquet", index=False)
+    res = tables.load_results(d)
+    assert "grid_strategy" in res.cells.columns
+    t = tables.win_loss_by_position(res)
+    assert t[(t.cell == 1) & (t.position == 0)]["strategy"].iloc[0] == "wild-keeper"
