@@ -54,20 +54,22 @@ def mask_points(m: NDArray[np.uint64], card_points: NDArray[np.int16]) -> NDArra
 
 
 def nth_set_card(m: NDArray[np.uint64], k: NDArray[np.integer]) -> NDArray[np.int8]:
-    """Id of the k-th (0-based, from the lowest) set bit of each mask."""
-    out = np.full(m.shape, -1, dtype=np.int8)
-    cur = m.copy()
-    k = np.asarray(k).copy()
-    for _ in range(N_CARDS):
-        live = cur != 0
-        if not live.any():
-            break
-        low = lowest_card(cur)
-        hit = live & (k == 0)
-        out[hit] = low[hit]
-        cur = np.where(live & ~hit, cur & (cur - U64(1)), U64(0))
-        k = k - 1
-    return out
+    """Id of the k-th (0-based, from the lowest) set bit of each mask; -1 where there is none.
+
+    A binary search on popcounts of halves (32, 16, ..., 1 bits): six vector
+    steps instead of unpacking 52 bits per row.
+    """
+    m = np.asarray(m, dtype=np.uint64)
+    k = np.asarray(k, dtype=np.int64).copy()
+    ok = (k >= 0) & (k < popcount(m))
+    pos = np.zeros(m.shape, dtype=np.uint64)
+    for width in (32, 16, 8, 4, 2, 1):
+        low = (m >> pos) & U64((1 << width) - 1)
+        c = popcount(low).astype(np.int64)
+        go = k >= c
+        k -= np.where(go, c, 0)
+        pos += np.where(go, U64(width), U64(0))
+    return np.where(ok, pos.astype(np.int64), -1).astype(np.int8)
 
 
 def cards_tuple(m: int) -> tuple[int, ...]:

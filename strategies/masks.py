@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.bits import nth_set_card
 from analyzer.cards import DRAW, N_CARDS, TAKE, cards_of_mask
 from analyzer.rules import RuleSet
 
@@ -85,11 +86,7 @@ def lowest_card(masks: NDArray[np.uint64]) -> NDArray[np.int16]:
 
 def nth_card(masks: NDArray[np.uint64], n: NDArray[np.integer]) -> NDArray[np.int16]:
     """(B,) id of the ``n``-th lowest card (0-based) of each mask, -1 where there is none."""
-    bits = card_bits(masks)
-    n = np.asarray(n, dtype=np.int64)
-    hit = np.cumsum(bits, axis=1, dtype=np.int8) > n[:, None]
-    idx = np.argmax(hit, axis=1)
-    return np.where(hit[np.arange(len(idx)), idx], idx, -1).astype(np.int16)
+    return nth_set_card(_as_u64(masks), np.atleast_1d(np.asarray(n, dtype=np.int64))).astype(np.int16)
 
 
 def suit_counts(masks: NDArray[np.uint64]) -> NDArray[np.int64]:
