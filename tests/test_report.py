@@ -61,7 +61,7 @@ def test_report_records_how_it_was_run(built: tuple[Path, report.ReportPaths]) -
     md = built[1].markdown.read_text(encoding="utf-8")
     tail = md[md.index("## How this was run"):]
     assert MANIFEST["command"] in tail and "Seed: 7" in tail and "0.1.0" in tail
-    assert "1,270 deals simulated, 70 of them in 10 matches" in tail
+    assert "1,370 deals simulated, 70 of them in 10 matches" in tail
     assert "sevens=True" in tail and "wild-keeper, wild-dumper" in tail
 
 

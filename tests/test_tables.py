@@ -50,6 +50,8 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
       keeper (pos 1) wins 40 and loses 60 (40 by the wild rule).
     cell 3, czech 2p, 10 matches, keeper vs dumper, default rules:
       keeper wins 4.5 (a tie), loses 5.5.
+    cell 4, czech 2p, 100 deals, keeper vs dumper, default rules (sevens off):
+      keeper (pos 0) wins 70, loses 30; 20 turns each; 10 blocked.
     """
     parts: dict[str, list[pd.DataFrame]] = {"positions": [], "totals": [], "hist": []}
 
@@ -88,16 +90,26 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
                          capped_deals=np.zeros(10, dtype=np.int32))
     add(3, match, ["wild-keeper", "wild-dumper"])
 
+    w4 = [0] * 70 + [1] * 30
+    l4 = [1] * 70 + [0] * 30
+    add(4, _deals(w4, l4, 2, turns=[20] * 100, ends=[END_BLOCKED] * 10 + [END_OUT] * 90),
+        ["wild-keeper", "wild-dumper"])
+
+    # rules as the runner writes them (RuleSet.to_json: variant and players included)
     cells = pd.DataFrame({
-        "cell": [0, 1, 2, 3],
-        "variant": ["prague", "czech", "czech", "czech"],
-        "players": [3, 2, 2, 2],
-        "unit": ["deal", "deal", "deal", "match"],
+        "cell": [0, 1, 2, 3, 4],
+        "variant": ["prague", "czech", "czech", "czech", "czech"],
+        "players": [3, 2, 2, 2, 2],
+        "unit": ["deal", "deal", "deal", "match", "deal"],
+        "n": [1000, 100, 100, 10, 100],
         "lineup": ["random,random,random", "wild-keeper,wild-dumper", "wild-dumper,wild-keeper",
-                   "wild-keeper,wild-dumper"],
-        "rules": ["{}", '{"sevens": true}', '{"sevens": true}', "{}"],
-        "label": ["prague 3p", "czech 2p sevens=True", "czech 2p sevens=True", "czech 2p"],
-        "seating": ["a", "a", "b", "a"],
+                   "wild-keeper,wild-dumper", "wild-keeper,wild-dumper"],
+        "rules": ['{"players": 3, "variant": "prague"}', '{"players": 2, "sevens": true, "variant": "czech"}',
+                  '{"players": 2, "sevens": true, "variant": "czech"}', '{"players": 2, "variant": "czech"}',
+                  '{"players": 2, "variant": "czech"}'],
+        "label": ["prague 3p", "czech 2p sevens=True", "czech 2p sevens=True", "czech 2p matches",
+                  "czech 2p sevens=False"],
+        "sevens": ["False", "True", "True", "False", "False"],
     })
     out = {k: pd.concat(v, ignore_index=True) for k, v in parts.items()}
     out["cells"] = cells
@@ -131,7 +143,8 @@ def res(tmp_path_factory: pytest.TempPathFactory) -> tables.Results:
 
 
 def test_load_results_reads_four_tables_and_manifest(res: tables.Results) -> None:
-    assert list(res.cells["cell"]) == [0, 1, 2, 3]
+    assert list(res.cells["cell"]) == [0, 1, 2, 3, 4]
+    assert "grid_n" in res.cells.columns  # the runner's per-cell count does not shadow n
     assert res.manifest["seed"] == 7
     assert set(res.hist["kind"]) == {"turns", "points", "deals"}
     assert res.units == ["deal", "match"]
@@ -212,15 +225,17 @@ def test_wild_summary_bounds_any_holder_and_counts_wild_decided_deals(res: table
 
 def test_keeper_vs_dumper_grouped_by_rules(res: tables.Results) -> None:
     t = tables.keeper_vs_dumper(res)
-    assert len(t) == 2  # sevens on (deals) and default rules (matches)
-    on = t[t.rules == '{"sevens": true}'].iloc[0]
+    assert len(t) == 3  # sevens on (deals), default rules (deals, matches)
+    on = t[t.rules.str.contains("sevens")].iloc[0]
     assert on["keeper_n"] == 200 and on["keeper_loss_rate"] == pytest.approx(108 / 200)
     assert on["dumper_loss_rate"] == pytest.approx(90 / 200)
     assert on["loss_diff"] == pytest.approx(108 / 200 - 90 / 200)
     assert on["keeper_by_wild_rate"] == pytest.approx(70 / 200)
     assert on["points_diff"] == pytest.approx((5 * 100 + 5 * 100) / 200 - 1.0)
-    off = t[t.rules == "{}"].iloc[0]
-    assert off["unit"] == "match" and off["keeper_win_rate"] == pytest.approx(0.45)
+    off = t[~t.rules.str.contains("sevens") & (t.unit == "match")].iloc[0]
+    assert off["keeper_win_rate"] == pytest.approx(0.45)
+    # sevens off, deals: keeper loses 30%, dumper 70%
+    assert t[~t.rules.str.contains("sevens") & (t.unit == "deal")]["loss_diff"].iloc[0] == pytest.approx(-0.4)
 
 
 def test_keeper_vs_dumper_empty_when_strategies_absent(tmp_path: Path) -> None:
@@ -254,10 +269,10 @@ def test_game_length_open_last_bin_marks_p99_as_lower_bound(res: tables.Results)
 
 def test_head_to_head_matrix_is_square_with_empty_diagonal(res: tables.Results) -> None:
     h = tables.head_to_head(res)
-    d = h[(h.unit == "deal") & (h.strategy == "wild-keeper")].iloc[0]
+    d = h[(h.unit == "deal") & (h.strategy == "wild-keeper") & h.rules.str.contains("sevens")].iloc[0]
     assert d["opponent"] == "wild-dumper" and d["rate"] == pytest.approx(90 / 200)
     assert d["diff"] == pytest.approx(90 / 200 - 0.5)
-    m = tables.head_to_head_matrix(h, unit="deal")
+    m = tables.head_to_head_matrix(h, unit="deal", rules=d["rules"])
     assert list(m.index) == list(m.columns) == ["wild-dumper", "wild-keeper"]
     assert np.isnan(m.loc["wild-keeper", "wild-keeper"])
     assert m.loc["wild-keeper", "wild-dumper"] == pytest.approx(-0.05)
@@ -265,6 +280,7 @@ def test_head_to_head_matrix_is_square_with_empty_diagonal(res: tables.Results) 
 
 def test_rules_text_and_cell_text() -> None:
     assert tables.rules_text("{}") == "default rules"
+    assert tables.rules_text('{"players": 2, "variant": "czech"}') == "default rules"
     assert tables.rules_text('{"sevens": true}') == "sevens=True"
     assert tables.cell_text({"variant": "czech", "players": 4, "rules": '{"sevens": true}'}) == "czech 4p sevens=True"
 
@@ -278,3 +294,18 @@ def test_grid_column_named_like_a_data_column_is_renamed(tmp_path: Path) -> None
     assert "grid_strategy" in res.cells.columns
     t = tables.win_loss_by_position(res)
     assert t[(t.cell == 1) & (t.position == 0)]["strategy"].iloc[0] == "wild-keeper"
+
+
+def test_rule_effects_compare_a_switch_with_the_otherwise_identical_cell(res: tables.Results) -> None:
+    t = tables.rule_effects(res)
+    assert len(t) == 1
+    r = t.iloc[0]
+    assert r["switch"] == "sevens=True" and r["context"] == "default rules"
+    assert (r["cell_on"], r["cell_off"]) == (1, 4)
+    assert r["first_diff"] == pytest.approx(0.5 - 0.7)
+    se = np.sqrt(0.25 / 100 + 0.21 / 100)
+    assert r["first_lo"] == pytest.approx(-0.2 - stats.Z95 * se)
+    assert r["turns_diff"] == pytest.approx(-10) and bool(r["turns_distinguishable"])
+    assert r["blocked_diff"] == pytest.approx(-0.1)
+    assert r["capped_diff"] == pytest.approx(0.02)
+    assert r["by_wild_diff"] == pytest.approx(0.3)
