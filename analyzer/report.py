@@ -28,26 +28,33 @@ import pandas as pd
 from analyzer import charts, tables
 from analyzer.tables import Results, rules_text
 
-SECTIONS = ("first_player", "positions", "strategies", "wild", "length", "head_to_head")
+SECTIONS = ("first_player", "positions", "strategies", "head_to_head", "wild", "house_rules", "length")
 SECTION_TITLES = {
     "first_player": "First-player advantage and the worst seat",
     "positions": "Win and loss rates by position",
     "strategies": "Win and loss rates by strategy",
-    "wild": "The wild-holding (Jack-holding) penalty",
-    "length": "Game length, blocked and capped games",
     "head_to_head": "Strategy against strategy",
+    "wild": "The wild-holding (Jack-holding) penalty",
+    "house_rules": "What each rule option changes",
+    "length": "Game length, blocked and capped games",
 }
-#: Substrings of a requested report kind -> section (first match wins).
-_ALIASES = (
-    ("all", None), ("full", None), ("everything", None), ("first", "first_player"), ("advantage", "first_player"), ("seat", "first_player"),
-    ("worst", "first_player"), ("wild", "wild"), ("jack", "wild"), ("keeper", "wild"),
-    ("dumper", "wild"), ("penalt", "wild"), ("length", "length"), ("turn", "length"),
-    ("capped", "length"), ("blocked", "length"), ("head", "head_to_head"), ("h2h", "head_to_head"),
-    ("matrix", "head_to_head"), ("heat", "head_to_head"), ("versus", "head_to_head"),
-    ("strateg", "strategies"), ("position", "positions"), ("win", "positions"), ("loss", "positions"),
-    ("rate", "positions"), ("durak", "positions"),
+#: Report kinds (analyzer.experiment.REPORT_KINDS, matched loosely) -> sections; None = all.
+_ALIASES: tuple[tuple[str, tuple[str, ...] | None], ...] = (
+    ("all", None), ("full", None), ("everything", None),
+    ("first", ("first_player",)), ("advantage", ("first_player",)), ("seat", ("first_player",)),
+    ("worst", ("first_player",)),
+    ("wild", ("wild",)), ("jack", ("wild",)), ("keeper", ("wild",)), ("dumper", ("wild",)),
+    ("penalt", ("wild",)),
+    ("house", ("house_rules",)), ("rule", ("house_rules",)), ("option", ("house_rules",)),
+    ("length", ("length",)), ("turn", ("length",)), ("ends", ("length",)), ("capped", ("length",)),
+    ("blocked", ("length",)),
+    ("head", ("head_to_head",)), ("h2h", ("head_to_head",)), ("matrix", ("head_to_head",)),
+    ("heat", ("head_to_head",)), ("versus", ("head_to_head",)),
+    ("strateg", ("strategies", "head_to_head")),
+    ("position", ("first_player", "positions")), ("match", ("positions",)), ("win", ("positions",)),
+    ("loss", ("positions",)), ("rate", ("positions",)), ("durak", ("positions",)),
 )
-#: Requested kinds that name an output format rather than a section: ignored.
+#: Requested kinds that name an output format rather than a section: ignored (charts are always drawn).
 _FORMAT_WORDS = {"md", "markdown", "html", "charts", "chart", "png", "svg", "report", "summary", "tables"}
 #: Series per win-rate chart before it is split in several.
 MAX_SERIES = 8
@@ -62,22 +69,24 @@ class ReportPaths(NamedTuple):
 
 
 def requested_sections(kinds: list[str] | None) -> tuple[list[str], list[str]]:
-    """Sections to write for the manifest's ``reports`` list, and the kinds not recognised."""
+    """Sections to write for the manifest's ``reports`` list, and the kinds not recognised.
+
+    An empty list, "all", or a list of which nothing is recognised means every section.
+    """
     if not kinds:
         return list(SECTIONS), []
-    chosen: list[str] = []
+    chosen: set[str] = set()
     unknown: list[str] = []
     for kind in kinds:
         k = str(kind).lower().replace("-", "_").replace(" ", "_")
         if k in _FORMAT_WORDS:
             continue
-        hit = next((sec for sub, sec in _ALIASES if sub in k), "?")
+        hit = next((secs for sub, secs in _ALIASES if sub in k), ())
         if hit is None:
             return list(SECTIONS), unknown
-        if hit == "?":
+        if not hit:
             unknown.append(str(kind))
-        elif hit not in chosen:
-            chosen.append(hit)
+        chosen.update(hit)
     if not chosen:
         return list(SECTIONS), unknown
     return [s for s in SECTIONS if s in chosen], unknown
@@ -236,6 +245,26 @@ def keeper_sentences(kvd: pd.DataFrame) -> list[str]:
     return out
 
 
+def rule_sentences(eff: pd.DataFrame) -> list[str]:
+    """One sentence per option switched alone (context: default rules)."""
+    out = []
+    for _, r in eff[eff["context"] == "default rules"].iterrows():
+        lineup = [x for x in str(r["lineup"]).split(",") if x]
+        who = f" (lineup {', '.join(lineup)})" if len(set(lineup)) > 1 else ""
+        s = (f"In {r['variant']} with {int(r['players'])} players{who}, switching on {r['switch']} "
+             f"moves the first player's win rate per {r['unit']} "
+             f"from {pct(r['first_off'])} to {pct(r['first_on'])}, "
+             f"{pp_ci(r['first_diff'], r['first_lo'], r['first_hi'])}"
+             f"{'' if r['first_distinguishable'] else ' (not distinguishable)'}")
+        if np.isfinite(r["turns_diff"]):
+            s += (f", and the mean deal from {r['turns_off']:.1f} to {r['turns_on']:.1f} turns "
+                  f"({r['turns_diff']:+.1f} [{r['turns_lo']:+.1f}, {r['turns_hi']:+.1f}]"
+                  f"{'' if r['turns_distinguishable'] else ', not distinguishable'})")
+        s += f" (n={count(r['n_on'])} and {count(r['n_off'])})."
+        out.append(s)
+    return out
+
+
 def length_sentences(length: pd.DataFrame) -> list[str]:
     out = []
     for _, r in length.iterrows():
@@ -385,6 +414,21 @@ def show_length(length: pd.DataFrame) -> pd.DataFrame:
                                   zip(length["capped"], length["capped_rate"], length["capped_lo"],
                                       length["capped_hi"], length["capped_alarm"])]
     d["pile turn-overs per deal"] = [f"{x:.2f}" if np.isfinite(x) else "–" for x in length["turnovers_mean"]]
+    return d
+
+
+def show_rule_effects(eff: pd.DataFrame) -> pd.DataFrame:
+    d = pd.DataFrame({"variant": eff["variant"], "players": eff["players"], "unit": eff["unit"],
+                      "lineup": eff["lineup"].str.replace(",", ", "), "switched on": eff["switch"],
+                      "other options": eff["context"]})
+    d["first player wins: off → on"] = [f"{pct(a)} → {pct(b)}" for a, b in zip(eff["first_off"], eff["first_on"])]
+    d["change"] = [pp_ci(a, b, c) for a, b, c in zip(eff["first_diff"], eff["first_lo"], eff["first_hi"])]
+    d["mean turns change"] = [num_ci(a, b, c) for a, b, c in zip(eff["turns_diff"], eff["turns_lo"], eff["turns_hi"])]
+    d["blocked change"] = [pp_ci(a, b, c) for a, b, c in zip(eff["blocked_diff"], eff["blocked_lo"], eff["blocked_hi"])]
+    d["capped change"] = [pp_ci(a, b, c) for a, b, c in zip(eff["capped_diff"], eff["capped_lo"], eff["capped_hi"])]
+    d["loser by wild change"] = [pp_ci(a, b, c) for a, b, c in
+                                 zip(eff["by_wild_diff"], eff["by_wild_lo"], eff["by_wild_hi"])]
+    d["n on / off"] = [f"{count(a)} / {count(b)}" for a, b in zip(eff["n_on"], eff["n_off"])]
     return d
 
 
@@ -581,6 +625,10 @@ def build_report(path: str | Path) -> ReportPaths:
         else:
             blocks.append(Block("p", f"No cell seats {tables.KEEPER} or {tables.DUMPER}, so holding versus "
                                      "dumping wilds is not compared."))
+    effects = tables.rule_effects(res) if "house_rules" in sections else pd.DataFrame()
+    if "house_rules" in sections and not effects.empty and (effects["context"] == "default rules").any():
+        blocks.append(Block("h3", "What does each rule option change?"))
+        blocks.append(Block("list", rule_sentences(effects)))
     if "length" in sections:
         blocks.append(Block("h3", "How long are the games?"))
         blocks.append(Block("list", length_sentences(length)))
@@ -632,6 +680,14 @@ def build_report(path: str | Path) -> ReportPaths:
                 _chart(outdir, _safe(f"wild_penalty_{unit}"),
                        lambda unit=unit: charts.plot_wild_penalty(wbs, unit=unit),
                        f"Wild-holding penalty per variant and strategy, per {unit}", made, blocks)
+        elif sec == "house_rules":
+            if effects.empty:
+                blocks.append(Block("p", "No two cells differ in exactly one rule option, so no option's "
+                                         "effect is measured."))
+                continue
+            blocks.append(Block("table", show_rule_effects(effects),
+                                "Each row compares two cells that differ only in the option switched on; "
+                                "changes are on − off with independent-sample 95% intervals."))
         elif sec == "length":
             blocks.append(Block("table", show_length(length),
                                 "Turns count every go, lost goes included (G10a); the last histogram bin is "

@@ -101,7 +101,11 @@ def test_manifest_reports_list_restricts_sections(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kinds, expected", [
     ([], list(report.SECTIONS)),
     (["jack"], ["wild"]),
-    (["game-length", "head_to_head"], ["length", "head_to_head"]),
+    (["game-length", "head_to_head"], ["head_to_head", "length"]),
+    (["positions"], ["first_player", "positions"]),
+    (["strategies", "charts"], ["strategies", "head_to_head"]),
+    (["house_rules", "ends", "matches", "charts"], ["positions", "house_rules", "length"]),
+    (["wild_penalty", "html"], ["wild"]),
     (["all"], list(report.SECTIONS)),
     (["zzz"], list(report.SECTIONS)),
 ])
@@ -121,3 +125,10 @@ def test_markdown_table_escapes_pipes() -> None:
 
     t = report.md_table(pd.DataFrame({"a": ["x|y"], "b": [1]}))
     assert t.splitlines()[2] == "| x\\|y | 1 |"
+
+
+def test_report_states_effect_of_a_rule_switched_alone(built: tuple[Path, report.ReportPaths]) -> None:
+    md = built[1].markdown.read_text(encoding="utf-8")
+    assert ("switching on sevens=True moves the first player's win rate per deal from 70.0% to 50.0%, "
+            "-20.0 pp [-33.3, -6.7]") in md
+    assert "## What each rule option changes" in md
