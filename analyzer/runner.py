@@ -387,7 +387,7 @@ def run_experiment(
     totals = results["totals"]
     total_chunks = sum(len(c.chunks()) for c in exp.cells)
     manifest = {
-        "name": exp.name, "experiment": exp.to_dict(), "seed": exp.seed, "version": __version__,
+        "name": exp.name, "description": exp.description, "experiment": exp.to_dict(), "seed": exp.seed, "version": __version__,
         "fingerprint": fp, "simulator": sim, "started": started, "finished": _now(),
         "cells": len(exp.cells),
         "units": {u: int(totals.loc[totals["cell"].isin([c.index for c in exp.cells if c.unit == u]),
