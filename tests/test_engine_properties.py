@@ -246,3 +246,42 @@ def test_g10a_deal_order_from_deck(seed, variant):
         assert d.pile[0] == order[n * h]
     if variant == "svinya":
         assert d.turns == 1 and d.pile == []
+
+
+class _RandomLegal:
+    name = "random-legal"
+
+    def choose(self, view, rng):
+        a = int(view.legal[int(rng.integers(len(view.legal)))])
+        suit = int(rng.integers(4)) if a < DRAW and view.is_wild(a) else None
+        return a, suit
+
+
+@settings(max_examples=40, deadline=None)
+@given(variant=st.sampled_from(["czech", "svinya", "prague"]), seed=st.integers(0, 2**32 - 1),
+       target=st.sampled_from([15, 60, 150]))
+def test_g11_cz7_sv7_random_matches(variant, seed, target):
+    """G11: the match ends once a total reaches the target; CZ7: a wild holder loses first; SV7: reaching it loses."""
+    from analyzer.engine import play_match
+
+    rnd = random.Random(seed)
+    players = rnd.choice(list(PLAYERS[variant]))
+    rules = make_rules(variant, players, {"target": target})
+    np_rng = np.random.default_rng(seed)
+    m = play_match(rules, [_RandomLegal() for _ in range(players)], np_rng,
+                   lambda: list(np_rng.permutation(deck(rules.deck_size))))
+    assert max(m.totals) >= target
+    assert abs(sum(m.win_share) - 1) < 1e-9 and abs(sum(m.loss_share) - 1) < 1e-9
+    losers = [p for p in range(players) if m.loss_share[p] > 0]
+    winners = [p for p in range(players) if m.win_share[p] > 0]
+    assert not set(losers) & set(winners)
+    if variant == "svinya":
+        assert all(m.totals[p] >= target for p in losers)
+    elif any(m.wild_held):
+        held = [p for p in range(players) if m.wild_held[p]]
+        assert set(losers) <= set(held)
+        assert all(m.totals[p] == max(m.totals[q] for q in held) for p in losers)
+    else:
+        assert all(m.totals[p] == max(m.totals) for p in losers)
+    rest = [p for p in range(players) if p not in losers]
+    assert all(m.totals[p] == min(m.totals[q] for q in rest) for p in winners)
