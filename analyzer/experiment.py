@@ -46,7 +46,6 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Mapping
 

@@ -43,7 +43,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
 
-import numpy as np
 import pandas as pd
 from numpy.random import SeedSequence
 
