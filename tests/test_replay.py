@@ -254,3 +254,30 @@ def test_g10_full_deck_scenario_cannot_block():
     assert len(sc.talon) == 36 - 7 and sc.talon == sorted(sc.talon)
     full = load_scenario(REFERENCE)
     assert len(full.talon) == 36 - 17 - 1
+
+
+@pytest.mark.parametrize("last", ["JC", "JC>H"])
+def test_scenario_wild_as_last_card_with_or_without_suit(last):
+    """RULES.md scenario notes: a wild played as the last card may carry a suit or not."""
+    data = {
+        "variant": "czech", "players": 2, "names": ["A", "B"],
+        "deal": {"hands": [["AS", "10D"], ["JC"]], "starter": "9H", "moves": [last]},
+    }
+    deal, out = replay(scenario_from_dict(data, "w.toml"))
+    assert out.went_out == 1 and out.points == [21, 0] and out.last_card == parse_card("JC")
+
+
+def test_pr2_scenario_bare_jack_lead_names_its_own_suit():
+    """PR2 scenario: a bare Jack lead (no '>') names its own suit."""
+    data = tomllib.loads((SCEN / "prague_jack_lead.toml").read_text())
+    data["deal"]["starter"] = "JC"
+    sc = scenario_from_dict(data, "bare.toml")
+    assert sc.starter_suit is None
+    msg = _err(data)  # Petr's AH no longer fits: clubs are active
+    assert "move 0" in msg and "Petr" in msg and "illegal" in msg
+
+
+def test_pr2_scenario_named_jack_lead_needs_starter_effects():
+    data = tomllib.loads((SCEN / "prague_jack_lead.toml").read_text())
+    data["rules"] = {"starter_effects": False}
+    assert "names a suit" in _err(data)
