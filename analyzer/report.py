@@ -146,9 +146,13 @@ def where(row: Any) -> str:
     r = rules_text(str(row["rules"]))
     if r != "default rules":
         extra.append(r)
-    lineup = [s for s in str(row.get("lineup", "")).split(",") if s]
-    if lineup and len(set(lineup)) > 1:
-        extra.append("lineup " + ", ".join(lineup))
+    seatings = row.get("seatings", 1)
+    if isinstance(seatings, (int, float, np.integer)) and seatings > 1:
+        extra.append(f"{row['strategies'].replace(', ', ' and ')} rotated over {int(seatings)} seatings")
+    else:
+        lineup = [s for s in str(row.get("lineup", "")).split(",") if s]
+        if lineup and len(set(lineup)) > 1:
+            extra.append("lineup " + ", ".join(lineup))
     tail = f" ({'; '.join(extra)})" if extra else ""
     return f"In {row['variant']} with {int(row['players'])} players{tail}"
 
@@ -285,7 +289,7 @@ def length_sentences(length: pd.DataFrame) -> list[str]:
 
 def _label_cols(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"cell": df["label"].astype(str), "unit": df["unit"].astype(str),
-                         "lineup": df["lineup"].astype(str).str.replace(",", ", ")})
+                         "lineup": df["lineup"].astype(str).str.replace(",", ", ")}, index=df.index)
 
 
 def _verdict(flag: Any) -> str:
@@ -597,6 +601,9 @@ def build_report(path: str | Path) -> ReportPaths:
 
     fpa = tables.first_player_advantage(res)
     worst = tables.worst_positions(res)
+    fpa_pooled = tables.first_player_advantage(res, pooled=True)
+    worst_pooled = tables.worst_positions(res, pooled=True)
+    rotated = bool((fpa_pooled["seatings"] > 1).any())
     wsum = tables.wild_summary(res)
     kvd = tables.keeper_vs_dumper(res)
     length = tables.game_length(res)
@@ -614,9 +621,13 @@ def build_report(path: str | Path) -> ReportPaths:
     blocks.append(Block("h2", "Answers"))
     if "first_player" in sections:
         blocks.append(Block("h3", "Does the first player have an advantage?"))
-        blocks.append(Block("list", first_player_sentences(fpa)))
+        if rotated:
+            blocks.append(Block("p", "Where the experiment seats several lineups, they are pooled here, so that "
+                                     "each strategy sits each position and the seat alone is measured; the "
+                                     "per-lineup figures are in the tables below."))
+        blocks.append(Block("list", first_player_sentences(fpa_pooled)))
         blocks.append(Block("h3", "Which seat is worst off?"))
-        blocks.append(Block("list", worst_sentences(worst)))
+        blocks.append(Block("list", worst_sentences(worst_pooled)))
     if "wild" in sections:
         blocks.append(Block("h3", "How much does holding a wild cost?"))
         blocks.append(Block("list", wild_sentences(wsum)))
@@ -638,6 +649,11 @@ def build_report(path: str | Path) -> ReportPaths:
     for sec in sections:
         blocks.append(Block("h2", SECTION_TITLES[sec]))
         if sec == "first_player":
+            if rotated:
+                blocks.append(Block("table", show_first_player(fpa_pooled),
+                                    "Pooled over the lineups (seatings) of each variant, player count, unit "
+                                    "and rule setting."))
+                blocks.append(Block("table", show_worst(worst_pooled), "Worst seat, pooled over the lineups."))
             blocks.append(Block("table", show_first_player(fpa),
                                 "Position 0 against the fair share 1/players; difference and ratio use the "
                                 "Wilson bounds; the verdict is per cell (does the 95% interval contain the fair share?); "

@@ -139,6 +139,35 @@ def _positions(res: Results) -> pd.DataFrame:
     return _attach(p, res).sort_values(["cell", "position"]).reset_index(drop=True)
 
 
+_SUMS = ("n", "wins", "losses", "losses_by_wild", "wild_held", "went_out", "points_sum", "points_sq")
+
+
+def _pooled_positions(res: Results) -> pd.DataFrame:
+    """Positions summed over the cells of one variant, players, unit and rules (all seatings).
+
+    When an experiment rotates a field of strategies through the seats, the
+    per-cell position effect is confounded with who sits there; summed over
+    the seatings, each strategy sits each position equally often and the
+    position effect stands alone.  ``seatings`` counts the lineups pooled,
+    ``strategies`` names them; ``cell`` is the first pooled cell.
+    """
+    p = _positions(res)
+    g = p.groupby(GROUP_COLUMNS + ["position"], dropna=False, sort=True)
+    out = g.agg(**{c: (c, "sum") for c in _SUMS}, cell=("cell", "min"),
+                seatings=("lineup", "nunique")).reset_index()
+    strat = p.groupby(GROUP_COLUMNS, dropna=False)["strategy"].agg(lambda s: ", ".join(sorted(set(s))))
+    lineups = p.groupby(GROUP_COLUMNS, dropna=False)["lineup"].agg(lambda s: " | ".join(dict.fromkeys(s)))
+    out = out.merge(strat.rename("strategies").reset_index(), on=GROUP_COLUMNS)
+    out = out.merge(lineups.rename("lineup").reset_index(), on=GROUP_COLUMNS)
+    out["strategy"] = np.where(out["seatings"] > 1, "(all seatings)", "")
+    single = out["seatings"] == 1
+    out.loc[single, "strategy"] = [ln.split(",")[pos] if pos < len(ln.split(",")) else ""
+                                   for ln, pos in zip(out.loc[single, "lineup"], out.loc[single, "position"])]
+    out["label"] = [cell_text(r) + (f" ({k} seatings pooled)" if k > 1 else "")
+                    for r, k in zip(out.to_dict("records"), out["seatings"])]
+    return out.sort_values(["cell", "position"]).reset_index(drop=True)
+
+
 def _add_rate(df: pd.DataFrame, count: str, n: str, prefix: str) -> pd.DataFrame:
     r = stats.wilson(df[count].to_numpy(), df[n].to_numpy())
     df[f"{prefix}rate"], df[f"{prefix}lo"], df[f"{prefix}hi"] = r.rate, r.lo, r.hi
@@ -189,8 +218,12 @@ def win_loss_by_strategy(res: Results, pool_cells: bool = False) -> pd.DataFrame
     return out
 
 
-def first_player_advantage(res: Results) -> pd.DataFrame:
+def first_player_advantage(res: Results, pooled: bool = False) -> pd.DataFrame:
     """Position 0's win rate against the fair share 1/players, one row per cell.
+
+    ``pooled=True``: one row per variant, players, unit and rules, summed over
+    all seatings (:func:`_pooled_positions`) — the seat effect without the
+    strategy mix, when the experiment rotates the lineup.
 
     ``diff`` = rate - fair and ``ratio`` = rate / fair carry the Wilson bounds
     (the fair share is a constant), so they agree with ``distinguishable``; the
@@ -198,11 +231,12 @@ def first_player_advantage(res: Results) -> pd.DataFrame:
     cells in ``p_holm``.  ``homogeneous`` says whether every seat plays the same
     strategy (otherwise the strategy mix, not just the seat, is measured).
     """
-    p = _positions(res)
+    p = _pooled_positions(res) if pooled else _positions(res)
     first = p[p["position"] == 0].copy()
     fair = 1.0 / first["players"].to_numpy(dtype=float)
     r = stats.wilson(first["wins"].to_numpy(), first["n"].to_numpy())
-    out = first[[c for c in res.cells.columns] + ["strategy"]].rename(columns={"strategy": "first_strategy"})
+    info = [c for c in p.columns if c not in _SUMS and c not in ("position", "strategy")]
+    out = first[info + ["strategy"]].rename(columns={"strategy": "first_strategy"})
     out["n"] = first["n"].to_numpy()
     out["wins"] = first["wins"].to_numpy()
     out["rate"], out["lo"], out["hi"], out["fair"] = r.rate, r.lo, r.hi, fair
@@ -213,18 +247,20 @@ def first_player_advantage(res: Results) -> pd.DataFrame:
     out["p_value"] = stats.z_test_p(r.rate, null_se, fair)
     out["p_holm"] = stats.holm(out["p_value"].to_numpy())
     out["distinguishable"] = stats.distinguishable(r.lo, r.hi, fair)
-    out["homogeneous"] = [len(set(s.split(","))) <= 1 for s in out["lineup"]]
+    out["homogeneous"] = [len(set(s.replace("|", ",").replace(" ", "").split(","))) <= 1 for s in out["lineup"]]
     return out.reset_index(drop=True)
 
 
-def worst_positions(res: Results) -> pd.DataFrame:
+def worst_positions(res: Results, pooled: bool = False) -> pd.DataFrame:
     """Per cell, the position with the highest loss rate and its gap to the runner-up.
+
+    ``pooled=True``: per variant, players, unit and rules over all seatings.
 
     The gap's interval accounts for both positions coming from the same deals
     (one loser per deal: multinomial covariance), so ``distinguishable`` says
     whether the worst seat is really worse than the next one.
     """
-    p = _positions(res)
+    p = _pooled_positions(res) if pooled else _positions(res)
     p["loss_rate"] = p["losses"] / p["n"].where(p["n"] > 0)
     rows = []
     for cell, g in p.groupby("cell", sort=True):
@@ -247,7 +283,12 @@ def worst_positions(res: Results) -> pd.DataFrame:
         rows.append(row)
     cols = ["cell", "worst_position", "worst_strategy", "n", "loss_rate", "loss_lo", "loss_hi", "fair",
             "runner_up", "runner_up_rate", "gap", "gap_lo", "gap_hi", "distinguishable"]
-    return _attach(pd.DataFrame(rows, columns=cols), res)
+    out = pd.DataFrame(rows, columns=cols)
+    if not pooled:
+        return _attach(out, res)
+    info = p[p["position"] == 0][[c for c in p.columns if c not in _SUMS and c not in
+                                  ("position", "strategy", "loss_rate")]]
+    return info.merge(out, on="cell").reset_index(drop=True)
 
 
 def wild_by_position(res: Results) -> pd.DataFrame:

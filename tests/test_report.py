@@ -43,9 +43,9 @@ def test_first_player_sentence_states_rate_interval_fair_share_and_n(built: tupl
     md = built[1].markdown.read_text(encoding="utf-8")
     assert ("In prague with 3 players the first player wins 40.0% [37.0, 43.1] of deals "
             "against a fair 33.3% (n=1,000)") in md
-    # 50 of 100 against a fair 50%: the interval contains the fair share
-    assert re.search(r"sevens=True; lineup wild-keeper, wild-dumper\) the first player wins 50\.0% "
-                     r"\[40\.4, 59\.6\] of deals against a fair 50\.0% \(n=100\): not distinguishable from fair", md)
+    # two seatings pooled, 110 of 200 against a fair 50%: the interval contains the fair share
+    assert re.search(r"rotated over 2 seatings\) the first player wins 55\.0% "
+                     r"\[48\.1, 61\.7\] of deals against a fair 50\.0% \(n=200\): not distinguishable from fair", md)
     assert "of matches against a fair 50.0% (n=10): not distinguishable from fair" in md
 
 
@@ -132,3 +132,10 @@ def test_report_states_effect_of_a_rule_switched_alone(built: tuple[Path, report
     assert ("switching on sevens=True moves the first player's win rate per deal from 70.0% to 50.0%, "
             "-20.0 pp [-33.3, -6.7]") in md
     assert "## What each rule option changes" in md
+
+
+def test_report_pools_rotated_lineups_for_the_first_player_answer(built: tuple[Path, report.ReportPaths]) -> None:
+    md = built[1].markdown.read_text(encoding="utf-8")
+    answers = md[md.index("## Answers"):md.index("### Which seat")]
+    assert ("In czech with 2 players (sevens=True; wild-dumper and wild-keeper rotated over 2 seatings) "
+            "the first player wins 55.0%") in answers

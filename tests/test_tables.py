@@ -309,3 +309,21 @@ def test_rule_effects_compare_a_switch_with_the_otherwise_identical_cell(res: ta
     assert r["blocked_diff"] == pytest.approx(-0.1)
     assert r["capped_diff"] == pytest.approx(0.02)
     assert r["by_wild_diff"] == pytest.approx(0.3)
+
+
+def test_first_player_pooled_over_seatings_sums_position_zero(res: tables.Results) -> None:
+    t = tables.first_player_advantage(res, pooled=True)
+    r = t[(t.variant == "czech") & (t.unit == "deal") & t.rules.str.contains("sevens")].iloc[0]
+    # cell 1: position 0 wins 50 of 100; cell 2: 60 of 100
+    assert r["seatings"] == 2 and r["n"] == 200 and r["wins"] == 110 and r["rate"] == pytest.approx(0.55)
+    assert r["strategies"] == "wild-dumper, wild-keeper" and not r["homogeneous"]
+    single = t[t.variant == "prague"].iloc[0]
+    assert single["seatings"] == 1 and single["rate"] == pytest.approx(0.4) and single["homogeneous"]
+
+
+def test_worst_position_pooled_over_seatings(res: tables.Results) -> None:
+    t = tables.worst_positions(res, pooled=True)
+    r = t[(t.variant == "czech") & (t.unit == "deal") & t.rules.str.contains("sevens")].iloc[0]
+    # position 1 lost 50 + 60 of 200, position 0 lost 48 + 40
+    assert r["worst_position"] == 1 and r["loss_rate"] == pytest.approx(0.55)
+    assert r["gap"] == pytest.approx(0.55 - 0.44)
