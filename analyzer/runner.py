@@ -305,10 +305,7 @@ def _cells_table(exp: Experiment) -> pd.DataFrame:
         }
         row.update({k: str(v) for k, v in c.grid})
         rows.append(row)
-    df = pd.DataFrame(rows)
-    for k in exp.grid:
-        df[k] = df[k].astype(str)
-    return df
+    return pd.DataFrame(rows)
 
 
 def _command(exp: Experiment, deals: int | None, out: Path | None) -> str:
@@ -389,8 +386,7 @@ def run_experiment(
         "name": exp.name, "description": exp.description, "experiment": exp.to_dict(), "seed": exp.seed, "version": __version__,
         "fingerprint": fp, "simulator": sim, "started": started, "finished": _now(),
         "cells": len(exp.cells),
-        "units": {u: int(totals.loc[totals["cell"].isin([c.index for c in exp.cells if c.unit == u]),
-                                    "n"].sum()) for u in exp.counts},
+        "units": {u: sum(c.n for c in exp.cells if c.unit == u) for u in exp.counts},
         "total_deals": int(totals["deals_sum"].sum()),
         "deals_this_run": fresh_deals,
         "deals_per_second": round(fresh_deals / elapsed, 1) if elapsed > 0 else None,
@@ -454,7 +450,7 @@ def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, back
                 fresh_deals += int(back["totals"]["deals_sum"].iloc[0])
                 left[ci] -= 1
                 bar.advance(n, cell_done=left[ci] == 0)
-    parts: dict[str, list[pd.DataFrame]] = {name: [] for name in ("positions", "totals", "hist")}
+    parts: dict[str, list[pd.DataFrame]] = {name: [] for name in TABLES}
     for cell in exp.cells:
         for k, _ in cell.chunks():
             for name, df in done[(cell.index, k)].items():
