@@ -53,6 +53,14 @@ def mask_points(m: NDArray[np.uint64], card_points: NDArray[np.int16]) -> NDArra
     return bits @ card_points.astype(np.int32)
 
 
+def group_points(m: NDArray[np.uint64], groups: tuple[tuple[int, np.uint64], ...]) -> NDArray[np.int32]:
+    """Points of masks from (value, mask of the cards worth it) groups: one popcount per value."""
+    out = np.zeros(m.shape, dtype=np.int32)
+    for value, mask in groups:
+        out += value * popcount(m & mask).astype(np.int32)
+    return out
+
+
 def nth_set_card(m: NDArray[np.uint64], k: NDArray[np.integer]) -> NDArray[np.int8]:
     """Id of the k-th (0-based, from the lowest) set bit of each mask; -1 where there is none.
 

@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from .bits import BIT, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, lowest_card, mask_points, popcount
+from .bits import BIT, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, group_points, lowest_card, popcount
 from .cards import DRAW, KING, QUEEN, TAKE, N_CARDS, card_str
 from .match import MAX_DEALS, first_dealer, match_outcome
 from .results import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults
@@ -53,6 +53,7 @@ class _Tables:
     deck_mask: np.uint64
     king_bit: NDArray[np.uint64]  # (52,) for a Queen top: the bit of its King (else 0)
     qnk: NDArray[np.bool_]  # (53,) top card index+1 -> queen_needs_king applies
+    point_groups: tuple[tuple[int, np.uint64], ...]  # (points, mask of the cards worth them)
 
 
 def _tables(r: RuleSet) -> _Tables:
@@ -73,8 +74,10 @@ def _tables(r: RuleSet) -> _Tables:
         if rank == QUEEN:
             king_bit[c] = BIT[card_id(KING, c % 4)]
             qnk[c + 1] = r.queen_needs_king and r.wild_rank != QUEEN
+    groups = tuple((int(v), np.uint64(sum(1 << c for c in range(N_CARDS) if pts[c] == v)))
+                   for v in sorted(set(pts.tolist())) if v)
     return _Tables(eff_draw, eff_skip, is_seven, pts, RANK_MASK[r.wild_rank],
-                   np.uint64(sum(1 << c for c in deck(r.deck_size))), king_bit, qnk)
+                   np.uint64(sum(1 << c for c in deck(r.deck_size))), king_bit, qnk, groups)
 
 
 class BatchSim:
@@ -272,18 +275,20 @@ class BatchSim:
         self._finish(rows[blocked], END_BLOCKED)
         self._advance(rows[~blocked])
 
-    def legal_mask(self, rows: NDArray[np.int64]) -> NDArray[np.uint64]:
-        """G3/G4/CZ8: legal cards of the current player in the PLAY phase."""
-        hand = self.hands[rows, self.cur[rows]]
+    def _accept(self, rows: NDArray[np.int64]) -> NDArray[np.uint64]:
+        """G3/G4/CZ8: the mask of cards that may go on each slot's top card (all on an empty pile)."""
         top = self.top[rows]
-        has_top = top >= 0
         tc = np.maximum(top, 0)
         ok = SUIT_MASK[np.maximum(self.active[rows], 0)] | RANK_MASK[RANK_OF[tc]]
         if self.r.wild_on_anything:
-            ok = ok | self.t.wild_mask
-        qnk = self.t.qnk[top + 1]
-        ok = np.where(qnk, self.t.king_bit[tc], ok)
-        return np.where(has_top, hand & ok, hand)
+            ok |= self.t.wild_mask
+        if self.r.queen_needs_king:
+            ok = np.where(self.t.qnk[top + 1], self.t.king_bit[tc], ok)
+        return np.where(top >= 0, ok, self.t.deck_mask)
+
+    def legal_mask(self, rows: NDArray[np.int64]) -> NDArray[np.uint64]:
+        """Legal cards of the current player in the PLAY phase."""
+        return self.hands[rows, self.cur[rows]] & self._accept(rows)
 
     def _decide(self, rows: NDArray[np.int64]) -> None:
         """One decision in every decision slot: forced steps, strategy calls, checks, moves."""
@@ -424,10 +429,17 @@ class BatchSim:
         if self.r.no_card == "draw_until_play":
             self.phase[rows] = PLAY
             return
-        fits = (self.legal_mask(rows) & BIT[np.maximum(card, 0)]) != 0
-        self.phase[rows[fits]] = DRAWN
-        self.drawn[rows[fits]] = card[fits]
+        fits = (self._accept(rows) & BIT[np.maximum(card, 0)]) != 0
         self._advance(rows[~fits])
+        rows, card = rows[fits], card[fits]
+        # a drawn card that fits is played at once (G6); only a wild's suit is a choice
+        choice = (RANK_OF[card] == self.r.wild_rank) & (popcount(self.hands[rows, self.cur[rows]]) > 1)
+        self.phase[rows[choice]] = DRAWN
+        self.drawn[rows[choice]] = card[choice]
+        now = ~choice
+        if now.any():
+            self._play(rows[now], card[now], np.full(int(now.sum()), -1, np.int8),
+                       np.full(int(now.sum()), PLAY, np.int8))
 
     def _play(self, rows, card, suit, ph) -> None:
         cur = self.cur[rows]
@@ -468,7 +480,7 @@ class BatchSim:
             return
         r, t, n = self.r, self.t, self.n
         hands = self.hands[rows]
-        pts = mask_points(hands, t.card_points)
+        pts = group_points(hands, t.point_groups)
         if r.lone_wild_points is not None:
             lone = (popcount(hands) == 1) & ((hands & t.wild_mask) != 0)
             pts = np.where(lone, r.lone_wild_points, pts)
@@ -596,8 +608,9 @@ class BatchSim:
                 self._deal(rows, get_decks(rows))
             ph = self.phase
             begin = np.nonzero(ph == BEGIN)[0]
-            if len(begin):
+            while len(begin):  # lost turns pass at once to the next player's turn
                 self._begin(begin)
+                begin = begin[self.phase[begin] == BEGIN]
             dec = np.nonzero((self.phase >= PLAY) & (self.phase <= LEAD))[0]
             if len(dec):
                 self._decide(dec)
