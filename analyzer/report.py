@@ -235,8 +235,10 @@ def keeper_sentences(kvd: pd.DataFrame) -> list[str]:
                  f"of {u} and {tables.DUMPER} {pct_ci(r['dumper_loss_rate'], r['dumper_loss_lo'], r['dumper_loss_hi'])} "
                  f"(n={count(r['keeper_n'])} and {count(r['dumper_n'])} seat-{u})")
             if r["distinguishable"]:
-                s += (f": keeping wilds costs {pp_ci(r['loss_diff'], r['loss_diff_lo'], r['loss_diff_hi'])} "
-                      f"of losses ({r['loss_ratio']:.2f}×).")
+                way = "raises" if r["loss_diff"] > 0 else "lowers"
+                s += (f": keeping wilds {way} the дурак rate by "
+                      f"{pp_ci(r['loss_diff'], r['loss_diff_lo'], r['loss_diff_hi'])} "
+                      f"({r['loss_ratio']:.2f}× the dumper's).")
             else:
                 s += f": the difference {pp_ci(r['loss_diff'], r['loss_diff_lo'], r['loss_diff_hi'])} is not distinguishable from 0."
         else:
@@ -630,7 +632,7 @@ def build_report(path: str | Path) -> ReportPaths:
         blocks.append(Block("list", worst_sentences(worst_pooled)))
     if "wild" in sections:
         blocks.append(Block("h3", "How much does holding a wild cost?"))
-        blocks.append(Block("list", wild_sentences(wsum)))
+        blocks.append(Block("list", wild_sentences(tables.wild_summary(res, pooled=True))))
         if not kvd.empty:
             blocks.append(Block("list", keeper_sentences(kvd)))
         else:

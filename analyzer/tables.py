@@ -310,8 +310,8 @@ def wild_by_position(res: Results) -> pd.DataFrame:
     return p.drop(columns=["points_sq"]).reset_index(drop=True)
 
 
-def wild_summary(res: Results) -> pd.DataFrame:
-    """Wild-holding penalty per cell (all positions together).
+def wild_summary(res: Results, pooled: bool = False) -> pd.DataFrame:
+    """Wild-holding penalty per cell (all positions together); ``pooled``: over seatings.
 
     Measurable from per-position counts: the mean held rate over positions, the
     expected number of wild holders per deal (their sum) and bounds on the share
@@ -322,7 +322,7 @@ def wild_summary(res: Results) -> pd.DataFrame:
     measurable: the points of wild-holding hands apart from the others — only
     the mean points of all hands (``points_mean``).
     """
-    p = _positions(res)
+    p = _pooled_positions(res) if pooled else _positions(res)
     p["held_rate"] = p["wild_held"] / p["n"].where(p["n"] > 0)
     g = p.groupby("cell", sort=True)
     out = g.agg(n=("n", "max"), seats=("position", "size"), held_mean=("held_rate", "mean"),
@@ -335,6 +335,10 @@ def wild_summary(res: Results) -> pd.DataFrame:
     m = stats.mean_from_sums(out["points_sum"], out["points_sq"], out["n"] * out["seats"])
     out["points_mean"], out["points_lo"], out["points_hi"] = m.est, m.lo, m.hi
     out = out.drop(columns=["points_sq"])
+    if pooled:
+        info = p[p["position"] == 0][[c for c in p.columns if c not in _SUMS and c not in
+                                      ("position", "strategy", "held_rate")]]
+        return info.merge(out, on="cell").reset_index(drop=True)
     return _attach(out, res)
 
 

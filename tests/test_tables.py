@@ -327,3 +327,10 @@ def test_worst_position_pooled_over_seatings(res: tables.Results) -> None:
     # position 1 lost 50 + 60 of 200, position 0 lost 48 + 40
     assert r["worst_position"] == 1 and r["loss_rate"] == pytest.approx(0.55)
     assert r["gap"] == pytest.approx(0.55 - 0.44)
+
+
+def test_wild_summary_pooled_over_seatings(res: tables.Results) -> None:
+    t = tables.wild_summary(res, pooled=True)
+    r = t[(t.variant == "czech") & (t.unit == "deal") & t.rules.str.contains("sevens")].iloc[0]
+    # 30 + 40 wild-decided losses in 200 deals
+    assert r["seatings"] == 2 and r["n"] == 200 and r["by_wild_rate"] == pytest.approx(0.35)
