@@ -441,7 +441,9 @@ class Deal:
         if end != END_CAPPED:
             order = play_order(self.last_actor, n)
             key = points.__getitem__
-            others = [s for s in range(n) if s != went_out]
+            # G10: a blocked deal is won by the fewest points, picked before the loser
+            best = None if went_out is not None else pick(list(range(n)), key, order, most=False)
+            others = [s for s in range(n) if s not in (went_out, best)]
             loser = pick(others, key, order, most=True)
             if r.variant == "prague" and holders:  # PR7: a Jack in hand loses without counting
                 wild_loser = pick(holders, key, order, most=True)
@@ -449,7 +451,9 @@ class Deal:
                 loser = wild_loser
             if went_out is not None:
                 winner = went_out
-            else:  # G10: a blocked deal is won by the fewest points
+            elif best != loser:
+                winner = best
+            else:  # PR7 made the blocked deal's best hand the loser: the next best wins
                 winner = pick([s for s in range(n) if s != loser], key, order, most=False)
         self.outcome = DealOutcome(points, went_out, winner, loser, by_wild, holders, end,
                                    self.turns, last_card, self.turnovers)

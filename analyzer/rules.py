@@ -236,6 +236,8 @@ def make_rules(variant: str, players: int, overrides: Mapping[str, Any] | None =
         if variant not in OPTIONS[name][2]:
             raise RulesError(f"rule {name!r} does not apply to {variant}")
         o[name] = v
+    if variant == "prague" and o["hand_size"] < 2:
+        raise RulesError("prague's dealer leads his last card (PR2): hand_size must be at least 2")
     if players * o["hand_size"] + 1 > o["deck_size"]:
         raise RulesError(
             f"deck of {o['deck_size']} is too small for {players} players x {o['hand_size']} cards + 1"

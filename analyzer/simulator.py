@@ -493,16 +493,19 @@ class BatchSim:
         order = (np.arange(n)[None, :] - self.last_actor[rows, None].astype(np.int64) - 1) % n
         seat_idx = np.arange(n)[None, :]
         key_max = pts.astype(np.int64) * 16 + (15 - order)
-        key_max_others = np.where(seat_idx == went[:, None], -1, key_max)
-        loser = key_max_others.argmax(axis=1)
+        key_min = pts.astype(np.int64) * 16 + order
+        # G10: a blocked deal is won by the fewest points, picked before the loser
+        best = np.where(went >= 0, -1, key_min.argmin(axis=1))
+        excluded = (seat_idx == went[:, None]) | (seat_idx == best[:, None])
+        loser = np.where(excluded, -1, key_max).argmax(axis=1)
         by_wild = np.zeros(len(rows), bool)
         if r.variant == "prague":
             any_h = holders.any(axis=1)
             wl = np.where(holders, key_max, -1).argmax(axis=1)
             by_wild = any_h & (wl != loser)
             loser = np.where(any_h, wl, loser)
-        key_min = np.where(seat_idx == loser[:, None], 1 << 40, pts.astype(np.int64) * 16 + order)
-        winner = np.where(went >= 0, went, key_min.argmin(axis=1))
+        next_best = np.where(seat_idx == loser[:, None], 1 << 40, key_min).argmin(axis=1)
+        winner = np.where(went >= 0, went, np.where(best != loser, best, next_best))
         capped = end == END_CAPPED
         if capped:
             winner = np.full(len(rows), -1)
