@@ -30,7 +30,7 @@ HATCHES = ("//", "..", "xx", "\\\\", "--", "++", "oo")
 GREYS = ("0.15", "0.55", "0.8", "0.35", "0.65", "0.9")
 
 
-def _axes(ax: Axes | None, size: tuple[float, float] = (7.0, 4.5)) -> Axes:
+def _axes(ax: Axes | None, size: tuple[float, float] = (8.0, 5.5)) -> Axes:
     if ax is not None:
         return ax
     fig = Figure(figsize=size, layout="constrained")
@@ -51,6 +51,17 @@ def series_labels(df: pd.DataFrame) -> dict[int, str]:
     lineups = dict(zip(first["cell"], first["lineup"].astype(str))) if "lineup" in first else {}
     return {c: (f"{lab} [{lineups.get(c, '')}]" if counts[lab] > 1 and lineups.get(c) else lab)
             for c, lab in labels.items()}
+
+
+def _legend_below(ax: Axes) -> None:
+    """Legend under the axes, so long cell labels never cover the data."""
+    n = len(ax.get_legend_handles_labels()[0])
+    ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.14),
+              ncol=2 if n > 3 else 1, frameon=False)
+
+
+def _plural(unit: str) -> str:
+    return "matches" if unit == "match" else f"{unit}s"
 
 
 def _n(x: float) -> str:
@@ -105,13 +116,13 @@ def plot_win_by_position(wl: pd.DataFrame, variant: str | None = None, unit: str
                       label=f"fair share 1/{players} = {100 / players:.1f}%")
     ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_xlabel("position (0 = first to act after the deal)")
-    ax.set_ylabel(f"win rate (% of {unit}s)")
+    ax.set_ylabel(f"win rate (% of {_plural(unit)})")
     if len(d):
         ax.set_xticks(range(int(d["position"].max()) + 1))
     ax.set_title(f"{variant or 'all variants'}: win rate by position per {unit}, 95% CI "
-                 f"(n={_n(total_n)} {unit}s)")
+                 f"(n={_n(total_n)} {_plural(unit)})")
     if cells:
-        ax.legend(fontsize="small")
+        _legend_below(ax)
     return ax
 
 
@@ -144,9 +155,9 @@ def plot_wild_penalty(ws: pd.DataFrame, unit: str = "deal", ax: Axes | None = No
                hatch=hatch, label=text)
     ax.set_xticks(x, [_group_label(r) for _, r in d.iterrows()], fontsize="small")
     ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    ax.set_ylabel(f"share of {unit}s (per player seat)")
+    ax.set_ylabel(f"share of {_plural(unit)} (per player seat)")
     ax.set_xlabel("variant, players, rules and strategy")
-    ax.set_title(f"Wild-holding penalty per {unit}, 95% CI (n={_n(d['n'].sum())} seat-{unit}s)")
+    ax.set_title(f"Wild-holding penalty per {unit}, 95% CI (n={_n(d['n'].sum())} seat-{_plural(unit)})")
     ax.legend(fontsize="small")
     return ax
 
@@ -237,5 +248,5 @@ def plot_hist(ht: pd.DataFrame, kind: str, ax: Axes | None = None, max_series: i
     more = f", first {max_series} cells" if len(set(ht["cell"])) > max_series else ""
     ax.set_title(f"{title} distribution (n={_n(total)}{more})")
     if cells:
-        ax.legend(fontsize="small")
+        _legend_below(ax)
     return ax

@@ -667,14 +667,16 @@ def build_report(path: str | Path) -> ReportPaths:
             blocks.append(Block("table", show_positions(wl),
                                 "Capped deals have neither winner nor loser, so rates need not sum to 100%. "
                                 "Match wins and losses shared by ties count fractionally."))
-            for (variant, unit), g in wl.groupby(["variant", "unit"], sort=True):
+            wl_chart = tables.win_loss_by_position(res, pooled=True) if rotated else wl
+            for (variant, unit), g in wl_chart.groupby(["variant", "unit"], sort=True):
                 cells = list(dict.fromkeys(g["cell"]))
                 for i, chunk in enumerate(_chunks(cells, MAX_SERIES)):
                     sub = g[g["cell"].isin(chunk)]
                     _chart(outdir, _safe(f"win_by_position_{variant}_{unit}_{i}"),
                            lambda sub=sub, variant=variant, unit=unit:
                            charts.plot_win_by_position(sub, variant=variant, unit=unit),
-                           f"Win rate by position, {variant}, per {unit}", made, blocks)
+                           f"Win rate by position, {variant}, per {unit}"
+                           + (" (lineups pooled)" if rotated else ""), made, blocks)
         elif sec == "strategies":
             blocks.append(Block("table", show_strategies(tables.win_loss_by_strategy(res, pool_cells=True)),
                                 "Seats of a strategy pooled over positions and over cells with the same "
@@ -712,7 +714,7 @@ def build_report(path: str | Path) -> ReportPaths:
                                 "open-ended (≥). Match cells count capped deals inside the matches."))
             for kind, what in (("turns", "deal length"), ("points", "penalty points per hand (all hands, the winner's 0 included)"),
                               ("deals", "match length")):
-                ht = tables.hist_table(res, kind)
+                ht = tables.hist_table(res, kind, pooled=rotated)
                 ht = ht[ht.groupby("cell")["count"].transform("sum") > 0]
                 for variant, g in ht.groupby("variant", sort=True):
                     for i, chunk in enumerate(_chunks(list(dict.fromkeys(g["cell"])), MAX_SERIES)):

@@ -187,14 +187,20 @@ def _long_outcomes(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return out.sort_values(keys + ["outcome"], kind="stable").reset_index(drop=True)
 
 
-def win_loss_by_position(res: Results) -> pd.DataFrame:
+def win_loss_by_position(res: Results, pooled: bool = False) -> pd.DataFrame:
     """Win and loss (дурак) rate of every position of every cell, per deal or match (``unit``).
 
     One row per cell, position and outcome; ``fair`` is 1/players.  Capped deals
     have neither winner nor loser, so their share is missing from both rates.
+    ``pooled=True``: per variant, players, unit and rules over all seatings.
     """
-    p = _positions(res)
-    keys = [c for c in res.cells.columns] + ["position", "strategy"]
+    if not pooled:
+        p = _positions(res)
+        keys = [c for c in res.cells.columns] + ["position", "strategy"]
+    else:
+        p = _pooled_positions(res)
+        keys = [c for c in p.columns if c not in _SUMS and c not in ("position", "strategy")]
+        keys += ["position", "strategy"]
     return _long_outcomes(p, keys)
 
 
@@ -455,10 +461,20 @@ def game_length(res: Results) -> pd.DataFrame:
     return t
 
 
-def hist_table(res: Results, kind: str) -> pd.DataFrame:
-    """The stored histogram of ``kind`` ('turns' | 'points' | 'deals') with cell columns."""
+def hist_table(res: Results, kind: str, pooled: bool = False) -> pd.DataFrame:
+    """The stored histogram of ``kind`` ('turns' | 'points' | 'deals') with cell columns.
+
+    ``pooled=True`` sums the cells of one variant, players, unit and rules (all
+    seatings); ``cell`` is then the first pooled cell and ``label`` names the group.
+    """
     h = res.hist[res.hist["kind"] == kind][["cell", "bin", "count"]]
-    return _attach(h, res).sort_values(["cell", "bin"]).reset_index(drop=True)
+    h = _attach(h, res)
+    if pooled:
+        g = h.groupby(GROUP_COLUMNS + ["bin"], dropna=False, sort=True)
+        h = g.agg(count=("count", "sum"), cell=("cell", "min"), seatings=("lineup", "nunique")).reset_index()
+        h["lineup"] = ""
+        h["label"] = [cell_text(r) for r in h.to_dict("records")]
+    return h.sort_values(["cell", "bin"]).reset_index(drop=True)
 
 
 def head_to_head(res: Results) -> pd.DataFrame:

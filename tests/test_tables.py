@@ -334,3 +334,14 @@ def test_wild_summary_pooled_over_seatings(res: tables.Results) -> None:
     r = t[(t.variant == "czech") & (t.unit == "deal") & t.rules.str.contains("sevens")].iloc[0]
     # 30 + 40 wild-decided losses in 200 deals
     assert r["seatings"] == 2 and r["n"] == 200 and r["by_wild_rate"] == pytest.approx(0.35)
+
+
+def test_win_loss_and_histograms_pooled_over_seatings(res: tables.Results) -> None:
+    t = tables.win_loss_by_position(res, pooled=True)
+    r = t[(t.variant == "czech") & (t.unit == "deal") & t.rules.str.contains("sevens")
+          & (t.position == 0) & (t.outcome == "win")].iloc[0]
+    assert r["n"] == 200 and r["count"] == 110 and r["strategy"] == "(all seatings)"
+    h = tables.hist_table(res, "turns", pooled=True)
+    g = h[(h.variant == "czech") & h.rules.str.contains("sevens")]
+    assert g["count"].sum() == 200 and g.loc[g["bin"] == 10, "count"].iloc[0] == 200
+    assert g["label"].iloc[0] == "czech 2p sevens=True"
