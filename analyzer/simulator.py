@@ -20,7 +20,9 @@ Every iteration runs the BEGIN slots, then every decision slot once.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -39,6 +41,19 @@ DEFAULT_SLOTS = 8192
 
 class SimulationError(RuntimeError):
     """A strategy fault or a broken invariant; the message names the culprit."""
+
+
+class StrategyFault(SimulationError):
+    """A strategy raised or returned an illegal move at slot ``row``."""
+
+    def __init__(self, message: str, row: int) -> None:
+        super().__init__(message)
+        self.row = row
+
+
+def fault_dir() -> Path:
+    """Where fault scenarios go: $DURAK_FAULT_DIR, else ./faults."""
+    return Path(os.environ.get("DURAK_FAULT_DIR", "faults"))
 
 
 @dataclass
@@ -101,6 +116,7 @@ class BatchSim:
         z = np.zeros
         self.hands = z((b, n), np.uint64)
         self.ring = z((b, d), np.int8)
+        self.slot_deck = z((b, d), np.int8)  # the deal's deck order, to reproduce a fault
         self.head = z(b, np.int16)
         self.tcount = z(b, np.int16)
         self.pcount = z(b, np.int16)
@@ -148,6 +164,7 @@ class BatchSim:
             starter = decks[:, used - 1].copy()
             hands[:, 0] &= ~BIT[starter]
         self.hands[rows] = hands
+        self.slot_deck[rows] = decks
         rest = d - used
         ring = np.zeros((len(rows), d), np.int8)
         ring[:, :rest] = decks[:, used:]
@@ -356,10 +373,27 @@ class BatchSim:
                 hand_sizes=hs, talon_size=self.tcount[rr].copy(), played=self.played[rr].copy(),
                 scores=scores)
             strat = self.strats[int(k)]
-            a, s = self._call(strat, bool(self.fast[int(k)]), view, rr)
-            self._check_answers(strat, view, a, s, rr)
+            try:
+                a, s = self._call(strat, bool(self.fast[int(k)]), view, rr)
+                self._check_answers(strat, view, a, s, rr)
+            except StrategyFault as fault:
+                raise SimulationError(f"{fault}; {self._dump_fault(fault.row)}") from fault
             act[where] = a
             suit[where] = s
+
+    def _dump_fault(self, row: int) -> str:
+        """Write the faulty deal as a scenario file (issue 6); say where, or why not."""
+        from .faults import write_fault_scenario
+
+        seat_strats = [self.strats[int(p)] for p in self._seat_player(np.array([row]))[0]]
+        unit = "match" if self.matches else "deal"
+        label = f"{self.r.variant}-{unit}{int(self.job[row])}"
+        try:
+            path, met = write_fault_scenario(self.r, seat_strats, self.slot_deck[row].tolist(), fault_dir(), label)
+        except OSError as exc:
+            return f"could not write the fault scenario: {exc}"
+        how = "replays to the faulty decision" if met else "holds the deal (the engine did not meet the fault again)"
+        return f"scenario {path} {how}: durak replay {path}"
 
     def _strategy_index(self, rows: NDArray[np.int64]) -> NDArray[np.int64]:
         return (self.dealer[rows].astype(np.int64) + self.cur[rows]) % self.n
@@ -374,11 +408,12 @@ class BatchSim:
         except SimulationError:
             raise
         except Exception as exc:
-            raise SimulationError(self._where(name, rows[0]) + f": the strategy raised {type(exc).__name__}: {exc}") from exc
+            raise StrategyFault(self._where(name, rows[0]) + f": the strategy raised {type(exc).__name__}: {exc}",
+                                int(rows[0])) from exc
         a, s = np.asarray(a), np.asarray(s)
         if a.shape != (len(rows),) or s.shape != (len(rows),) or a.dtype.kind not in "iu" or s.dtype.kind not in "iu":
-            raise SimulationError(self._where(name, rows[0]) + f": choose_batch must return two integer arrays of shape "
-                                  f"({len(rows)},), got {a.dtype}{a.shape} and {s.dtype}{s.shape}")
+            raise StrategyFault(self._where(name, rows[0]) + f": choose_batch must return two integer arrays of shape "
+                                f"({len(rows)},), got {a.dtype}{a.shape} and {s.dtype}{s.shape}", int(rows[0]))
         return a.astype(np.int16), s.astype(np.int8)
 
     def _where(self, name: str, row: int) -> str:
@@ -401,9 +436,9 @@ class BatchSim:
             legal = [card_str(c) for c in cards_tuple(int(view.legal[i]))]
             legal += ["draw"] * bool(view.can_draw[i]) + ["take"] * bool(view.can_take[i])
             what = "names a suit without playing a wild" if ok_card[i] else "is not legal"
-            raise SimulationError(self._where(getattr(strat, "name", repr(strat)), rows[i])
-                                  + f": move {describe_action(int(a[i]), int(s[i]))} {what} "
-                                  + f"(legal: {' '.join(legal)})")
+            raise StrategyFault(self._where(getattr(strat, "name", repr(strat)), rows[i])
+                                + f": move {describe_action(int(a[i]), int(s[i]))} {what} "
+                                + f"(legal: {' '.join(legal)})", int(rows[i]))
 
     def _apply(self, rows, act, suit, ph) -> None:
         take = act == TAKE

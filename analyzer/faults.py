@@ -1,0 +1,92 @@
+"""Reproducing a strategy fault as a scenario file (issue 6, point 2).
+
+When a strategy raises or returns an illegal move inside the batch simulator,
+the deal is played again in the rules engine from the same deck order with the
+same strategies, recording one token per decision.  The tokens up to the
+faulty decision, with the hands, starter and talon, make a scenario file that
+``durak replay`` plays to exactly that point.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .cards import DRAW, TAKE, card_str, rank_of
+from .engine import Deal, IllegalMove, deal_hands, forced_action
+from .rules import RuleSet
+
+
+def _token(action: int, suit: int | None) -> str:
+    if action == DRAW:
+        return "draw"
+    if action == TAKE:
+        return "take"
+    return card_str(action) + ("" if suit is None else ">" + "SCHD"[suit])
+
+
+def _toml_list(items: Sequence[str]) -> str:
+    return "[" + ", ".join(json.dumps(s) for s in items) + "]"
+
+
+def reproduce(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int],
+              rng_seed: int = 0) -> tuple[list[str], str | None]:
+    """Play the deal in the engine; return the tokens before the first fault and its description."""
+    hands, starter, talon = deal_hands(list(deck), rules)
+    rng = np.random.default_rng(rng_seed)
+    deal = Deal.start(rules, hands, talon, starter, rng=rng)
+    tokens: list[str] = []
+    if deal.phase == "lead_suit":  # the dealer's suit for a Jack lead goes into the starter token
+        return tokens, None
+    while not deal.done:
+        forced = forced_action(deal)
+        if forced is not None:
+            deal.apply(forced)
+            tokens.append(_token(forced, None))
+            continue
+        strat = seat_strategies[deal.current]
+        name = getattr(strat, "name", repr(strat))
+        try:
+            action, suit = strat.choose(deal.view(), rng)  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001 — the fault being reproduced
+            return tokens, f"strategy {name!r} raised {type(exc).__name__}: {exc}"
+        try:
+            s = None if suit is None or int(suit) < 0 else int(suit)
+            deal.apply(int(action), s)
+        except (IllegalMove, TypeError, ValueError) as exc:
+            return tokens, f"strategy {name!r} returned {action!r}, {suit!r}: {exc}"
+        tokens.append(_token(int(action), s))
+    return tokens, None
+
+
+def write_fault_scenario(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int],
+                         folder: Path, label: str) -> tuple[Path, bool]:
+    """Write ``folder/fault-<label>.toml``; return its path and whether the engine met the fault too."""
+    tokens, fault = reproduce(rules, seat_strategies, deck)
+    hands, starter, talon = deal_hands(list(deck), rules)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"fault-{label}.toml"
+    names = [f"seat {s} ({getattr(st, 'name', st)})" for s, st in enumerate(seat_strategies)]
+    lines = [
+        f"# Replays the deal up to the faulty decision: durak replay {path}",
+        f"# {fault or 'the engine did not meet the fault again (a random strategy?); all moves of its own replay are listed'}",
+        f'variant = "{rules.variant}"',
+        f"players = {rules.players}",
+        f"names = {_toml_list(names)}",
+        "[rules]",
+        *[f"{k} = {json.dumps(v) if v is not None else json.dumps('none')}" for k, v in rules.changed().items()],
+        "[deal]",
+        "hands = [" + ", ".join(_toml_list([card_str(c) for c in h]) for h in hands) + "]",
+    ]
+    if starter is not None:
+        lead_jack = rank_of(starter) == rules.wild_rank and rules.starter_kind == "dealer_lead" \
+            and rules.starter_effects
+        lines.append(f'starter = "{card_str(starter)}"' + ("  # a bare Jack lead names its own suit" * lead_jack))
+    lines += [f"talon = {_toml_list([card_str(c) for c in talon])}", f"moves = {_toml_list(tokens)}", ""]
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines), encoding="utf-8")
+    tmp.replace(path)
+    return path, fault is not None

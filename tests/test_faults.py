@@ -1,0 +1,84 @@
+"""Issue 6, point 2: a faulty strategy stops the run with a message naming it, and the
+faulty deal is written as a scenario that replays to the faulty decision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analyzer.cards import DRAW
+from analyzer.replay import ScenarioError, load_scenario, replay
+from analyzer.rules import make_rules
+from analyzer.simulator import SimulationError, simulate_deals
+from strategies import get_strategy
+
+
+class PlaysWholeHand:
+    """Deterministic and faulty: once down to three cards it plays its highest card, legal or not."""
+
+    name = "plays-whole-hand"
+
+    def choose(self, view, rng):
+        if len(view.hand) <= 3:
+            return max(view.hand), None
+        cards = [a for a in view.legal if a < DRAW]
+        return (min(cards) if cards else view.legal[0]), None
+
+
+class Raises:
+    name = "raiser"
+
+    def choose(self, view, rng):
+        raise KeyError("boom")
+
+
+class WrongShape:
+    name = "wrong-shape"
+
+    def choose(self, view, rng):  # pragma: no cover - the batch path is used
+        raise AssertionError
+
+    def choose_batch(self, view, rng):
+        n = len(view.seat)
+        return np.zeros(n + 1, np.int16), np.zeros(n + 1, np.int8)
+
+
+class SuitWithoutWild:
+    name = "suit-without-wild"
+
+    def choose(self, view, rng):
+        cards = [a for a in view.legal if a < DRAW and not view.is_wild(a)]
+        if cards:
+            return cards[0], 2
+        return view.legal[0], None
+
+
+def test_illegal_move_names_strategy_variant_deal_and_move_and_writes_replayable_scenario(tmp_path, monkeypatch):
+    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path))
+    rules = make_rules("czech", 3)
+    strats = [PlaysWholeHand(), get_strategy("greedy"), get_strategy("greedy")]
+    with pytest.raises(SimulationError) as err:
+        simulate_deals(rules, strats, 200, seed=4)
+    msg = str(err.value)
+    assert "plays-whole-hand" in msg and "czech" in msg and "deal " in msg and "is not legal" in msg
+    assert "\n" not in msg
+    files = list(tmp_path.glob("fault-czech-deal*.toml"))
+    assert len(files) == 1 and str(files[0]) in msg and "replays to the faulty decision" in msg
+    # the scenario plays every token, and stops exactly where the faulty strategy must act
+    sc = load_scenario(files[0])
+    with pytest.raises(ScenarioError, match="missing: the deal is not over; seat 1 \\(plays-whole-hand\\) is to act"):
+        replay(sc)
+
+
+@pytest.mark.parametrize("strategy,needle", [
+    (Raises(), "raised KeyError"),
+    (WrongShape(), "must return two integer arrays"),
+    (SuitWithoutWild(), "names a suit without playing a wild"),
+])
+def test_faulty_strategy_kinds_are_named(tmp_path, monkeypatch, strategy, needle):
+    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path))
+    rules = make_rules("prague", 3)
+    with pytest.raises(SimulationError, match=needle) as err:
+        simulate_deals(rules, [strategy, get_strategy("random"), get_strategy("random")], 50, seed=1)
+    assert strategy.name in str(err.value) and "prague" in str(err.value)
+    assert list(tmp_path.glob("fault-prague-deal*.toml"))
