@@ -209,6 +209,22 @@ def run(
         folder = run_experiment(file, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
                                 fresh=fresh, quiet=quiet, check=check)
     typer.echo(f"results and report in {folder}")
+    _warn_capped(folder)
+
+
+def _warn_capped(folder: Path) -> None:
+    """Issue 6: a run whose capped share passes the alarm threshold says so loudly."""
+    import pandas as pd
+
+    from .tables import CAPPED_ALARM
+
+    cells = pd.read_parquet(folder / "results" / "cells.parquet")
+    tot = pd.read_parquet(folder / "results" / "totals.parquet").merge(cells[["cell", "label"]], on="cell")
+    share = tot["capped"] / tot["deals_sum"].clip(lower=1)
+    for _, row in tot[share > CAPPED_ALARM].iterrows():
+        typer.echo(f"WARNING: {row['label']}: {int(row['capped'])} of {int(row['deals_sum'])} deals hit the turn cap "
+                   f"({100 * row['capped'] / row['deals_sum']:.2f}% > {100 * CAPPED_ALARM:.1f}%); they count as "
+                   "neither win nor loss", err=True)
 
 
 @app.command()
@@ -220,7 +236,8 @@ def report(folder: Annotated[Path, typer.Argument(help="An experiment's output f
         if not (folder / "results").is_dir():
             raise UsageError(f"{folder}: no results/ folder here (run the experiment first)")
         paths = build_report(folder)
-    typer.echo(f"report written: {paths}")
+    typer.echo(f"report written: {paths.markdown} and {paths.html} ({len(paths.charts)} chart files)")
+    _warn_capped(folder)
 
 
 def main() -> None:
