@@ -240,6 +240,48 @@ def report(folder: Annotated[Path, typer.Argument(help="An experiment's output f
     _warn_capped(folder)
 
 
+@app.command()
+def compare(
+    strategies: Annotated[list[str], typer.Argument(help="Two or more strategies to compare (specs as in simulate).")],
+    variant: Annotated[str, typer.Option(help="czech | prague | svinya")] = "czech",
+    players: Annotated[int, typer.Option(help="Number of players.")] = 4,
+    deals: Annotated[Optional[int], typer.Option(help="Duplicate decks, each played once per rotation "
+                                                      "(default 20000).")] = None,
+    matches: Annotated[Optional[int], typer.Option(help="Compare over this many duplicate matches instead.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same numbers.")] = 0,
+    rule: RuleOpt = None,
+    jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    out: Annotated[Optional[Path], typer.Option(help="Also write compare.md, compare.json and a heatmap here.")] = None,
+) -> None:
+    """Compare strategies on duplicate deals: every deck is played by every rotation of the line-up."""
+    from .compare import CompareError, print_comparison, run_compare, summarize_comparison, write_outputs
+
+    with user_errors():
+        _positive("--deals", deals)
+        _positive("--matches", matches)
+        if deals is not None and matches is not None:
+            raise UsageError("give --deals or --matches, not both")
+        rules = _rules(variant, players, rule)
+        n = matches or deals or 20_000
+        try:
+            cmp = run_compare(rules, strategies, n, seed=seed, matches=bool(matches), jobs=jobs)
+        except CompareError as exc:
+            raise UsageError(str(exc)) from exc
+        result = summarize_comparison(cmp)
+        if out is not None:
+            rules_args = "".join(f" --rule {r}" for r in rule or [])
+            command = (f"durak compare --variant {variant} --players {players} {' '.join(strategies)} "
+                       f"--{'matches' if matches else 'deals'} {n} --seed {seed}{rules_args} --out {out}")
+            write_outputs(result, out, command=command)
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    print_comparison(result)
+    if out is not None:
+        typer.echo(f"comparison written to {out}/compare.md")
+
+
 def main() -> None:
     """Entry point of the ``durak`` script."""
     try:
