@@ -252,6 +252,11 @@ def _r(x: float, nd: int = 6) -> float | None:
     return round(float(x), nd) if math.isfinite(x) else None
 
 
+def _rounded(row: dict[str, Any]) -> dict[str, Any]:
+    """JSON-safe row: floats to 6 digits (ratios to 3), NaN and infinity to None."""
+    return {k: _r(v, 3 if k.startswith("ratio") else 6) if isinstance(v, float) else v for k, v in row.items()}
+
+
 def _div(a: float, b: float) -> float:
     return a / b if b > 0 else float("inf") if a > 0 else float("nan")
 
@@ -321,9 +326,9 @@ def summarize_comparison(cmp: Comparison) -> dict[str, Any]:
         "lineups": [[cmp.names[s] for s in up] for up in lineups(k, players)],
         "n_decks": d, "games": cmp.games, "seat_games_per_strategy": seat_games,
         "deals_played": cmp.deals_played, "capped": cmp.capped,
-        "ranking": [{k_: (_r(v) if isinstance(v, float) else v) for k_, v in row.items()} for row in ranking],
-        "pairs": [{k_: (_r(v) if isinstance(v, float) else v) for k_, v in row.items()} for row in pairs],
-        "narrowing": [{k_: (_r(v, 3 if k_.startswith("ratio") else 6) if isinstance(v, float) else v) for k_, v in row.items()} for row in narrowing],
+        "ranking": [_rounded(row) for row in ranking],
+        "pairs": [_rounded(row) for row in pairs],
+        "narrowing": [_rounded(row) for row in narrowing],
         "narrowing_median": _r(float(np.median(finite)), 3) if finite else None,
         "narrowing_fresh_decks_median": _r(float(np.median(finite_fresh)), 3) if finite_fresh else None,
         "seconds": round(cmp.seconds, 2),
