@@ -347,7 +347,7 @@ def _ci(lo: float | None, hi: float | None, scale: float = 100.0, nd: int = 2) -
 
 
 def _p(x: float | None) -> str:
-    return "—" if x is None else f"{x:.2g}"
+    return "—" if x is None else "<1e-15" if x < 1e-15 else f"{x:.2g}"
 
 
 def _hw(x: float | None) -> str:

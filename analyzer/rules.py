@@ -109,6 +109,20 @@ class RuleSet:
     effects: tuple[Effect, ...] = field(default=(), repr=False)
     points: tuple[int, ...] = field(default=(), repr=False)
 
+    def __hash__(self) -> int:
+        """Cached: strategies look their tables up by rule set on every batch call."""
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getstate__(self) -> dict[str, Any]:
+        """String hashes differ between processes: never ship the cached hash to a worker."""
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
+
     @property
     def starter_kind(self) -> str:
         return STARTER_KIND[self.variant]

@@ -108,6 +108,8 @@ class BatchSim:
         self.fast = [isinstance(s, BatchStrategy) and hasattr(s, "choose_batch") for s in self.strats]
         first = {id(s): i for i, s in reversed(list(enumerate(self.strats)))}
         self.strat_group = np.array([first[id(s)] for s in self.strats], np.int64)
+        #: offsets[seat] = the seats in play order from ``seat`` (column k = k seats to the left)
+        self.offsets = (np.arange(rules.players)[:, None] + np.arange(rules.players)[None, :]) % rules.players
         self.rng = rng
         self.matches = matches
         self.check = check
@@ -357,7 +359,7 @@ class BatchSim:
             rr = ar[m]
             where = np.nonzero(ask)[0][m]
             cur = self.cur[rr].astype(np.int64)
-            seats = (cur[:, None] + np.arange(self.n)) % self.n
+            seats = self.offsets[cur]
             hs = popcount(self.hands[rr[:, None], seats]).astype(np.int16)
             scores = None
             if self.matches:
@@ -366,11 +368,11 @@ class BatchSim:
             ph = self.phase[rr]
             top = np.where(ph == LEAD, -1, self.top[rr]).astype(np.int8)
             view = BatchView(
-                rules=self.r, seat=self.cur[rr].copy(), hand=view_hand[where], legal=legal[where],
+                rules=self.r, seat=self.cur[rr], hand=view_hand[where], legal=legal[where],
                 can_draw=can_draw[where], can_take=can_take[where], top=top,
-                active_suit=self.active[rr].copy(),
+                active_suit=self.active[rr],
                 pending_seven=np.where(ph == SEVEN, self.pend7[rr], 0).astype(np.int16),
-                hand_sizes=hs, talon_size=self.tcount[rr].copy(), played=self.played[rr].copy(),
+                hand_sizes=hs, talon_size=self.tcount[rr], played=self.played[rr],
                 scores=scores)
             strat = self.strats[int(k)]
             try:
@@ -478,7 +480,8 @@ class BatchSim:
 
     def _play(self, rows, card, suit, ph) -> None:
         cur = self.cur[rows]
-        self.hands[rows, cur] &= ~BIT[card]
+        hand = self.hands[rows, cur] & ~BIT[card]
+        self.hands[rows, cur] = hand
         pos = (self.head[rows].astype(np.int64) + self.tcount[rows] + self.pcount[rows]) % self.d
         self.ring[rows, pos] = card
         self.pcount[rows] += 1
@@ -489,7 +492,7 @@ class BatchSim:
         self.active[rows] = np.where(wild & (suit >= 0), suit, SUIT_OF[card])
         chain = np.where(ph == SEVEN, self.pend7[rows], 0).astype(np.int8)
         self._set_pending(rows, card, chain)
-        left = popcount(self.hands[rows, cur])
+        left = popcount(hand)
         out = left == 0
         if out.any():
             ro = rows[out]
