@@ -372,7 +372,8 @@ def headline(out: dict[str, Any]) -> str:
         return "duplicate design: the strategies never differ on a deck (paired interval of width 0)"
     many = " (median over pairs)" if len(out["narrowing"]) > 1 else ""
     fresh = "" if f is None else f"; {f:.1f}x against the same line-ups on a fresh deck per game"
-    verb = "narrows the interval by" if m >= 1 else "does not narrow the interval; ratio"
+    verb = ("narrows the interval by" if m >= 1.1 else "hardly changes the interval: ratio" if m >= 0.9
+            else "widens the interval: ratio")
     return (f"duplicate design {verb} {m:.1f}x{many} against two independent proportions "
             f"of the same sample sizes{fresh}")
 
