@@ -200,11 +200,15 @@ class BatchSim:
                 self.cur[sr[jack]] = 0
                 self.phase[sr[jack]] = LEAD  # PR2: the dealer names the suit
 
-    def _set_pending(self, rows: NDArray[np.int64], cards: NDArray[np.int8], chain: NDArray[np.int8]) -> None:
+    def _set_pending(self, rows: NDArray[np.int64], cards: NDArray[np.int8], chain: NDArray[np.int8] | None) -> None:
         """G5/CZ8: the effect of the card just laid waits for the next player."""
         t = self.t
+        if not self.r.sevens:
+            self.pdraw[rows] = t.eff_draw[cards]
+            self.pskip[rows] = t.eff_skip[cards]
+            return
         seven = t.is_seven[cards]
-        self.pend7[rows] = np.where(seven, chain + 1, 0)
+        self.pend7[rows] = np.where(seven, (0 if chain is None else chain) + 1, 0)
         self.pdraw[rows] = np.where(seven, 0, t.eff_draw[cards])
         self.pskip[rows] = np.where(seven, False, t.eff_skip[cards])
 
@@ -314,38 +318,54 @@ class BatchSim:
         ph = self.phase[rows]
         cur = self.cur[rows]
         hand = self.hands[rows, cur]
-        legal = np.zeros(len(rows), np.uint64)
-        can_draw = np.zeros(len(rows), bool)
-        can_take = ph == SEVEN
         play = ph == PLAY
-        if play.any():
-            rp = rows[play]
-            lp = self.legal_mask(rp)
-            drawable = (self.tcount[rp] > 0) | (self.pcount[rp] > 1)
-            legal[play] = lp
-            can_draw[play] = drawable & ((lp == 0) | self.r.voluntary_draw)
-        drawn = ph == DRAWN
-        legal[drawn] = BIT[np.maximum(self.drawn[rows[drawn]], 0)]
-        legal[can_take] = hand[can_take] & RANK_MASK[7]
-        lead = ph == LEAD
-        legal[lead] = BIT[np.maximum(self.top[rows[lead]], 0)]
-        view_hand = np.where(lead, hand | legal, hand)
-        stuck = (legal == 0) & ~can_draw & ~can_take
-        if stuck.any():
+        special = not play.all()  # DRAWN, SEVEN or LEAD slots are rare: skip their work when absent
+        if not special:
+            legal = hand & self._accept(rows)
+            drawable = (self.tcount[rows] > 0) | (self.pcount[rows] > 1)
+            can_draw = drawable & ((legal == 0) | self.r.voluntary_draw)
+            can_take = np.zeros(len(rows), bool)
+            lead = can_take
+            view_hand = hand
+            stuck = (legal == 0) & ~can_draw
+        else:
+            legal = np.zeros(len(rows), np.uint64)
+            can_draw = np.zeros(len(rows), bool)
+            can_take = ph == SEVEN
+            if play.any():
+                rp = rows[play]
+                lp = hand[play] & self._accept(rp)
+                drawable = (self.tcount[rp] > 0) | (self.pcount[rp] > 1)
+                legal[play] = lp
+                can_draw[play] = drawable & ((lp == 0) | self.r.voluntary_draw)
+            drawn = ph == DRAWN
+            legal[drawn] = BIT[np.maximum(self.drawn[rows[drawn]], 0)]
+            legal[can_take] = hand[can_take] & RANK_MASK[7]
+            lead = ph == LEAD
+            legal[lead] = BIT[np.maximum(self.top[rows[lead]], 0)]
+            view_hand = np.where(lead, hand | legal, hand)
+            stuck = (legal == 0) & ~can_draw & ~can_take
+        any_stuck = bool(stuck.any())
+        if any_stuck:
             self._pass(rows[stuck])
         act = np.full(len(rows), -1, np.int16)
         suit = np.full(len(rows), -1, np.int8)
         forced_draw = (legal == 0) & can_draw
         act[forced_draw] = DRAW
-        nleg = popcount(legal)
         wild_single = (legal & self.t.wild_mask) != 0
-        single = (nleg == 1) & ~can_draw & ~can_take & ~(wild_single & ((popcount(hand) > 1) | lead))
+        single = (popcount(legal) == 1) & ~can_draw & ~(wild_single & (popcount(hand) > 1))
+        if special:
+            single &= ~can_take & ~lead
         act[single] = lowest_card(legal[single])
-        ask = ~stuck & ~forced_draw & ~single
+        ask = ~forced_draw & ~single
+        if any_stuck:
+            ask &= ~stuck
         if ask.any():
             self._ask(rows, ask, act, suit, legal, can_draw, can_take, view_hand)
-        go = ~stuck
-        self._apply(rows[go], act[go], suit[go], ph[go])
+        if any_stuck:
+            go = ~stuck
+            rows, act, suit, ph = rows[go], act[go], suit[go], ph[go]
+        self._apply(rows, act, suit, ph, special)
 
     def _ask(self, rows, ask, act, suit, legal, can_draw, can_take, view_hand) -> None:
         """Call each seat's strategy on the slots where it must choose, and check the answers."""
@@ -442,19 +462,22 @@ class BatchSim:
                                 + f": move {describe_action(int(a[i]), int(s[i]))} {what} "
                                 + f"(legal: {' '.join(legal)})", int(rows[i]))
 
-    def _apply(self, rows, act, suit, ph) -> None:
-        take = act == TAKE
-        self._take_seven(rows[take])
+    def _apply(self, rows, act, suit, ph, special: bool = True) -> None:
         draw = act == DRAW
+        card = ~draw
+        if special:
+            take = act == TAKE
+            if take.any():
+                self._take_seven(rows[take])
+            lead = ph == LEAD
+            if lead.any():
+                rl = rows[lead]
+                self.active[rl] = np.where(suit[lead] >= 0, suit[lead], SUIT_OF[np.maximum(self.top[rl], 0)])
+                self.cur[rl] = 1 % self.n
+                self.phase[rl] = BEGIN
+            card &= ~take & ~lead
         if draw.any():
             self._draw_decision(rows[draw])
-        lead = ph == LEAD
-        if lead.any():
-            rl = rows[lead]
-            self.active[rl] = np.where(suit[lead] >= 0, suit[lead], SUIT_OF[np.maximum(self.top[rl], 0)])
-            self.cur[rl] = 1 % self.n
-            self.phase[rl] = BEGIN
-        card = ~take & ~draw & ~lead
         if card.any():
             self._play(rows[card], act[card].astype(np.int8), suit[card], ph[card])
 
@@ -490,7 +513,7 @@ class BatchSim:
         self.stuck[rows] = 0
         wild = RANK_OF[card] == self.r.wild_rank
         self.active[rows] = np.where(wild & (suit >= 0), suit, SUIT_OF[card])
-        chain = np.where(ph == SEVEN, self.pend7[rows], 0).astype(np.int8)
+        chain = np.where(ph == SEVEN, self.pend7[rows], 0).astype(np.int8) if self.r.sevens else None
         self._set_pending(rows, card, chain)
         left = popcount(hand)
         out = left == 0
