@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer import bits as _bits
 from analyzer.bits import nth_set_card
 from analyzer.cards import DRAW, N_CARDS, TAKE, cards_of_mask
 from analyzer.rules import RuleSet
@@ -24,16 +25,11 @@ from .base import BatchView, DecisionView
 U64 = np.uint64
 _ONE = np.uint64(1)
 
-#: (52,) uint64: the bit of each card id.
-CARD_BITS: NDArray[np.uint64] = np.left_shift(_ONE, np.arange(N_CARDS, dtype=np.uint64))
-#: (4,) uint64: the cards of each suit S C H D.
-SUIT_MASKS: NDArray[np.uint64] = np.array(
-    [sum(1 << c for c in range(s, N_CARDS, 4)) for s in range(4)], dtype=np.uint64
-)
-#: (15,) uint64 indexed by rank value 2..14 (0 and 1 are empty): the four cards of a rank.
-RANK_MASKS: NDArray[np.uint64] = np.array(
-    [0, 0] + [0xF << ((r - 2) * 4) for r in range(2, 15)], dtype=np.uint64
-)
+#: The bit of each card id, the cards of each suit S C H D, the four cards of each
+#: rank value (0 and 1 empty): shared with the simulator (analyzer.bits).
+CARD_BITS: NDArray[np.uint64] = _bits.BIT
+SUIT_MASKS: NDArray[np.uint64] = _bits.SUIT_MASK
+RANK_MASKS: NDArray[np.uint64] = _bits.RANK_MASK
 #: (52,) suit index and rank value of every card id.
 CARD_SUIT: NDArray[np.int64] = np.arange(N_CARDS) % 4
 CARD_RANK: NDArray[np.int64] = np.arange(N_CARDS) // 4 + 2
@@ -43,20 +39,9 @@ def _as_u64(masks: NDArray[np.uint64] | int) -> NDArray[np.uint64]:
     return np.atleast_1d(np.asarray(masks, dtype=np.uint64))
 
 
-def _popcount_swar(x: NDArray[np.uint64]) -> NDArray[np.uint8]:
-    """Bit count without np.bitwise_count (NumPy < 2.0)."""
-    x = x - ((x >> U64(1)) & U64(0x5555555555555555))
-    x = (x & U64(0x3333333333333333)) + ((x >> U64(2)) & U64(0x3333333333333333))
-    x = (x + (x >> U64(4))) & U64(0x0F0F0F0F0F0F0F0F)
-    return ((x * U64(0x0101010101010101)) >> U64(56)).astype(np.uint8)
-
-
 def popcount(masks: NDArray[np.uint64]) -> NDArray[np.uint8]:
-    """Number of cards in each mask, same shape as ``masks``."""
-    x = np.asarray(masks, dtype=np.uint64)
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(x)  # type: ignore[no-any-return]
-    return _popcount_swar(x)
+    """Number of cards in each mask, same shape as ``masks`` (analyzer.bits.popcount)."""
+    return _bits.popcount(np.asarray(masks, dtype=np.uint64))
 
 
 def card_bits(masks: NDArray[np.uint64]) -> NDArray[np.bool_]:
@@ -73,15 +58,12 @@ def mask_of_cards(cards: NDArray[np.integer]) -> NDArray[np.uint64]:
 
 def highest_card(masks: NDArray[np.uint64]) -> NDArray[np.int16]:
     """(B,) id of the highest card in each mask, -1 for an empty mask."""
-    x = _as_u64(masks)
-    _, exp = np.frexp(x.astype(np.float64))  # exact: masks are < 2**52
-    return np.where(x != 0, exp - 1, -1).astype(np.int16)
+    return _bits.highest_card(_as_u64(masks)).astype(np.int16)
 
 
 def lowest_card(masks: NDArray[np.uint64]) -> NDArray[np.int16]:
     """(B,) id of the lowest card in each mask, -1 for an empty mask."""
-    x = _as_u64(masks)
-    return highest_card(x & (~x + _ONE))
+    return _bits.lowest_card(_as_u64(masks)).astype(np.int16)
 
 
 def nth_card(masks: NDArray[np.uint64], n: NDArray[np.integer]) -> NDArray[np.int16]:
