@@ -1,0 +1,337 @@
+"""Every user mistake through the real CLI: exit code 2, one stderr line naming the culprit (issue 6).
+
+Each case runs the typer app in-process (``typer.testing.CliRunner``) with its
+working directory set to a temporary folder, so that nothing is written into
+the repository.  The contract checked by :func:`assert_user_error`:
+
+* exit code 2, and no exception other than the ``SystemExit`` of ``typer.Exit``;
+* stderr is exactly one line, starting with ``durak: error:``;
+* the line names the culprit (file, key, token index, value ...);
+* no ``Traceback`` anywhere in stdout or stderr.
+
+A few cases also go through ``python -m analyzer`` in a subprocess, the way a
+user runs it, so that the entry point itself (``analyzer.cli.main``) is covered.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+from typing import Callable, Sequence
+
+import pytest
+from typer.testing import CliRunner
+
+from analyzer.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT / "experiments" / "deal_000_prague_reference.toml"
+PLUGIN = ROOT / "tests" / "plugin_example.py"
+
+try:  # click < 8.2 mixes stderr into stdout unless told not to
+    RUNNER = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+except TypeError:  # click >= 8.2: stderr is always captured on its own
+    RUNNER = CliRunner()
+
+
+def invoke(args: Sequence[str], cwd: Path | None = None):
+    """Run ``durak ARGS`` in-process (inside ``cwd`` when given); return the click Result."""
+    old = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        return RUNNER.invoke(app, [str(a) for a in args], catch_exceptions=True)
+    finally:
+        os.chdir(old)
+
+
+def crash_text(res) -> str:
+    """The traceback of an exception that escaped the CLI ('' if none did)."""
+    exc = res.exception
+    if exc is None or isinstance(exc, SystemExit):
+        return ""
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def assert_user_error(res, *culprits: str) -> str:
+    """The issue-6 contract for a user mistake; returns the message line."""
+    crash = crash_text(res)
+    assert not crash, f"a user mistake raised instead of exiting 2:\n{crash}"
+    out, err = res.stdout, res.stderr
+    assert "Traceback" not in out + err, out + err
+    assert res.exit_code == 2, f"exit code {res.exit_code}, stderr {err!r}, stdout {out[:300]!r}"
+    lines = err.splitlines()
+    assert len(lines) == 1, f"stderr is not one line: {err!r}"
+    line = lines[0]
+    assert line.startswith("durak: error: "), line
+    for c in culprits:
+        assert c in line, f"message does not name {c!r}: {line}"
+    return line
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _write(path: Path, text: str | bytes) -> Path:
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+GOOD_EXPERIMENT = 'name = "tiny"\nvariant = "czech"\nplayers = 2\ndeals = 20\nreports = []\n'
+
+
+class Files:
+    """Bad (and a few good) input files in one temporary folder."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        ref = REFERENCE.read_text(encoding="utf-8")
+        w = lambda name, text: _write(tmp / name, text)  # noqa: E731
+        # experiments
+        self.exp = w("exp.toml", GOOD_EXPERIMENT)
+        self.exp_bad_toml = w("exp_bad_toml.toml", 'variant = "czech\ndeals = 10\n')
+        self.exp_binary = w("exp_binary.toml", b"\xff\xfe\x00variant = 1\n")
+        self.exp_unknown_key = w("exp_unknown_key.toml", GOOD_EXPERIMENT + "playerz = 3\n")
+        self.exp_no_deals = w("exp_no_deals.toml", 'variant = "czech"\nplayers = 2\n')
+        self.exp_bad_rule = w("exp_bad_rule.toml", GOOD_EXPERIMENT + "[rules]\nsevens = \"maybe\"\n")
+        self.exp_deck = w("exp_deck.toml", 'variant = "czech"\nplayers = 8\ndeals = 10\n[rules]\ndeck_size = 32\n')
+        self.exp_bad_strategy = w("exp_bad_strategy.toml", GOOD_EXPERIMENT + 'lineup = ["nosuch"]\n')
+        self.exp_players = w("exp_players.toml", 'variant = "svinya"\nplayers = 4\ndeals = 10\n')
+        # scenarios (from the PR8 reference deal)
+        self.sc_bad_toml = w("sc_bad_toml.toml", ref.replace('variant = "prague"', 'variant = "prague'))
+        self.sc_binary = w("sc_binary.toml", b"\xff\xfe\x00\x01")
+        self.sc_no_variant = w("sc_no_variant.toml", ref.replace('variant = "prague"\n', ""))
+        self.sc_players_str = w("sc_players_str.toml", ref.replace("players = 3", 'players = "3"'))
+        self.sc_unknown_key = w("sc_unknown_key.toml", "seed = 4\n" + ref)
+        self.sc_bad_card = w("sc_bad_card.toml", ref.replace('["JC", "AD"', '["JC", "1Z"'))
+        self.sc_twice = w("sc_twice.toml", ref.replace('["JC", "AD"', '["JC", "10C"'))
+        self.sc_bad_token = w("sc_bad_token.toml", ref.replace('"10C", "6C",', '"10C", "6X",'))
+        self.sc_illegal = w("sc_illegal.toml", ref.replace('"10C", "6C",', '"10C", "AS",'))
+        self.sc_short = w("sc_short.toml", ref.replace('"QC",                 # Yuri goes out', ""))
+        self.sc_long = w("sc_long.toml", ref.replace('"QC",                 # Yuri goes out', '"QC", "8S",'))
+        self.sc_talon_int = w("sc_talon_int.toml", _replace_line(ref, "talon = ", "talon = 5"))
+        self.sc_variant = w("sc_variant.toml", ref.replace('variant = "prague"', 'variant = "moscow"'))
+        self.sc_players = w("sc_players.toml", ref.replace("players = 3", "players = 7"))
+        # plugins
+        self.plugin_syntax = w("plugin_syntax.py", "def oops(:\n    pass\n")
+        self.plugin_empty = w("plugin_empty.py", "X = 1\n")
+        # a regular file where a folder is expected
+        self.regular = w("regular_file", "not a folder\n")
+
+
+def _replace_line(text: str, start: str, new: str) -> str:
+    return "\n".join(new if line.startswith(start) else line for line in text.splitlines()) + "\n"
+
+
+@pytest.fixture
+def f(tmp_path: Path) -> Files:
+    return Files(tmp_path)
+
+
+# --------------------------------------------------------------------------- cases
+
+SIM = ["simulate", "--deals", "20", "--jobs", "1"]
+
+
+def _strats(first: str, players: int = 4) -> str:
+    return ",".join([first] + ["random"] * (players - 1))
+
+
+# (id, args builder, culprits builder): each names what the message must contain.
+Case = tuple[str, Callable[[Files], list[str]], Callable[[Files], list[str]]]
+CASES: list[Case] = [
+    # ---- variants, options, values
+    ("unknown-variant", lambda f: SIM + ["--variant", "moscow"], lambda f: ["'moscow'", "czech, prague, svinya"]),
+    ("rules-unknown-variant", lambda f: ["rules", "moscow"], lambda f: ["'moscow'"]),
+    ("unknown-option", lambda f: SIM + ["--rule", "sevns=on"], lambda f: ["'sevns'"]),
+    ("option-without-value", lambda f: SIM + ["--rule", "sevens"], lambda f: ["'sevens'", "name=value"]),
+    ("bad-bool-value", lambda f: SIM + ["--rule", "sevens=maybe"], lambda f: ["'maybe'", "'sevens'"]),
+    ("bad-enum-value", lambda f: SIM + ["--rule", "seven_chain=double"], lambda f: ["'double'", "'seven_chain'"]),
+    ("bad-int-value", lambda f: SIM + ["--rule", "hand_size=many"], lambda f: ["'many'", "'hand_size'"]),
+    ("bad-deck-size", lambda f: SIM + ["--rule", "deck_size=40"], lambda f: ["'40'", "'deck_size'"]),
+    ("bad-float-value", lambda f: SIM + ["--rule", "forget_rate=1.5"], lambda f: ["'1.5'", "'forget_rate'"]),
+    ("nan-float-value", lambda f: SIM + ["--rule", "forget_rate=nan"], lambda f: ["'nan'", "'forget_rate'"]),
+    ("zero-target", lambda f: SIM + ["--rule", "target=0"], lambda f: ["'0'", "'target'"]),
+    ("option-of-other-variant",
+     lambda f: SIM + ["--variant", "prague", "--players", "3", "--rule", "sevens=on"], lambda f: ["'sevens'", "prague"]),
+    ("huge-lone-wild-points",  # int16 points: 40000 crashes, 65536 silently scores 0 (see docs/bad_input.md)
+     lambda f: SIM + ["--variant", "svinya", "--players", "2", "--deals", "3000",
+                      "--rule", "lone_wild_points=99999999999999999999"],
+     lambda f: ["lone_wild_points"]),
+    # ---- players and deck
+    ("players-svinya", lambda f: SIM + ["--variant", "svinya", "--players", "3"], lambda f: ["svinya", "not 3"]),
+    ("players-czech-9", lambda f: ["rules", "czech", "--players", "9"], lambda f: ["czech", "not 9"]),
+    ("players-zero", lambda f: SIM + ["--players", "0"], lambda f: ["not 0"]),
+    ("players-negative", lambda f: SIM + ["--players", "-3"], lambda f: ["not -3"]),
+    ("deck-too-small", lambda f: SIM + ["--players", "8", "--rule", "deck_size=32"],
+     lambda f: ["deck of 32", "8 players"]),
+    ("deck-too-small-hand", lambda f: SIM + ["--players", "5", "--rule", "hand_size=7", "--rule", "deck_size=32"],
+     lambda f: ["deck of 32", "7 cards"]),
+    ("prague-hand-1", lambda f: SIM + ["--variant", "prague", "--players", "3", "--rule", "hand_size=1"],
+     lambda f: ["hand_size"]),
+    # ---- strategies
+    ("unknown-strategy", lambda f: SIM + ["--strategies", _strats("greedyy")], lambda f: ["'greedyy'", "known:"]),
+    ("strategy-count", lambda f: SIM + ["--strategies", "random,greedy"], lambda f: ["--strategies", "2", "4 players"]),
+    ("empty-strategy", lambda f: SIM + ["--strategies", ",random,random,random"], lambda f: ["empty strategy name"]),
+    ("strategy-bad-param", lambda f: SIM + ["--strategies", _strats("weighted?bogus=1")], lambda f: ["bogus"]),
+    ("strategy-param-syntax", lambda f: SIM + ["--strategies", _strats("weighted?w_points")],
+     lambda f: ["'w_points'"]),
+    ("strategy-bad-weight", lambda f: SIM + ["--strategies", _strats("weighted?w_points=abc")],
+     lambda f: ["w_points", "abc"]),
+    ("plugin-missing-file", lambda f: SIM + ["--strategies", _strats(f"{f.tmp}/nope.py:Mine")],
+     lambda f: ["nope.py"]),
+    ("plugin-syntax-error", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_syntax}:Mine")],
+     lambda f: ["plugin_syntax.py", "SyntaxError"]),
+    ("plugin-missing-class", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_empty}:Mine")],
+     lambda f: ["plugin_empty.py", "'Mine'"]),
+    ("plugin-example-missing-class", lambda f: SIM + ["--strategies", _strats(f"{PLUGIN}:LowestCard")],
+     lambda f: ["plugin_example.py", "'LowestCard'"]),
+    ("plugin-not-a-strategy", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_empty}:X")],
+     lambda f: ["plugin_empty.py:X", "int"]),
+    ("plugin-missing-module", lambda f: SIM + ["--strategies", _strats("no_such_module_xyz:Mine")],
+     lambda f: ["'no_such_module_xyz'"]),
+    ("plugin-file-without-name", lambda f: SIM + ["--strategies", _strats("mine.py")],
+     lambda f: ["'mine.py'", ":Name"]),
+    # ---- counts, seeds, jobs
+    ("deals-zero", lambda f: ["simulate", "--deals", "0", "--jobs", "1"], lambda f: ["--deals", "0"]),
+    ("deals-negative", lambda f: ["simulate", "--deals", "-5", "--jobs", "1"], lambda f: ["--deals", "-5"]),
+    ("matches-zero", lambda f: ["simulate", "--matches", "0", "--jobs", "1"], lambda f: ["--matches", "0"]),
+    ("matches-no-target", lambda f: SIM + ["--variant", "prague", "--players", "3", "--matches", "2"],
+     lambda f: ["prague", "target"]),
+    ("seed-negative", lambda f: SIM + ["--seed", "-1"], lambda f: ["--seed", "-1"]),
+    ("jobs-zero-simulate", lambda f: SIM + ["--jobs", "0"], lambda f: ["--jobs", "0"]),
+    ("bench-deals-zero", lambda f: ["bench", "--deals", "0"], lambda f: ["--deals", "0"]),
+    ("bench-unknown-variant", lambda f: ["bench", "--deals", "10", "--simple-deals", "10", "--engine-deals", "10",
+                                         "--variants", "moscow"], lambda f: ["'moscow'"]),
+    ("run-deals-zero", lambda f: ["run", f.exp, "--deals", "0", "--jobs", "1", "--quiet"], lambda f: ["--deals", "0"]),
+    ("run-deals-negative", lambda f: ["run", f.exp, "--deals", "-3", "--jobs", "1", "--quiet"],
+     lambda f: ["--deals", "-3"]),
+    ("run-jobs-zero", lambda f: ["run", f.exp, "--deals", "10", "--jobs", "0", "--quiet"], lambda f: ["jobs", "0"]),
+    ("run-backend", lambda f: ["run", f.exp, "--deals", "10", "--jobs", "1", "--backend", "spark"],
+     lambda f: ["--backend", "'spark'"]),
+    # ---- experiment files
+    ("exp-missing", lambda f: ["run", f.tmp / "nope.toml", "--jobs", "1", "--quiet"], lambda f: ["nope.toml"]),
+    ("exp-directory", lambda f: ["run", f.tmp, "--jobs", "1", "--quiet"], lambda f: [str(f.tmp)]),
+    ("exp-bad-toml", lambda f: ["run", f.exp_bad_toml, "--jobs", "1", "--quiet"],
+     lambda f: ["exp_bad_toml.toml", "not valid TOML", "line 1"]),
+    ("exp-not-utf8", lambda f: ["run", f.exp_binary, "--jobs", "1", "--quiet"], lambda f: ["exp_binary.toml"]),
+    ("exp-unknown-key", lambda f: ["run", f.exp_unknown_key, "--jobs", "1", "--quiet"],
+     lambda f: ["exp_unknown_key.toml", "'playerz'"]),
+    ("exp-no-deals", lambda f: ["run", f.exp_no_deals, "--jobs", "1", "--quiet"],
+     lambda f: ["exp_no_deals.toml", "'deals'"]),
+    ("exp-bad-rule", lambda f: ["run", f.exp_bad_rule, "--jobs", "1", "--quiet"],
+     lambda f: ["exp_bad_rule.toml", "rules.sevens", "'maybe'"]),
+    ("exp-deck-too-small", lambda f: ["run", f.exp_deck, "--jobs", "1", "--quiet"],
+     lambda f: ["exp_deck.toml", "deck of 32"]),
+    ("exp-unknown-strategy", lambda f: ["run", f.exp_bad_strategy, "--jobs", "1", "--quiet"],
+     lambda f: ["exp_bad_strategy.toml", "'lineup'", "'nosuch'"]),
+    ("exp-players", lambda f: ["run", f.exp_players, "--jobs", "1", "--quiet"],
+     lambda f: ["exp_players.toml", "'players'", "4 players"]),
+    # ---- output folders
+    ("out-under-regular-file", lambda f: ["run", f.exp, "--deals", "10", "--jobs", "1", "--quiet",
+                                          "--out", f.regular / "sub"], lambda f: ["regular_file"]),
+    ("out-is-regular-file", lambda f: ["run", f.exp, "--deals", "10", "--jobs", "1", "--quiet",
+                                       "--out", f.regular], lambda f: ["regular_file"]),
+    ("report-no-results", lambda f: ["report", f.tmp / "empty"], lambda f: ["empty", "results/"]),
+    ("report-regular-file", lambda f: ["report", f.regular], lambda f: ["regular_file"]),
+    # ---- scenario files
+    ("sc-missing", lambda f: ["replay", f.tmp / "nope.toml"], lambda f: ["nope.toml"]),
+    ("sc-directory", lambda f: ["replay", f.tmp], lambda f: [str(f.tmp)]),
+    ("sc-bad-toml", lambda f: ["replay", f.sc_bad_toml], lambda f: ["sc_bad_toml.toml", "not valid TOML"]),
+    ("sc-not-utf8", lambda f: ["replay", f.sc_binary], lambda f: ["sc_binary.toml"]),
+    ("sc-missing-key", lambda f: ["replay", f.sc_no_variant], lambda f: ["sc_no_variant.toml", "'variant'"]),
+    ("sc-wrong-type", lambda f: ["replay", f.sc_players_str], lambda f: ["sc_players_str.toml", "'players'"]),
+    ("sc-unknown-key", lambda f: ["replay", f.sc_unknown_key], lambda f: ["sc_unknown_key.toml", "'seed'"]),
+    ("sc-unknown-variant", lambda f: ["replay", f.sc_variant], lambda f: ["sc_variant.toml", "'moscow'"]),
+    ("sc-players", lambda f: ["replay", f.sc_players], lambda f: ["sc_players.toml", "not 7"]),
+    ("sc-bad-card", lambda f: ["replay", f.sc_bad_card], lambda f: ["sc_bad_card.toml", "deal.hands[0]", "'1Z'"]),
+    ("sc-card-twice", lambda f: ["replay", f.sc_twice], lambda f: ["sc_twice.toml", "10C", "dealt twice"]),
+    ("sc-talon-not-list", lambda f: ["replay", f.sc_talon_int], lambda f: ["sc_talon_int.toml", "talon"]),
+    ("sc-bad-move-token", lambda f: ["replay", f.sc_bad_token], lambda f: ["sc_bad_token.toml", "move 1", "'6X'"]),
+    ("sc-illegal-move", lambda f: ["replay", f.sc_illegal],
+     lambda f: ["sc_illegal.toml", "move 1", "'AS'", "Ilya", "illegal", "does not hold"]),
+    ("sc-moves-missing", lambda f: ["replay", f.sc_short], lambda f: ["sc_short.toml", "move 22", "Yuri", "QC"]),
+    ("sc-moves-left-over", lambda f: ["replay", f.sc_long], lambda f: ["sc_long.toml", "move 23", "'8S'", "over"]),
+]
+
+
+@pytest.mark.parametrize("make_args, make_culprits", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_user_mistake(f: Files, make_args, make_culprits) -> None:
+    (f.tmp / "empty").mkdir()
+    assert_user_error(invoke(make_args(f), cwd=f.tmp), *make_culprits(f))
+
+
+def test_replay_json_illegal_move_is_one_line_too(f: Files) -> None:
+    assert_user_error(invoke(["replay", f.sc_illegal, "--json"], cwd=f.tmp), "move 1", "'AS'", "Ilya")
+
+
+def test_illegal_move_message_exact(f: Files) -> None:
+    line = assert_user_error(invoke(["replay", f.sc_illegal], cwd=f.tmp))
+    assert line == (f"durak: error: {f.sc_illegal}: move 1 ('AS') by Ilya: illegal: "
+                    "Ilya: does not hold A♠ (legal: 6♣ A♣)")
+
+
+def test_jobs_zero_above_one_chunk(f: Files) -> None:
+    """More than one chunk (100,000 deals) reaches joblib: --jobs 0 must be refused before."""
+    assert_user_error(invoke(["simulate", "--deals", "100001", "--jobs", "0"], cwd=f.tmp), "--jobs")
+
+
+def test_nothing_written_on_refusal(f: Files) -> None:
+    before = set(os.listdir(f.tmp))
+    invoke(["run", f.exp_bad_rule, "--jobs", "1", "--quiet"], cwd=f.tmp)
+    assert set(os.listdir(f.tmp)) == before
+
+
+# --------------------------------------------------------------------------- the good inputs still work
+
+
+def test_good_inputs_exit_0(f: Files) -> None:
+    """The files the bad cases are mutated from are themselves fine."""
+    for args in (["replay", REFERENCE], ["rules", "svinya", "--players", "2"],
+                 SIM + ["--strategies", _strats(f"{PLUGIN}:HighestCard")],
+                 ["run", f.exp, "--deals", "20", "--jobs", "1", "--quiet", "--out", f.tmp / "out"]):
+        res = invoke(args, cwd=f.tmp)
+        assert res.exit_code == 0, (args, res.stderr, crash_text(res))
+        assert res.stderr == ""
+
+
+# --------------------------------------------------------------------------- through the real entry point
+
+
+def _durak(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
+    return subprocess.run([sys.executable, "-m", "analyzer", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("case", ["unknown-variant", "sc-illegal-move", "exp-bad-toml", "plugin-syntax-error",
+                                  "out-under-regular-file"])
+def test_subprocess(f: Files, case: str) -> None:
+    _, make_args, make_culprits = next(c for c in CASES if c[0] == case)
+    p = _durak(*make_args(f), cwd=f.tmp)
+    assert "Traceback" not in p.stdout + p.stderr, p.stderr
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("durak: error: "), p.stderr
+    for c in make_culprits(f):
+        assert c in lines[0]
+
+
+def test_subprocess_seed_negative(f: Files) -> None:
+    p = _durak(*SIM, "--seed", "-1", cwd=f.tmp)
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == 2
+
+
+def test_usage_error_is_typers(f: Files) -> None:
+    """A value typer itself cannot parse: exit 2 and typer's usage box (not ours), never a traceback."""
+    p = _durak("simulate", "--players", "four", cwd=f.tmp)
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    assert "Usage:" in p.stderr and "--players" in p.stderr
