@@ -75,7 +75,8 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
     for v in variants:
         rules = make_rules(v, BENCH_PLAYERS.get(v, 2))
         specs = ["random"] * rules.players
-        play(rules, specs, 20_000, seed=99, jobs=1)  # warm-up (imports, caches)
+        play(rules, specs, 20_000, seed=99, jobs=1)  # warm-up (imports, caches) ...
+        play(rules, specs, 20_000, seed=99, jobs=-1, chunk=10_000)  # ... and the worker pool
         _, t1 = play(rules, specs, deals, seed=1, jobs=1, chunk=max(1, deals // cores))
         _, tn = play(rules, specs, deals, seed=1, jobs=-1, chunk=max(1, deals // cores))
         one, many = deals / t1, deals / tn
@@ -85,7 +86,7 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
                      "simple_path": simple, "engine": eng})
         table.add_row(v, str(rules.players), f"{one:,.0f}", f"{many:,.0f}", f"{many / one:.2f}x",
                       f"{simple:,.0f}", f"{eng:,.0f}", f"{one / eng:.0f}x")
-    c = Console()
+    c = Console(width=max(120, Console().width))
     c.print(table)
     c.print(f"deals/second; peak memory {_peak_mib():,.0f} MiB (largest process)")
     return rows

@@ -724,31 +724,38 @@ def _alloc(n: int, p: int, matches: bool) -> dict[str, np.ndarray]:
 
 
 def _choose_rows(strat, view, rng) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
-    """The simple-path adapter: one ``choose`` call per row of a BatchView."""
+    """The simple-path adapter: one ``choose`` call per row of a BatchView.
+
+    Arrays become Python lists once (numpy scalars are slow to convert one by one).
+    """
     from strategies.base import DecisionView
 
     b = len(view.seat)
     acts = np.empty(b, np.int16)
     suits = np.empty(b, np.int8)
     played_cache: dict[int, frozenset[int]] = {}
+    seat, hand, legal_m = view.seat.tolist(), view.hand.tolist(), view.legal.tolist()
+    can_draw, can_take = view.can_draw.tolist(), view.can_take.tolist()
+    top, act_suit, p7 = view.top.tolist(), view.active_suit.tolist(), view.pending_seven.tolist()
+    sizes, talon, played_m = view.hand_sizes.tolist(), view.talon_size.tolist(), view.played.tolist()
+    scores = None if view.scores is None else view.scores.tolist()
+    rules = view.rules
     for i in range(b):
-        legal = cards_tuple(int(view.legal[i]))
-        if view.can_draw[i]:
+        legal = cards_tuple(legal_m[i])
+        if can_draw[i]:
             legal += (DRAW,)
-        if view.can_take[i]:
+        if can_take[i]:
             legal += (TAKE,)
-        pm = int(view.played[i])
+        pm = played_m[i]
         played = played_cache.get(pm)
         if played is None:
             played = played_cache[pm] = frozenset(cards_tuple(pm))
-        top = int(view.top[i])
-        act_suit = int(view.active_suit[i])
+        t, a_s = top[i], act_suit[i]
         dv = DecisionView(
-            rules=view.rules, seat=int(view.seat[i]), hand=cards_tuple(int(view.hand[i])), legal=legal,
-            top=None if top < 0 else top, active_suit=None if act_suit < 0 else act_suit,
-            pending_seven=int(view.pending_seven[i]), hand_sizes=tuple(view.hand_sizes[i].tolist()),
-            talon_size=int(view.talon_size[i]), played=played,
-            scores=None if view.scores is None else tuple(view.scores[i].tolist()))
+            rules=rules, seat=seat[i], hand=cards_tuple(hand[i]), legal=legal,
+            top=None if t < 0 else t, active_suit=None if a_s < 0 else a_s,
+            pending_seven=p7[i], hand_sizes=tuple(sizes[i]), talon_size=talon[i], played=played,
+            scores=None if scores is None else tuple(scores[i]))
         a, s = strat.choose(dv, rng)
         acts[i] = int(a)
         suits[i] = -1 if s is None else int(s)
