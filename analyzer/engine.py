@@ -445,7 +445,7 @@ class Deal:
             best = None if went_out is not None else pick(list(range(n)), key, order, most=False)
             others = [s for s in range(n) if s not in (went_out, best)]
             loser = pick(others, key, order, most=True)
-            if r.variant == "prague" and holders:  # PR7: a Jack in hand loses without counting
+            if r.wild_rule == "deal" and holders:  # PR7: a Jack in hand loses without counting
                 wild_loser = pick(holders, key, order, most=True)
                 by_wild = wild_loser != loser
                 loser = wild_loser
@@ -556,5 +556,5 @@ def play_match(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
             break
         winner = None if out.winner is None else seat_player[out.winner]
         dealer = next_dealer(rules.variant, dealer, winner, n)
-    win, loss, by_wild = match_outcome(rules.variant, np.array([totals]), np.array([wild]), rules.target)
+    win, loss, by_wild = match_outcome(rules, np.array([totals]), np.array([wild]))
     return MatchOutcome(totals, win[0].tolist(), loss[0].tolist(), bool(by_wild[0]), wild, deals, capped)

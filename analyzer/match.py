@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .rules import RuleSet
+
 #: A match that has not reached the target after this many deals is stopped and
 #: counted (it would take a pathological strategy).
 MAX_DEALS = 1000
@@ -37,15 +39,17 @@ def _ties(values: NDArray[np.float64], mask: NDArray[np.bool_], most: bool) -> N
     return np.where(hit, 1.0 / np.maximum(count, 1), 0.0)
 
 
-def match_outcome(variant: str, totals: NDArray[np.integer], wild_held: NDArray[np.bool_],
-                  target: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+def match_outcome(rules: RuleSet, totals: NDArray[np.integer], wild_held: NDArray[np.bool_]
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
     """Win and loss shares (M, P) and whether the wild rule picked the loser (M,).
 
     CZ7 (and PR7 for prague matches): most points loses, except that players
     left holding a wild at the end lose first (most points among them); the
     winner has the fewest points among the others; exact ties share.
     SV7: the player whose total reaches the target loses; the other wins.
+    ``rules.wild_rule = off`` drops the wild rule (points alone decide).
     """
+    variant, target = rules.variant, rules.target
     t = totals.astype(np.float64)
     m, p = t.shape
     everyone = np.ones((m, p), dtype=bool)
@@ -54,7 +58,7 @@ def match_outcome(variant: str, totals: NDArray[np.integer], wild_held: NDArray[
         by_wild = np.zeros(m, dtype=bool)
     else:
         by_points = _ties(t, everyone, most=True)
-        any_wild = wild_held.any(axis=1)
+        any_wild = wild_held.any(axis=1) & (rules.wild_rule != "off")
         by_rule = _ties(t, wild_held, most=True)
         loss = np.where(any_wild[:, None], by_rule, by_points)
         by_wild = any_wild & ((by_rule > 0) != (by_points > 0)).any(axis=1)

@@ -73,6 +73,10 @@ OPTIONS: dict[str, tuple[str, tuple[Any, ...] | None, dict[str, Any]]] = {
     "target": ("target", None, {"czech": 500, "prague": None, "svinya": 100}),
     "turn_cap": ("int", None, {v: 2000 for v in _ALL}),
     "lone_wild_points": ("int", None, {"svinya": 20}),
+    # Not a RULES.md option: CZ7/PR7's "caught with a Jack loses" rule as a switch, so that
+    # reports can measure the wild-holding penalty with the rule on and off (issue 5).
+    # deal = PR7 (every deal, and a match's last deal); match = CZ7 (a match's last deal only).
+    "wild_rule": ("enum", ("deal", "match", "off"), {"czech": "match", "prague": "deal"}),
 }
 
 
@@ -106,6 +110,7 @@ class RuleSet:
     target: int | None = None
     turn_cap: int = 2000
     lone_wild_points: int | None = None
+    wild_rule: str = "off"
     effects: tuple[Effect, ...] = field(default=(), repr=False)
     points: tuple[int, ...] = field(default=(), repr=False)
 

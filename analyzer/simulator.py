@@ -560,7 +560,7 @@ class BatchSim:
         excluded = (seat_idx == went[:, None]) | (seat_idx == best[:, None])
         loser = np.where(excluded, -1, key_max).argmax(axis=1)
         by_wild = np.zeros(len(rows), bool)
-        if r.variant == "prague":
+        if r.wild_rule == "deal":  # PR7
             any_h = holders.any(axis=1)
             wl = np.where(holders, key_max, -1).argmax(axis=1)
             by_wild = any_h & (wl != loser)
@@ -609,7 +609,7 @@ class BatchSim:
         over = (self.totals[rows].max(axis=1) >= self.r.target) | (self.deals_done[rows] >= MAX_DEALS)
         fin = rows[over]
         if len(fin):
-            win, loss, bw = match_outcome(self.r.variant, self.totals[fin], wild_p[over], self.r.target)
+            win, loss, bw = match_outcome(self.r, self.totals[fin], wild_p[over])
             j = self.job[fin]
             o = self.out
             o["totals"][j] = self.totals[fin]

@@ -867,15 +867,38 @@ def test_cz7_match_outcome_arrays():
     """CZ7: most points loses; Jack holders lose first (most points among them); winner fewest among the others; ties share."""
     t = np.array([[100, 520, 300], [100, 520, 300], [100, 520, 300], [200, 200, 600], [510, 100, 100]])
     w = np.array([[False] * 3, [True, False, False], [True, False, True], [False] * 3, [False] * 3])
-    win, loss, by_wild = match_outcome("czech", t, w, 500)
+    win, loss, by_wild = match_outcome(make_rules("czech", 3), t, w)
     assert loss.tolist() == [[0, 1, 0], [1, 0, 0], [0, 0, 1], [0, 0, 1], [1, 0, 0]]
     assert win.tolist() == [[1, 0, 0], [0, 0, 1], [1, 0, 0], [0.5, 0.5, 0], [0, 0.5, 0.5]]
     assert by_wild.tolist() == [False, True, True, False, False]
 
 
+def test_cz7_wild_rule_off_lets_points_alone_decide():
+    """wild_rule=off (the analyzer's switch for CZ7/PR7): the Jack holder no longer loses the match."""
+    t = np.array([[100, 520, 300]])
+    w = np.array([[True, False, False]])
+    _, on, by_wild = match_outcome(make_rules("czech", 3), t, w)
+    _, off, no_wild = match_outcome(make_rules("czech", 3, {"wild_rule": "off"}), t, w)
+    assert on.tolist() == [[1, 0, 0]] and by_wild.tolist() == [True]
+    assert off.tolist() == [[0, 1, 0]] and no_wild.tolist() == [False]
+
+
+def test_pr7_wild_rule_off_in_a_deal():
+    """PR7 switched off (wild_rule=off): the most points lose even when another player holds a Jack."""
+    from analyzer.cards import parse_cards
+
+    hands = [parse_cards("AS KS"), parse_cards("9D"), parse_cards("JC")]  # 21 points; out at once; a Jack (10)
+    for rule, loser, by_wild in (("deal", 2, True), ("off", 0, False)):
+        r = make_rules("prague", 3, {"wild_rule": rule, "starter_effects": False})
+        d = Deal.start(r, hands, parse_cards("7D 8D"), parse_card("9C"))
+        d.apply(parse_card("9D"))
+        assert d.outcome.went_out == 1
+        assert d.outcome.loser == loser and d.outcome.loser_by_wild == by_wild
+
+
 def test_sv7_match_outcome_reaching_target_loses():
     """SV7: the player whose total reaches 100 loses; the other wins."""
-    win, loss, _ = match_outcome("svinya", np.array([[40, 100], [120, 30]]), np.zeros((2, 2), bool), 100)
+    win, loss, _ = match_outcome(make_rules("svinya", 2), np.array([[40, 100], [120, 30]]), np.zeros((2, 2), bool))
     assert loss.tolist() == [[0, 1], [1, 0]] and win.tolist() == [[1, 0], [0, 1]]
 
 

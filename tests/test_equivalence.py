@@ -31,6 +31,8 @@ CONFIGS = [
     ("prague", 5, {"wild_on_anything": False, "turn_cap": 300}),
     ("prague", 2, {"serve_last_effect": True, "starter_effects": False}),
     ("prague", 4, {"voluntary_draw": True, "hand_size": 5}),
+    ("prague", 4, {"wild_rule": "off"}),
+    ("czech", 4, {"wild_rule": "deal"}),
     ("svinya", 2, {}),
     ("svinya", 2, {"no_card": "draw_one", "voluntary_draw": False}),
     ("svinya", 2, {"turn_cap": 60, "deck_size": 52}),
@@ -73,6 +75,7 @@ def test_simulator_equals_engine_deal_by_deal(variant, players, overrides):
 
 @pytest.mark.parametrize("variant,players,overrides", [
     ("czech", 3, {"target": 150}), ("svinya", 2, {}), ("prague", 3, {"target": 200}),
+    ("czech", 4, {"target": 100, "wild_rule": "off"}), ("prague", 4, {"target": 150, "wild_rule": "match"}),
 ])
 def test_match_play_equals_engine(variant, players, overrides):
     """G11, CZ2, CZ7, PR7, SV2, SV7 on the simulator and in the engine's match driver."""
