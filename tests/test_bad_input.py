@@ -83,6 +83,27 @@ def _write(path: Path, text: str | bytes) -> Path:
     return path
 
 
+PLUGIN_BAD = """
+class Raises:
+    name = "raises"
+    def choose(self, view, rng):
+        raise ZeroDivisionError("boom")
+
+class Illegal:
+    name = "illegal"
+    def choose(self, view, rng):
+        return 60, None
+
+class NoName:
+    def choose(self, view, rng):
+        return view.legal[0], None
+
+class BadInit:
+    name = "bad-init"
+    def __init__(self):
+        raise RuntimeError("cannot start\\nsecond line")
+"""
+
 GOOD_EXPERIMENT = 'name = "tiny"\nvariant = "czech"\nplayers = 2\ndeals = 20\nreports = []\n'
 
 
@@ -121,8 +142,34 @@ class Files:
         # plugins
         self.plugin_syntax = w("plugin_syntax.py", "def oops(:\n    pass\n")
         self.plugin_empty = w("plugin_empty.py", "X = 1\n")
+        self.plugin_bad = w("plugin_bad.py", PLUGIN_BAD)
         # a regular file where a folder is expected
         self.regular = w("regular_file", "not a folder\n")
+        # stored results that cannot be read back
+        self.corrupt = tmp / "corrupt"
+        (self.corrupt / "results").mkdir(parents=True)
+        for name in ("cells", "positions", "totals", "hist"):
+            w(f"corrupt/results/{name}.parquet", "not parquet\n")
+        self.no_tables = tmp / "no_tables"
+        (self.no_tables / "results").mkdir(parents=True)
+
+    def finished(self, name: str) -> Path:
+        """A finished run of the good experiment in ``name`` (made on demand: it costs a run)."""
+        out = self.tmp / name
+        res = invoke(["run", self.exp, "--deals", "20", "--jobs", "1", "--quiet", "--out", out], cwd=self.tmp)
+        assert res.exit_code == 0, res.stderr
+        return out
+
+    def bad_manifest(self) -> Path:
+        out = self.finished("bad_manifest")
+        (out / "manifest.json").write_text("{not json", encoding="utf-8")
+        return out
+
+    def changed_experiment(self) -> Path:
+        """A finished run, then a different experiment aimed at the same folder (resume refused)."""
+        out = self.finished("resumed")
+        _write(self.tmp / "exp_changed.toml", GOOD_EXPERIMENT.replace("players = 2", "players = 3"))
+        return out
 
 
 def _replace_line(text: str, start: str, new: str) -> str:
@@ -164,6 +211,9 @@ CASES: list[Case] = [
      lambda f: SIM + ["--variant", "svinya", "--players", "2", "--deals", "3000",
                       "--rule", "lone_wild_points=99999999999999999999"],
      lambda f: ["lone_wild_points"]),
+    ("lone-wild-points-wraps",  # exit 0 today, and a lone Queen scores 65536 mod 2**16 = 0 points
+     lambda f: SIM + ["--variant", "svinya", "--players", "2", "--rule", "lone_wild_points=65536"],
+     lambda f: ["lone_wild_points", "65536"]),
     # ---- players and deck
     ("players-svinya", lambda f: SIM + ["--variant", "svinya", "--players", "3"], lambda f: ["svinya", "not 3"]),
     ("players-czech-9", lambda f: ["rules", "czech", "--players", "9"], lambda f: ["czech", "not 9"]),
@@ -194,6 +244,14 @@ CASES: list[Case] = [
      lambda f: ["plugin_example.py", "'LowestCard'"]),
     ("plugin-not-a-strategy", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_empty}:X")],
      lambda f: ["plugin_empty.py:X", "int"]),
+    ("plugin-raises", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_bad}:Raises")],
+     lambda f: ["'raises'", "deal 0", "ZeroDivisionError: boom"]),
+    ("plugin-illegal-move", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_bad}:Illegal")],
+     lambda f: ["'illegal'", "deal 0", "move 60 is not legal"]),
+    ("plugin-without-name", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_bad}:NoName")],
+     lambda f: ["plugin_bad.py:NoName", "'name'"]),
+    ("plugin-init-fails", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_bad}:BadInit")],
+     lambda f: ["plugin_bad.py:BadInit", "RuntimeError: cannot start second line"]),
     ("plugin-missing-module", lambda f: SIM + ["--strategies", _strats("no_such_module_xyz:Mine")],
      lambda f: ["'no_such_module_xyz'"]),
     ("plugin-file-without-name", lambda f: SIM + ["--strategies", _strats("mine.py")],
@@ -240,6 +298,12 @@ CASES: list[Case] = [
                                        "--out", f.regular], lambda f: ["regular_file"]),
     ("report-no-results", lambda f: ["report", f.tmp / "empty"], lambda f: ["empty", "results/"]),
     ("report-regular-file", lambda f: ["report", f.regular], lambda f: ["regular_file"]),
+    ("report-corrupt-tables", lambda f: ["report", f.corrupt], lambda f: ["corrupt", ".parquet"]),
+    ("report-missing-tables", lambda f: ["report", f.no_tables], lambda f: ["no_tables", "cells.parquet", "missing"]),
+    ("report-corrupt-manifest", lambda f: ["report", f.bad_manifest()], lambda f: ["manifest.json"]),
+    ("resume-other-experiment", lambda f: ["run", f.tmp / "exp_changed.toml", "--deals", "20", "--jobs", "1",
+                                           "--quiet", "--out", f.changed_experiment()],
+     lambda f: ["resumed", "--fresh"]),
     # ---- scenario files
     ("sc-missing", lambda f: ["replay", f.tmp / "nope.toml"], lambda f: ["nope.toml"]),
     ("sc-directory", lambda f: ["replay", f.tmp], lambda f: [str(f.tmp)]),
