@@ -263,7 +263,7 @@ CASES: list[Case] = [
     ("matches-no-target", lambda f: SIM + ["--variant", "prague", "--players", "3", "--matches", "2"],
      lambda f: ["prague", "target"]),
     ("seed-negative", lambda f: SIM + ["--seed", "-1"], lambda f: ["--seed", "-1"]),
-    ("jobs-zero-simulate", lambda f: SIM + ["--jobs", "0"], lambda f: ["--jobs", "0"]),
+    ("jobs-zero-simulate", lambda f: ["simulate", "--deals", "20", "--jobs", "0"], lambda f: ["--jobs", "0"]),
     ("bench-deals-zero", lambda f: ["bench", "--deals", "0"], lambda f: ["--deals", "0"]),
     ("bench-unknown-variant", lambda f: ["bench", "--deals", "10", "--simple-deals", "10", "--engine-deals", "10",
                                          "--variants", "moscow"], lambda f: ["'moscow'"]),
@@ -399,3 +399,38 @@ def test_usage_error_is_typers(f: Files) -> None:
     assert p.returncode == 2
     assert "Traceback" not in p.stderr
     assert "Usage:" in p.stderr and "--players" in p.stderr
+
+
+# --------------------------------------------------------------------------- the catalogue (docs/bad_input.md)
+
+
+def catalogue() -> str:
+    """Run every case and return the markdown table of docs/bad_input.md (input -> what durak printed).
+
+    ``python -m tests.test_bad_input > docs/bad_input.md`` regenerates the generated part.
+    """
+    import tempfile
+
+    rows = ["| case | command | exit | stderr (exactly as printed) |", "|---|---|---|---|"]
+    for name, make_args, _ in CASES:
+        with tempfile.TemporaryDirectory(prefix="durak_bad_") as d:
+            tmp = Path(d)
+            fl = Files(tmp)
+            (tmp / "empty").mkdir()
+            args = [str(a) for a in make_args(fl)]
+            res = invoke(args, cwd=tmp)
+            crash = res.exception if crash_text(res) else None
+            shown = (f"**traceback**: `{type(crash).__name__}: {' '.join(str(crash).split())}`" if crash
+                     else "`" + res.stderr.strip().replace("\n", " ⏎ ") + "`" if res.stderr.strip()
+                     else "(nothing)")
+
+            def clean(s: str) -> str:
+                return s.replace(str(tmp), "<tmp>").replace(str(ROOT) + "/", "").replace("|", "\\|")
+
+            cmd = "durak " + " ".join(a if a and " " not in a else repr(a) for a in args)
+            rows.append(f"| {name} | `{clean(cmd)}` | {res.exit_code} | {clean(shown)} |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(catalogue(), end="")
