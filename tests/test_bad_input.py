@@ -263,6 +263,8 @@ CASES: list[Case] = [
     ("matches-no-target", lambda f: SIM + ["--variant", "prague", "--players", "3", "--matches", "2"],
      lambda f: ["prague", "target"]),
     ("seed-negative", lambda f: SIM + ["--seed", "-1"], lambda f: ["--seed", "-1"]),
+    ("seed-negative-compare", lambda f: ["compare", "random", "greedy", "--players", "2", "--deals", "10",
+                                         "--jobs", "1", "--seed", "-1"], lambda f: ["--seed", "-1"]),
     ("jobs-zero-simulate", lambda f: ["simulate", "--deals", "20", "--jobs", "0"], lambda f: ["--jobs", "0"]),
     ("bench-deals-zero", lambda f: ["bench", "--deals", "0"], lambda f: ["--deals", "0"]),
     ("bench-unknown-variant", lambda f: ["bench", "--deals", "10", "--simple-deals", "10", "--engine-deals", "10",

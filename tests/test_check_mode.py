@@ -48,12 +48,14 @@ CONFIGS: list[tuple[str, int, dict[str, Any]]] = [
     ("czech", 6, {"deck_size": 52, "hand_size": 8}),
     ("czech", 2, {"hand_size": 1, "deck_size": 32}),
     ("czech", 4, {"turn_cap": 12}),  # most deals capped
+    ("czech", 4, {"wild_rule": "deal"}),
     ("prague", 2, {}),
     ("prague", 3, {}),
     ("prague", 5, {}),
     ("prague", 3, {"starter_effects": False, "hand_size": 2}),
     ("prague", 4, {"reshuffle": "shuffle", "serve_last_effect": True, "deck_size": 52}),
     ("prague", 3, {"wild_on_anything": False, "no_card": "draw_until_play", "voluntary_draw": True}),
+    ("prague", 4, {"wild_rule": "off"}),
     ("svinya", 2, {}),
     ("svinya", 2, {"lone_wild_points": 50, "hand_size": 10}),
     ("svinya", 2, {"wild_on_anything": False, "no_card": "draw_one", "voluntary_draw": False}),
@@ -104,6 +106,8 @@ def test_check_mode_passes_and_changes_nothing(variant: str, players: int, overr
     ("czech", 4, {"target": 150}),
     ("czech", 3, {"target": 100, "sevens": True, "jack_finish_doubles": True}),
     ("prague", 3, {"target": 100}),
+    ("czech", 4, {"target": 100, "wild_rule": "off"}),
+    ("prague", 3, {"target": 100, "wild_rule": "match"}),
     ("svinya", 2, {}),
     ("svinya", 2, {"target": 60, "reshuffle": "shuffle"}),
 ])
