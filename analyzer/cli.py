@@ -26,8 +26,10 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from .replay import ScenarioError
     from .rules import RulesError
     from .simulator import SimulationError
+    from .tables import ResultsError
 
-    return (RulesError, ScenarioError, ExperimentError, StrategySpecError, SimulationError, CardError)
+    return (RulesError, ScenarioError, ExperimentError, StrategySpecError, SimulationError, CardError,
+            ResultsError)
 
 
 class UsageError(ValueError):
@@ -47,7 +49,8 @@ def user_errors() -> Iterator[None]:
     except (UsageError, *_user_errors()) as exc:  # type: ignore[misc]
         fail(str(exc))
     except OSError as exc:
-        fail(f"{getattr(exc, 'filename', '') or ''}: {exc.strerror or exc}")
+        name, why = getattr(exc, "filename", None), exc.strerror
+        fail(f"{name}: {why}" if name and why else str(exc))
 
 
 def _rules(variant: str, players: int, rule: list[str] | None):
@@ -56,9 +59,22 @@ def _rules(variant: str, players: int, rule: list[str] | None):
     return make_rules(variant, players, parse_rule_args(rule))
 
 
+MAX_COUNT = 10**10
+
+
 def _positive(name: str, value: int | None) -> None:
     if value is not None and value <= 0:
         raise UsageError(f"{name} must be a positive number, got {value}")
+    if value is not None and value > MAX_COUNT:
+        raise UsageError(f"{name} is too large: {value} (at most {MAX_COUNT:,})")
+
+
+def _seed_jobs(seed: int, jobs: int) -> None:
+    """Seeds are non-negative (numpy's SeedSequence); jobs are joblib's (-1 = all cores, never 0)."""
+    if seed < 0:
+        raise UsageError(f"--seed must be a whole number >= 0, got {seed}")
+    if jobs == 0:
+        raise UsageError("--jobs must be a non-zero integer (-1 = all cores), got 0")
 
 
 RuleOpt = Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
@@ -108,8 +124,11 @@ def simulate(
     with user_errors():
         _positive("--deals", deals)
         _positive("--matches", matches)
+        _seed_jobs(seed, jobs)
         rules = _rules(variant, players, rule)
         specs = [s.strip() for s in strategies.split(",")] if strategies else ["random"] * players
+        if "" in specs:
+            raise UsageError(f"--strategies: position {specs.index('')} is empty in {strategies!r}")
         if len(specs) != players:
             raise UsageError(f"--strategies lists {len(specs)} strategies for {players} players")
         from strategies import get_strategy
@@ -204,6 +223,8 @@ def run(
 
     with user_errors():
         _positive("--deals", deals)
+        if jobs == 0:
+            raise UsageError("--jobs must be a non-zero integer (-1 = all cores), got 0")
         if backend not in ("loky", "dask"):
             raise UsageError(f"--backend must be loky or dask, not {backend!r}")
         folder = run_experiment(file, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
@@ -260,6 +281,7 @@ def compare(
     with user_errors():
         _positive("--deals", deals)
         _positive("--matches", matches)
+        _seed_jobs(seed, jobs)
         if deals is not None and matches is not None:
             raise UsageError("give --deals or --matches, not both")
         rules = _rules(variant, players, rule)

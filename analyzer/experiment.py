@@ -187,6 +187,8 @@ def load_experiment(path: str | Path, *, resolve_strategy: StrategyResolver | No
         text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise ExperimentError(f"{src}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise ExperimentError(f"{src}: cannot read: not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -297,7 +299,8 @@ def _players(data: Mapping[str, Any], variants: tuple[str, ...],
         raise err("players", "lists a player count twice")
     for p in vals:
         if not any(p in PLAYERS[v] for v in variants):
-            allowed = ", ".join(f"{v} {PLAYERS[v].start}..{PLAYERS[v].stop - 1}" for v in variants)
+            allowed = ", ".join(f"{v} {PLAYERS[v].start}" + (f"..{PLAYERS[v].stop - 1}" if len(PLAYERS[v]) > 1 else "")
+                                for v in variants)
             raise err("players", f"no variant of the experiment is played by {p} players ({allowed})")
     for v in variants:
         if not any(p in PLAYERS[v] for p in vals):

@@ -57,8 +57,10 @@ def load_scenario(path: str | Path) -> Scenario:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ScenarioError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"{p}: cannot read: {exc}") from None
+    except OSError as exc:
+        raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{p}: cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{p}: not valid TOML: {exc}") from None
     return scenario_from_dict(data, str(p))
@@ -130,7 +132,10 @@ def scenario_from_dict(data: dict[str, Any], source: str = "<scenario>") -> Scen
                 raise ScenarioError(f"{source}: key 'deal.starter': only a prague Jack lead with starter_effects names a suit")
         else:
             starter = card(tok, "deal.starter")
-    talon = [card(t, f"deal.talon[{i}]") for i, t in enumerate(d.get("talon", []))]
+    raw_talon = d.get("talon", [])
+    if not isinstance(raw_talon, list):
+        raise ScenarioError(f"{source}: key 'deal.talon' must be a list of cards, got {raw_talon!r}")
+    talon = [card(t, f"deal.talon[{i}]") for i, t in enumerate(raw_talon)]
     talon += sorted(allowed - set(seen))  # unlisted cards follow in id order
     moves = d.get("moves", [])
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):

@@ -174,6 +174,9 @@ def czech_deck(players: int) -> int:
     return 32 if players <= 4 else 36 if players <= 6 else 52
 
 
+#: Upper bounds of numeric options (points are stored as int16; turns as int32).
+_MAX = {"lone_wild_points": 1000, "turn_cap": 1_000_000, "target": 1_000_000}
+
 _TRUE = {"true", "on", "yes", "1"}
 _FALSE = {"false", "off", "no", "0"}
 
@@ -204,7 +207,7 @@ def parse_value(name: str, value: Any) -> Any:
             v = int(str(value).strip()) if not isinstance(value, int) else value
         except ValueError:
             raise bad from None
-        if (allowed is not None and v not in allowed) or v <= 0:
+        if (allowed is not None and v not in allowed) or v <= 0 or v > _MAX.get(name, v):
             raise bad
         return v
     if kind == "float":
@@ -228,9 +231,11 @@ def _expected(name: str) -> str:
     if kind == "float":
         return "a number from 0 to 1"
     if kind == "target":
-        return "a positive number of points or none"
+        return f"a number of points from 1 to {_MAX['target']:,}, or none"
     if allowed:
         return " | ".join(str(a) for a in allowed)
+    if name in _MAX:
+        return f"a whole number from 1 to {_MAX[name]:,}"
     return "a positive whole number"
 
 

@@ -276,7 +276,12 @@ def _parallel_results(tasks: list[tuple[Cell, int, int]], *, seed: int, check: b
 
     with contextlib.ExitStack() as stack:
         if scheduler:
-            client = stack.enter_context(Client(scheduler, set_as_default=False))
+            _check_scheduler(scheduler)
+            try:
+                client = stack.enter_context(Client(scheduler, set_as_default=False, timeout="10s"))
+            except (OSError, ValueError, TimeoutError) as exc:
+                raise ExperimentError(f"--scheduler {scheduler!r}: cannot connect: "
+                                      f"{' '.join(str(exc).split()) or type(exc).__name__}") from None
         else:
             workers = jobs if jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
             cluster = stack.enter_context(LocalCluster(
@@ -284,6 +289,29 @@ def _parallel_results(tasks: list[tuple[Cell, int, int]], *, seed: int, check: b
             client = stack.enter_context(Client(cluster, set_as_default=False))
         stack.enter_context(parallel_config(backend="dask", client=client))
         yield from Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(calls)
+
+
+def _check_scheduler(address: str) -> None:
+    """Refuse a malformed or unreachable scheduler address before dask builds a Client.
+
+    A Client that fails half-way leaves a traceback at exit and a long wait; a plain
+    socket says "no" at once.
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    url = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = url.hostname, url.port
+    except ValueError:
+        host, port = None, None
+    if url.scheme not in ("tcp", "tls") or not host or not port:
+        raise ExperimentError(f"--scheduler {address!r}: expected an address like tcp://HOST:8786")
+    try:
+        with socket.create_connection((host, port), timeout=10):
+            pass
+    except OSError as exc:
+        raise ExperimentError(f"--scheduler {address!r}: cannot connect: {exc.strerror or exc}") from None
 
 
 def _sum_tables(parts: dict[str, list[pd.DataFrame]]) -> dict[str, pd.DataFrame]:
@@ -359,6 +387,9 @@ def run_experiment(
     if deals is not None:
         exp = exp.with_count(deals)
     out_dir = Path(out) if out is not None else Path("reports") / exp.name
+    for parent in (out_dir, *out_dir.parents):
+        if parent.exists() and not parent.is_dir():
+            raise ExperimentError(f"--out {out_dir}: {parent} is a file, not a folder")
     started, t0 = _now(), time.perf_counter()
 
     fp, record = fingerprint(exp, sim)

@@ -82,16 +82,34 @@ def _normalize_cells(cells: pd.DataFrame) -> pd.DataFrame:
     return c.sort_values("cell").reset_index(drop=True)
 
 
+class ResultsError(ValueError):
+    """Stored results that cannot be read; the message (one line) names the file."""
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    import pyarrow
+
+    try:
+        return pd.read_parquet(path)
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: missing; run the experiment again") from None
+    except (OSError, pyarrow.lib.ArrowException) as exc:
+        raise ResultsError(f"{path}: not a readable results table ({' '.join(str(exc).split())})") from None
+
+
 def load_results(path: str | Path) -> Results:
     """Read ``DIR/results/*.parquet`` and ``DIR/manifest.json`` (missing manifest -> {})."""
     d = Path(path)
     r = d / "results"
-    cells = _normalize_cells(pd.read_parquet(r / "cells.parquet"))
-    positions = pd.read_parquet(r / "positions.parquet")
-    totals = pd.read_parquet(r / "totals.parquet")
-    hist = pd.read_parquet(r / "hist.parquet")
+    cells = _normalize_cells(_read_table(r / "cells.parquet"))
+    positions = _read_table(r / "positions.parquet")
+    totals = _read_table(r / "totals.parquet")
+    hist = _read_table(r / "hist.parquet")
     mpath = d / "manifest.json"
-    manifest = json.loads(mpath.read_text(encoding="utf-8")) if mpath.exists() else {}
+    try:
+        manifest = json.loads(mpath.read_text(encoding="utf-8")) if mpath.exists() else {}
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ResultsError(f"{mpath}: not valid JSON ({exc})") from None
     return Results(cells=cells, positions=positions, totals=totals, hist=hist,
                    manifest=manifest, path=d)
 

@@ -228,7 +228,7 @@ CASES: list[Case] = [
     # ---- strategies
     ("unknown-strategy", lambda f: SIM + ["--strategies", _strats("greedyy")], lambda f: ["'greedyy'", "known:"]),
     ("strategy-count", lambda f: SIM + ["--strategies", "random,greedy"], lambda f: ["--strategies", "2", "4 players"]),
-    ("empty-strategy", lambda f: SIM + ["--strategies", ",random,random,random"], lambda f: ["empty strategy name"]),
+    ("empty-strategy", lambda f: SIM + ["--strategies", ",random,random,random"], lambda f: ["--strategies", "position 0 is empty"]),
     ("strategy-bad-param", lambda f: SIM + ["--strategies", _strats("weighted?bogus=1")], lambda f: ["bogus"]),
     ("strategy-param-syntax", lambda f: SIM + ["--strategies", _strats("weighted?w_points")],
      lambda f: ["'w_points'"]),
