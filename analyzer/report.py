@@ -217,7 +217,11 @@ def wild_sentences(ws: pd.DataFrame) -> list[str]:
         s = (f"{where(r)} the wild rule, not the points, picked the loser in "
              f"{pct_ci(r['by_wild_rate'], r['by_wild_lo'], r['by_wild_hi'])} of {u} "
              f"({pct(r['wild_loss_share_rate'])} of all losses; n={count(r['n'])})")
-        if abs(r["any_hi"] - r["any_lo"]) < 1e-12:
+        if "wild_hand_points" in r and np.isfinite(r.get("wild_hand_points", np.nan)):
+            s += (f"; a wild was left in some hand at the end of {pct(r['any_lo'])} of {u}, "
+                  f"and such hands averaged {r['wild_hand_points']:.1f} points against "
+                  f"{r['other_hand_points']:.1f} for the other hands.")
+        elif abs(r["any_hi"] - r["any_lo"]) < 1e-12:
             s += f"; a wild was left in a hand at the end of {pct(r['any_lo'])} of {u}."
         else:
             s += (f"; a wild was left in some hand at the end of between {pct(r['any_lo'])} and "

@@ -79,7 +79,8 @@ POSITION_COLUMNS = (
     "went_out", "points_sum", "points_sq",
 )
 #: Columns of the per-chunk totals (one row per chunk or cell).
-TOTAL_COLUMNS = ("n", "blocked", "capped", "turns_sum", "turns_sq", "turnovers_sum", "deals_sum")
+TOTAL_COLUMNS = ("n", "blocked", "capped", "turns_sum", "turns_sq", "turnovers_sum", "deals_sum",
+                 "wild_any", "wild_hands", "wild_points_sum")
 
 
 def summarize(res: DealResults | MatchResults, strategies: list[str]) -> dict[str, pd.DataFrame]:
@@ -118,6 +119,11 @@ def summarize(res: DealResults | MatchResults, strategies: list[str]) -> dict[st
         totals = {"n": n, "blocked": 0, "capped": int(res.capped_deals.sum()), "turns_sum": 0,
                   "turns_sq": 0, "turnovers_sum": 0, "deals_sum": int(d.sum())}
         hists = [("deals", np.bincount(np.minimum(d, TURN_BINS - 1), minlength=TURN_BINS))]
+    # the wild-holding penalty exactly, not only per position: deals with any wild left,
+    # and the points of the hands that held one (totals at the end of a match)
+    totals["wild_any"] = int(res.wild_held.any(axis=1).sum())
+    totals["wild_hands"] = int(res.wild_held.sum())
+    totals["wild_points_sum"] = int((pts * res.wild_held).sum())
     positions = pd.DataFrame({
         "position": np.arange(p), "strategy": list(strategies), "n": n,
         "wins": wins, "losses": losses, "losses_by_wild": np.asarray(lbw, dtype=float),

@@ -354,6 +354,14 @@ def wild_summary(res: Results, pooled: bool = False) -> pd.DataFrame:
                 losses=("losses", "sum"), losses_by_wild=("losses_by_wild", "sum"),
                 points_sum=("points_sum", "sum"), points_sq=("points_sq", "sum")).reset_index()
     out["any_hi"] = np.minimum(1.0, out["holders_per"])
+    exact = _wild_totals(res, pooled)
+    if exact is not None:  # results that store them give the exact share and the wild hands' points
+        out = out.merge(exact, on="cell", how="left")
+        out["any_lo"] = out["any_hi"] = out["wild_any"] / out["n"].where(out["n"] > 0)
+        hands = out["n"] * out["seats"]
+        out["wild_hand_points"] = out["wild_points_sum"] / out["wild_hands"].where(out["wild_hands"] > 0)
+        out["other_hand_points"] = ((out["points_sum"] - out["wild_points_sum"])
+                                    / (hands - out["wild_hands"]).where(hands > out["wild_hands"]))
     out = _add_rate(out, "losses_by_wild", "n", "by_wild_")
     out = _add_rate(out, "losses_by_wild", "losses", "wild_loss_share_")
     m = stats.mean_from_sums(out["points_sum"], out["points_sq"], out["n"] * out["seats"])
@@ -364,6 +372,19 @@ def wild_summary(res: Results, pooled: bool = False) -> pd.DataFrame:
                                       ("position", "strategy", "held_rate")]]
         return info.merge(out, on="cell").reset_index(drop=True)
     return _attach(out, res)
+
+
+def _wild_totals(res: Results, pooled: bool) -> pd.DataFrame | None:
+    """Per cell (or pooled group, keyed by its first cell) exact wild counts, if stored."""
+    cols = ["wild_any", "wild_hands", "wild_points_sum"]
+    if not set(cols) <= set(res.totals.columns):
+        return None
+    t = res.totals[["cell"] + cols].astype({c: np.float64 for c in cols})
+    if pooled:
+        t = t.merge(res.cells[["cell"] + GROUP_COLUMNS], on="cell")
+        t = t.groupby(GROUP_COLUMNS, dropna=False).agg(cell=("cell", "min"), **{c: (c, "sum") for c in cols})
+        t = t.reset_index()[["cell"] + cols]
+    return t
 
 
 def wild_by_strategy(res: Results) -> pd.DataFrame:
