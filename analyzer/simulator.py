@@ -99,7 +99,8 @@ class BatchSim:
     """Slots of deals or matches under one rule set, driven by :meth:`run`."""
 
     def __init__(self, rules: RuleSet, strategies: Sequence[object], *, slots: int,
-                 rng: np.random.Generator, matches: bool = False, check: bool = False) -> None:
+                 rng: np.random.Generator, matches: bool = False, check: bool = False,
+                 deck_rng: np.random.Generator | None = None) -> None:
         from strategies.base import BatchStrategy
 
         self.r = rules
@@ -111,6 +112,9 @@ class BatchSim:
         #: offsets[seat] = the seats in play order from ``seat`` (column k = k seats to the left)
         self.offsets = (np.arange(rules.players)[:, None] + np.arange(rules.players)[None, :]) % rules.players
         self.rng = rng
+        #: decks come from their own stream, so deal j's deck depends on the seed and j alone
+        #: (not on the strategies' draws): the same seed deals the same cards to any line-up
+        self.deck_rng = deck_rng if deck_rng is not None else rng
         self.matches = matches
         self.check = check
         n, d, b = rules.players, rules.deck_size, slots
@@ -476,19 +480,30 @@ class BatchSim:
                 self.cur[rl] = 1 % self.n
                 self.phase[rl] = BEGIN
             card &= ~take & ~lead
+        play_rows, play_cards, play_suits, play_ph = rows[card], act[card].astype(np.int8), suit[card], ph[card]
         if draw.any():
-            self._draw_decision(rows[draw])
-        if card.any():
-            self._play(rows[card], act[card].astype(np.int8), suit[card], ph[card])
+            drawn_rows, drawn_cards = self._draw_decision(rows[draw])
+            if len(drawn_rows):
+                k = len(drawn_rows)
+                play_rows = np.concatenate([play_rows, drawn_rows])
+                play_cards = np.concatenate([play_cards, drawn_cards])
+                play_suits = np.concatenate([play_suits, np.full(k, -1, np.int8)])
+                play_ph = np.concatenate([play_ph, np.full(k, PLAY, np.int8)])
+        if len(play_rows):
+            self._play(play_rows, play_cards, play_suits, play_ph)
 
-    def _draw_decision(self, rows) -> None:
-        """G6 draw_one / SV4 draw_until_play after a DRAW decision."""
+    def _draw_decision(self, rows) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
+        """G6 draw_one / SV4 draw_until_play after a DRAW decision.
+
+        Returns the slots whose drawn card fits and must be played at once, with
+        the card (the caller plays them with its other plays, in one step).
+        """
         _, card = self._draw(rows, 1)
         self.drew[rows] = True
         self.stuck[rows] = 0
         if self.r.no_card == "draw_until_play":
             self.phase[rows] = PLAY
-            return
+            return rows[:0], card[:0]
         fits = (self._accept(rows) & BIT[np.maximum(card, 0)]) != 0
         self._advance(rows[~fits])
         rows, card = rows[fits], card[fits]
@@ -496,10 +511,7 @@ class BatchSim:
         choice = (RANK_OF[card] == self.r.wild_rank) & (popcount(self.hands[rows, self.cur[rows]]) > 1)
         self.phase[rows[choice]] = DRAWN
         self.drawn[rows[choice]] = card[choice]
-        now = ~choice
-        if now.any():
-            self._play(rows[now], card[now], np.full(int(now.sum()), -1, np.int8),
-                       np.full(int(now.sum()), PLAY, np.int8))
+        return rows[~choice], card[~choice]
 
     def _play(self, rows, card, suit, ph) -> None:
         cur = self.cur[rows]
@@ -645,7 +657,7 @@ class BatchSim:
 
         def get_decks(rows: NDArray[np.int64]) -> NDArray[np.int8]:
             if decks is None:
-                return self.rng.permuted(np.tile(deck_base, (len(rows), 1)), axis=1)
+                return self.deck_rng.permuted(np.tile(deck_base, (len(rows), 1)), axis=1)
             if self.matches:
                 k = self.deal_k[rows]
                 if (k >= decks.shape[1]).any():
@@ -655,7 +667,8 @@ class BatchSim:
 
         while True:
             free = np.nonzero(self.job < 0)[0]
-            if len(free) and next_job < n_jobs:
+            # refill in batches: dealing a few slots every step costs more than it gains
+            if len(free) and next_job < n_jobs and (len(free) * 16 >= self.b or len(free) == self.b):
                 take = free[: n_jobs - next_job]
                 self.job[take] = np.arange(next_job, next_job + len(take))
                 next_job += len(take)
@@ -762,6 +775,13 @@ def _choose_rows(strat, view, rng) -> tuple[NDArray[np.int16], NDArray[np.int8]]
     return acts, suits
 
 
+def _streams(seed: int | np.random.SeedSequence | None) -> tuple[np.random.Generator, np.random.Generator]:
+    """Two independent generators from one seed: play (strategies, options) and decks."""
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    child = [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (k,)) for k in (0, 1)]
+    return np.random.default_rng(child[0]), np.random.default_rng(child[1])
+
+
 def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int,
                    seed: int | np.random.SeedSequence | None = None, *, decks: NDArray[np.int8] | None = None,
                    check: bool = False, slots: int = DEFAULT_SLOTS) -> DealResults:
@@ -771,10 +791,10 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int,
     """
     if len(strategies) != rules.players:
         raise ValueError(f"{len(strategies)} strategies for {rules.players} players")
-    rng = np.random.default_rng(seed)
+    play_rng, deck_rng = _streams(seed)
     # a slot count that does not depend on n would make results depend only on the seed;
     # fewer slots than deals is pointless, so clamp (results then depend on the seed and n)
-    sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=rng, check=check)
+    sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=play_rng, check=check, deck_rng=deck_rng)
     return sim.run(n, decks)  # type: ignore[return-value]
 
 
@@ -786,7 +806,8 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int,
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
     if len(strategies) != rules.players:
         raise ValueError(f"{len(strategies)} strategies for {rules.players} players")
-    rng = np.random.default_rng(seed)
-    sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=rng, matches=True, check=check)
+    play_rng, deck_rng = _streams(seed)
+    sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=play_rng, matches=True, check=check,
+                   deck_rng=deck_rng)
     return sim.run(n, decks)  # type: ignore[return-value]
 

@@ -133,3 +133,20 @@ def test_finished_deals_stay_finished_while_others_play_on():
     assert (res.turns > 0).all()
     assert ((res.end == 0) == (res.went_out >= 0)).all()
     assert (res.points[np.arange(500), np.maximum(res.went_out, 0)][res.went_out >= 0] == 0).all()
+
+
+def test_same_seed_deals_same_cards_whatever_the_slots_or_lineup():
+    """Decks come from their own stream: deal j's cards depend on the seed and j alone.
+
+    A deterministic line-up therefore gives identical deals for any slot count, and a
+    random line-up (which draws from the play stream) does not disturb the decks.
+    """
+    rules = make_rules("czech", 4)
+    greedy = [get_strategy("greedy")] * 4
+    a = simulate_deals(rules, greedy, 2000, seed=9, slots=64)
+    b = simulate_deals(rules, greedy, 2000, seed=9, slots=300)
+    assert np.array_equal(a.points, b.points) and np.array_equal(a.turns, b.turns)
+    decks = shuffled_decks(rules.deck_size, 2000, np.random.default_rng(
+        np.random.SeedSequence(9, spawn_key=(1,))))
+    c = simulate_deals(rules, greedy, 2000, decks=decks, slots=64)
+    assert np.array_equal(a.points, c.points) and np.array_equal(a.last_card, c.last_card)
