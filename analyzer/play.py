@@ -15,6 +15,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from .results import summarize
+from .runner import chunk_seed
 from .rules import RuleSet
 from .stats import mean_from_sums, wilson
 
@@ -29,7 +30,7 @@ def _chunk(rules: RuleSet, specs: Sequence[str], n: int, seed: int, k: int, matc
 
     cache: dict[str, Any] = {}
     strats = [cache.setdefault(s, get_strategy(s)) for s in specs]  # one object per distinct spec
-    ss = np.random.SeedSequence(seed, spawn_key=(0, k))
+    ss = chunk_seed(seed, 0, k)  # the runner's scheme: a one-cell experiment
     sim = simulate_matches if matches else simulate_deals
     return summarize(sim(rules, strats, n, ss, check=check), list(specs))
 
