@@ -15,12 +15,13 @@ from typing import Sequence
 
 import numpy as np
 
-from .cards import DRAW, TAKE, card_str, rank_of
+from .cards import DRAW, TAKE, card_str
 from .engine import Deal, IllegalMove, deal_hands, forced_action
 from .rules import RuleSet
 
 
-def _token(action: int, suit: int | None) -> str:
+def token(action: int, suit: int | None) -> str:
+    """The replay token of an action: ``8C``, ``JH>S``, ``draw`` or ``take``."""
     if action == DRAW:
         return "draw"
     if action == TAKE:
@@ -45,7 +46,7 @@ def reproduce(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[
         forced = forced_action(deal)
         if forced is not None:
             deal.apply(forced)
-            tokens.append(_token(forced, None))
+            tokens.append(token(forced, None))
             continue
         strat = seat_strategies[deal.current]
         name = getattr(strat, "name", repr(strat))
@@ -58,21 +59,35 @@ def reproduce(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[
             deal.apply(int(action), s)
         except (IllegalMove, TypeError, ValueError) as exc:
             return tokens, f"strategy {name!r} returned {action!r}, {suit!r}: {exc}"
-        tokens.append(_token(int(action), s))
+        tokens.append(token(int(action), s))
     return tokens, None
 
 
 def write_fault_scenario(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int],
                          folder: Path, label: str) -> tuple[Path, bool]:
-    """Write ``folder/fault-<label>.toml``; return its path and whether the engine met the fault too."""
+    """Reproduce the deal in the engine and write it; return the path and whether the fault recurred."""
     tokens, fault = reproduce(rules, seat_strategies, deck)
+    note = fault or "the engine did not meet the fault again (a random strategy?); all moves of its own replay are listed"
+    return _write(rules, seat_strategies, deck, tokens, None, folder, label, note), fault is not None
+
+
+def write_trace_scenario(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int],
+                         tokens: Sequence[str], lead_suit: int | None, folder: Path, label: str) -> Path:
+    """Write the simulator's own trace of the deal, up to the faulty decision."""
+    return _write(rules, seat_strategies, deck, tokens, lead_suit, folder, label,
+                  "the moves the simulator played, up to the decision where the strategy failed")
+
+
+def _write(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int], tokens: Sequence[str],
+           lead_suit: int | None, folder: Path, label: str, note: str) -> Path:
+    """``folder/fault-<label>.toml``: hands, starter, talon and tokens (written atomically)."""
     hands, starter, talon = deal_hands(list(deck), rules)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"fault-{label}.toml"
     names = [f"seat {s} ({getattr(st, 'name', st)})" for s, st in enumerate(seat_strategies)]
     lines = [
         f"# Replays the deal up to the faulty decision: durak replay {path}",
-        f"# {fault or 'the engine did not meet the fault again (a random strategy?); all moves of its own replay are listed'}",
+        f"# {note}",
         f'variant = "{rules.variant}"',
         f"players = {rules.players}",
         f"names = {_toml_list(names)}",
@@ -82,11 +97,10 @@ def write_fault_scenario(rules: RuleSet, seat_strategies: Sequence[object], deck
         "hands = [" + ", ".join(_toml_list([card_str(c) for c in h]) for h in hands) + "]",
     ]
     if starter is not None:
-        lead_jack = rank_of(starter) == rules.wild_rank and rules.starter_kind == "dealer_lead" \
-            and rules.starter_effects
-        lines.append(f'starter = "{card_str(starter)}"' + ("  # a bare Jack lead names its own suit" * lead_jack))
-    lines += [f"talon = {_toml_list([card_str(c) for c in talon])}", f"moves = {_toml_list(tokens)}", ""]
+        named = "" if lead_suit is None or lead_suit < 0 else ">" + "SCHD"[lead_suit]
+        lines.append(f'starter = "{card_str(starter)}{named}"')
+    lines += [f"talon = {_toml_list([card_str(c) for c in talon])}", f"moves = {_toml_list(list(tokens))}", ""]
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines), encoding="utf-8")
     tmp.replace(path)
-    return path, fault is not None
+    return path

@@ -49,6 +49,9 @@ class StrategyFault(SimulationError):
     def __init__(self, message: str, row: int) -> None:
         super().__init__(message)
         self.row = row
+        self.job = -1
+        self.seat_strategies: list[object] = []
+        self.deck: list[int] = []
 
 
 def fault_dir() -> Path:
@@ -100,7 +103,7 @@ class BatchSim:
 
     def __init__(self, rules: RuleSet, strategies: Sequence[object], *, slots: int,
                  rng: np.random.Generator, matches: bool = False, check: bool = False,
-                 deck_rng: np.random.Generator | None = None) -> None:
+                 deck_rng: np.random.Generator | None = None, trace_job: int | None = None) -> None:
         from strategies.base import BatchStrategy
 
         self.r = rules
@@ -115,6 +118,12 @@ class BatchSim:
         #: decks come from their own stream, so deal j's deck depends on the seed and j alone
         #: (not on the strategies' draws): the same seed deals the same cards to any line-up
         self.deck_rng = deck_rng if deck_rng is not None else rng
+        #: the moves of one deal (or the current deal of one match) as replay tokens, to
+        #: reproduce a strategy fault as a scenario file (issue 6)
+        self.trace_job = trace_job
+        self.trace_slot = -1
+        self.trace: list[str] = []
+        self.trace_lead: int | None = None
         self.matches = matches
         self.check = check
         n, d, b = rules.players, rules.deck_size, slots
@@ -171,6 +180,10 @@ class BatchSim:
             hands[:, 0] &= ~BIT[starter]
         self.hands[rows] = hands
         self.slot_deck[rows] = decks
+        if self.trace_job is not None:
+            hit = self.job[rows] == self.trace_job
+            if hit.any():
+                self.trace_slot, self.trace, self.trace_lead = int(rows[hit][0]), [], None
         rest = d - used
         ring = np.zeros((len(rows), d), np.int8)
         ring[:, :rest] = decks[:, used:]
@@ -369,7 +382,22 @@ class BatchSim:
         if any_stuck:
             go = ~stuck
             rows, act, suit, ph = rows[go], act[go], suit[go], ph[go]
+        if self.trace_slot >= 0:
+            self._record(rows, act, suit, ph)
         self._apply(rows, act, suit, ph, special)
+
+    def _record(self, rows, act, suit, ph) -> None:
+        """Append the traced slot's decision as a replay token (a Jack lead's suit goes to the starter)."""
+        at = np.nonzero(rows == self.trace_slot)[0]
+        if not len(at):
+            return
+        i = int(at[0])
+        if ph[i] == LEAD:
+            self.trace_lead = int(suit[i])
+            return
+        from .faults import token
+
+        self.trace.append(token(int(act[i]), None if suit[i] < 0 else int(suit[i])))
 
     def _ask(self, rows, ask, act, suit, legal, can_draw, can_take, view_hand) -> None:
         """Call each seat's strategy on the slots where it must choose, and check the answers."""
@@ -403,23 +431,12 @@ class BatchSim:
                 a, s = self._call(strat, bool(self.fast[int(k)]), view, rr)
                 self._check_answers(strat, view, a, s, rr)
             except StrategyFault as fault:
-                raise SimulationError(f"{fault}; {self._dump_fault(fault.row)}") from fault
+                fault.job = int(self.job[fault.row])
+                fault.seat_strategies = [self.strats[int(p)] for p in self._seat_player(np.array([fault.row]))[0]]
+                fault.deck = self.slot_deck[fault.row].tolist()
+                raise
             act[where] = a
             suit[where] = s
-
-    def _dump_fault(self, row: int) -> str:
-        """Write the faulty deal as a scenario file (issue 6); say where, or why not."""
-        from .faults import write_fault_scenario
-
-        seat_strats = [self.strats[int(p)] for p in self._seat_player(np.array([row]))[0]]
-        unit = "match" if self.matches else "deal"
-        label = f"{self.r.variant}-{unit}{int(self.job[row])}"
-        try:
-            path, met = write_fault_scenario(self.r, seat_strats, self.slot_deck[row].tolist(), fault_dir(), label)
-        except OSError as exc:
-            return f"could not write the fault scenario: {exc}"
-        how = "replays to the faulty decision" if met else "holds the deal (the engine did not meet the fault again)"
-        return f"scenario {path} {how}: durak replay {path}"
 
     def _strategy_index(self, rows: NDArray[np.int64]) -> NDArray[np.int64]:
         return (self.dealer[rows].astype(np.int64) + self.cur[rows]) % self.n
@@ -483,6 +500,9 @@ class BatchSim:
         play_rows, play_cards, play_suits, play_ph = rows[card], act[card].astype(np.int8), suit[card], ph[card]
         if draw.any():
             drawn_rows, drawn_cards = self._draw_decision(rows[draw])
+            if self.trace_slot >= 0 and len(drawn_rows):  # the engine's 'drawn' decision point
+                self._record(drawn_rows, drawn_cards.astype(np.int16), np.full(len(drawn_rows), -1, np.int8),
+                             np.full(len(drawn_rows), PLAY, np.int8))
             if len(drawn_rows):
                 k = len(drawn_rows)
                 play_rows = np.concatenate([play_rows, drawn_rows])
@@ -775,6 +795,42 @@ def _choose_rows(strat, view, rng) -> tuple[NDArray[np.int16], NDArray[np.int8]]
     return acts, suits
 
 
+def _reproduce(fault: StrategyFault, rules: RuleSet, strategies: Sequence[object], n: int,
+               ss: np.random.SeedSequence, decks, slots: int, matches: bool) -> str:
+    """Play the same run again, tracing the faulty deal, and write it as a scenario file.
+
+    The run is deterministic given its seed, so the fault recurs at the same
+    decision; the tokens recorded up to it replay the deal to that point.  A
+    strategy that is not deterministic may not fault again: then the deal is
+    reproduced in the rules engine instead (faults.write_fault_scenario).
+    """
+    from .faults import write_fault_scenario, write_trace_scenario
+
+    unit = "match" if matches else "deal"
+    label = f"{rules.variant}-{unit}{fault.job}"
+    play_rng, deck_rng = _streams(ss)
+    again = BatchSim(rules, strategies, slots=slots, rng=play_rng, matches=matches, deck_rng=deck_rng,
+                     trace_job=fault.job)
+    try:
+        again.run(n, decks)
+    except StrategyFault as second:
+        if second.job == fault.job and str(second) == str(fault):
+            try:
+                path = write_trace_scenario(rules, second.seat_strategies, second.deck, again.trace,
+                                            again.trace_lead, fault_dir(), label)
+            except OSError as exc:
+                return f"could not write the fault scenario: {exc}"
+            return f"scenario {path} replays to the faulty decision: durak replay {path}"
+    except Exception:  # noqa: BLE001 — a strategy that misbehaves differently the second time
+        pass
+    try:
+        path, met = write_fault_scenario(rules, fault.seat_strategies, fault.deck, fault_dir(), label)
+    except OSError as exc:
+        return f"could not write the fault scenario: {exc}"
+    how = "replays to the faulty decision" if met else "holds the deal (the strategy did not fault the same way again)"
+    return f"scenario {path} {how}: durak replay {path}"
+
+
 def _streams(seed: int | np.random.SeedSequence | None) -> tuple[np.random.Generator, np.random.Generator]:
     """Two independent generators from one seed: play (strategies, options) and decks."""
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
@@ -791,11 +847,15 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int,
     """
     if len(strategies) != rules.players:
         raise ValueError(f"{len(strategies)} strategies for {rules.players} players")
-    play_rng, deck_rng = _streams(seed)
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    play_rng, deck_rng = _streams(ss)
     # a slot count that does not depend on n would make results depend only on the seed;
     # fewer slots than deals is pointless, so clamp (results then depend on the seed and n)
     sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=play_rng, check=check, deck_rng=deck_rng)
-    return sim.run(n, decks)  # type: ignore[return-value]
+    try:
+        return sim.run(n, decks)  # type: ignore[return-value]
+    except StrategyFault as fault:
+        raise SimulationError(f"{fault}; {_reproduce(fault, rules, strategies, n, ss, decks, sim.b, False)}") from None
 
 
 def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int,
@@ -806,8 +866,12 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int,
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
     if len(strategies) != rules.players:
         raise ValueError(f"{len(strategies)} strategies for {rules.players} players")
-    play_rng, deck_rng = _streams(seed)
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    play_rng, deck_rng = _streams(ss)
     sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=play_rng, matches=True, check=check,
                    deck_rng=deck_rng)
-    return sim.run(n, decks)  # type: ignore[return-value]
+    try:
+        return sim.run(n, decks)  # type: ignore[return-value]
+    except StrategyFault as fault:
+        raise SimulationError(f"{fault}; {_reproduce(fault, rules, strategies, n, ss, decks, sim.b, True)}") from None
 

@@ -82,3 +82,29 @@ def test_faulty_strategy_kinds_are_named(tmp_path, monkeypatch, strategy, needle
         simulate_deals(rules, [strategy, get_strategy("random"), get_strategy("random")], 50, seed=1)
     assert strategy.name in str(err.value) and "prague" in str(err.value)
     assert list(tmp_path.glob("fault-prague-deal*.toml"))
+
+
+@pytest.mark.parametrize("variant,players,overrides", [
+    ("czech", 4, {"sevens": True}), ("prague", 3, {}), ("svinya", 2, {}),
+])
+def test_fault_among_random_players_replays_to_the_faulty_decision(tmp_path, monkeypatch, variant, players,
+                                                                    overrides):
+    """Random co-players: the simulator replays its own seeded run and records the faulty deal's moves."""
+    from analyzer.simulator import simulate_matches
+
+    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path))
+    rules = make_rules(variant, players, overrides)
+    strats = [PlaysWholeHand()] + [get_strategy("random")] * (players - 1)
+    with pytest.raises(SimulationError) as err:
+        simulate_deals(rules, strats, 300, seed=2)
+    assert "replays to the faulty decision" in str(err.value)
+    (path,) = tmp_path.glob("fault-*.toml")
+    with pytest.raises(ScenarioError, match=r"missing: the deal is not over; seat \d \(plays-whole-hand\) is to act"):
+        replay(load_scenario(path))
+    if rules.target is not None:  # and in a match: the scenario is the faulty deal of the match
+        path.unlink()
+        with pytest.raises(SimulationError, match="replays to the faulty decision"):
+            simulate_matches(rules, strats, 20, seed=3)
+        (path,) = tmp_path.glob("fault-*match*.toml")
+        with pytest.raises(ScenarioError, match=r"is to act"):
+            replay(load_scenario(path))
