@@ -25,7 +25,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 import pandas as pd
 
-from analyzer import charts, tables
+from analyzer import charts, stats, tables
 from analyzer.tables import Results, rules_text
 
 SECTIONS = ("first_player", "positions", "strategies", "head_to_head", "wild", "house_rules", "length")
@@ -252,6 +252,34 @@ def keeper_sentences(kvd: pd.DataFrame) -> list[str]:
                  f"{pct_ci(r[f'{tag}_loss_rate'], r[f'{tag}_loss_lo'], r[f'{tag}_loss_hi'])} of {u}; "
                  f"no comparison is possible.")
         out.append(s)
+    return out
+
+
+def strategy_sentences(ws: pd.DataFrame) -> list[str]:
+    """Which strategy wins: the ranking per variant, players, unit and rules (seats pooled).
+
+    The top two are compared with a two-proportion interval; where it contains 0
+    the sentence says they are not distinguishable rather than naming a winner.
+    """
+    out = []
+    wins = ws[ws["outcome"] == "win"]
+    for _, g in wins.groupby(tables.GROUP_COLUMNS, dropna=False, sort=True):
+        if g["strategy"].nunique() < 2:
+            continue
+        g = g.sort_values("rate", ascending=False)
+        r0 = g.iloc[0]
+        u = _plural(str(r0["unit"]))
+        ranking = ", ".join(f"{r['strategy']} {pct_ci(r['rate'], r['lo'], r['hi'])}" for _, r in g.iterrows())
+        a, b = g.iloc[0], g.iloc[1]
+        d = stats.diff_proportions(a["rate"], a["n"], b["rate"], b["n"])
+        if bool(stats.distinguishable(d.lo, d.hi)):
+            verdict = (f"{a['strategy']} wins most, {pp_ci(float(d.est), float(d.lo), float(d.hi))} "
+                       f"ahead of {b['strategy']}")
+        else:
+            verdict = (f"{a['strategy']} and {b['strategy']} are not distinguishable "
+                       f"({pp_ci(float(d.est), float(d.lo), float(d.hi))})")
+        out.append(f"{group_where(r0)}: {verdict}. Win rate per seat-{u[:-1]}, seats pooled: {ranking} "
+                   f"(fair {pct(r0['fair'])}; n={count(r0['n'])} seat-{u} for {r0['strategy']}).")
     return out
 
 
@@ -634,6 +662,11 @@ def build_report(path: str | Path) -> ReportPaths:
         blocks.append(Block("list", first_player_sentences(fpa_pooled)))
         blocks.append(Block("h3", "Which seat is worst off?"))
         blocks.append(Block("list", worst_sentences(worst_pooled)))
+    if "strategies" in sections:
+        said = strategy_sentences(tables.win_loss_by_strategy(res, pool_cells=True))
+        if said:
+            blocks.append(Block("h3", "Which strategy wins?"))
+            blocks.append(Block("list", said))
     if "wild" in sections:
         blocks.append(Block("h3", "How much does holding a wild cost?"))
         blocks.append(Block("list", wild_sentences(tables.wild_summary(res, pooled=True))))

@@ -139,3 +139,24 @@ def test_report_pools_rotated_lineups_for_the_first_player_answer(built: tuple[P
     answers = md[md.index("## Answers"):md.index("### Which seat")]
     assert ("In czech with 2 players (sevens=True; wild-dumper and wild-keeper rotated over 2 seatings) "
             "the first player wins 55.0%") in answers
+
+
+def test_strategy_sentences_name_a_winner_only_when_distinguishable() -> None:
+    import pandas as pd
+
+    from analyzer.report import strategy_sentences
+    from analyzer.stats import wilson
+
+    def rows(rates: dict[str, float], n: int) -> pd.DataFrame:
+        out = []
+        for s, p in rates.items():
+            r = wilson(p * n, n)
+            out.append({"variant": "czech", "players": 4, "unit": "deal", "rules": "{}", "strategy": s,
+                        "outcome": "win", "count": p * n, "rate": p, "lo": float(r.lo), "hi": float(r.hi),
+                        "n": n, "fair": 0.25})
+        return pd.DataFrame(out)
+
+    clear = strategy_sentences(rows({"greedy": 0.30, "random": 0.20}, 100_000))
+    assert len(clear) == 1 and "greedy wins most" in clear[0] and "ahead of random" in clear[0]
+    close = strategy_sentences(rows({"greedy": 0.251, "weighted": 0.250}, 1_000))
+    assert "not distinguishable" in close[0] and "wins most" not in close[0]
