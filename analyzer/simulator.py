@@ -335,33 +335,31 @@ class BatchSim:
         ph = self.phase[rows]
         cur = self.cur[rows]
         hand = self.hands[rows, cur]
-        play = ph == PLAY
-        special = not play.all()  # DRAWN, SEVEN or LEAD slots are rare: skip their work when absent
-        if not special:
-            legal = hand & self._accept(rows)
-            drawable = (self.tcount[rows] > 0) | (self.pcount[rows] > 1)
-            can_draw = drawable & ((legal == 0) | self.r.voluntary_draw)
-            can_take = np.zeros(len(rows), bool)
-            lead = can_take
-            view_hand = hand
-            stuck = (legal == 0) & ~can_draw
-        else:
-            legal = np.zeros(len(rows), np.uint64)
-            can_draw = np.zeros(len(rows), bool)
-            can_take = ph == SEVEN
-            if play.any():
-                rp = rows[play]
-                lp = hand[play] & self._accept(rp)
-                drawable = (self.tcount[rp] > 0) | (self.pcount[rp] > 1)
-                legal[play] = lp
-                can_draw[play] = drawable & ((lp == 0) | self.r.voluntary_draw)
-            drawn = ph == DRAWN
-            legal[drawn] = BIT[np.maximum(self.drawn[rows[drawn]], 0)]
-            legal[can_take] = hand[can_take] & RANK_MASK[7]
-            lead = ph == LEAD
-            legal[lead] = BIT[np.maximum(self.top[rows[lead]], 0)]
-            view_hand = np.where(lead, hand | legal, hand)
-            stuck = (legal == 0) & ~can_draw & ~can_take
+        # every slot as if in PLAY, then patch the few DRAWN / SEVEN / LEAD slots by index
+        legal = hand & self._accept(rows)
+        drawable = (self.tcount[rows] > 0) | (self.pcount[rows] > 1)
+        can_draw = drawable & ((legal == 0) | self.r.voluntary_draw)
+        can_take = np.zeros(len(rows), bool)
+        lead = can_take
+        view_hand = hand
+        sp = np.nonzero(ph != PLAY)[0]
+        special = len(sp) > 0
+        if special:
+            lead = can_take.copy()
+            sph = ph[sp]
+            can_draw[sp] = False
+            d = sp[sph == DRAWN]
+            legal[d] = BIT[self.drawn[rows[d]]]
+            t = sp[sph == SEVEN]
+            can_take[t] = True
+            legal[t] = hand[t] & RANK_MASK[7]
+            ld = sp[sph == LEAD]
+            lead[ld] = True
+            legal[ld] = BIT[self.top[rows[ld]]]
+            if len(ld):
+                view_hand = hand.copy()
+                view_hand[ld] |= legal[ld]
+        stuck = (legal == 0) & ~can_draw & ~can_take
         any_stuck = bool(stuck.any())
         if any_stuck:
             self._pass(rows[stuck])
