@@ -47,12 +47,6 @@ def highest_card(m: NDArray[np.uint64]) -> NDArray[np.int8]:
     return np.where(m == 0, -1, h).astype(np.int8)
 
 
-def mask_points(m: NDArray[np.uint64], card_points: NDArray[np.int16]) -> NDArray[np.int32]:
-    """Sum of ``card_points[c]`` over the set bits (any shape of masks)."""
-    bits = ((m[..., None] >> np.arange(N_CARDS, dtype=np.uint64)) & U64(1)).astype(np.int32)
-    return bits @ card_points.astype(np.int32)
-
-
 def group_points(m: NDArray[np.uint64], groups: tuple[tuple[int, np.uint64], ...]) -> NDArray[np.int32]:
     """Points of masks from (value, mask of the cards worth it) groups: one popcount per value."""
     out = np.zeros(m.shape, dtype=np.int32)

@@ -354,7 +354,7 @@ class Deal:
 
     def _take_seven(self) -> None:
         """CZ8: the sevens penalty: one card (transfer) or one per 7 (accumulate), and the turn is lost."""
-        k = self.pending_seven if self.rules.seven_chain == "accumulate" else 1
+        k = self.rules.seven_penalty(self.pending_seven)
         self.pending_seven = 0
         self._penalty(k)
         self._log(f"{self.name(self.current)} loses the turn")
@@ -423,7 +423,7 @@ class Deal:
         """G9 option ``serve_last_effect``: the next player still draws the last card's penalty."""
         k = self.pending_draw
         if self.pending_seven:
-            k = self.pending_seven if self.rules.seven_chain == "accumulate" else 1
+            k = self.rules.seven_penalty(self.pending_seven)
         self.current = (self.current + 1) % self.rules.players
         self._penalty(k)
 

@@ -34,14 +34,14 @@ def _toml_list(items: Sequence[str]) -> str:
 
 
 def reproduce(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int],
-              rng_seed: int = 0) -> tuple[list[str], str | None]:
-    """Play the deal in the engine; return the tokens before the first fault and its description."""
+              rng_seed: int = 0) -> tuple[list[str], str | None, int | None]:
+    """Play the deal in the engine; return the tokens before the first fault, its description,
+    and the suit the dealer named for a prague Jack lead (it belongs in the starter token)."""
     hands, starter, talon = deal_hands(list(deck), rules)
     rng = np.random.default_rng(rng_seed)
     deal = Deal.start(rules, hands, talon, starter, rng=rng)
     tokens: list[str] = []
-    if deal.phase == "lead_suit":  # the dealer's suit for a Jack lead goes into the starter token
-        return tokens, None
+    lead_suit: int | None = None
     while not deal.done:
         forced = forced_action(deal)
         if forced is not None:
@@ -53,22 +53,26 @@ def reproduce(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[
         try:
             action, suit = strat.choose(deal.view(), rng)  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001 — the fault being reproduced
-            return tokens, f"strategy {name!r} raised {type(exc).__name__}: {exc}"
+            return tokens, f"strategy {name!r} raised {type(exc).__name__}: {exc}", lead_suit
+        leading = deal.phase == "lead_suit"
         try:
             s = None if suit is None or int(suit) < 0 else int(suit)
             deal.apply(int(action), s)
         except (IllegalMove, TypeError, ValueError) as exc:
-            return tokens, f"strategy {name!r} returned {action!r}, {suit!r}: {exc}"
-        tokens.append(token(int(action), s))
-    return tokens, None
+            return tokens, f"strategy {name!r} returned {action!r}, {suit!r}: {exc}", lead_suit
+        if leading:
+            lead_suit = s
+        else:
+            tokens.append(token(int(action), s))
+    return tokens, None, lead_suit
 
 
 def write_fault_scenario(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int],
                          folder: Path, label: str) -> tuple[Path, bool]:
     """Reproduce the deal in the engine and write it; return the path and whether the fault recurred."""
-    tokens, fault = reproduce(rules, seat_strategies, deck)
+    tokens, fault, lead_suit = reproduce(rules, seat_strategies, deck)
     note = fault or "the engine did not meet the fault again (a random strategy?); all moves of its own replay are listed"
-    return _write(rules, seat_strategies, deck, tokens, None, folder, label, note), fault is not None
+    return _write(rules, seat_strategies, deck, tokens, lead_suit, folder, label, note), fault is not None
 
 
 def write_trace_scenario(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int],

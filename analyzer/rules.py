@@ -128,6 +128,10 @@ class RuleSet:
         state.pop("_hash", None)
         return state
 
+    def seven_penalty(self, chain):  # noqa: ANN001, ANN201 — an int or an array of chain lengths
+        """CZ8: cards drawn by the player who takes a sevens chain of ``chain`` 7s."""
+        return chain if self.seven_chain == "accumulate" else 1
+
     @property
     def starter_kind(self) -> str:
         return STARTER_KIND[self.variant]

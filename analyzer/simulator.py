@@ -302,7 +302,7 @@ class BatchSim:
             self._advance(re[skip])
 
     def _take_seven(self, rows: NDArray[np.int64]) -> None:
-        k = self.pend7[rows] if self.r.seven_chain == "accumulate" else 1
+        k = self.r.seven_penalty(self.pend7[rows])
         self.pend7[rows] = 0
         self._draw(rows, k)
         self._advance(rows)
@@ -325,10 +325,6 @@ class BatchSim:
         if self.r.queen_needs_king:
             ok = np.where(self.t.qnk[top + 1], self.t.king_bit[tc], ok)
         return np.where(top >= 0, ok, self.t.deck_mask)
-
-    def legal_mask(self, rows: NDArray[np.int64]) -> NDArray[np.uint64]:
-        """Legal cards of the current player in the PLAY phase."""
-        return self.hands[rows, self.cur[rows]] & self._accept(rows)
 
     def _decide(self, rows: NDArray[np.int64]) -> None:
         """One decision in every decision slot: forced steps, strategy calls, checks, moves."""
@@ -552,8 +548,7 @@ class BatchSim:
             self.last_actor[ro] = self.cur[ro]
             self.last_card[ro] = card[out]
             if self.r.serve_last_effect:
-                k = np.where(self.pend7[ro] > 0,
-                             self.pend7[ro] if self.r.seven_chain == "accumulate" else 1, self.pdraw[ro])
+                k = np.where(self.pend7[ro] > 0, self.r.seven_penalty(self.pend7[ro]), self.pdraw[ro])
                 self.cur[ro] = (self.cur[ro] + 1) % self.n
                 self._draw(ro, k)
             self._finish(ro, END_OUT)

@@ -108,3 +108,21 @@ def test_fault_among_random_players_replays_to_the_faulty_decision(tmp_path, mon
         (path,) = tmp_path.glob("fault-*match*.toml")
         with pytest.raises(ScenarioError, match=r"is to act"):
             replay(load_scenario(path))
+
+
+def test_engine_reproduction_records_a_prague_jack_lead_in_the_starter(tmp_path):
+    """PR2: a Jack lead's named suit goes into the starter token, and the moves replay."""
+    from analyzer.cards import shuffled_decks
+    from analyzer.faults import write_fault_scenario
+
+    rules = make_rules("prague", 3)
+    decks = shuffled_decks(36, 2000, np.random.default_rng(0))
+    lead = rules.players * rules.hand_size - 1  # the dealer's sixth card
+    deck = next(d for d in decks.tolist() if d[lead] // 4 + 2 == rules.wild_rank)
+    strats = [get_strategy("greedy")] * 3
+    path, met = write_fault_scenario(rules, strats, deck, tmp_path, "jack-lead")
+    assert not met
+    sc = load_scenario(path)
+    assert sc.starter == deck[lead] and sc.starter_suit is not None
+    deal, out = replay(sc)  # greedy never faults: every move is listed and the deal plays to its end
+    assert deal.done and len(sc.moves) > 0
