@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .bits import BIT, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, group_points, lowest_card, popcount
-from .cards import DRAW, KING, QUEEN, TAKE, N_CARDS, card_str
+from .cards import DRAW, KING, QUEEN, TAKE, N_CARDS, card_str, shuffled_decks
 from .match import MAX_DEALS, first_dealer, match_outcome
 from .results import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults
 from .rules import RuleSet
@@ -666,11 +666,10 @@ class BatchSim:
         self.out = _alloc(n_jobs, n, self.matches)
         self.pending_redeal: list[NDArray[np.int64]] = []
         next_job = 0
-        deck_base = np.asarray(sorted(_deck_cards(self.r)), np.int8)
 
         def get_decks(rows: NDArray[np.int64]) -> NDArray[np.int8]:
             if decks is None:
-                return self.deck_rng.permuted(np.tile(deck_base, (len(rows), 1)), axis=1)
+                return shuffled_decks(self.r.deck_size, len(rows), self.deck_rng)
             if self.matches:
                 k = self.deal_k[rows]
                 if (k >= decks.shape[1]).any():
@@ -729,12 +728,6 @@ class BatchSim:
             row = int(live[np.nonzero(bad)[0][0]])
             raise SimulationError(f"invariant broken: cards not conserved in {self.r.variant} "
                                   f"{'match' if self.matches else 'deal'} {int(self.job[row])} at turn {int(self.turns[row])}")
-
-
-def _deck_cards(r: RuleSet) -> tuple[int, ...]:
-    from .cards import deck
-
-    return deck(r.deck_size)
 
 
 def _alloc(n: int, p: int, matches: bool) -> dict[str, np.ndarray]:
