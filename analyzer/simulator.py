@@ -109,9 +109,10 @@ class BatchSim:
         self.r = rules
         self.t = _tables(rules)
         self.strats = list(strategies)
-        self.fast = [isinstance(s, BatchStrategy) and hasattr(s, "choose_batch") for s in self.strats]
+        self.fast = [bool(isinstance(s, BatchStrategy) and hasattr(s, "choose_batch")) for s in self.strats]
         first = {id(s): i for i, s in reversed(list(enumerate(self.strats)))}
         self.strat_group = np.array([first[id(s)] for s in self.strats], np.int64)
+        self.one_strategy = len(first) == 1
         #: offsets[seat] = the seats in play order from ``seat`` (column k = k seats to the left)
         self.offsets = (np.arange(rules.players)[:, None] + np.arange(rules.players)[None, :]) % rules.players
         self.rng = rng
@@ -395,34 +396,19 @@ class BatchSim:
 
     def _ask(self, rows, ask, act, suit, legal, can_draw, can_take, view_hand) -> None:
         """Call each seat's strategy on the slots where it must choose, and check the answers."""
-        from strategies.base import BatchView
-
-        ar = rows[ask]
+        where_all = np.nonzero(ask)[0]
+        ar = rows[where_all]
         # one call per distinct strategy object, however many seats it plays
-        sidx = self.strat_group[self._strategy_index(ar)]
-        for k in np.unique(sidx):
-            m = sidx == k
-            rr = ar[m]
-            where = np.nonzero(ask)[0][m]
-            cur = self.cur[rr].astype(np.int64)
-            seats = self.offsets[cur]
-            hs = popcount(self.hands[rr[:, None], seats]).astype(np.int16)
-            scores = None
-            if self.matches:
-                players = self._seat_player(rr)
-                scores = self.totals[rr[:, None], players[np.arange(len(rr))[:, None], seats]]
-            ph = self.phase[rr]
-            top = np.where(ph == LEAD, -1, self.top[rr]).astype(np.int8)
-            view = BatchView(
-                rules=self.r, seat=self.cur[rr], hand=view_hand[where], legal=legal[where],
-                can_draw=can_draw[where], can_take=can_take[where], top=top,
-                active_suit=self.active[rr],
-                pending_seven=np.where(ph == SEVEN, self.pend7[rr], 0).astype(np.int16),
-                hand_sizes=hs, talon_size=self.tcount[rr], played=self.played[rr],
-                scores=scores)
-            strat = self.strats[int(k)]
+        if self.one_strategy:
+            groups = [(0, ar, where_all)]
+        else:
+            sidx = self.strat_group[self._strategy_index(ar)]
+            groups = [(int(k), ar[m], where_all[m]) for k in np.unique(sidx) for m in [sidx == k]]
+        for k, rr, where in groups:
+            view = self._view(rr, where, legal, can_draw, can_take, view_hand)
+            strat = self.strats[k]
             try:
-                a, s = self._call(strat, bool(self.fast[int(k)]), view, rr)
+                a, s = self._call(strat, self.fast[k], view, rr)
                 self._check_answers(strat, view, a, s, rr)
             except StrategyFault as fault:
                 fault.job = int(self.job[fault.row])
@@ -431,6 +417,30 @@ class BatchSim:
                 raise
             act[where] = a
             suit[where] = s
+
+    def _view(self, rr, where, legal, can_draw, can_take, view_hand):
+        """The BatchView of slots ``rr``; what few strategies read is computed only when read."""
+        from strategies.base import BatchView
+
+        ph = self.phase[rr]
+        cur = self.cur[rr]
+
+        def hand_sizes():
+            seats = self.offsets[cur]
+            return popcount(self.hands[rr[:, None], seats]).astype(np.int16)
+
+        def scores():
+            players = self._seat_player(rr)
+            return self.totals[rr[:, None], players[np.arange(len(rr))[:, None], self.offsets[cur]]]
+
+        return BatchView(
+            rules=self.r, seat=cur, hand=view_hand[where], legal=legal[where],
+            can_draw=can_draw[where], can_take=can_take[where],
+            top=np.where(ph == LEAD, -1, self.top[rr]).astype(np.int8),
+            active_suit=self.active[rr],
+            pending_seven=np.where(ph == SEVEN, self.pend7[rr], 0).astype(np.int16),
+            hand_sizes=hand_sizes, talon_size=lambda: self.tcount[rr], played=lambda: self.played[rr],
+            scores=scores if self.matches else None)
 
     def _strategy_index(self, rows: NDArray[np.int64]) -> NDArray[np.int64]:
         return (self.dealer[rows].astype(np.int64) + self.cur[rows]) % self.n

@@ -13,7 +13,6 @@ accept a sevens penalty, CZ8).  The suit is named only with a wild; ``-1`` (or
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -74,13 +73,20 @@ class DecisionView(NamedTuple):
         return counts
 
 
-@dataclass(frozen=True)
 class BatchView:
     """The same information for B deals at once (the fast path).
 
     Masks are uint64 bit masks of card ids.  ``hand_sizes`` is (B, P) by seat
     offset (column 0 = self).  ``scores`` is (B, P) by seat offset or None.
+
+    Any field may be given as a zero-argument function instead of an array: it
+    is called on first access only.  The simulator passes the costly fields
+    (hand sizes, talon, played cards, scores) that way, so a strategy pays only
+    for what it reads.  A view is read-only.
     """
+
+    FIELDS = ("rules", "seat", "hand", "legal", "can_draw", "can_take", "top", "active_suit",
+              "pending_seven", "hand_sizes", "talon_size", "played", "scores")
 
     rules: RuleSet
     seat: NDArray[np.int8]  # (B,)
@@ -94,7 +100,30 @@ class BatchView:
     hand_sizes: NDArray[np.int16]  # (B, P)
     talon_size: NDArray[np.int16]  # (B,)
     played: NDArray[np.uint64]  # (B,)
-    scores: NDArray[np.int32] | None = None
+    scores: NDArray[np.int32] | None
+
+    def __init__(self, rules: RuleSet, seat: Any, hand: Any, legal: Any, can_draw: Any, can_take: Any,
+                 top: Any, active_suit: Any, pending_seven: Any, hand_sizes: Any, talon_size: Any,
+                 played: Any, scores: Any = None) -> None:
+        values = dict(zip(self.FIELDS, (rules, seat, hand, legal, can_draw, can_take, top, active_suit,
+                                        pending_seven, hand_sizes, talon_size, played, scores)))
+        lazy = {k: v for k, v in values.items() if callable(v) and k != "rules"}
+        d = self.__dict__
+        d["_lazy"] = lazy
+        d.update((k, v) for k, v in values.items() if k not in lazy)
+
+    def __getattr__(self, name: str) -> Any:  # only reached for a field not computed yet
+        lazy = self.__dict__.get("_lazy", {})
+        if name not in lazy:
+            raise AttributeError(name)
+        value = self.__dict__[name] = lazy.pop(name)()
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a BatchView is read-only (tried to set {name!r})")
+
+    def __repr__(self) -> str:
+        return f"<BatchView of {len(self.seat)} decisions>"
 
 
 @runtime_checkable
