@@ -72,6 +72,7 @@ class _Tables:
     king_bit: NDArray[np.uint64]  # (52,) for a Queen top: the bit of its King (else 0)
     qnk: NDArray[np.bool_]  # (53,) top card index+1 -> queen_needs_king applies
     point_groups: tuple[tuple[int, np.uint64], ...]  # (points, mask of the cards worth them)
+    any_effect: bool  # some card makes the next player draw or lose a turn
 
 
 def _tables(r: RuleSet) -> _Tables:
@@ -95,7 +96,8 @@ def _tables(r: RuleSet) -> _Tables:
     groups = tuple((int(v), np.uint64(sum(1 << c for c in range(N_CARDS) if pts[c] == v)))
                    for v in sorted(set(pts.tolist())) if v)
     return _Tables(eff_draw, eff_skip, is_seven, pts, RANK_MASK[r.wild_rank],
-                   np.uint64(sum(1 << c for c in deck(r.deck_size))), king_bit, qnk, groups)
+                   np.uint64(sum(1 << c for c in deck(r.deck_size))), king_bit, qnk, groups,
+                   bool(eff_draw.any() or eff_skip.any()))
 
 
 class BatchSim:
@@ -222,6 +224,8 @@ class BatchSim:
         """G5/CZ8: the effect of the card just laid waits for the next player."""
         t = self.t
         if not self.r.sevens:
+            if not t.any_effect:  # nothing to set: pdraw and pskip stay 0 for the whole run
+                return
             self.pdraw[rows] = t.eff_draw[cards]
             self.pskip[rows] = t.eff_skip[cards]
             return
@@ -243,25 +247,31 @@ class BatchSim:
         for j in range(kmax):
             sel = np.nonzero(k > j)[0]
             rr = rows[sel]
-            over = (self.tcount[rr] == 0) & (self.pcount[rr] > 1)
-            if over.any():
-                ro = rr[over]
-                self.tcount[ro] = self.pcount[ro] - 1
-                self.pcount[ro] = 1
-                self.turnovers[ro] += 1
-                if self.r.reshuffle == "shuffle":
-                    self._shuffle_talon(ro)
-            can = self.tcount[rr] > 0
+            can = (self.tcount[rr] > 0) | (self.pcount[rr] > 1)
             sel, rr = sel[can], rr[can]
             if not len(rr):
                 continue
-            card = self.ring[rr, self.head[rr]]
-            self.head[rr] = (self.head[rr] + 1) % self.d
-            self.tcount[rr] -= 1
-            self.hands[rr, self.cur[rr]] |= BIT[card]
+            last[sel] = self._draw_one(rr)
             got[sel] += 1
-            last[sel] = card
         return got, last
+
+    def _draw_one(self, rows: NDArray[np.int64]) -> NDArray[np.int8]:
+        """Each of ``rows`` (which can draw) draws one card, turning the pile over first if the talon is empty (G8)."""
+        over = self.tcount[rows] == 0
+        if over.any():
+            ro = rows[over]
+            self.tcount[ro] = self.pcount[ro] - 1
+            self.pcount[ro] = 1
+            self.turnovers[ro] += 1
+            if self.r.reshuffle == "shuffle":
+                self._shuffle_talon(ro)
+        head = self.head[rows]
+        card = self.ring[rows, head]
+        head += 1
+        self.head[rows] = np.where(head == self.d, 0, head)
+        self.tcount[rows] -= 1
+        self.hands[rows, self.cur[rows]] |= BIT[card]
+        return card
 
     def _shuffle_talon(self, rows: NDArray[np.int64]) -> None:
         """G8 option reshuffle=shuffle: shuffle the freshly turned talon (rare; per row)."""
@@ -360,15 +370,14 @@ class BatchSim:
         any_stuck = bool(stuck.any())
         if any_stuck:
             self._pass(rows[stuck])
-        act = np.full(len(rows), -1, np.int16)
         suit = np.full(len(rows), -1, np.int8)
         forced_draw = (legal == 0) & can_draw
-        act[forced_draw] = DRAW
         wild_single = (legal & self.t.wild_mask) != 0
         single = (popcount(legal) == 1) & ~can_draw & ~(wild_single & (popcount(hand) > 1))
         if special:
             single &= ~can_take & ~lead
-        act[single] = lowest_card(legal[single])
+        # full-width selects: cheaper than boolean-indexed writes when most slots take part
+        act = np.where(single, lowest_card(legal), np.where(forced_draw, DRAW, -1)).astype(np.int16)
         ask = ~forced_draw & ~single
         if any_stuck:
             ask &= ~stuck
@@ -522,7 +531,7 @@ class BatchSim:
         Returns the slots whose drawn card fits and must be played at once, with
         the card (the caller plays them with its other plays, in one step).
         """
-        _, card = self._draw(rows, 1)
+        card = self._draw_one(rows)  # a DRAW decision is offered only when a card can be drawn
         self.drew[rows] = True
         self.stuck[rows] = 0
         if self.r.no_card == "draw_until_play":
