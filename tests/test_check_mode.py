@@ -138,19 +138,20 @@ def _lose_a_card(monkeypatch, every_deal: bool = False) -> None:
 
 
 def _duplicate_a_card(monkeypatch) -> None:
-    """Patch BatchSim._draw: after the first draw, the drawer also gets the pile's top card."""
-    original = BatchSim._draw
+    """Patch BatchSim._draw_one (every card drawn passes there): after the first draw, the
+    drawer also gets the pile's top card."""
+    original = BatchSim._draw_one
     done = []
 
-    def broken(self, rows, k):
-        got, last = original(self, rows, k)
+    def broken(self, rows):
+        cards = original(self, rows)
         if not done and len(rows) and self.top[rows[0]] >= 0:
             row = rows[0]
             self.hands[row, self.cur[row]] |= BIT[int(self.top[row])]
             done.append(row)
-        return got, last
+        return cards
 
-    monkeypatch.setattr(BatchSim, "_draw", broken)
+    monkeypatch.setattr(BatchSim, "_draw_one", broken)
 
 
 @pytest.mark.parametrize("variant, players", [("czech", 4), ("prague", 3), ("svinya", 2)])
