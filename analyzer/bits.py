@@ -47,11 +47,25 @@ def highest_card(m: NDArray[np.uint64]) -> NDArray[np.int8]:
     return np.where(m == 0, -1, h).astype(np.int8)
 
 
-def group_points(m: NDArray[np.uint64], groups: tuple[tuple[int, np.uint64], ...]) -> NDArray[np.int32]:
-    """Points of masks from (value, mask of the cards worth it) groups: one popcount per value."""
-    out = np.zeros(m.shape, dtype=np.int32)
-    for value, mask in groups:
-        out += value * popcount(m & mask).astype(np.int32)
+def chunk_table(values: NDArray[np.integer]) -> NDArray[np.int16]:
+    """(4, 8192) sums of ``values`` (one per card id) over every 13-bit chunk of a mask.
+
+    With it, the sum of a per-card value over a mask is four look-ups
+    (:func:`mask_points`) whatever the number of distinct values.
+    """
+    v = np.zeros(4 * _CHUNK, np.int64)
+    v[: len(values)] = values
+    sub = np.arange(1 << _CHUNK)
+    bits = (sub[:, None] >> np.arange(_CHUNK)) & 1  # (8192, 13)
+    return np.stack([bits @ v[k * _CHUNK:(k + 1) * _CHUNK] for k in range(4)]).astype(np.int16)
+
+
+def mask_points(m: NDArray[np.uint64], table: NDArray[np.int16]) -> NDArray[np.int32]:
+    """Sum of a per-card value over each mask, from a :func:`chunk_table`."""
+    low = U64((1 << _CHUNK) - 1)
+    out = table[0][(m & low).astype(np.intp)].astype(np.int32)
+    for k in (1, 2, 3):
+        out += table[k][((m >> U64(k * _CHUNK)) & low).astype(np.intp)]
     return out
 
 

@@ -13,7 +13,8 @@ Layout per slot (seat 0 = dealer, seat 1 acts first):
   so turning the pile over (G8) is ``tcount = pcount - 1; pcount = 1`` with no
   card moved;
 * ``phase`` (B,) — BEGIN (a turn starts: cap, effects), PLAY, DRAWN, SEVEN,
-  LEAD (the decision points of the engine's phases of the same names).
+  LEAD (the decision points of the engine's phases of the same names), DONE
+  (the deal is over, its slot waits to be scored), IDLE (free).
 
 Every iteration runs the BEGIN slots, then every decision slot once.
 """
@@ -28,14 +29,14 @@ from typing import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from .bits import BIT, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, group_points, lowest_card, popcount
+from .bits import BIT, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, chunk_table, lowest_card, mask_points, popcount
 from .cards import DRAW, KING, QUEEN, TAKE, N_CARDS, card_str, shuffled_decks
 from .match import MAX_DEALS, first_dealer, match_outcome
 from .results import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults
 from .rules import RuleSet
 
-BEGIN, PLAY, DRAWN, SEVEN, LEAD, IDLE = 0, 1, 2, 3, 4, 5
-PHASE_NAMES = ("begin", "play", "drawn", "seven", "lead_suit", "idle")
+BEGIN, PLAY, DRAWN, SEVEN, LEAD, IDLE, DONE = 0, 1, 2, 3, 4, 5, 6
+PHASE_NAMES = ("begin", "play", "drawn", "seven", "lead_suit", "idle", "done")
 DEFAULT_SLOTS = 8192
 
 
@@ -71,7 +72,7 @@ class _Tables:
     deck_mask: np.uint64
     king_bit: NDArray[np.uint64]  # (52,) for a Queen top: the bit of its King (else 0)
     qnk: NDArray[np.bool_]  # (53,) top card index+1 -> queen_needs_king applies
-    point_groups: tuple[tuple[int, np.uint64], ...]  # (points, mask of the cards worth them)
+    points_table: NDArray[np.int16]  # (4, 8192) points of each 13-bit chunk of a card mask
     any_effect: bool  # some card makes the next player draw or lose a turn
 
 
@@ -93,10 +94,8 @@ def _tables(r: RuleSet) -> _Tables:
         if rank == QUEEN:
             king_bit[c] = BIT[card_id(KING, c % 4)]
             qnk[c + 1] = r.queen_needs_king and r.wild_rank != QUEEN
-    groups = tuple((int(v), np.uint64(sum(1 << c for c in range(N_CARDS) if pts[c] == v)))
-                   for v in sorted(set(pts.tolist())) if v)
     return _Tables(eff_draw, eff_skip, is_seven, pts, RANK_MASK[r.wild_rank],
-                   np.uint64(sum(1 << c for c in deck(r.deck_size))), king_bit, qnk, groups,
+                   np.uint64(sum(1 << c for c in deck(r.deck_size))), king_bit, qnk, chunk_table(pts),
                    bool(eff_draw.any() or eff_skip.any()))
 
 
@@ -142,6 +141,7 @@ class BatchSim:
         self.active = np.full(b, -1, np.int8)
         self.cur = z(b, np.int8)
         self.phase = np.full(b, IDLE, np.int8)
+        self.end = z(b, np.int8)  # how a DONE slot's deal ended
         self.pdraw = z(b, np.int8)
         self.pskip = z(b, bool)
         self.pend7 = z(b, np.int8)
@@ -289,7 +289,7 @@ class BatchSim:
         """Start turns: the turn cap, then effects served (G5, G10a, CZ8)."""
         cap = self.turns[rows] >= self.r.turn_cap
         if cap.any():
-            self._finish(rows[cap], END_CAPPED)
+            self._end(rows[cap], END_CAPPED)
             rows = rows[~cap]
         self.turns[rows] += 1
         self.drew[rows] = False
@@ -323,7 +323,7 @@ class BatchSim:
         self.stuck[rows] = np.where(self.drew[rows], 0, self.stuck[rows] + 1)
         blocked = self.stuck[rows] >= self.n
         self.last_actor[rows[blocked]] = self.cur[rows[blocked]]
-        self._finish(rows[blocked], END_BLOCKED)
+        self._end(rows[blocked], END_BLOCKED)
         self._advance(rows[~blocked])
 
     def _accept(self, rows: NDArray[np.int64]) -> NDArray[np.uint64]:
@@ -570,7 +570,7 @@ class BatchSim:
                 k = np.where(self.pend7[ro] > 0, self.r.seven_penalty(self.pend7[ro]), self.pdraw[ro])
                 self.cur[ro] = (self.cur[ro] + 1) % self.n
                 self._draw(ro, k)
-            self._finish(ro, END_OUT)
+            self._end(ro, END_OUT)
         rest = rows[~out]
         if self.r.last_card_call and len(rest):
             one = left[~out] == 1
@@ -579,13 +579,26 @@ class BatchSim:
         self._advance(rest)
 
     # ------------------------------------------------------------ results
-    def _finish(self, rows: NDArray[np.int64], end: int) -> None:
+    def _end(self, rows: NDArray[np.int64], end: int) -> None:
+        """The deals of ``rows`` are over (``end``: out, blocked, capped).
+
+        Deals are scored later, all that ended since the last refill in one
+        call (scoring a few hundred rows costs mostly fixed overhead); a match
+        scores at once, since its next deal must be dealt.
+        """
+        self.end[rows] = end
+        self.phase[rows] = DONE
+        if self.matches:
+            self._score(rows)
+
+    def _score(self, rows: NDArray[np.int64]) -> None:
         """G9/G10/PR7: score finished deals and hand them to the deal (or match) collector."""
         if not len(rows):
             return
         r, t, n = self.r, self.t, self.n
         hands = self.hands[rows]
-        pts = group_points(hands, t.point_groups)
+        end = self.end[rows]
+        pts = mask_points(hands, t.points_table)
         if r.lone_wild_points is not None:
             lone = (popcount(hands) == 1) & ((hands & t.wild_mask) != 0)
             pts = np.where(lone, r.lone_wild_points, pts)
@@ -594,7 +607,7 @@ class BatchSim:
             dbl = (lc >= 0) & (RANK_OF[np.maximum(lc, 0)] == r.wild_rank)
             pts = np.where(dbl[:, None], 2 * pts, pts)
         holders = (hands & t.wild_mask) != 0
-        went = np.where(np.full(len(rows), end == END_OUT), self.last_actor[rows], -1).astype(np.int8)
+        went = np.where(end == END_OUT, self.last_actor[rows], -1).astype(np.int8)
         order = (np.arange(n)[None, :] - self.last_actor[rows, None].astype(np.int64) - 1) % n
         seat_idx = np.arange(n)[None, :]
         key_max = pts.astype(np.int64) * 16 + (15 - order)
@@ -612,10 +625,9 @@ class BatchSim:
         next_best = np.where(seat_idx == loser[:, None], 1 << 40, key_min).argmin(axis=1)
         winner = np.where(went >= 0, went, np.where(best != loser, best, next_best))
         capped = end == END_CAPPED
-        if capped:
-            winner = np.full(len(rows), -1)
-            loser = np.full(len(rows), -1)
-            by_wild = np.zeros(len(rows), bool)
+        winner = np.where(capped, -1, winner)
+        loser = np.where(capped, -1, loser)
+        by_wild &= ~capped
         self.phase[rows] = IDLE
         self._collect(rows, end, pts, went, winner, loser, by_wild, holders)
 
@@ -697,9 +709,12 @@ class BatchSim:
             return decks[self.job[rows]]
 
         while True:
-            free = np.nonzero(self.job < 0)[0]
+            done = np.nonzero(self.phase == DONE)[0]
+            n_free = int(np.count_nonzero(self.job < 0)) + len(done)
             # refill in batches: dealing a few slots every step costs more than it gains
-            if len(free) and next_job < n_jobs and (len(free) * 16 >= self.b or len(free) == self.b):
+            if n_free and next_job < n_jobs and (n_free * 16 >= self.b or n_free == self.b):
+                self._score(done)
+                free = np.nonzero(self.job < 0)[0]
                 take = free[: n_jobs - next_job]
                 self.job[take] = np.arange(next_job, next_job + len(take))
                 next_job += len(take)
@@ -724,8 +739,10 @@ class BatchSim:
                 self._decide(dec)
             if self.check:
                 self._check_invariants()
-            if next_job >= n_jobs and not self.pending_redeal and not (self.job >= 0).any():
-                break
+            if next_job >= n_jobs and not self.pending_redeal:
+                self._score(np.nonzero(self.phase == DONE)[0])
+                if not (self.job >= 0).any():
+                    break
         return (MatchResults if self.matches else DealResults)(**self.out)
 
     def _check_invariants(self) -> None:
