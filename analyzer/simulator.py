@@ -137,6 +137,7 @@ class BatchSim:
         self.head = z(b, np.int16)
         self.tcount = z(b, np.int16)
         self.pcount = z(b, np.int16)
+        self.tail = z(b, np.int16)  # ring position of the next card played: (head + tcount + pcount) mod D
         self.top = np.full(b, -1, np.int8)
         self.active = np.full(b, -1, np.int8)
         self.cur = z(b, np.int8)
@@ -197,6 +198,7 @@ class BatchSim:
         self.head[rows] = 0
         self.tcount[rows] = rest
         self.pcount[rows] = has_starter.astype(np.int16)
+        self.tail[rows] = rest + has_starter
         self.top[rows] = starter
         self.active[rows] = np.where(has_starter, SUIT_OF[np.maximum(starter, 0)], -1)
         self.played[rows] = np.where(has_starter, BIT[np.maximum(starter, 0)], U64(0))
@@ -280,9 +282,13 @@ class BatchSim:
             self.ring[row, pos] = self.rng.permutation(self.ring[row, pos])
 
     # ------------------------------------------------------------ turn flow
-    def _advance(self, rows: NDArray[np.int64]) -> None:
-        self.last_actor[rows] = self.cur[rows]
-        self.cur[rows] = (self.cur[rows] + 1) % self.n
+    def _advance(self, rows: NDArray[np.int64], cur: NDArray[np.int8] | None = None) -> None:
+        """The turn passes to the left; ``cur`` is the slots' current seat if already gathered."""
+        if cur is None:
+            cur = self.cur[rows]
+        self.last_actor[rows] = cur
+        nxt = cur + 1
+        self.cur[rows] = np.where(nxt == self.n, 0, nxt)
         self.phase[rows] = BEGIN
 
     def _begin(self, rows: NDArray[np.int64]) -> None:
@@ -343,7 +349,8 @@ class BatchSim:
         cur = self.cur[rows]
         hand = self.hands[rows, cur]
         # every slot as if in PLAY, then patch the few DRAWN / SEVEN / LEAD slots by index
-        legal = hand & self._accept(rows)
+        acc = self._accept(rows)
+        legal = hand & acc
         drawable = (self.tcount[rows] > 0) | (self.pcount[rows] > 1)
         can_draw = drawable & ((legal == 0) | self.r.voluntary_draw)
         can_take = np.zeros(len(rows), bool)
@@ -385,10 +392,10 @@ class BatchSim:
             self._ask(rows, ask, act, suit, legal, can_draw, can_take, view_hand)
         if any_stuck:
             go = ~stuck
-            rows, act, suit, ph = rows[go], act[go], suit[go], ph[go]
+            rows, act, suit, ph, cur, hand, acc = rows[go], act[go], suit[go], ph[go], cur[go], hand[go], acc[go]
         if self.trace_slot >= 0:
             self._record(rows, act, suit, ph)
-        self._apply(rows, act, suit, ph, special)
+        self._apply(rows, act, suit, ph, cur, hand, acc, special)
 
     def _record(self, rows, act, suit, ph) -> None:
         """Append the traced slot's decision as a replay token (a Jack lead's suit goes to the starter)."""
@@ -496,9 +503,13 @@ class BatchSim:
                                 + f": move {describe_action(int(a[i]), int(s[i]))} {what} "
                                 + f"(legal: {' '.join(legal)})", int(rows[i]))
 
-    def _apply(self, rows, act, suit, ph, special: bool = True) -> None:
-        draw = act == DRAW
-        card = ~draw
+    def _apply(self, rows, act, suit, ph, cur, hand, acc, special: bool = True) -> None:
+        """Carry out one decided action per slot: take, Jack lead, draw, or play.
+
+        ``cur``, ``hand`` and ``acc`` (the accept mask) are the slots' values
+        gathered by :meth:`_decide`; they are reused rather than gathered again.
+        A drawn card that fits is played in the same step as the other plays.
+        """
         if special:
             take = act == TAKE
             if take.any():
@@ -509,49 +520,53 @@ class BatchSim:
                 self.active[rl] = np.where(suit[lead] >= 0, suit[lead], SUIT_OF[np.maximum(self.top[rl], 0)])
                 self.cur[rl] = 1 % self.n
                 self.phase[rl] = BEGIN
-            card &= ~take & ~lead
-        play_rows, play_cards, play_suits, play_ph = rows[card], act[card].astype(np.int8), suit[card], ph[card]
-        if draw.any():
-            drawn_rows, drawn_cards = self._draw_decision(rows[draw])
-            if self.trace_slot >= 0 and len(drawn_rows):  # the engine's 'drawn' decision point
-                self._record(drawn_rows, drawn_cards.astype(np.int16), np.full(len(drawn_rows), -1, np.int8),
-                             np.full(len(drawn_rows), PLAY, np.int8))
-            if len(drawn_rows):
-                k = len(drawn_rows)
-                play_rows = np.concatenate([play_rows, drawn_rows])
-                play_cards = np.concatenate([play_cards, drawn_cards])
-                play_suits = np.concatenate([play_suits, np.full(k, -1, np.int8)])
-                play_ph = np.concatenate([play_ph, np.full(k, PLAY, np.int8)])
-        if len(play_rows):
-            self._play(play_rows, play_cards, play_suits, play_ph)
+                act = np.where(lead, -1, act)
+        di = np.nonzero(act == DRAW)[0]
+        if len(di):
+            act, hand = self._draw_decision(rows, di, act, cur, hand, acc)
+        play = (act >= 0) & (act < N_CARDS)
+        pi = np.nonzero(play)[0]
+        if len(pi):
+            self._play(rows[pi], act[pi].astype(np.int8), suit[pi], ph[pi], cur[pi], hand[pi])
 
-    def _draw_decision(self, rows) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
-        """G6 draw_one / SV4 draw_until_play after a DRAW decision.
+    def _draw_decision(self, rows, di, act, cur, hand, acc):
+        """G6 draw_one / SV4 draw_until_play for the slots ``rows[di]`` that chose DRAW.
 
-        Returns the slots whose drawn card fits and must be played at once, with
-        the card (the caller plays them with its other plays, in one step).
+        Returns ``act`` with the drawn card where it fits and must be played at
+        once (else -1), and ``hand`` with the drawn cards added.
         """
-        card = self._draw_one(rows)  # a DRAW decision is offered only when a card can be drawn
-        self.drew[rows] = True
-        self.stuck[rows] = 0
-        if self.r.no_card == "draw_until_play":
-            self.phase[rows] = PLAY
-            return rows[:0], card[:0]
-        fits = (self._accept(rows) & BIT[np.maximum(card, 0)]) != 0
-        self._advance(rows[~fits])
-        rows, card = rows[fits], card[fits]
+        dr = rows[di]
+        card = self._draw_one(dr)  # a DRAW decision is offered only when a card can be drawn
+        self.drew[dr] = True
+        self.stuck[dr] = 0
+        act = act.copy()
+        hand = hand.copy()
+        had = popcount(hand[di])
+        hand[di] |= BIT[card]
+        if self.r.no_card == "draw_until_play":  # the same player decides again
+            act[di] = -1
+            return act, hand
+        fits = (acc[di] & BIT[card]) != 0
+        self._advance(dr[~fits], cur[di][~fits])
         # a drawn card that fits is played at once (G6); only a wild's suit is a choice
-        choice = (RANK_OF[card] == self.r.wild_rank) & (popcount(self.hands[rows, self.cur[rows]]) > 1)
-        self.phase[rows[choice]] = DRAWN
-        self.drawn[rows[choice]] = card[choice]
-        return rows[~choice], card[~choice]
+        choice = fits & (RANK_OF[card] == self.r.wild_rank) & (had >= 1)
+        if choice.any():
+            self.phase[dr[choice]] = DRAWN
+            self.drawn[dr[choice]] = card[choice]
+        now = fits & ~choice
+        act[di] = np.where(now, card, -1)
+        if self.trace_slot >= 0 and now.any():  # the engine's 'drawn' decision point
+            k = int(now.sum())
+            self._record(dr[now], card[now].astype(np.int16), np.full(k, -1, np.int8), np.full(k, PLAY, np.int8))
+        return act, hand
 
-    def _play(self, rows, card, suit, ph) -> None:
-        cur = self.cur[rows]
-        hand = self.hands[rows, cur] & ~BIT[card]
+    def _play(self, rows, card, suit, ph, cur, hand) -> None:
+        hand = hand & ~BIT[card]
         self.hands[rows, cur] = hand
-        pos = (self.head[rows].astype(np.int64) + self.tcount[rows] + self.pcount[rows]) % self.d
+        pos = self.tail[rows]
         self.ring[rows, pos] = card
+        pos += 1
+        self.tail[rows] = np.where(pos == self.d, 0, pos)
         self.pcount[rows] += 1
         self.top[rows] = card
         self.played[rows] |= BIT[card]
@@ -571,12 +586,11 @@ class BatchSim:
                 self.cur[ro] = (self.cur[ro] + 1) % self.n
                 self._draw(ro, k)
             self._end(ro, END_OUT)
-        rest = rows[~out]
-        if self.r.last_card_call and len(rest):
-            one = left[~out] == 1
-            forgot = one & (self.rng.random(len(rest)) < self.r.forget_rate)
-            self._draw(rest[forgot], 2)  # CZ8 last_card_call
-        self._advance(rest)
+            rows, cur, left = rows[~out], cur[~out], left[~out]
+        if self.r.last_card_call and len(rows):
+            forgot = (left == 1) & (self.rng.random(len(rows)) < self.r.forget_rate)
+            self._draw(rows[forgot], 2)  # CZ8 last_card_call
+        self._advance(rows, cur)
 
     # ------------------------------------------------------------ results
     def _end(self, rows: NDArray[np.int64], end: int) -> None:
@@ -759,7 +773,8 @@ class BatchSim:
         in_ring = np.arange(self.d)[None, :] < ring_n[:, None]
         ring_mask = np.bitwise_or.reduce(np.where(in_ring, BIT[np.maximum(ring_cards, 0)], U64(0)), axis=1)
         bad = overlap | ((union & ring_mask) != 0) | ((union | ring_mask) != self.t.deck_mask) \
-            | (popcount(union).astype(np.int64) + ring_n != self.d)
+            | (popcount(union).astype(np.int64) + ring_n != self.d) \
+            | ((self.head[live].astype(np.int64) + ring_n) % self.d != self.tail[live])
         if bad.any():
             row = int(live[np.nonzero(bad)[0][0]])
             raise SimulationError(f"invariant broken: cards not conserved in {self.r.variant} "
