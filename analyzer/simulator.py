@@ -470,6 +470,9 @@ class BatchSim:
                 a, s = _choose_rows(strat, view, self.rng)
         except SimulationError:
             raise
+        except _BadAnswer as bad:
+            raise StrategyFault(self._where(name, rows[bad.i]) + f": choose returned {bad.value!r}, not an action "
+                                "(a card id, DRAW or TAKE, with a suit or None)", int(rows[bad.i])) from None
         except Exception as exc:
             raise StrategyFault(self._where(name, rows[0]) + f": the strategy raised {type(exc).__name__}: {exc}",
                                 int(rows[0])) from exc
@@ -796,40 +799,57 @@ def _alloc(n: int, p: int, matches: bool) -> dict[str, np.ndarray]:
 def _choose_rows(strat, view, rng) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
     """The simple-path adapter: one ``choose`` call per row of a BatchView.
 
-    Arrays become Python lists once (numpy scalars are slow to convert one by one).
+    Arrays become Python lists once (numpy scalars are slow to convert one by
+    one), views are built positionally (``tuple.__new__``, the cheapest way to
+    make a NamedTuple) and answers are collected in lists.
     """
     from strategies.base import DecisionView
 
-    b = len(view.seat)
-    acts = np.empty(b, np.int16)
-    suits = np.empty(b, np.int8)
-    played_cache: dict[int, frozenset[int]] = {}
-    seat, hand, legal_m = view.seat.tolist(), view.hand.tolist(), view.legal.tolist()
-    can_draw, can_take = view.can_draw.tolist(), view.can_take.tolist()
-    top, act_suit, p7 = view.top.tolist(), view.active_suit.tolist(), view.pending_seven.tolist()
-    sizes, talon, played_m = view.hand_sizes.tolist(), view.talon_size.tolist(), view.played.tolist()
-    scores = None if view.scores is None else view.scores.tolist()
+    new = tuple.__new__
+    choose = strat.choose
     rules = view.rules
-    for i in range(b):
-        legal = cards_tuple(legal_m[i])
-        if can_draw[i]:
-            legal += (DRAW,)
-        if can_take[i]:
-            legal += (TAKE,)
-        pm = played_m[i]
+    played_cache: dict[int, frozenset[int]] = {}
+    extra = ((), (DRAW,), (TAKE,), (DRAW, TAKE))
+    kinds = (view.can_draw.astype(np.int8) + 2 * view.can_take.astype(np.int8)).tolist()
+    tops = [None if t < 0 else t for t in view.top.tolist()]
+    suits_in = [None if a < 0 else a for a in view.active_suit.tolist()]
+    sizes = [tuple(h) for h in view.hand_sizes.tolist()]
+    scores = [None] * len(kinds) if view.scores is None else [tuple(x) for x in view.scores.tolist()]
+    acts: list[int] = []
+    suits: list[int] = []
+    for seat, hand, legal_m, kind, top, a_s, p7, hs, talon, pm, sc in zip(
+            view.seat.tolist(), view.hand.tolist(), view.legal.tolist(), kinds, tops, suits_in,
+            view.pending_seven.tolist(), sizes, view.talon_size.tolist(), view.played.tolist(), scores):
         played = played_cache.get(pm)
         if played is None:
             played = played_cache[pm] = frozenset(cards_tuple(pm))
-        t, a_s = top[i], act_suit[i]
-        dv = DecisionView(
-            rules=rules, seat=seat[i], hand=cards_tuple(hand[i]), legal=legal,
-            top=None if t < 0 else t, active_suit=None if a_s < 0 else a_s,
-            pending_seven=p7[i], hand_sizes=tuple(sizes[i]), talon_size=talon[i], played=played,
-            scores=None if scores is None else tuple(scores[i]))
-        a, s = strat.choose(dv, rng)
-        acts[i] = int(a)
-        suits[i] = -1 if s is None else int(s)
-    return acts, suits
+        a, s = choose(new(DecisionView, (rules, seat, cards_tuple(hand), cards_tuple(legal_m) + extra[kind], top,
+                                         a_s, p7, hs, talon, played, sc)), rng)
+        acts.append(a)
+        suits.append(-1 if s is None else s)
+    try:
+        return np.array(acts, np.int16), np.array(suits, np.int8)
+    except (TypeError, ValueError, OverflowError):
+        return _answers_one_by_one(acts, suits)
+
+
+class _BadAnswer(Exception):
+    """A simple-path answer that is not an action at all (row ``i`` of the batch)."""
+
+    def __init__(self, i: int, value: object) -> None:
+        super().__init__(i, value)
+        self.i, self.value = i, value
+
+
+def _answers_one_by_one(acts: list, suits: list) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
+    """Convert answers that did not convert in bulk; raise _BadAnswer at the first that is no action."""
+    out_a, out_s = np.empty(len(acts), np.int16), np.empty(len(acts), np.int8)
+    for i, (a, s) in enumerate(zip(acts, suits)):
+        try:
+            out_a[i], out_s[i] = int(a), int(s)
+        except (TypeError, ValueError, OverflowError):
+            raise _BadAnswer(i, (a, None if s == -1 else s)) from None
+    return out_a, out_s
 
 
 def _reproduce(fault: StrategyFault, rules: RuleSet, strategies: Sequence[object], n: int,

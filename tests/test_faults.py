@@ -53,6 +53,26 @@ class SuitWithoutWild:
         return view.legal[0], None
 
 
+class ReturnsText:
+    """Answers with something that is not an action at all (a text) on its third decision."""
+
+    name = "returns-text"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def choose(self, view, rng):
+        self.calls += 1
+        return ("AS", None) if self.calls == 3 else (view.legal[0], None)
+
+
+class ReturnsHuge:
+    name = "returns-huge"
+
+    def choose(self, view, rng):
+        return 10**30, None
+
+
 def test_illegal_move_names_strategy_variant_deal_and_move_and_writes_replayable_scenario(tmp_path, monkeypatch):
     monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path))
     rules = make_rules("czech", 3)
@@ -74,6 +94,8 @@ def test_illegal_move_names_strategy_variant_deal_and_move_and_writes_replayable
     (Raises(), "raised KeyError"),
     (WrongShape(), "must return two integer arrays"),
     (SuitWithoutWild(), "names a suit without playing a wild"),
+    (ReturnsText(), r"choose returned \('AS', None\), not an action"),
+    (ReturnsHuge(), r"choose returned \(1000000000000000000000000000000, None\), not an action"),
 ])
 def test_faulty_strategy_kinds_are_named(tmp_path, monkeypatch, strategy, needle):
     monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path))
