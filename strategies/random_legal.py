@@ -33,11 +33,15 @@ class RandomLegal:
         cards = view.legal_cards  # sorted: legal actions are listed cards first, by id
         if not cards:
             return forced_action(view)
-        if view.can_take and rng.random() >= ANSWER_SEVEN:
+        if view.pending_seven and view.can_take and rng.random() >= ANSWER_SEVEN:
             return (TAKE, None)
-        # floor(u * k) is uniform on 0..k-1 and costs a fraction of Generator.integers per call
-        card = cards[int(rng.random() * len(cards))]
-        return (card, int(rng.random() * 4) if view.is_wild(card) else None)
+        # floor(u * k) is uniform on 0..k-1 and costs a fraction of Generator.integers per call;
+        # the fraction left over, u * k - floor(u * k), is uniform on [0, 1) and independent of
+        # the card picked, so it names the wild's suit without a second draw
+        x = rng.random() * len(cards)
+        i = int(x)
+        card = cards[i]
+        return (card, int((x - i) * 4) if view.is_wild(card) else None)
 
     def choose_batch(
         self, view: BatchView, rng: np.random.Generator

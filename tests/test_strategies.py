@@ -430,6 +430,20 @@ def test_random_is_uniform_over_legal_cards_and_suits() -> None:
     assert ((s == -1) == (a != parse_card("JS"))).all()
 
 
+def test_random_suit_is_independent_of_which_wild_it_plays() -> None:
+    """The simple path names the suit from the same uniform draw that picks the card (its
+    fractional part): every (wild, suit) pair must still come up 1/8 of the time."""
+    rules = RULE_SETS["czech"]
+    view = decision_view(rules, make_row(rules, "JS JH", "7H"))
+    strat = get_strategy("random")
+    rng = np.random.default_rng(21)
+    picks = [strat.choose(view, rng) for _ in range(8000)]
+    for wild in ("JS", "JH"):
+        for suit in range(4):
+            n = sum(1 for a, s in picks if a == parse_card(wild) and s == suit)
+            assert abs(n - 1000) < 130, (wild, suit, n)  # ~4.4 sd
+
+
 def test_random_answers_seven_about_half_the_time() -> None:
     rules = RULE_SETS["czech-sevens"]
     row = make_row(rules, "7H 7S 9C", "7C", pending=1)
