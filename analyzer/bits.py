@@ -95,11 +95,12 @@ def nth_set_card(m: NDArray[np.uint64], k: NDArray[np.integer]) -> NDArray[np.in
 
 
 _CHUNK = 13
-_CHUNK_TABLES = [
-    [tuple(i + k * _CHUNK for i in range(_CHUNK) if (v >> i) & 1) for v in range(1 << _CHUNK)]
+#: CHUNK_TABLES[k][v]: the card ids (a tuple) of the 13-bit value v at bits 13k..13k+12.
+CHUNK_TABLES = tuple(
+    tuple(tuple(i + k * _CHUNK for i in range(_CHUNK) if (v >> i) & 1) for v in range(1 << _CHUNK))
     for k in range(4)
-]
-_T0, _T1, _T2, _T3 = _CHUNK_TABLES
+)
+_T0, _T1, _T2, _T3 = CHUNK_TABLES
 
 
 def cards_tuple(m: int) -> tuple[int, ...]:

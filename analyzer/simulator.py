@@ -29,7 +29,8 @@ from typing import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from .bits import BIT, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, chunk_table, lowest_card, mask_points, popcount
+from .bits import (BIT, CHUNK_TABLES, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, chunk_table,
+                   lowest_card, mask_points, popcount)
 from .cards import DRAW, KING, QUEEN, TAKE, N_CARDS, card_str, shuffled_decks
 from .match import MAX_DEALS, first_dealer, match_outcome
 from .results import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults
@@ -799,32 +800,36 @@ def _alloc(n: int, p: int, matches: bool) -> dict[str, np.ndarray]:
 def _choose_rows(strat, view, rng) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
     """The simple-path adapter: one ``choose`` call per row of a BatchView.
 
-    Arrays become Python lists once (numpy scalars are slow to convert one by
-    one), views are built positionally (``tuple.__new__``, the cheapest way to
-    make a NamedTuple) and answers are collected in lists.
+    This loop is the simple path's whole overhead, so it is written for speed:
+    arrays become Python lists once (numpy scalars are slow to convert one by
+    one), card tuples come from four 13-bit table look-ups written out
+    (``bits.cards_tuple``), views are built positionally (``tuple.__new__``, the
+    cheapest way to make a NamedTuple) and answers are collected in lists.
     """
     from strategies.base import DecisionView
 
     new = tuple.__new__
     choose = strat.choose
     rules = view.rules
-    played_cache: dict[int, frozenset[int]] = {}
+    t0, t1, t2, t3 = CHUNK_TABLES
     extra = ((), (DRAW,), (TAKE,), (DRAW, TAKE))
     kinds = (view.can_draw.astype(np.int8) + 2 * view.can_take.astype(np.int8)).tolist()
     tops = [None if t < 0 else t for t in view.top.tolist()]
     suits_in = [None if a < 0 else a for a in view.active_suit.tolist()]
-    sizes = [tuple(h) for h in view.hand_sizes.tolist()]
-    scores = [None] * len(kinds) if view.scores is None else [tuple(x) for x in view.scores.tolist()]
+    sizes = list(map(tuple, view.hand_sizes.tolist()))
+    scores = [None] * len(kinds) if view.scores is None else list(map(tuple, view.scores.tolist()))
     acts: list[int] = []
     suits: list[int] = []
-    for seat, hand, legal_m, kind, top, a_s, p7, hs, talon, pm, sc in zip(
+    for seat, h, g, kind, top, a_s, p7, hs, talon, p, sc in zip(
             view.seat.tolist(), view.hand.tolist(), view.legal.tolist(), kinds, tops, suits_in,
             view.pending_seven.tolist(), sizes, view.talon_size.tolist(), view.played.tolist(), scores):
-        played = played_cache.get(pm)
-        if played is None:
-            played = played_cache[pm] = frozenset(cards_tuple(pm))
-        a, s = choose(new(DecisionView, (rules, seat, cards_tuple(hand), cards_tuple(legal_m) + extra[kind], top,
-                                         a_s, p7, hs, talon, played, sc)), rng)
+        a, s = choose(new(DecisionView, (
+            rules, seat,
+            t0[h & 0x1FFF] + t1[(h >> 13) & 0x1FFF] + t2[(h >> 26) & 0x1FFF] + t3[h >> 39],
+            t0[g & 0x1FFF] + t1[(g >> 13) & 0x1FFF] + t2[(g >> 26) & 0x1FFF] + t3[g >> 39] + extra[kind],
+            top, a_s, p7, hs, talon,
+            frozenset(t0[p & 0x1FFF] + t1[(p >> 13) & 0x1FFF] + t2[(p >> 26) & 0x1FFF] + t3[p >> 39]),
+            sc)), rng)
         acts.append(a)
         suits.append(-1 if s is None else s)
     try:

@@ -150,3 +150,24 @@ def test_same_seed_deals_same_cards_whatever_the_slots_or_lineup():
         np.random.SeedSequence(9, spawn_key=(1,))))
     c = simulate_deals(rules, greedy, 2000, decks=decks, slots=64)
     assert np.array_equal(a.points, c.points) and np.array_equal(a.last_card, c.last_card)
+
+
+@pytest.mark.parametrize("variant,players,overrides", [
+    ("czech", 4, {"sevens": True}), ("prague", 3, {}), ("svinya", 2, {}),
+    ("czech", 7, {"deck_size": 48, "voluntary_draw": True}),
+])
+def test_simple_path_adapter_equals_fast_path(variant, players, overrides):
+    """Issue 3, point 3: the same strategies seen only through ``choose`` (the adapter over the
+    batch) play the same deals as through ``choose_batch``, in deals and in matches."""
+    from analyzer.benchmark import SimpleOnly
+
+    rules = make_rules(variant, players, overrides)
+    fast = [get_strategy(LINEUPS[(p + 2) % len(LINEUPS)]) for p in range(players)]
+    simple = [SimpleOnly(s) for s in fast]
+    a = simulate_deals(rules, fast, 300, seed=8, slots=64)
+    b = simulate_deals(rules, simple, 300, seed=8, slots=64)
+    assert all(a.row(i) == b.row(i) for i in range(300))
+    if rules.target is not None:
+        ma = simulate_matches(rules, fast, 20, seed=9, slots=8)
+        mb = simulate_matches(rules, simple, 20, seed=9, slots=8)
+        assert (ma.totals == mb.totals).all() and (ma.deals == mb.deals).all()
