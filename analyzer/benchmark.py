@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from .engine import Deal, play_deal
-from .play import play
+from .play import CHUNK, play
 from .rules import make_rules
 
 #: Default player counts for the benchmark (issue 3: czech 4 players).
@@ -75,8 +75,11 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
         specs = ["random"] * rules.players
         play(rules, specs, 20_000, seed=99, jobs=1)  # warm-up (imports, caches) ...
         play(rules, specs, 20_000, seed=99, jobs=-1, chunk=10_000)  # ... and the worker pool
-        _, t1 = play(rules, specs, deals, seed=1, jobs=1, chunk=max(1, deals // cores))
-        _, tn = play(rules, specs, deals, seed=1, jobs=-1, chunk=max(1, deals // cores))
+        # the same job (same chunks, same seeds) on one core and on all: what `durak simulate` does;
+        # chunks of CHUNK deals, so that a run long enough to matter hides the pool's fixed costs
+        chunk = max(1, min(CHUNK, deals // cores))
+        _, t1 = play(rules, specs, deals, seed=1, jobs=1, chunk=chunk)
+        _, tn = play(rules, specs, deals, seed=1, jobs=-1, chunk=chunk)
         one, many = deals / t1, deals / tn
         simple = simple_rate(rules, simple_deals) if simple_deals else float("nan")
         eng = engine_rate(rules, engine_deals) if engine_deals else float("nan")

@@ -192,8 +192,8 @@ def list_rules(variant: Annotated[str, typer.Argument(help="czech | prague | svi
 
 @app.command()
 def bench(
-    deals: Annotated[int, typer.Option(help="Deals per measurement.")] = 200_000,
-    simple_deals: Annotated[int, typer.Option(help="Deals through the simple per-decision path.")] = 20_000,
+    deals: Annotated[int, typer.Option(help="Deals per fast-path measurement (in chunks of 100,000).")] = 1_000_000,
+    simple_deals: Annotated[int, typer.Option(help="Deals through the simple per-decision path.")] = 50_000,
     engine_deals: Annotated[int, typer.Option(help="Deals through the rules engine.")] = 2_000,
     variants: Annotated[str, typer.Option(help="Comma-separated variants.")] = "czech,prague,svinya",
 ) -> None:
