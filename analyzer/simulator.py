@@ -41,6 +41,10 @@ PHASE_NAMES = ("begin", "play", "drawn", "seven", "lead_suit", "idle", "done")
 DEFAULT_SLOTS = 8192
 
 
+#: An action code inside one step: the drawn card does not fit, the turn passes (G6).
+_PASSES = -2
+
+
 class SimulationError(RuntimeError):
     """A strategy fault or a broken invariant; the message names the culprit."""
 
@@ -141,6 +145,7 @@ class BatchSim:
         self.tail = z(b, np.int16)  # ring position of the next card played: (head + tcount + pcount) mod D
         self.top = np.full(b, -1, np.int8)
         self.active = np.full(b, -1, np.int8)
+        self.acc = z(b, np.uint64)  # the cards that may go on the top card (_accept_of(top, active))
         self.cur = z(b, np.int8)
         self.phase = np.full(b, IDLE, np.int8)
         self.end = z(b, np.int8)  # how a DONE slot's deal ended
@@ -201,7 +206,9 @@ class BatchSim:
         self.pcount[rows] = has_starter.astype(np.int16)
         self.tail[rows] = rest + has_starter
         self.top[rows] = starter
-        self.active[rows] = np.where(has_starter, SUIT_OF[np.maximum(starter, 0)], -1)
+        active = np.where(has_starter, SUIT_OF[np.maximum(starter, 0)], -1).astype(np.int8)
+        self.active[rows] = active
+        self.acc[rows] = self._accept_of(starter, active)
         self.played[rows] = np.where(has_starter, BIT[np.maximum(starter, 0)], U64(0))
         self.cur[rows] = 1 % n
         self.phase[rows] = BEGIN
@@ -333,11 +340,14 @@ class BatchSim:
         self._end(rows[blocked], END_BLOCKED)
         self._advance(rows[~blocked])
 
-    def _accept(self, rows: NDArray[np.int64]) -> NDArray[np.uint64]:
-        """G3/G4/CZ8: the mask of cards that may go on each slot's top card (all on an empty pile)."""
-        top = self.top[rows]
+    def _accept_of(self, top: NDArray[np.int8], active: NDArray[np.int8]) -> NDArray[np.uint64]:
+        """G3/G4/CZ8: the mask of cards that may go on a top card under an active suit (all on an empty pile).
+
+        Kept per slot in ``self.acc`` and recomputed only where the top card or
+        the active suit changes (a deal, a play, a Jack lead's named suit).
+        """
         tc = np.maximum(top, 0)
-        ok = SUIT_MASK[np.maximum(self.active[rows], 0)] | RANK_MASK[RANK_OF[tc]]
+        ok = SUIT_MASK[np.maximum(active, 0)] | RANK_MASK[RANK_OF[tc]]
         if self.r.wild_on_anything:
             ok |= self.t.wild_mask
         if self.r.queen_needs_king:
@@ -350,7 +360,7 @@ class BatchSim:
         cur = self.cur[rows]
         hand = self.hands[rows, cur]
         # every slot as if in PLAY, then patch the few DRAWN / SEVEN / LEAD slots by index
-        acc = self._accept(rows)
+        acc = self.acc[rows]
         legal = hand & acc
         drawable = (self.tcount[rows] > 0) | (self.pcount[rows] > 1)
         can_draw = drawable & ((legal == 0) | self.r.voluntary_draw)
@@ -521,7 +531,10 @@ class BatchSim:
             lead = ph == LEAD
             if lead.any():
                 rl = rows[lead]
-                self.active[rl] = np.where(suit[lead] >= 0, suit[lead], SUIT_OF[np.maximum(self.top[rl], 0)])
+                top = self.top[rl]
+                active = np.where(suit[lead] >= 0, suit[lead], SUIT_OF[np.maximum(top, 0)]).astype(np.int8)
+                self.active[rl] = active
+                self.acc[rl] = self._accept_of(top, active)
                 self.cur[rl] = 1 % self.n
                 self.phase[rl] = BEGIN
                 act = np.where(lead, -1, act)
@@ -530,14 +543,21 @@ class BatchSim:
             act, hand = self._draw_decision(rows, di, act, cur, hand, acc)
         play = (act >= 0) & (act < N_CARDS)
         pi = np.nonzero(play)[0]
+        out = None
         if len(pi):
-            self._play(rows[pi], act[pi].astype(np.int8), suit[pi], ph[pi], cur[pi], hand[pi])
+            out = self._play(rows[pi], act[pi].astype(np.int8), suit[pi], ph[pi], cur[pi], hand[pi])
+        # one turn change for every play and every drawn card that does not fit
+        ai = np.nonzero(play | (act == _PASSES))[0]
+        self._advance(rows[ai], cur[ai])
+        if out is not None and len(out):
+            self._went_out(out)
 
     def _draw_decision(self, rows, di, act, cur, hand, acc):
         """G6 draw_one / SV4 draw_until_play for the slots ``rows[di]`` that chose DRAW.
 
         Returns ``act`` with the drawn card where it fits and must be played at
-        once (else -1), and ``hand`` with the drawn cards added.
+        once, _PASSES where it does not fit (the turn passes), else -1; and
+        ``hand`` with the drawn cards added.
         """
         dr = rows[di]
         card = self._draw_one(dr)  # a DRAW decision is offered only when a card can be drawn
@@ -551,20 +571,24 @@ class BatchSim:
             act[di] = -1
             return act, hand
         fits = (acc[di] & BIT[card]) != 0
-        self._advance(dr[~fits], cur[di][~fits])
         # a drawn card that fits is played at once (G6); only a wild's suit is a choice
         choice = fits & (RANK_OF[card] == self.r.wild_rank) & (had >= 1)
         if choice.any():
             self.phase[dr[choice]] = DRAWN
             self.drawn[dr[choice]] = card[choice]
         now = fits & ~choice
-        act[di] = np.where(now, card, -1)
+        act[di] = np.where(now, card, np.where(fits, -1, _PASSES))
         if self.trace_slot >= 0 and now.any():  # the engine's 'drawn' decision point
             k = int(now.sum())
             self._record(dr[now], card[now].astype(np.int16), np.full(k, -1, np.int8), np.full(k, PLAY, np.int8))
         return act, hand
 
-    def _play(self, rows, card, suit, ph, cur, hand) -> None:
+    def _play(self, rows, card, suit, ph, cur, hand) -> NDArray[np.int64]:
+        """Lay ``card`` on the pile for each slot (G3-G5); return the slots whose player went out.
+
+        The caller passes the turn on (:meth:`_advance`), then ends the deals
+        of the returned slots (:meth:`_went_out`).
+        """
         hand = hand & ~BIT[card]
         self.hands[rows, cur] = hand
         pos = self.tail[rows]
@@ -576,25 +600,27 @@ class BatchSim:
         self.played[rows] |= BIT[card]
         self.stuck[rows] = 0
         wild = RANK_OF[card] == self.r.wild_rank
-        self.active[rows] = np.where(wild & (suit >= 0), suit, SUIT_OF[card])
+        active = np.where(wild & (suit >= 0), suit, SUIT_OF[card]).astype(np.int8)
+        self.active[rows] = active
+        self.acc[rows] = self._accept_of(card, active)
         chain = np.where(ph == SEVEN, self.pend7[rows], 0).astype(np.int8) if self.r.sevens else None
         self._set_pending(rows, card, chain)
         left = popcount(hand)
         out = left == 0
-        if out.any():
-            ro = rows[out]
-            self.last_actor[ro] = self.cur[ro]
-            self.last_card[ro] = card[out]
-            if self.r.serve_last_effect:
-                k = np.where(self.pend7[ro] > 0, self.r.seven_penalty(self.pend7[ro]), self.pdraw[ro])
-                self.cur[ro] = (self.cur[ro] + 1) % self.n
-                self._draw(ro, k)
-            self._end(ro, END_OUT)
-            rows, cur, left = rows[~out], cur[~out], left[~out]
-        if self.r.last_card_call and len(rows):
-            forgot = (left == 1) & (self.rng.random(len(rows)) < self.r.forget_rate)
-            self._draw(rows[forgot], 2)  # CZ8 last_card_call
-        self._advance(rows, cur)
+        ro = rows[out]
+        self.last_card[ro] = card[out]
+        if self.r.last_card_call:
+            stay = ~out
+            forgot = (left[stay] == 1) & (self.rng.random(int(stay.sum())) < self.r.forget_rate)
+            self._draw(rows[stay][forgot], 2)  # CZ8 last_card_call
+        return ro
+
+    def _went_out(self, rows: NDArray[np.int64]) -> None:
+        """The player who just played went out (the turn has passed on): serve the effect, end the deal."""
+        if self.r.serve_last_effect:
+            k = np.where(self.pend7[rows] > 0, self.r.seven_penalty(self.pend7[rows]), self.pdraw[rows])
+            self._draw(rows, k)
+        self._end(rows, END_OUT)
 
     # ------------------------------------------------------------ results
     def _end(self, rows: NDArray[np.int64], end: int) -> None:
@@ -778,7 +804,8 @@ class BatchSim:
         ring_mask = np.bitwise_or.reduce(np.where(in_ring, BIT[np.maximum(ring_cards, 0)], U64(0)), axis=1)
         bad = overlap | ((union & ring_mask) != 0) | ((union | ring_mask) != self.t.deck_mask) \
             | (popcount(union).astype(np.int64) + ring_n != self.d) \
-            | ((self.head[live].astype(np.int64) + ring_n) % self.d != self.tail[live])
+            | ((self.head[live].astype(np.int64) + ring_n) % self.d != self.tail[live]) \
+            | (self.acc[live] != self._accept_of(self.top[live], self.active[live]))
         if bad.any():
             row = int(live[np.nonzero(bad)[0][0]])
             raise SimulationError(f"invariant broken: cards not conserved in {self.r.variant} "
