@@ -177,9 +177,10 @@ class BatchSim:
     def _deal(self, rows: NDArray[np.int64], decks: NDArray[np.int8]) -> None:
         """G10a/CZ2/CZ3/PR2/SV2: deal ``decks`` (R, D) into ``rows`` and lay the starter."""
         r, n, h, d = self.r, self.n, self.r.hand_size, self.d
-        hands = np.zeros((len(rows), n), np.uint64)
-        for i in range(n * h):
-            hands[:, (i + 1) % n] |= BIT[decks[:, i]]
+        # card i goes to seat (i + 1) mod n, one at a time from the dealer's left: as a
+        # (R, h, n) block, column j holds the cards of seat j + 1
+        dealt = np.bitwise_or.reduce(BIT[decks[:, : n * h]].reshape(len(rows), h, n), axis=1)
+        hands = np.roll(dealt, 1, axis=1)
         used = n * h
         starter = np.full(len(rows), -1, np.int8)
         if r.starter_kind == "turned":
