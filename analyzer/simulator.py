@@ -38,7 +38,7 @@ from .rules import RuleSet
 
 BEGIN, PLAY, DRAWN, SEVEN, LEAD, IDLE, DONE = 0, 1, 2, 3, 4, 5, 6
 PHASE_NAMES = ("begin", "play", "drawn", "seven", "lead_suit", "idle", "done")
-DEFAULT_SLOTS = 8192
+DEFAULT_SLOTS = 16384
 
 
 #: An action code inside one step: the drawn card does not fit, the turn passes (G6).

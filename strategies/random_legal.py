@@ -48,11 +48,16 @@ class RandomLegal:
     ) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
         legal = np.asarray(view.legal, dtype=np.uint64)
         n = popcount(legal).astype(np.int64)
-        pick = nth_card(legal, rng.integers(0, np.maximum(n, 1)))
-        take = np.asarray(view.can_take, dtype=bool) & (rng.random(len(legal)) >= ANSWER_SEVEN)
-        actions = np.where(n == 0, forced_actions(view), np.where(take, TAKE, pick)).astype(np.int16)
+        # as in choose: floor(u * n) picks the card, the fraction names a wild's suit
+        x = rng.random(len(legal)) * n
+        i = x.astype(np.int64)
+        actions = np.where(n == 0, forced_actions(view), nth_card(legal, i)).astype(np.int16)
+        can_take = np.asarray(view.can_take, dtype=bool)
+        if can_take.any():
+            take = can_take & (rng.random(len(legal)) >= ANSWER_SEVEN)
+            actions[take] = TAKE
         wild = (actions >= 0) & (actions < 52) & card_tables(view.rules).wild[np.clip(actions, 0, 51)]
-        suits = np.where(wild, rng.integers(0, 4, len(legal)), -1).astype(np.int8)
+        suits = np.where(wild, ((x - i) * 4).astype(np.int8), -1).astype(np.int8)
         return actions, suits
 
     def __repr__(self) -> str:
