@@ -308,8 +308,9 @@ class BatchSim:
             rows = rows[~cap]
         self.turns[rows] += 1
         self.drew[rows] = False
-        self.drawn[rows] = -1
-        self.phase[rows] = PLAY
+        self.phase[rows] = PLAY  # (``drawn`` is read only in DRAWN, which sets it: no reset needed)
+        if not self.r.sevens and not self.t.any_effect:
+            return
         p7 = self.pend7[rows] > 0
         if p7.any():
             r7 = rows[p7]
