@@ -44,20 +44,35 @@ def _yerr(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def series_labels(df: pd.DataFrame) -> dict[int, str]:
-    """Legend text per cell: its label, plus the lineup where two cells share a label."""
+    """Legend text per cell: what tells it apart from the other cells of the chart.
+
+    Words shared by every label (the variant and player count of a one-variant
+    chart, the options no cell changes) are dropped, so a grid of house rules
+    reads ``sevens=True eight_stop=False`` instead of the whole cell name; the
+    lineup is added where two cells would still read the same.
+    """
     first = df.drop_duplicates("cell")
     labels = dict(zip(first["cell"], first["label"].astype(str)))
-    counts = pd.Series(list(labels.values())).value_counts()
+    words = [lab.split() for lab in labels.values()]
+    common = set.intersection(*map(set, words)) if len(words) > 1 else set()
+    short = {c: " ".join(w for w in lab.split() if w not in common) or lab for c, lab in labels.items()}
+    counts = pd.Series(list(short.values())).value_counts()
     lineups = dict(zip(first["cell"], first["lineup"].astype(str))) if "lineup" in first else {}
     return {c: (f"{lab} [{lineups.get(c, '')}]" if counts[lab] > 1 and lineups.get(c) else lab)
-            for c, lab in labels.items()}
+            for c, lab in short.items()}
+
+
+def _size_for_legend(entries: int) -> tuple[float, float]:
+    """Figure size that keeps the plot area whole above a legend of ``entries`` lines."""
+    return (8.0, 5.5 + 0.2 * max(0, entries - 4))
 
 
 def _legend_below(ax: Axes) -> None:
-    """Legend under the axes, so long cell labels never cover the data."""
-    n = len(ax.get_legend_handles_labels()[0])
+    """Legend under the axes, so long cell labels never cover the data (one column if they are long)."""
+    handles, labels = ax.get_legend_handles_labels()
+    two = len(labels) > 3 and max(map(len, labels)) <= 45
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.14),
-              ncol=2 if n > 3 else 1, frameon=False)
+              ncol=2 if two else 1, frameon=False)
 
 
 def _plural(unit: str) -> str:
@@ -88,11 +103,11 @@ def plot_win_by_position(wl: pd.DataFrame, variant: str | None = None, unit: str
     of ``variant`` (all variants if None) and ``unit``, told apart by marker,
     each with its own dashed fair share 1/players.
     """
-    ax = _axes(ax)
     d = wl[(wl["outcome"] == "win") & (wl["unit"] == unit)]
     if variant is not None:
         d = d[d["variant"] == variant]
     cells = list(dict.fromkeys(d["cell"]))
+    ax = _axes(ax, _size_for_legend(len(cells) + d["players"].nunique()))
     k = max(len(cells), 1)
     width = 0.6
     fairs_drawn: set[int] = set()
@@ -220,9 +235,9 @@ def plot_hist(ht: pd.DataFrame, kind: str, ax: Axes | None = None, max_series: i
     ``coverage`` of every series is shown.  The last stored bin is open-ended
     (">="), as in :func:`analyzer.results.summarize`.
     """
-    ax = _axes(ax)
     xlabel, ylabel, title = _HIST_TEXT.get(kind, (kind, "share", kind))
     cells = list(dict.fromkeys(ht["cell"]))[:max_series]
+    ax = _axes(ax, _size_for_legend(len(cells)))
     names = series_labels(ht) if len(ht) else {}
     xmax = 1
     total = 0.0
