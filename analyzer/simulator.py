@@ -804,14 +804,16 @@ class BatchSim:
         ring_cards = self.ring[live[:, None], pos]
         in_ring = np.arange(self.d)[None, :] < ring_n[:, None]
         ring_mask = np.bitwise_or.reduce(np.where(in_ring, BIT[np.maximum(ring_cards, 0)], U64(0)), axis=1)
-        bad = overlap | ((union & ring_mask) != 0) | ((union | ring_mask) != self.t.deck_mask) \
-            | (popcount(union).astype(np.int64) + ring_n != self.d) \
-            | ((self.head[live].astype(np.int64) + ring_n) % self.d != self.tail[live]) \
+        lost = overlap | ((union & ring_mask) != 0) | ((union | ring_mask) != self.t.deck_mask) \
+            | (popcount(union).astype(np.int64) + ring_n != self.d)
+        stale = ((self.head[live].astype(np.int64) + ring_n) % self.d != self.tail[live]) \
             | (self.acc[live] != self._accept_of(self.top[live], self.active[live]))
-        if bad.any():
-            row = int(live[np.nonzero(bad)[0][0]])
-            raise SimulationError(f"invariant broken: cards not conserved in {self.r.variant} "
-                                  f"{'match' if self.matches else 'deal'} {int(self.job[row])} at turn {int(self.turns[row])}")
+        for bad, what in ((lost, "cards not conserved"), (stale, "pile position or accept mask out of date")):
+            if bad.any():
+                row = int(live[np.nonzero(bad)[0][0]])
+                unit = "match" if self.matches else "deal"
+                raise SimulationError(f"invariant broken: {what} in {self.r.variant} {unit} {int(self.job[row])} "
+                                      f"at turn {int(self.turns[row])}")
 
 
 def _alloc(n: int, p: int, matches: bool) -> dict[str, np.ndarray]:

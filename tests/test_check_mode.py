@@ -221,3 +221,21 @@ def test_cli_check_reports_a_broken_invariant_on_one_line(monkeypatch) -> None:
     lines = res.stderr.splitlines()
     assert len(lines) == 1, res.stderr
     assert lines[0].startswith("durak: error: invariant broken: cards not conserved in czech deal "), lines[0]
+
+
+def test_check_catches_a_stale_accept_mask(monkeypatch) -> None:
+    """The accept mask kept per slot must follow the top card: a play that leaves it stale is caught."""
+    original = BatchSim._play
+    done = []
+
+    def stale(self, rows, card, *rest):
+        out = original(self, rows, card, *rest)
+        if not done and len(rows):
+            self.acc[rows[0]] ^= U64(1 << 51)  # the first play's slot keeps a wrong mask
+            done.append(int(rows[0]))
+        return out
+
+    monkeypatch.setattr(BatchSim, "_play", stale)
+    with pytest.raises(SimulationError, match=r"invariant broken: pile position or accept mask out of date"):
+        simulate_deals(make_rules("czech", 4), _lineup(4, "random"), 50, 1, check=True)
+    assert done
