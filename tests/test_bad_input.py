@@ -94,6 +94,11 @@ class Illegal:
     def choose(self, view, rng):
         return 60, None
 
+class NotAnAction:
+    name = "not-an-action"
+    def choose(self, view, rng):
+        return "AS", None
+
 class NoName:
     def choose(self, view, rng):
         return view.legal[0], None
@@ -248,6 +253,8 @@ CASES: list[Case] = [
      lambda f: ["'raises'", "deal 0", "ZeroDivisionError: boom"]),
     ("plugin-illegal-move", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_bad}:Illegal")],
      lambda f: ["'illegal'", "deal 0", "move 60 is not legal"]),
+    ("plugin-returns-text", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_bad}:NotAnAction")],
+     lambda f: ["'not-an-action'", "deal 0", "choose returned ('AS', None), not an action"]),
     ("plugin-without-name", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_bad}:NoName")],
      lambda f: ["plugin_bad.py:NoName", "'name'"]),
     ("plugin-init-fails", lambda f: SIM + ["--strategies", _strats(f"{f.plugin_bad}:BadInit")],
