@@ -196,14 +196,19 @@ def bench(
     simple_deals: Annotated[int, typer.Option(help="Deals through the simple per-decision path.")] = 50_000,
     engine_deals: Annotated[int, typer.Option(help="Deals through the rules engine.")] = 2_000,
     variants: Annotated[str, typer.Option(help="Comma-separated variants.")] = "czech,prague,svinya",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
 ) -> None:
     """Deals/second per variant (random play): fast path on 1 core and all cores, simple path, rules engine."""
     from .benchmark import run_bench
 
     with user_errors():
         _positive("--deals", deals)
+        for name, value in (("--simple-deals", simple_deals), ("--engine-deals", engine_deals)):
+            if value < 0:
+                raise UsageError(f"{name} must be 0 (skip that measurement) or a positive number, got {value}")
+            _positive(name, value or None)
         run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals,
-                  variants=[v.strip() for v in variants.split(",")])
+                  variants=[v.strip() for v in variants.split(",")], as_json=as_json)
 
 
 @app.command()

@@ -274,6 +274,8 @@ CASES: list[Case] = [
                                          "--jobs", "1", "--seed", "-1"], lambda f: ["--seed", "-1"]),
     ("jobs-zero-simulate", lambda f: ["simulate", "--deals", "20", "--jobs", "0"], lambda f: ["--jobs", "0"]),
     ("bench-deals-zero", lambda f: ["bench", "--deals", "0"], lambda f: ["--deals", "0"]),
+    ("bench-negative-simple-deals", lambda f: ["bench", "--deals", "10", "--simple-deals", "-5"],
+     lambda f: ["--simple-deals", "-5"]),
     ("bench-unknown-variant", lambda f: ["bench", "--deals", "10", "--simple-deals", "10", "--engine-deals", "10",
                                          "--variants", "moscow"], lambda f: ["'moscow'"]),
     ("run-deals-zero", lambda f: ["run", f.exp, "--deals", "0", "--jobs", "1", "--quiet"], lambda f: ["--deals", "0"]),
