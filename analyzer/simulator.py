@@ -79,6 +79,7 @@ class _Tables:
     qnk: NDArray[np.bool_]  # (53,) top card index+1 -> queen_needs_king applies
     points_table: NDArray[np.int16]  # (4, 8192) points of each 13-bit chunk of a card mask
     any_effect: bool  # some card makes the next player draw or lose a turn
+    rank_accept: NDArray[np.uint64]  # (52,) what goes on a card by rank: its rank, plus wilds if they go on anything
 
 
 def _tables(r: RuleSet) -> _Tables:
@@ -101,7 +102,8 @@ def _tables(r: RuleSet) -> _Tables:
             qnk[c + 1] = r.queen_needs_king and r.wild_rank != QUEEN
     return _Tables(eff_draw, eff_skip, is_seven, pts, RANK_MASK[r.wild_rank],
                    np.uint64(sum(1 << c for c in deck(r.deck_size))), king_bit, qnk, chunk_table(pts),
-                   bool(eff_draw.any() or eff_skip.any()))
+                   bool(eff_draw.any() or eff_skip.any()),
+                   RANK_MASK[RANK_OF] | (RANK_MASK[r.wild_rank] if r.wild_on_anything else U64(0)))
 
 
 class BatchSim:
@@ -348,13 +350,14 @@ class BatchSim:
         Kept per slot in ``self.acc`` and recomputed only where the top card or
         the active suit changes (a deal, a play, a Jack lead's named suit).
         """
-        tc = np.maximum(top, 0)
-        ok = SUIT_MASK[np.maximum(active, 0)] | RANK_MASK[RANK_OF[tc]]
-        if self.r.wild_on_anything:
-            ok |= self.t.wild_mask
+        return np.where(top >= 0, self._accept_on(np.maximum(top, 0), np.maximum(active, 0)), self.t.deck_mask)
+
+    def _accept_on(self, card: NDArray[np.int8], suit: NDArray[np.int8]) -> NDArray[np.uint64]:
+        """:meth:`_accept_of` for a pile that is not empty (``card`` >= 0): the case of every play."""
+        ok = SUIT_MASK[suit] | self.t.rank_accept[card]
         if self.r.queen_needs_king:
-            ok = np.where(self.t.qnk[top + 1], self.t.king_bit[tc], ok)
-        return np.where(top >= 0, ok, self.t.deck_mask)
+            ok = np.where(self.t.qnk[card + 1], self.t.king_bit[card], ok)
+        return ok
 
     def _decide(self, rows: NDArray[np.int64]) -> None:
         """One decision in every decision slot: forced steps, strategy calls, checks, moves."""
@@ -601,10 +604,10 @@ class BatchSim:
         self.top[rows] = card
         self.played[rows] |= BIT[card]
         self.stuck[rows] = 0
-        wild = RANK_OF[card] == self.r.wild_rank
-        active = np.where(wild & (suit >= 0), suit, SUIT_OF[card]).astype(np.int8)
+        # only a wild names a suit (every answer is checked for it), so suit >= 0 means a named suit
+        active = np.where(suit >= 0, suit, SUIT_OF[card]).astype(np.int8)
         self.active[rows] = active
-        self.acc[rows] = self._accept_of(card, active)
+        self.acc[rows] = self._accept_on(card, active)
         chain = np.where(ph == SEVEN, self.pend7[rows], 0).astype(np.int8) if self.r.sevens else None
         self._set_pending(rows, card, chain)
         left = popcount(hand)
