@@ -139,7 +139,10 @@ class BatchSim:
         self.n, self.d, self.b = n, d, b
         z = np.zeros
         self.hands = z((b, n), np.uint64)
+        #: the same memory flat: hand_at[slot * n + seat] (one flat index is cheaper than a 2-D one)
+        self.hand_at = self.hands.reshape(-1)
         self.ring = z((b, d), np.int8)
+        self.ring_at = self.ring.reshape(-1)  # flat view: ring_at[slot * d + position]
         self.slot_deck = z((b, d), np.int8)  # the deal's deck order, to reproduce a fault
         self.head = z(b, np.int16)
         self.tcount = z(b, np.int16)
@@ -279,11 +282,12 @@ class BatchSim:
             if self.r.reshuffle == "shuffle":
                 self._shuffle_talon(ro)
         head = self.head[rows]
-        card = self.ring[rows, head]
+        card = self.ring_at[rows * self.d + head]
         head += 1
         self.head[rows] = np.where(head == self.d, 0, head)
         self.tcount[rows] -= 1
-        self.hands[rows, self.cur[rows]] |= BIT[card]
+        at = rows * self.n + self.cur[rows]
+        self.hand_at[at] |= BIT[card]
         return card
 
     def _shuffle_talon(self, rows: NDArray[np.int64]) -> None:
@@ -363,7 +367,7 @@ class BatchSim:
         """One decision in every decision slot: forced steps, strategy calls, checks, moves."""
         ph = self.phase[rows]
         cur = self.cur[rows]
-        hand = self.hands[rows, cur]
+        hand = self.hand_at[rows * self.n + cur]
         # every slot as if in PLAY, then patch the few DRAWN / SEVEN / LEAD slots by index
         acc = self.acc[rows]
         legal = hand & acc
@@ -595,9 +599,9 @@ class BatchSim:
         of the returned slots (:meth:`_went_out`).
         """
         hand = hand & ~BIT[card]
-        self.hands[rows, cur] = hand
+        self.hand_at[rows * self.n + cur] = hand
         pos = self.tail[rows]
-        self.ring[rows, pos] = card
+        self.ring_at[rows * self.d + pos] = card
         pos += 1
         self.tail[rows] = np.where(pos == self.d, 0, pos)
         self.pcount[rows] += 1
