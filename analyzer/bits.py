@@ -28,9 +28,15 @@ def popcount(m: NDArray[np.uint64]) -> NDArray[np.uint8]:
 
 def lowest_card(m: NDArray[np.uint64]) -> NDArray[np.int8]:
     """Id of the lowest set bit of each mask; -1 for an empty mask."""
-    low = m & (~m + U64(1))  # the lowest set bit alone: 2**k, exact as a float64
-    k = (low.astype(np.float64).view(np.int64) >> 52) - 1023  # its exponent field is k + 1023
-    return np.where(m == 0, -1, k).astype(np.int8)
+    return np.where(m == 0, -1, single_card(m & (~m + U64(1)))).astype(np.int8)
+
+
+def single_card(m: NDArray[np.uint64]) -> NDArray[np.int64]:
+    """Id of the card of each one-card mask (meaningless for other masks).
+
+    A one-card mask is 2**k, exact as a float64, whose exponent field is k + 1023.
+    """
+    return (m.astype(np.float64).view(np.int64) >> 52) - 1023
 
 
 def highest_card(m: NDArray[np.uint64]) -> NDArray[np.int8]:

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .bits import (BIT, CHUNK_TABLES, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, chunk_table,
-                   lowest_card, mask_points, popcount)
+                   mask_points, popcount, single_card)
 from .cards import DRAW, KING, QUEEN, TAKE, N_CARDS, card_str, shuffled_decks
 from .match import MAX_DEALS, first_dealer, match_outcome
 from .results import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults
@@ -404,7 +404,7 @@ class BatchSim:
         if special:
             single &= ~can_take & ~lead
         # full-width selects: cheaper than boolean-indexed writes when most slots take part
-        act = np.where(single, lowest_card(legal), np.where(forced_draw, DRAW, -1)).astype(np.int16)
+        act = np.where(single, single_card(legal), np.where(forced_draw, DRAW, -1)).astype(np.int16)
         ask = ~forced_draw & ~single
         if any_stuck:
             ask &= ~stuck
