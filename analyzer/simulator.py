@@ -11,12 +11,21 @@ Layout per slot (seat 0 = dealer, seat 1 acts first):
 * ``ring`` (B, D) int8 — talon and pile as one circular queue: the talon is
   ``ring[head : head+tcount]`` (top first), the pile follows it oldest first,
   so turning the pile over (G8) is ``tcount = pcount - 1; pcount = 1`` with no
-  card moved;
+  card moved; ``tail`` is where the next card played goes;
+* ``acc`` (B,) uint64 — the cards that may go on the top card (G3/G4), kept
+  up to date where the top card or the active suit changes, so a decision
+  reads one mask instead of recomputing it;
 * ``phase`` (B,) — BEGIN (a turn starts: cap, effects), PLAY, DRAWN, SEVEN,
   LEAD (the decision points of the engine's phases of the same names), DONE
   (the deal is over, its slot waits to be scored), IDLE (free).
 
-Every iteration runs the BEGIN slots, then every decision slot once.
+Every iteration runs the BEGIN slots, then every decision slot once: legal
+masks and forced moves for all of them, one strategy call per strategy
+object, then draws, plays and turn changes, each as one array operation over
+the slots concerned.  The hot path gathers each slot's values once per step
+and hands them on; ``hands`` and ``ring`` are indexed through flat views,
+which numpy serves faster than 2-D fancy indexing.  Finished deals are
+scored together when their slots are refilled.
 """
 
 from __future__ import annotations
