@@ -309,13 +309,56 @@ def compare(
         typer.echo(f"comparison written to {out}/compare.md")
 
 
-def main() -> None:
-    """Entry point of the ``durak`` script."""
+def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:
+    """Typer's parse-error classes (ClickException, UsageError, NoArgsIsHelpError or UsageError).
+
+    Read off ``typer.BadParameter``: typer 0.12 raises click's own classes,
+    newer typers their vendored copies, so neither module is named here.
+    """
+    mro = {c.__name__: c for c in typer.BadParameter.__mro__}
+    usage = mro["UsageError"]
+    no_args = getattr(sys.modules[usage.__module__], "NoArgsIsHelpError", usage)
+    return mro["ClickException"], usage, no_args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``durak`` script.
+
+    Typer runs with ``standalone_mode=False`` so that its own parse errors (a
+    missing value, text for a number, an unknown option or command) end like
+    every other user mistake: one line naming the culprit, exit code 2.
+    """
+    click_error, usage_error, no_args = _click_errors()
     try:
-        app()
+        code = app(args=argv, prog_name="durak", standalone_mode=False)
+    except no_args as exc:  # bare `durak`: the help, as typer prints it
+        exc.show()  # type: ignore[attr-defined]
+        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+    except usage_error as exc:
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else "durak"
+        message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+        typer.echo(f"durak: error: {message} (see: {where} --help)", err=True)
+        sys.exit(2)
+    except click_error as exc:
+        typer.echo(f"durak: error: {' '.join(exc.format_message().split())}", err=True)  # type: ignore[attr-defined]
+        sys.exit(getattr(exc, "exit_code", 1) or 1)
+    except typer.Abort as exc:  # older typers turn Ctrl-C into Abort
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            _interrupted()
+        typer.echo("durak: aborted", err=True)
+        sys.exit(1)
     except KeyboardInterrupt:
-        typer.echo("durak: interrupted; finished chunks are on disk, rerun to resume", err=True)
-        sys.exit(130)
+        _interrupted()
+    if code == 130:  # newer typers turn Ctrl-C into exit code 130
+        _interrupted()
+    if isinstance(code, int) and code:
+        sys.exit(code)
+
+
+def _interrupted() -> None:
+    typer.echo("durak: interrupted; finished chunks are on disk, rerun to resume", err=True)
+    sys.exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -404,12 +404,13 @@ def test_subprocess_seed_negative(f: Files) -> None:
     assert p.returncode == 2
 
 
-def test_usage_error_is_typers(f: Files) -> None:
-    """A value typer itself cannot parse: exit 2 and typer's usage box (not ours), never a traceback."""
+def test_typer_parse_error_in_the_installed_script_is_one_line(f: Files) -> None:
+    """A value typer itself cannot parse, through the real `durak` script: exit 2, one line, no traceback."""
     p = _durak("simulate", "--players", "four", cwd=f.tmp)
     assert p.returncode == 2
     assert "Traceback" not in p.stderr
-    assert "Usage:" in p.stderr and "--players" in p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("durak: error: ") and "'--players'" in lines[0], p.stderr
 
 
 # --------------------------------------------------------------------------- the catalogue (docs/bad_input.md)
@@ -445,3 +446,42 @@ def catalogue() -> str:
 
 if __name__ == "__main__":  # pragma: no cover
     print(catalogue(), end="")
+
+
+PARSE_ERRORS = [
+    (["simulate", "--players", "four"], ["'--players'", "valid integer", "durak simulate --help"]),
+    (["simulate", "--colour", "red"], ["No such option: --colour"]),
+    (["frobnicate"], ["No such command 'frobnicate'"]),
+    (["simulate", "--deals"], ["'--deals' requires an argument"]),
+    (["rules", "czech", "--players", "x"], ["'--players'", "durak rules --help"]),
+]
+
+
+@pytest.mark.parametrize("argv,needles", PARSE_ERRORS, ids=[" ".join(a) for a, _ in PARSE_ERRORS])
+def test_typer_parse_errors_are_one_line_through_the_durak_script(argv, needles, capsys) -> None:
+    """The `durak` entry point (analyzer.cli.main) turns typer's own parse errors into one line, exit 2."""
+    from analyzer.cli import main
+
+    with pytest.raises(SystemExit) as ei:
+        main(argv)
+    assert ei.value.code == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("durak: error: "), err
+    assert all(n in lines[0] for n in needles), lines[0]
+
+
+def test_durak_script_help_and_bare_call(capsys) -> None:
+    """--help exits 0 with the help; a bare `durak` shows the help too (exit 2, as typer does)."""
+    from analyzer.cli import main
+
+    try:
+        main(["--help"])  # returns normally: the script then exits 0
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    assert "simulate" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as ei:
+        main([])
+    assert ei.value.code == 2
+    out = capsys.readouterr()
+    assert "simulate" in out.out + out.err
