@@ -88,10 +88,13 @@ def save_figure(fig: Figure, stem: str | Path, dpi: int = 110) -> list[Path]:
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     out = []
-    for ext in ("png", "svg"):
-        p = stem.with_suffix(f".{ext}")
-        fig.savefig(p, dpi=dpi, format=ext)
-        out.append(p)
+    # no date and fixed element ids: the same numbers give byte-identical files (clean diffs of reports/)
+    meta = {"png": {"Software": None}, "svg": {"Date": None}}
+    with matplotlib.rc_context({"svg.hashsalt": "durak"}):
+        for ext in ("png", "svg"):
+            p = stem.with_suffix(f".{ext}")
+            fig.savefig(p, dpi=dpi, format=ext, metadata=meta[ext])
+            out.append(p)
     return out
 
 

@@ -86,3 +86,21 @@ def test_empty_tables_still_render(tmp_path: Path) -> None:
     res = tables.load_results(write_results(tmp_path, keep_cells=[0]))
     ax = charts.plot_win_by_position(tables.win_loss_by_position(res), unit="match")
     _valid(charts.save_figure(ax.figure, tmp_path / "empty"))
+
+
+def test_saved_charts_are_byte_identical_for_the_same_numbers(tmp_path) -> None:
+    """No date, no random element ids: rebuilding a report changes no chart file unless its numbers change."""
+    from matplotlib.figure import Figure
+
+    from analyzer.charts import save_figure
+
+    def draw(stem):
+        fig = Figure(figsize=(4, 3))
+        ax = fig.add_subplot()
+        ax.errorbar([0, 1], [0.4, 0.6], yerr=[0.02, 0.03], fmt="o", label="a")
+        ax.legend()
+        return save_figure(fig, tmp_path / stem)
+
+    first, second = draw("one"), draw("two")
+    for a, b in zip(first, second):
+        assert a.read_bytes() == b.read_bytes(), a.suffix
