@@ -147,23 +147,33 @@ def simulate(
 
 
 def _print_summary(out: dict) -> None:
+    """The human table of ``durak simulate``: every rate and mean with its 95% interval."""
     from rich.console import Console
     from rich.table import Table
 
     unit = out["unit"]
+    units = "matches" if unit == "match" else "deals"
+    pct = lambda r, ci: f"{100 * r:.2f} [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"  # noqa: E731
     t = Table(title=f"{out['variant']} {out['players']}p {out['rules'] or ''} — {out.get('matches', out['deals']):,} "
-                    f"{unit}s, seed {out['seed']}")
-    for col in ("pos", "strategy", "win % [95% CI]", "loser %", "mean points", "wild held %"):
+                    f"{units}, seed {out['seed']}")
+    for col in ("pos", "strategy", "win % [95% CI]", "loser % [95% CI]", "mean points [95% CI]",
+                "wild held % [95% CI]"):
         t.add_column(col)
     for p, s in enumerate(out["strategies"]):
-        lo, hi = out["win_ci"][p]
-        t.add_row(str(p), s, f"{100 * out['win_rate'][p]:.2f} [{100 * lo:.2f}, {100 * hi:.2f}]",
-                  f"{100 * out['loser_rate'][p]:.2f}", f"{out['mean_points'][p]:.2f}",
-                  f"{100 * out['wild_held_rate'][p]:.2f}")
-    c = Console()
+        lo, hi = out["mean_points_ci"][p]
+        t.add_row(str(p), s, pct(out["win_rate"][p], out["win_ci"][p]), pct(out["loser_rate"][p], out["loser_ci"][p]),
+                  f"{out['mean_points'][p]:.2f} [{lo:.2f}, {hi:.2f}]",
+                  pct(out["wild_held_rate"][p], out["wild_held_ci"][p]))
+    c = Console(width=max(120, Console().width))
     c.print(t)
-    extra = f"mean turns {out['mean_turns']:.2f}; " if "mean_turns" in out else ""
-    c.print(f"{extra}blocked {out['blocked']}, capped {out['capped']}; {out['deals_per_second']:,.0f} deals/s")
+    extra = ""
+    if "mean_turns" in out:
+        lo, hi = out["mean_turns_ci"]
+        extra = f"mean turns {out['mean_turns']:.2f} [{lo:.2f}, {hi:.2f}]; "
+    elif "mean_deals_per_match" in out:
+        extra = f"mean deals per match {out['mean_deals_per_match']:.2f}; "
+    c.print(f"{extra}blocked {out['blocked']}, capped {out['capped']} deals; "
+            f"{out['deals_per_second']:,.0f} deals/s")
     if out["capped"] and out["capped"] / out["deals"] > 0.001:
         c.print(f"[bold red]WARNING: {out['capped']} deals hit the turn cap ({100 * out['capped'] / out['deals']:.2f}%)"
                 " — rates exclude them as wins and losses[/]")

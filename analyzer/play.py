@@ -71,7 +71,7 @@ def summary_json(rules: RuleSet, tables: dict[str, pd.DataFrame], elapsed: float
         "win_rate": r2(win.rate), "win_ci": [r2(x) for x in zip(win.lo, win.hi)],
         "loser_rate": r2(loss.rate), "loser_ci": [r2(x) for x in zip(loss.lo, loss.hi)],
         "mean_points": r2(pts.est), "mean_points_ci": [r2(x) for x in zip(pts.lo, pts.hi)],
-        "wild_held_rate": r2(wild.rate),
+        "wild_held_rate": r2(wild.rate), "wild_held_ci": [r2(x) for x in zip(wild.lo, wild.hi)],
         "loser_by_wild_rate": r2(pos["losses_by_wild"].to_numpy() / n),
         "blocked": int(tot["blocked"]), "capped": int(tot["capped"]),
         "deals_per_second": round(float(tot["deals_sum"]) / elapsed, 1) if elapsed > 0 else None,
