@@ -43,23 +43,42 @@ def _yerr(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.clip(np.nan_to_num(e, nan=0.0), 0.0, None)
 
 
+#: Legend labels longer than this lose the words every series shares (shown once as the legend title).
+LONG_LABEL = 40
+
+
+def _label_parts(df: pd.DataFrame) -> tuple[dict[int, str], str]:
+    """(label per cell, words shared by all labels) -- the shared words only when labels are long."""
+    first = df.drop_duplicates("cell")
+    labels = dict(zip(first["cell"], first["label"].astype(str)))
+    if len(labels) < 2 or max(map(len, labels.values())) <= LONG_LABEL:
+        return labels, ""
+    common = set.intersection(*(set(lab.split()) for lab in labels.values()))
+    short = {c: " ".join(w for w in lab.split() if w not in common) or lab for c, lab in labels.items()}
+    shared = " ".join(w for w in next(iter(labels.values())).split() if w in common)
+    return short, shared
+
+
 def series_labels(df: pd.DataFrame) -> dict[int, str]:
     """Legend text per cell: what tells it apart from the other cells of the chart.
 
-    Words shared by every label (the variant and player count of a one-variant
-    chart, the options no cell changes) are dropped, so a grid of house rules
-    reads ``sevens=True eight_stop=False`` instead of the whole cell name; the
+    Long labels drop the words every label shares (the variant and player
+    count of a one-variant chart, the options no cell changes): a grid of house
+    rules reads ``eight_stop=True queen_needs_king=False`` instead of the whole
+    cell name, and :func:`legend_title` shows the shared words once.  The
     lineup is added where two cells would still read the same.
     """
     first = df.drop_duplicates("cell")
-    labels = dict(zip(first["cell"], first["label"].astype(str)))
-    words = [lab.split() for lab in labels.values()]
-    common = set.intersection(*map(set, words)) if len(words) > 1 else set()
-    short = {c: " ".join(w for w in lab.split() if w not in common) or lab for c, lab in labels.items()}
+    short, _ = _label_parts(df)
     counts = pd.Series(list(short.values())).value_counts()
     lineups = dict(zip(first["cell"], first["lineup"].astype(str))) if "lineup" in first else {}
     return {c: (f"{lab} [{lineups.get(c, '')}]" if counts[lab] > 1 and lineups.get(c) else lab)
             for c, lab in short.items()}
+
+
+def legend_title(df: pd.DataFrame) -> str | None:
+    """The words :func:`series_labels` dropped from every label, or None."""
+    return _label_parts(df)[1] or None if len(df) else None
 
 
 def _size_for_legend(entries: int) -> tuple[float, float]:
@@ -67,12 +86,12 @@ def _size_for_legend(entries: int) -> tuple[float, float]:
     return (8.0, 5.5 + 0.2 * max(0, entries - 4))
 
 
-def _legend_below(ax: Axes) -> None:
+def _legend_below(ax: Axes, title: str | None = None) -> None:
     """Legend under the axes, so long cell labels never cover the data (one column if they are long)."""
     handles, labels = ax.get_legend_handles_labels()
     two = len(labels) > 3 and max(map(len, labels)) <= 45
     ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.14),
-              ncol=2 if two else 1, frameon=False)
+              ncol=2 if two else 1, frameon=False, title=title, title_fontsize="small")
 
 
 def _plural(unit: str) -> str:
@@ -140,7 +159,7 @@ def plot_win_by_position(wl: pd.DataFrame, variant: str | None = None, unit: str
     ax.set_title(f"{variant or 'all variants'}: win rate by position per {unit}, 95% CI "
                  f"(n={_n(total_n)} {_plural(unit)})")
     if cells:
-        _legend_below(ax)
+        _legend_below(ax, legend_title(d))
     return ax
 
 
@@ -241,7 +260,8 @@ def plot_hist(ht: pd.DataFrame, kind: str, ax: Axes | None = None, max_series: i
     xlabel, ylabel, title = _HIST_TEXT.get(kind, (kind, "share", kind))
     cells = list(dict.fromkeys(ht["cell"]))[:max_series]
     ax = _axes(ax, _size_for_legend(len(cells)))
-    names = series_labels(ht) if len(ht) else {}
+    shown = ht[ht["cell"].isin(cells)]
+    names = series_labels(shown) if len(shown) else {}
     xmax = 1
     total = 0.0
     for cell, ls, marker in zip(cells, cycle(LINESTYLES), cycle(MARKERS)):
@@ -266,5 +286,5 @@ def plot_hist(ht: pd.DataFrame, kind: str, ax: Axes | None = None, max_series: i
     more = f", first {max_series} cells" if len(set(ht["cell"])) > max_series else ""
     ax.set_title(f"{title} distribution (n={_n(total)}{more})")
     if cells:
-        _legend_below(ax)
+        _legend_below(ax, legend_title(shown))
     return ax

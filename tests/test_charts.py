@@ -104,3 +104,14 @@ def test_saved_charts_are_byte_identical_for_the_same_numbers(tmp_path) -> None:
     first, second = draw("one"), draw("two")
     for a, b in zip(first, second):
         assert a.read_bytes() == b.read_bytes(), a.suffix
+
+
+def test_long_legend_labels_drop_shared_words_into_the_title() -> None:
+    """A grid of house rules: labels keep only what differs; the shared words become the legend title."""
+    long = pd.DataFrame({"cell": [0, 1], "label": ["czech 2p sevens=False eight_stop=False queen_needs_king=True",
+                                                   "czech 2p sevens=False eight_stop=True queen_needs_king=True"]})
+    assert charts.series_labels(long) == {0: "eight_stop=False", 1: "eight_stop=True"}
+    assert charts.legend_title(long) == "czech 2p sevens=False queen_needs_king=True"
+    short = pd.DataFrame({"cell": [0, 1], "label": ["czech 2p (2 seatings pooled)", "czech 3p (2 seatings pooled)"]})
+    assert charts.series_labels(short) == {0: "czech 2p (2 seatings pooled)", 1: "czech 3p (2 seatings pooled)"}
+    assert charts.legend_title(short) is None
