@@ -158,7 +158,7 @@ def _print_summary(out: dict) -> None:
                     f"{units}, seed {out['seed']}")
     for col in ("pos", "strategy", "win % [95% CI]", "loser % [95% CI]", "mean points [95% CI]",
                 "wild held % [95% CI]"):
-        t.add_column(col)
+        t.add_column(col, no_wrap=col != "strategy", overflow="fold")  # an interval never breaks in two
     for p, s in enumerate(out["strategies"]):
         lo, hi = out["mean_points_ci"][p]
         t.add_row(str(p), s, pct(out["win_rate"][p], out["win_ci"][p]), pct(out["loser_rate"][p], out["loser_ci"][p]),
