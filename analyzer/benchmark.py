@@ -60,6 +60,13 @@ def simple_rate(rules, n: int, seed: int = 0) -> float:
     return n / (time.perf_counter() - t0)
 
 
+def _json_number(x: object) -> object:
+    """Floats rounded to 2 places; NaN (a measurement that was skipped) becomes null."""
+    if not isinstance(x, float):
+        return x
+    return None if x != x else round(x, 2)
+
+
 def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str],
               as_json: bool = False) -> list[dict]:
     from rich.console import Console
@@ -86,15 +93,14 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
         eng = engine_rate(rules, engine_deals) if engine_deals else float("nan")
         rows.append({"variant": v, "players": rules.players, "deals": deals, "one_core": one, "all_cores": many,
                      "speed_up": many / one, "simple_path": simple, "engine": eng, "fast_over_engine": one / eng})
-        table.add_row(v, str(rules.players), f"{one:,.0f}", f"{many:,.0f}", f"{many / one:.2f}x",
-                      f"{simple:,.0f}", f"{eng:,.0f}", f"{one / eng:.0f}x")
+        row = rows[-1]
+        table.add_row(v, str(rules.players), f"{one:,.0f}", f"{many:,.0f}", f"{row['speed_up']:.2f}x",
+                      f"{simple:,.0f}", f"{eng:,.0f}", f"{row['fast_over_engine']:.0f}x")
     if as_json:
         import json
-        import math
 
-        clean = lambda x: None if isinstance(x, float) and math.isnan(x) else (round(x, 2) if isinstance(x, float) else x)  # noqa: E731
         print(json.dumps({"unit": "deals per second", "cores": cores, "peak_mib": round(_peak_mib(), 1),
-                          "variants": [{k: clean(x) for k, x in r.items()} for r in rows]}, indent=1))
+                          "variants": [{k: _json_number(x) for k, x in r.items()} for r in rows]}, indent=1))
         return rows
     c = Console(width=max(120, Console().width))
     c.print(table)

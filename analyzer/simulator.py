@@ -272,13 +272,17 @@ class BatchSim:
         for j in range(kmax):
             sel = np.nonzero(k > j)[0]
             rr = rows[sel]
-            can = (self.tcount[rr] > 0) | (self.pcount[rr] > 1)
+            can = self._can_draw(rr)
             sel, rr = sel[can], rr[can]
             if not len(rr):
                 continue
             last[sel] = self._draw_one(rr)
             got[sel] += 1
         return got, last
+
+    def _can_draw(self, rows: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """G8: a card can be drawn: the talon holds one, or the pile has more than its top to turn over."""
+        return (self.tcount[rows] > 0) | (self.pcount[rows] > 1)
 
     def _draw_one(self, rows: NDArray[np.int64]) -> NDArray[np.int8]:
         """Each of ``rows`` (which can draw) draws one card, turning the pile over first if the talon is empty (G8)."""
@@ -380,7 +384,7 @@ class BatchSim:
         # every slot as if in PLAY, then patch the few DRAWN / SEVEN / LEAD slots by index
         acc = self.acc[rows]
         legal = hand & acc
-        drawable = (self.tcount[rows] > 0) | (self.pcount[rows] > 1)
+        drawable = self._can_draw(rows)
         can_draw = drawable & ((legal == 0) | self.r.voluntary_draw)
         can_take = np.zeros(len(rows), bool)
         lead = can_take

@@ -85,9 +85,6 @@ class BatchView:
     for what it reads.  A view is read-only.
     """
 
-    FIELDS = ("rules", "seat", "hand", "legal", "can_draw", "can_take", "top", "active_suit",
-              "pending_seven", "hand_sizes", "talon_size", "played", "scores")
-
     rules: RuleSet
     seat: NDArray[np.int8]  # (B,)
     hand: NDArray[np.uint64]  # (B,)
@@ -101,6 +98,9 @@ class BatchView:
     talon_size: NDArray[np.int16]  # (B,)
     played: NDArray[np.uint64]  # (B,)
     scores: NDArray[np.int32] | None
+
+    #: the field names in order, read off the annotations above
+    FIELDS = tuple(__annotations__)
 
     def __init__(self, rules: RuleSet, seat: Any, hand: Any, legal: Any, can_draw: Any, can_take: Any,
                  top: Any, active_suit: Any, pending_seven: Any, hand_sizes: Any, talon_size: Any,
