@@ -1,12 +1,16 @@
-"""Strategies: the contract (base), the registry and the built-in strategies.
+"""The built-in strategies (each module registers its own on import).
+
+The contract they follow (views, protocols, the action layout) and the
+registry live in the core, :mod:`analyzer.core.contract` and
+:mod:`analyzer.core.registry`; this package depends on them, never the reverse.
 
 ``get_strategy("greedy")`` builds one from a spec; ``available()`` lists the
-names.  See strategies.registry for the spec syntax (built-in names,
+names.  See analyzer.core.registry for the spec syntax (built-in names,
 ``module:Name``, ``path/file.py:Name``, entry points, ``name?k=v`` parameters).
 """
 
-from .base import BatchStrategy, BatchView, DecisionView, Strategy, StrategyError
-from .registry import (
+from analyzer.core.contract import BatchStrategy, BatchView, DecisionView, Strategy, StrategyError
+from analyzer.core.registry import (
     ENTRY_POINT_GROUP,
     FunctionStrategy,
     StrategyLoadError,
@@ -18,6 +22,8 @@ from .registry import (
     register,
     validate_strategy,
 )
+
+from strategies import aggressive, greedy, random_legal, suit_keeper, weighted, wilds  # noqa: E402,F401  (registers them)
 
 __all__ = [
     "BatchStrategy",

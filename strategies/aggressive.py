@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.cards import rank_of
+from analyzer.core.cards import rank_of
 
-from .base import BatchView, DecisionView
+from analyzer.core.contract import BatchView, DecisionView
 from .builtin import ScoredStrategy, greedy_key, greedy_keys
 from .masks import card_tables
-from .registry import register
+from analyzer.core.registry import register
 
 #: The next player is "close to going out" at this many cards or fewer.
 THREAT_HAND = 2

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import BatchView, DecisionView
+from analyzer.core.contract import BatchView, DecisionView
 from .builtin import ScoredStrategy, greedy_key, greedy_keys
-from .registry import register
+from analyzer.core.registry import register
 
 
 @register("greedy")

@@ -1,6 +1,6 @@
 """NumPy helpers over uint64 card masks, for the strategies' fast path.
 
-A mask has bit ``c`` set for card id ``c`` (analyzer.cards).  Every helper
+A mask has bit ``c`` set for card id ``c`` (analyzer.core.cards).  Every helper
 takes a (B,) uint64 array and works on the whole batch at once, so that a
 strategy's ``choose_batch`` never loops over rows in Python.  Card ids stay
 below 52, so a mask converts to float64 exactly; ``lowest_card`` and
@@ -15,18 +15,18 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer import bits as _bits
-from analyzer.bits import nth_set_card
-from analyzer.cards import DRAW, N_CARDS, TAKE, cards_of_mask
-from analyzer.rules import RuleSet
+from analyzer.core import bits as _bits
+from analyzer.core.bits import nth_set_card
+from analyzer.core.cards import DRAW, N_CARDS, TAKE, cards_of_mask
+from analyzer.core.rules import RuleSet
 
-from .base import BatchView, DecisionView
+from analyzer.core.contract import BatchView, DecisionView
 
 U64 = np.uint64
 _ONE = np.uint64(1)
 
 #: The bit of each card id, the cards of each suit S C H D, the four cards of each
-#: rank value (0 and 1 empty): shared with the simulator (analyzer.bits).
+#: rank value (0 and 1 empty): shared with the simulator (analyzer.core.bits).
 CARD_BITS: NDArray[np.uint64] = _bits.BIT
 SUIT_MASKS: NDArray[np.uint64] = _bits.SUIT_MASK
 RANK_MASKS: NDArray[np.uint64] = _bits.RANK_MASK
@@ -40,7 +40,7 @@ def _as_u64(masks: NDArray[np.uint64] | int) -> NDArray[np.uint64]:
 
 
 def popcount(masks: NDArray[np.uint64]) -> NDArray[np.uint8]:
-    """Number of cards in each mask, same shape as ``masks`` (analyzer.bits.popcount)."""
+    """Number of cards in each mask, same shape as ``masks`` (analyzer.core.bits.popcount)."""
     return _bits.popcount(np.asarray(masks, dtype=np.uint64))
 
 

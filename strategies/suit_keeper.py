@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.cards import suit_of
+from analyzer.core.cards import suit_of
 
-from .base import BatchView, DecisionView
+from analyzer.core.contract import BatchView, DecisionView
 from .builtin import ScoredStrategy, greedy_key, greedy_keys
 from .masks import CARD_SUIT, card_tables, suit_counts
-from .registry import register
+from analyzer.core.registry import register
 
 _TIER = 100  # beats any greedy key (at most 23)
 

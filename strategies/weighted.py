@@ -4,7 +4,7 @@ Every legal card gets ``sum(w_f * f)`` over the features below, computed for
 the hand as it would be after the play; the best card is played (ties: lowest
 card id), a wild names the most-held suit after the play.  Weights are
 keyword-only constructor arguments, so an experiment can tune them from a spec
-such as ``weighted?w_points=1.5,w_wild=-2`` (strategies.registry).
+such as ``weighted?w_points=1.5,w_wild=-2`` (analyzer.core.registry).
 
 Features:
     points     the card's points (shed now, not scored later)
@@ -25,12 +25,12 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.cards import rank_of, suit_of
+from analyzer.core.cards import rank_of, suit_of
 
-from .base import BatchView, DecisionView
+from analyzer.core.contract import BatchView, DecisionView
 from .builtin import ScoredStrategy
 from .masks import CARD_RANK, CARD_SUIT, card_tables, rank_counts, suit_counts
-from .registry import register
+from analyzer.core.registry import register
 
 #: The threat feature counts from this hand size of the next player down.
 THREAT_FROM = 3

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import BatchView, DecisionView
+from analyzer.core.contract import BatchView, DecisionView
 from .builtin import ScoredStrategy, greedy_key, greedy_keys
 from .masks import card_tables
-from .registry import register
+from analyzer.core.registry import register
 
 #: Larger than any greedy key (2 * 11 + 1), so the wild test decides first.
 _WILD_BONUS = 100

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analyzer.results import DealResults, MatchResults
-from analyzer.rules import RuleSet
+from analyzer.core.outcomes import DealResults, MatchResults
+from analyzer.core.rules import RuleSet
 
 KNOWN = ("random", "greedy", "weighted", "wild-keeper", "wild-dumper", "aggressive", "suit-keeper")
 

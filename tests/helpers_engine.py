@@ -11,10 +11,10 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from analyzer.cards import DRAW, TAKE, card_str, parse_card, parse_cards
-from analyzer.engine import Deal
-from analyzer.replay import parse_token
-from analyzer.rules import make_rules
+from analyzer.core.cards import DRAW, TAKE, card_str, parse_card, parse_cards
+from analyzer.engine.deal import Deal
+from analyzer.engine.replay import parse_token
+from analyzer.core.rules import make_rules
 
 
 def C(token: str) -> int:

@@ -1,6 +1,6 @@
 """A complete user strategy: load it with ``tests/plugin_example.py:HighestCard``."""
 
-from analyzer.cards import DRAW, TAKE
+from analyzer.core.cards import DRAW, TAKE
 
 
 class HighestCard:

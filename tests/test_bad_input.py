@@ -10,7 +10,7 @@ the repository.  The contract checked by :func:`assert_user_error`:
 * no ``Traceback`` anywhere in stdout or stderr.
 
 A few cases also go through ``python -m analyzer`` in a subprocess, the way a
-user runs it, so that the entry point itself (``analyzer.cli.main``) is covered.
+user runs it, so that the entry point itself (``analyzer.cli.app.main``) is covered.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import pytest
 from typer.testing import CliRunner
 
-from analyzer.cli import app
+from analyzer.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "experiments" / "deal_000_prague_reference.toml"
@@ -459,8 +459,8 @@ PARSE_ERRORS = [
 
 @pytest.mark.parametrize("argv,needles", PARSE_ERRORS, ids=[" ".join(a) for a, _ in PARSE_ERRORS])
 def test_typer_parse_errors_are_one_line_through_the_durak_script(argv, needles, capsys) -> None:
-    """The `durak` entry point (analyzer.cli.main) turns typer's own parse errors into one line, exit 2."""
-    from analyzer.cli import main
+    """The `durak` entry point (analyzer.cli.app.main) turns typer's own parse errors into one line, exit 2."""
+    from analyzer.cli.app import main
 
     with pytest.raises(SystemExit) as ei:
         main(argv)
@@ -473,7 +473,7 @@ def test_typer_parse_errors_are_one_line_through_the_durak_script(argv, needles,
 
 def test_durak_script_help_and_bare_call(capsys) -> None:
     """--help exits 0 with the help; a bare `durak` shows the help too (exit 2, as typer does)."""
-    from analyzer.cli import main
+    from analyzer.cli.app import main
 
     try:
         main(["--help"])  # returns normally: the script then exits 0

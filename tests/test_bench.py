@@ -10,7 +10,7 @@ import json
 
 from typer.testing import CliRunner
 
-from analyzer.cli import app
+from analyzer.cli.app import app
 
 
 def test_bench_json_reports_every_path_for_each_variant() -> None:

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzer import charts, tables
+from analyzer.report import charts
+
+from analyzer.stats import tables
 from tests.test_tables import write_results
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -92,7 +94,7 @@ def test_saved_charts_are_byte_identical_for_the_same_numbers(tmp_path) -> None:
     """No date, no random element ids: rebuilding a report changes no chart file unless its numbers change."""
     from matplotlib.figure import Figure
 
-    from analyzer.charts import save_figure
+    from analyzer.report.charts import save_figure
 
     def draw(stem):
         fig = Figure(figsize=(4, 3))

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from analyzer.bits import BIT, U64
-from analyzer.cli import app
-from analyzer.results import END_BLOCKED, END_CAPPED, END_OUT
-from analyzer.rules import make_rules
-from analyzer.simulator import BatchSim, SimulationError, simulate_deals, simulate_matches
+from analyzer.core.bits import BIT, U64
+from analyzer.cli.app import app
+from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
+from analyzer.core.rules import make_rules
+from analyzer.sim.simulator import BatchSim, SimulationError, simulate_deals, simulate_matches
 from strategies import get_strategy
 
 try:  # click < 8.2 mixes stderr into stdout unless told not to

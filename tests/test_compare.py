@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import analyzer.simulator as simulator
-from analyzer import compare
-from analyzer.cli import app
-from analyzer.rules import make_rules
-from analyzer.stats import holm
+import analyzer.sim.simulator as simulator
+from analyzer.stats import compare
+from analyzer.cli.app import app
+from analyzer.core.rules import make_rules
+from analyzer.stats.intervals import holm
 
 CZECH4 = make_rules("czech", 4)
 

@@ -17,10 +17,10 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analyzer.cards import DRAW, KING, QUEEN, TAKE, card_id, deck, rank_of, suit_of
-from analyzer.engine import Deal, IllegalMove, hand_points
-from analyzer.results import END_BLOCKED, END_CAPPED, END_OUT
-from analyzer.rules import PLAYERS, make_rules
+from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, card_id, deck, rank_of, suit_of
+from analyzer.engine.deal import Deal, IllegalMove, hand_points
+from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
+from analyzer.core.rules import PLAYERS, make_rules
 
 SETTINGS = dict(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -262,7 +262,7 @@ class _RandomLegal:
        target=st.sampled_from([15, 60, 150]))
 def test_g11_cz7_sv7_random_matches(variant, seed, target):
     """G11: the match ends once a total reaches the target; CZ7: a wild holder loses first; SV7: reaching it loses."""
-    from analyzer.engine import play_match
+    from analyzer.engine.deal import play_match
 
     rnd = random.Random(seed)
     players = rnd.choice(list(PLAYERS[variant]))

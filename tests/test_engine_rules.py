@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyzer.cards import DRAW, TAKE, card_str, deck, parse_card
-from analyzer.engine import Deal, IllegalMove, deal_hands, hand_points
-from analyzer.match import match_outcome, next_dealer
-from analyzer.results import END_BLOCKED, END_CAPPED, END_OUT
-from analyzer.rules import make_rules
+from analyzer.core.cards import DRAW, TAKE, card_str, deck, parse_card
+from analyzer.engine.deal import Deal, IllegalMove, deal_hands, hand_points
+from analyzer.engine.match import match_outcome, next_dealer
+from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
+from analyzer.core.rules import make_rules
 from tests.helpers_engine import C, cards, hand, legal, make_deal, play, strs, top
 
 S, CL, H, D = 0, 1, 2, 3
@@ -470,7 +470,7 @@ def test_cz6_points():
     play(d, "9S")
     assert d.outcome.points == [15, 0, 15]
     # a tie for most points is not settled by RULES.md; the engine's interpretation
-    # (analyzer.engine.pick) takes the first seat in play order after the last actor
+    # (analyzer.engine.deal.pick) takes the first seat in play order after the last actor
     assert d.outcome.loser == 2
 
 
@@ -842,7 +842,7 @@ def test_cz7_jack_holder_loses_match_even_with_fewest_points():
 
     Dealer of deal 1 is player 2 (seat 0); player 0 sits at seat 1 and acts first.
     """
-    from analyzer.engine import play_match
+    from analyzer.engine.deal import play_match
 
     r = make_rules("czech", 3, {"hand_size": 1, "target": 1})
     deck_ = _stacked(32, "9H JC AS 8H")  # seat1=player0 9H, seat2=player1 JC, seat0=player2 AS; starter 8H
@@ -854,7 +854,7 @@ def test_cz7_jack_holder_loses_match_even_with_fewest_points():
 
 
 def test_cz7_several_jack_holders_tie_share_the_loss():
-    from analyzer.engine import play_match
+    from analyzer.engine.deal import play_match
 
     r = make_rules("czech", 3, {"hand_size": 1, "target": 1})
     deck_ = _stacked(32, "9H JC JD 8H")
@@ -885,7 +885,7 @@ def test_cz7_wild_rule_off_lets_points_alone_decide():
 
 def test_pr7_wild_rule_off_in_a_deal():
     """PR7 switched off (wild_rule=off): the most points lose even when another player holds a Jack."""
-    from analyzer.cards import parse_cards
+    from analyzer.core.cards import parse_cards
 
     hands = [parse_cards("AS KS"), parse_cards("9D"), parse_cards("JC")]  # 21 points; out at once; a Jack (10)
     for rule, loser, by_wild in (("deal", 2, True), ("off", 0, False)):
@@ -904,7 +904,7 @@ def test_sv7_match_outcome_reaching_target_loses():
 
 def test_sv7_sv6_lone_queen_ends_match():
     """SV7 + SV6 via play_match: a lone Queen (20) reaches target 20 and loses the match."""
-    from analyzer.engine import play_match
+    from analyzer.engine.deal import play_match
 
     r = make_rules("svinya", 2, {"hand_size": 1, "target": 20})
     deck_ = _stacked(36, "9H QS")  # seat1 = player 0 leads 9H and goes out; player 1 keeps QS
@@ -916,7 +916,7 @@ def test_sv7_sv6_lone_queen_ends_match():
 @pytest.mark.parametrize("variant,players,target", [("czech", 3, 60), ("svinya", 2, 100), ("prague", 3, 80)])
 def test_g11_match_ends_after_the_deal_reaching_target(variant, players, target):
     """G11: points accumulate and the match ends after the deal in which someone reaches the target."""
-    from analyzer.engine import play_match
+    from analyzer.engine.deal import play_match
 
     r = make_rules(variant, players, {"target": target})
     rng = np.random.default_rng(5)
@@ -937,7 +937,7 @@ def test_g11_match_ends_after_the_deal_reaching_target(variant, players, target)
 
 
 def test_g11_single_deal_variant_refuses_match():
-    from analyzer.engine import play_match
+    from analyzer.engine.deal import play_match
 
     with pytest.raises(ValueError, match="target"):
         play_match(make_rules("prague", 3), [FirstLegal()] * 3, np.random.default_rng(0), lambda: deck(36))
@@ -959,7 +959,7 @@ def test_pr2_g9_prague_hand_size_one():
     the dealer out (G9: the deal ends the moment a player sheds the last card); a
     deal that goes on with an empty-handed dealer contradicts G9.
     """
-    from analyzer.rules import RulesError
+    from analyzer.core.rules import RulesError
 
     try:
         r = make_rules("prague", 3, {"hand_size": 1})

@@ -14,11 +14,11 @@ import zlib
 import numpy as np
 import pytest
 
-from analyzer.cards import shuffled_decks
-from analyzer.engine import Deal, play_deal, play_match
-from analyzer.rules import make_rules
-from analyzer.simulator import simulate_deals, simulate_matches
-from analyzer.stats import wilson
+from analyzer.core.cards import shuffled_decks
+from analyzer.engine.deal import Deal, play_deal, play_match
+from analyzer.core.rules import make_rules
+from analyzer.sim.simulator import simulate_deals, simulate_matches
+from analyzer.stats.intervals import wilson
 from strategies import get_strategy
 
 CONFIGS = [
@@ -166,7 +166,7 @@ def test_same_seed_deals_same_cards_whatever_the_slots_or_lineup():
 def test_simple_path_adapter_equals_fast_path(variant, players, overrides):
     """Issue 3, point 3: the same strategies seen only through ``choose`` (the adapter over the
     batch) play the same deals as through ``choose_batch``, in deals and in matches."""
-    from analyzer.benchmark import SimpleOnly
+    from analyzer.execution.benchmark import SimpleOnly
 
     rules = make_rules(variant, players, overrides)
     fast = [get_strategy(LINEUPS[(p + 2) % len(LINEUPS)]) for p in range(players)]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.experiment import Experiment, ExperimentError, load_experiment, parse_experiment
+from analyzer.execution.experiment import Experiment, ExperimentError, load_experiment, parse_experiment
 from tests import fake_sim
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
@@ -219,7 +219,7 @@ def test_to_dict_round_trip(tmp_path: Path) -> None:
 
 
 def _real_resolver():  # type: ignore[no-untyped-def]
-    registry = pytest.importorskip("strategies.registry")
+    registry = pytest.importorskip("analyzer.core.registry")
     return registry.get_strategy
 
 

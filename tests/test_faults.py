@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyzer.cards import DRAW
-from analyzer.replay import ScenarioError, load_scenario, replay
-from analyzer.rules import make_rules
-from analyzer.simulator import SimulationError, simulate_deals
+from analyzer.core.cards import DRAW
+from analyzer.engine.replay import ScenarioError, load_scenario, replay
+from analyzer.core.rules import make_rules
+from analyzer.sim.simulator import SimulationError, simulate_deals
 from strategies import get_strategy
 
 
@@ -112,7 +112,7 @@ def test_faulty_strategy_kinds_are_named(tmp_path, monkeypatch, strategy, needle
 def test_fault_among_random_players_replays_to_the_faulty_decision(tmp_path, monkeypatch, variant, players,
                                                                     overrides):
     """Random co-players: the simulator replays its own seeded run and records the faulty deal's moves."""
-    from analyzer.simulator import simulate_matches
+    from analyzer.sim.simulator import simulate_matches
 
     monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path))
     rules = make_rules(variant, players, overrides)
@@ -134,8 +134,8 @@ def test_fault_among_random_players_replays_to_the_faulty_decision(tmp_path, mon
 
 def test_engine_reproduction_records_a_prague_jack_lead_in_the_starter(tmp_path):
     """PR2: a Jack lead's named suit goes into the starter token, and the moves replay."""
-    from analyzer.cards import shuffled_decks
-    from analyzer.faults import write_fault_scenario
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.engine.faults import write_fault_scenario
 
     rules = make_rules("prague", 3)
     decks = shuffled_decks(36, 2000, np.random.default_rng(0))

@@ -38,7 +38,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from analyzer.cli import app
+from analyzer.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "experiments" / "deal_000_prague_reference.toml"

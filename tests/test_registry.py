@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+import analyzer.core.registry
 import strategies
-from analyzer.cards import DRAW, parse_card, parse_cards
-from analyzer.rules import make_rules
+from analyzer.core.cards import DRAW, parse_card, parse_cards
+from analyzer.core.rules import make_rules
 from strategies import (
     DecisionView,
     StrategyLoadError,
@@ -21,7 +22,7 @@ from strategies import (
     get_strategy,
     register,
 )
-from strategies.registry import FunctionStrategy, parse_spec, validate_strategy
+from analyzer.core.registry import FunctionStrategy, parse_spec, validate_strategy
 
 BUILTINS = {"random", "greedy", "wild-keeper", "wild-dumper", "aggressive", "suit-keeper", "weighted"}
 PLUGIN = Path(__file__).with_name("plugin_example.py")
@@ -93,7 +94,7 @@ def test_plugin_by_module_path(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_plugin_function_and_instance(tmp_path: Path) -> None:
     f = tmp_path / "mine.py"
     f.write_text(
-        "from analyzer.cards import DRAW\n"
+        "from analyzer.core.cards import DRAW\n"
         "def lowest(view, rng):\n"
         "    '''plays the lowest legal card'''\n"
         "    return min(view.legal), None\n"
@@ -201,7 +202,7 @@ def test_register_and_validate() -> None:
         with pytest.raises(ValueError, match="already registered"):
             register("test-only-first-legal")(type("Other", (), {}))
     finally:
-        strategies.registry._REGISTRY.pop("test-only-first-legal")
+        analyzer.core.registry._REGISTRY.pop("test-only-first-legal")
 
     assert validate_strategy(FirstLegal()) is not None
     with pytest.raises(StrategyLoadError):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.cards import DRAW, TAKE, parse_card
-from analyzer.replay import (ScenarioError, load_scenario, outcome_json, parse_token, replay,
+from analyzer.core.cards import DRAW, TAKE, parse_card
+from analyzer.engine.replay import (ScenarioError, load_scenario, outcome_json, parse_token, replay,
                              scenario_from_dict)
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import report
+from analyzer.report import report
 from tests.test_tables import MANIFEST, write_results
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -144,8 +144,8 @@ def test_report_pools_rotated_lineups_for_the_first_player_answer(built: tuple[P
 def test_strategy_sentences_name_a_winner_only_when_distinguishable() -> None:
     import pandas as pd
 
-    from analyzer.report import strategy_sentences
-    from analyzer.stats import wilson
+    from analyzer.report.report import strategy_sentences
+    from analyzer.stats.intervals import wilson
 
     def rows(rates: dict[str, float], n: int) -> pd.DataFrame:
         out = []

@@ -1,4 +1,4 @@
-"""Chunk summaries (analyzer.results.summarize) and the exact wild-holding figures they feed."""
+"""Chunk summaries (analyzer.stats.sums.summarize) and the exact wild-holding figures they feed."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzer import tables
-from analyzer.results import DealResults, summarize
+from analyzer.stats import tables
+from analyzer.core.outcomes import DealResults
+from analyzer.stats.sums import summarize
 from tests.test_tables import write_results
 
 

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from analyzer.rules import OPTIONS, RuleSet, RulesError, make_rules, parse_rule_args, parse_value
+from analyzer.core.rules import OPTIONS, RuleSet, RulesError, make_rules, parse_rule_args, parse_value
 
 # The RULES.md option table: option -> {variant: default}; a missing variant is "—".
 TABLE = {

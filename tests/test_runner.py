@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzer.experiment import load_experiment
-from analyzer.runner import (ExperimentError, ResumeError, chunk_seed, run_chunk, run_experiment)
+from analyzer.execution.experiment import load_experiment
+from analyzer.execution.runner import (ExperimentError, ResumeError, chunk_seed, run_chunk, run_experiment)
 from tests import fake_sim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,9 +182,9 @@ def test_bad_arguments(exp_file: Path, tmp_path: Path) -> None:
 
 def test_report_hook(exp_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Path] = []
-    fake = types.ModuleType("analyzer.report")
+    fake = types.ModuleType("analyzer.report.report")
     fake.build_report = seen.append  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "analyzer.report", fake)
+    monkeypatch.setitem(sys.modules, "analyzer.report.report", fake)
     out = run_experiment(exp_file, out=tmp_path / "o", simulator=SIM, quiet=True, jobs=1, deals=100)
     assert seen == [out]
 
@@ -209,7 +209,7 @@ def test_dask_backend_matches_local(exp_file: Path, tmp_path: Path, whole: Path)
 def test_kill_9_then_resume(exp_file: Path, tmp_path: Path, whole: Path) -> None:
     """A real run killed at a random moment resumes to the uninterrupted result."""
     out = tmp_path / "killed"
-    code = ("import sys; from analyzer.runner import run_experiment; "
+    code = ("import sys; from analyzer.execution.runner import run_experiment; "
             f"run_experiment(sys.argv[1], out=sys.argv[2], simulator={SIM!r}, jobs=2, quiet=True, report=False)")
     env = {**os.environ, "FAKE_SIM_SLEEP": "0.05", "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", code, str(exp_file), str(out)], cwd=ROOT, env=env,

@@ -12,7 +12,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from analyzer.cli import app
+from analyzer.cli.app import app
 
 RUN = CliRunner()
 

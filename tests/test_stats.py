@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analyzer import stats
+from analyzer.stats import intervals as stats
 
 
 def test_wilson_50_of_100_is_0403_to_0596() -> None:

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analyzer.cards import DRAW, TAKE, deck, mask_of, parse_card, parse_cards, rank_of, suit_of
-from analyzer.rules import RuleSet, make_rules
+from analyzer.core.cards import DRAW, TAKE, deck, mask_of, parse_card, parse_cards, rank_of, suit_of
+from analyzer.core.rules import RuleSet, make_rules
 from strategies import BatchView, DecisionView, get_strategy
 from strategies.masks import (
     card_bits,

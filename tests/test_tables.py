@@ -1,6 +1,6 @@
 """Tables on a small synthetic results folder whose right answers are known by construction.
 
-The folder is built with the real :func:`analyzer.results.summarize` from
+The folder is built with the real :func:`analyzer.stats.sums.summarize` from
 hand-made per-deal arrays, so these tests also pin the contract between the
 result schema and the analyzer.
 """
@@ -14,8 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzer import stats, tables
-from analyzer.results import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults, summarize
+from analyzer.stats import intervals as stats
+
+from analyzer.stats import tables
+from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults
+from analyzer.stats.sums import summarize
 
 
 def _deals(winners: list[int], losers: list[int], players: int, *, by_wild: list[bool] | None = None,

@@ -3,7 +3,7 @@
 An experiment is a TOML file in ``experiments/``.  It is expanded into *cells*
 (one rule set, one player count, one lineup of strategies by position, one
 unit: single deals or whole matches) and every cell is validated up front --
-rule sets built with :func:`analyzer.rules.make_rules`, strategies resolved --
+rule sets built with :func:`analyzer.core.rules.make_rules`, strategies resolved --
 so that a typo costs a one-line error, not an hour of simulation.
 
 Format (every key but ``variant``/``variants`` and ``deals``/``matches`` is
@@ -49,13 +49,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .rules import OPTIONS, PLAYERS, VARIANTS, RuleSet, RulesError, make_rules, parse_value
+from analyzer.core.rules import OPTIONS, PLAYERS, VARIANTS, RuleSet, RulesError, make_rules, parse_value
 
 UNITS = ("deal", "match")
 #: Count key of each unit in the file.
 UNIT_KEYS = {"deal": "deals", "match": "matches"}
 DEFAULT_CHUNK = {"deal": 50_000, "match": 2_000}
-#: Report kinds an experiment may ask for (analyzer.report draws them).
+#: Report kinds an experiment may ask for (analyzer.report.report draws them).
 REPORT_KINDS = (
     "positions", "first_player", "strategies", "wild_penalty", "length", "ends",
     "house_rules", "matches", "charts",
@@ -204,7 +204,7 @@ def parse_experiment(
     """Validate a parsed TOML table and expand its cells.
 
     ``resolve_strategy`` turns a strategy spec into a strategy or raises
-    ValueError; by default ``strategies.registry.get_strategy``.
+    ValueError; by default ``analyzer.core.registry.get_strategy``.
     """
     def err(key: str, msg: str) -> ExperimentError:
         return ExperimentError(f"{source}: key '{key}': {_one_line(msg)}")
@@ -448,9 +448,9 @@ def _check_strategies(exp: Experiment, cells: list[Cell], resolve: StrategyResol
     key = "field" if exp.field is not None else "lineup"
     if resolve is None:
         try:
-            from strategies.registry import get_strategy
+            from analyzer.core.registry import get_strategy
         except ImportError as e:
-            raise err(key, f"cannot resolve strategies: strategies.registry is unavailable ({e})") from None
+            raise err(key, f"cannot resolve strategies: analyzer.core.registry is unavailable ({e})") from None
         resolve = get_strategy
     for spec in dict.fromkeys(s for c in cells for s in c.lineup):
         try:

@@ -1,7 +1,7 @@
 """Interval arithmetic for the stored sufficient statistics (no scipy).
 
 Results reach the analyzer only as counts, sums and sums of squares
-(:func:`analyzer.results.summarize`), so every estimate here is computed from
+(:func:`analyzer.stats.sums.summarize`), so every estimate here is computed from
 those: proportions get Wilson intervals (good near 0 and 1, where capped or
 wild-decided rates live), means get normal intervals from the sum of squares,
 and comparisons get normal-approximation intervals.  Everything is vectorized

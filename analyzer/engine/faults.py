@@ -15,9 +15,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .cards import DRAW, TAKE, card_str
-from .engine import Deal, IllegalMove, deal_hands, forced_action
-from .rules import RuleSet
+from analyzer.core.cards import DRAW, TAKE, card_str
+from analyzer.engine.deal import Deal, IllegalMove, deal_hands, forced_action
+from analyzer.core.rules import RuleSet
 
 
 def token(action: int, suit: int | None) -> str:

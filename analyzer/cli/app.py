@@ -19,14 +19,14 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    from strategies.registry import StrategySpecError
+    from analyzer.core.registry import StrategySpecError
 
-    from .cards import CardError
-    from .experiment import ExperimentError
-    from .replay import ScenarioError
-    from .rules import RulesError
-    from .simulator import SimulationError
-    from .tables import ResultsError
+    from analyzer.core.cards import CardError
+    from analyzer.execution.experiment import ExperimentError
+    from analyzer.engine.replay import ScenarioError
+    from analyzer.core.rules import RulesError
+    from analyzer.sim.simulator import SimulationError
+    from analyzer.stats.tables import ResultsError
 
     return (RulesError, ScenarioError, ExperimentError, StrategySpecError, SimulationError, CardError,
             ResultsError)
@@ -54,7 +54,7 @@ def user_errors() -> Iterator[None]:
 
 
 def _rules(variant: str, players: int, rule: list[str] | None):
-    from .rules import make_rules, parse_rule_args
+    from analyzer.core.rules import make_rules, parse_rule_args
 
     return make_rules(variant, players, parse_rule_args(rule))
 
@@ -86,8 +86,8 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the trace.")] = False,
 ) -> None:
     """Replay a deal from a scenario file, turn by turn."""
-    from .cards import cards_str
-    from .replay import load_scenario, outcome_json, replay as run_replay
+    from analyzer.core.cards import cards_str
+    from analyzer.engine.replay import load_scenario, outcome_json, replay as run_replay
 
     with user_errors():
         sc = load_scenario(file)
@@ -119,7 +119,7 @@ def simulate(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
-    from .play import play, summary_json
+    from analyzer.execution.play import play, summary_json
 
     with user_errors():
         _positive("--deals", deals)
@@ -192,7 +192,7 @@ def list_strategies() -> None:
 def list_rules(variant: Annotated[str, typer.Argument(help="czech | prague | svinya")] = "czech",
                players: Annotated[int, typer.Option(help="Player count.")] = 4) -> None:
     """Show every rule option of a variant with its default (RULES.md names)."""
-    from .rules import make_rules
+    from analyzer.core.rules import make_rules
 
     with user_errors():
         r = make_rules(variant, players)
@@ -209,7 +209,7 @@ def bench(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
 ) -> None:
     """Deals/second per variant (random play): fast path on 1 core and all cores, simple path, rules engine."""
-    from .benchmark import run_bench
+    from analyzer.execution.benchmark import run_bench
 
     with user_errors():
         _positive("--deals", deals)
@@ -234,7 +234,7 @@ def run(
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
 ) -> None:
     """Run an experiment file: every cell, in parallel, resumable; then write its report."""
-    from .runner import run_experiment
+    from analyzer.execution.runner import run_experiment
 
     with user_errors():
         _positive("--deals", deals)
@@ -252,7 +252,7 @@ def _warn_capped(folder: Path) -> None:
     """Issue 6: a run whose capped share passes the alarm threshold says so loudly."""
     import pandas as pd
 
-    from .tables import CAPPED_ALARM
+    from analyzer.stats.tables import CAPPED_ALARM
 
     cells = pd.read_parquet(folder / "results" / "cells.parquet")
     tot = pd.read_parquet(folder / "results" / "totals.parquet").merge(cells[["cell", "label"]], on="cell")
@@ -266,7 +266,7 @@ def _warn_capped(folder: Path) -> None:
 @app.command()
 def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")]) -> None:
     """Rebuild report.md and report.html from stored results, without simulating."""
-    from .report import build_report
+    from analyzer.report.report import build_report
 
     with user_errors():
         if not (folder / "results").is_dir():
@@ -291,7 +291,7 @@ def compare(
     out: Annotated[Optional[Path], typer.Option(help="Also write compare.md, compare.json and a heatmap here.")] = None,
 ) -> None:
     """Compare strategies on duplicate deals: every deck is played by every rotation of the line-up."""
-    from .compare import CompareError, print_comparison, run_compare, summarize_comparison, write_outputs
+    from analyzer.stats.compare import CompareError, print_comparison, run_compare, summarize_comparison, write_outputs
 
     with user_errors():
         _positive("--deals", deals)

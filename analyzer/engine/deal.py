@@ -29,9 +29,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .cards import DRAW, KING, QUEEN, TAKE, card_id, card_pretty, rank_of, suit_of
-from .results import END_BLOCKED, END_CAPPED, END_OUT
-from .rules import RuleSet
+from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, card_id, card_pretty, rank_of, suit_of
+from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
+from analyzer.core.rules import RuleSet
 
 
 class IllegalMove(ValueError):
@@ -464,7 +464,7 @@ class Deal:
     # ------------------------------------------------------------- views
     def view(self, scores: Sequence[int] | None = None):  # -> DecisionView
         """What the player to act may know (issue 3's strategy view)."""
-        from strategies.base import DecisionView
+        from analyzer.core.contract import DecisionView
 
         n, s = self.rules.players, self.current
         hand = tuple(self.hands[s])
@@ -488,7 +488,7 @@ def forced_action(deal: Deal) -> int | None:
 def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator,
               scores: Sequence[int] | None = None) -> DealOutcome:
     """Drive a deal to its end, asking ``strategies[seat]`` at each real choice."""
-    from strategies.base import StrategyError, describe_action
+    from analyzer.core.contract import StrategyError, describe_action
 
     while not deal.done:
         forced = forced_action(deal)
@@ -531,7 +531,7 @@ def play_match(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
 
     ``strategies[i]`` plays for player i; ``next_deck()`` gives each deal's deck order.
     """
-    from .match import MAX_DEALS, first_dealer, match_outcome, next_dealer
+    from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome, next_dealer
 
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")

@@ -6,7 +6,7 @@ path* is ``choose_batch(bview, rng) -> (actions, suits)`` over every deal of a
 batch in which the strategy's player is to act.  The engine and the simulator
 check every returned action against the legal moves.
 
-Actions: a card id 0..51 (analyzer.cards), ``DRAW`` (52) or ``TAKE`` (53,
+Actions: a card id 0..51 (analyzer.core.cards), ``DRAW`` (52) or ``TAKE`` (53,
 accept a sevens penalty, CZ8).  The suit is named only with a wild; ``-1`` (or
 ``None`` on the simple path) means "no suit" — for a wild, its own suit.
 """
@@ -18,8 +18,8 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.cards import DRAW, TAKE, rank_of, suit_of
-from analyzer.rules import RuleSet
+from analyzer.core.cards import DRAW, TAKE, rank_of, suit_of
+from analyzer.core.rules import RuleSet
 
 Action = tuple[int, int | None]
 
@@ -147,7 +147,7 @@ class StrategyError(RuntimeError):
 
 
 def describe_action(action: Any, suit: Any = None) -> str:
-    from analyzer.cards import card_str
+    from analyzer.core.cards import card_str
 
     try:
         a = int(action)

@@ -1,7 +1,7 @@
 """One line-up, many deals: the work behind ``durak simulate`` and ``durak bench``.
 
 Deals are cut into chunks seeded from (seed, chunk index) alone and summed as
-sufficient statistics (analyzer.results.summarize), so the numbers do not
+sufficient statistics (analyzer.stats.sums.summarize), so the numbers do not
 depend on ``--jobs`` and memory stays flat however many deals are asked for.
 """
 
@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from .results import summarize
-from .runner import chunk_seed
-from .rules import RuleSet
-from .stats import mean_from_sums, wilson
+from analyzer.stats.sums import summarize
+from analyzer.execution.runner import chunk_seed
+from analyzer.core.rules import RuleSet
+from analyzer.stats.intervals import mean_from_sums, wilson
 
 CHUNK = 100_000
 
@@ -26,7 +26,7 @@ def _chunk(rules: RuleSet, specs: Sequence[str], n: int, seed: int, k: int, matc
            check: bool) -> dict[str, pd.DataFrame]:
     from strategies import get_strategy
 
-    from .simulator import simulate_deals, simulate_matches
+    from analyzer.sim.simulator import simulate_deals, simulate_matches
 
     cache: dict[str, Any] = {}
     strats = [cache.setdefault(s, get_strategy(s)) for s in specs]  # one object per distinct spec

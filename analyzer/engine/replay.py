@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .cards import DRAW, TAKE, CardError, card_str, deck, parse_card, parse_suit, rank_of
-from .engine import Deal, DealOutcome, IllegalMove
-from .rules import RuleSet, RulesError, make_rules
+from analyzer.core.cards import DRAW, TAKE, CardError, card_str, deck, parse_card, parse_suit, rank_of
+from analyzer.engine.deal import Deal, DealOutcome, IllegalMove
+from analyzer.core.rules import RuleSet, RulesError, make_rules
 
 
 class ScenarioError(ValueError):

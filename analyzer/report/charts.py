@@ -1,6 +1,6 @@
 """Charts of the report tables (matplotlib, no pyplot state, never shown).
 
-Each function takes a table from :mod:`analyzer.tables`, draws on ``ax`` (a
+Each function takes a table from :mod:`analyzer.stats.tables`, draws on ``ax`` (a
 new figure when ``ax`` is None) and returns the axes; :func:`save_figure`
 writes PNG and SVG.  Figures are built with :class:`matplotlib.figure.Figure`
 directly, so nothing depends on an interactive backend and nothing leaks
@@ -121,7 +121,7 @@ def plot_win_by_position(wl: pd.DataFrame, variant: str | None = None, unit: str
                          ax: Axes | None = None) -> Axes:
     """Win rate of each position with 95 % Wilson bars, against the fair-share line.
 
-    ``wl`` is :func:`analyzer.tables.win_loss_by_position`; one series per cell
+    ``wl`` is :func:`analyzer.stats.tables.win_loss_by_position`; one series per cell
     of ``variant`` (all variants if None) and ``unit``, told apart by marker,
     each with its own dashed fair share 1/players.
     """
@@ -164,7 +164,7 @@ def plot_win_by_position(wl: pd.DataFrame, variant: str | None = None, unit: str
 
 
 def _group_label(row: pd.Series) -> str:
-    from analyzer.tables import rules_text
+    from analyzer.stats.tables import rules_text
 
     rules = rules_text(str(row.get("rules", "{}")))
     rules = "" if rules == "default rules" else f"\n{rules}"
@@ -174,7 +174,7 @@ def _group_label(row: pd.Series) -> str:
 def plot_wild_penalty(ws: pd.DataFrame, unit: str = "deal", ax: Axes | None = None) -> Axes:
     """Wild-holding penalty per variant and strategy: held-a-wild share and wild-decided losses.
 
-    ``ws`` is :func:`analyzer.tables.wild_by_strategy`.  Two hatched bars per
+    ``ws`` is :func:`analyzer.stats.tables.wild_by_strategy`.  Two hatched bars per
     group with 95 % Wilson bars: the share of deals ending with this strategy's
     player holding a wild, and the share in which the wild rule (not the
     points) made it the loser.
@@ -252,10 +252,10 @@ def plot_hist(ht: pd.DataFrame, kind: str, ax: Axes | None = None, max_series: i
               coverage: float = 0.999) -> Axes:
     """Distribution of deal length, penalty points or match length, one step line per cell.
 
-    ``ht`` is :func:`analyzer.tables.hist_table` for ``kind``.  Counts are shown
+    ``ht`` is :func:`analyzer.stats.tables.hist_table` for ``kind``.  Counts are shown
     as shares so cells of different size compare; the x range stops where
     ``coverage`` of every series is shown.  The last stored bin is open-ended
-    (">="), as in :func:`analyzer.results.summarize`.
+    (">="), as in :func:`analyzer.stats.sums.summarize`.
     """
     xlabel, ylabel, title = _HIST_TEXT.get(kind, (kind, "share", kind))
     cells = list(dict.fromkeys(ht["cell"]))[:max_series]

@@ -2,11 +2,11 @@
 
 A results folder holds, per *cell* of an experiment (one variant, player count,
 unit, lineup and rule setting), the summed sufficient statistics of
-:func:`analyzer.results.summarize`.  Every function here takes the loaded
+:func:`analyzer.stats.sums.summarize`.  Every function here takes the loaded
 :class:`Results` and returns a plain DataFrame with one row per observation and
 the cell's descriptive columns attached, so the same numbers feed the report,
 the charts and interactive use.  Every rate comes as ``rate, lo, hi, n``
-(Wilson 95 %, :mod:`analyzer.stats`).
+(Wilson 95 %, :mod:`analyzer.stats.intervals`).
 
 Layout read by :func:`load_results`::
 
@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer import stats
-from analyzer.results import POSITION_COLUMNS, TOTAL_COLUMNS
+from analyzer.stats import intervals as stats
+from analyzer.stats.sums import POSITION_COLUMNS, TOTAL_COLUMNS
 
 #: Columns that describe a cell; every table carries them.
 CELL_COLUMNS = ("cell", "label", "variant", "players", "unit", "lineup", "rules")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .rules import RuleSet
+from analyzer.core.rules import RuleSet
 
 #: A match that has not reached the target after this many deals is stopped and
 #: counted (it would take a pathological strategy).

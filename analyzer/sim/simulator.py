@@ -1,6 +1,6 @@
 """The vectorized batch simulator: many deals (or matches) in lock-step with numpy.
 
-It plays exactly the game of :mod:`analyzer.engine` (tests hold the two equal
+It plays exactly the game of :mod:`analyzer.engine.deal` (tests hold the two equal
 deal by deal) but over arrays with a leading *slot* axis.  A fixed number of
 slots run at once; a slot whose deal (or match) ends is refilled at once with
 the next one, so the batch never runs a long tail of nearly empty steps.
@@ -38,12 +38,12 @@ from typing import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from .bits import (BIT, CHUNK_TABLES, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, chunk_table,
+from analyzer.core.bits import (BIT, CHUNK_TABLES, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, cards_tuple, chunk_table,
                    mask_points, popcount, single_card)
-from .cards import DRAW, KING, QUEEN, TAKE, N_CARDS, card_str, shuffled_decks
-from .match import MAX_DEALS, first_dealer, match_outcome
-from .results import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults
-from .rules import RuleSet
+from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, N_CARDS, card_str, shuffled_decks
+from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome
+from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults
+from analyzer.core.rules import RuleSet
 
 BEGIN, PLAY, DRAWN, SEVEN, LEAD, IDLE, DONE = 0, 1, 2, 3, 4, 5, 6
 PHASE_NAMES = ("begin", "play", "drawn", "seven", "lead_suit", "idle", "done")
@@ -92,7 +92,7 @@ class _Tables:
 
 
 def _tables(r: RuleSet) -> _Tables:
-    from .cards import card_id, deck
+    from analyzer.core.cards import card_id, deck
 
     eff_draw = np.zeros(N_CARDS, np.int8)
     eff_skip = np.zeros(N_CARDS, bool)
@@ -121,7 +121,7 @@ class BatchSim:
     def __init__(self, rules: RuleSet, strategies: Sequence[object], *, slots: int,
                  rng: np.random.Generator, matches: bool = False, check: bool = False,
                  deck_rng: np.random.Generator | None = None, trace_job: int | None = None) -> None:
-        from strategies.base import BatchStrategy
+        from analyzer.core.contract import BatchStrategy
 
         self.r = rules
         self.t = _tables(rules)
@@ -439,7 +439,7 @@ class BatchSim:
         if ph[i] == LEAD:
             self.trace_lead = int(suit[i])
             return
-        from .faults import token
+        from analyzer.engine.faults import token
 
         self.trace.append(token(int(act[i]), None if suit[i] < 0 else int(suit[i])))
 
@@ -469,7 +469,7 @@ class BatchSim:
 
     def _view(self, rr, where, legal, can_draw, can_take, view_hand):
         """The BatchView of slots ``rr``; what few strategies read is computed only when read."""
-        from strategies.base import BatchView
+        from analyzer.core.contract import BatchView
 
         ph = self.phase[rr]
         cur = self.cur[rr]
@@ -530,7 +530,7 @@ class BatchSim:
         ok &= (s == -1) | (wild & (s >= 0) & (s < 4))
         if not ok.all():
             i = int(np.nonzero(~ok)[0][0])
-            from strategies.base import describe_action
+            from analyzer.core.contract import describe_action
 
             legal = [card_str(c) for c in cards_tuple(int(view.legal[i]))]
             legal += ["draw"] * bool(view.can_draw[i]) + ["take"] * bool(view.can_take[i])
@@ -857,7 +857,7 @@ def _choose_rows(strat, view, rng) -> tuple[NDArray[np.int16], NDArray[np.int8]]
     (``bits.cards_tuple``), views are built positionally (``tuple.__new__``, the
     cheapest way to make a NamedTuple) and answers are collected in lists.
     """
-    from strategies.base import DecisionView
+    from analyzer.core.contract import DecisionView
 
     new = tuple.__new__
     choose = strat.choose
@@ -917,7 +917,7 @@ def _reproduce(fault: StrategyFault, rules: RuleSet, strategies: Sequence[object
     strategy that is not deterministic may not fault again: then the deal is
     reproduced in the rules engine instead (faults.write_fault_scenario).
     """
-    from .faults import write_fault_scenario, write_trace_scenario
+    from analyzer.engine.faults import write_fault_scenario, write_trace_scenario
 
     unit = "match" if matches else "deal"
     label = f"{rules.variant}-{unit}{fault.job}"

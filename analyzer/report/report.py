@@ -25,8 +25,12 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 import pandas as pd
 
-from analyzer import charts, stats, tables
-from analyzer.tables import Results, rules_text
+from analyzer.report import charts
+
+from analyzer.stats import intervals as stats
+
+from analyzer.stats import tables
+from analyzer.stats.tables import Results, rules_text
 
 SECTIONS = ("first_player", "positions", "strategies", "head_to_head", "wild", "house_rules", "length")
 SECTION_TITLES = {
@@ -38,7 +42,7 @@ SECTION_TITLES = {
     "house_rules": "What each rule option changes",
     "length": "Game length, blocked and capped games",
 }
-#: Report kinds (analyzer.experiment.REPORT_KINDS, matched loosely) -> sections; None = all.
+#: Report kinds (analyzer.execution.experiment.REPORT_KINDS, matched loosely) -> sections; None = all.
 _ALIASES: tuple[tuple[str, tuple[str, ...] | None], ...] = (
     ("all", None), ("full", None), ("everything", None),
     ("first", ("first_player",)), ("advantage", ("first_player",)), ("seat", ("first_player",)),

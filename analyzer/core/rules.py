@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .cards import ACE, DECK_LOW_RANK, JACK, KING, QUEEN
+from analyzer.core.cards import ACE, DECK_LOW_RANK, JACK, KING, QUEEN
 
 VARIANTS = ("czech", "prague", "svinya")
 

@@ -34,9 +34,13 @@ from typing import Any, Callable, TypeVar
 
 import numpy as np
 
-from .base import Action, DecisionView, Strategy
+from analyzer.core.contract import Action, DecisionView, Strategy
 
 ENTRY_POINT_GROUP = "durak.strategies"
+#: The package(s) whose import registers the built-in strategies.  Declared as
+#: entry points (pyproject.toml) so that the core never imports ``strategies``:
+#: strategies depend on the core, not the reverse.
+BUILTIN_GROUP = "durak.builtins"
 
 #: Built-in name -> factory (a class or a callable returning a strategy).
 _REGISTRY: dict[str, Callable[..., Any]] = {}
@@ -68,9 +72,17 @@ def register(name: str) -> Callable[[F], F]:
     return deco
 
 
+_builtins_loaded = False
+
+
 def _load_builtins() -> None:
-    """Import the built-in strategy modules so that their @register runs."""
-    from . import aggressive, greedy, random_legal, suit_keeper, weighted, wilds  # noqa: F401
+    """Import the packages that register the built-ins (entry-point group ``durak.builtins``)."""
+    global _builtins_loaded
+    if _builtins_loaded:
+        return
+    for ep in importlib.metadata.entry_points(group=BUILTIN_GROUP):
+        ep.load()
+    _builtins_loaded = True
 
 
 def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:

@@ -4,7 +4,7 @@ Why it is built this way:
 
 * **Seeds.** Chunk k of cell c is simulated from
   ``SeedSequence(experiment seed, spawn_key=(c, k))`` and nothing else, and a
-  chunk is stored as sums (:func:`analyzer.results.summarize`), summed at the
+  chunk is stored as sums (:func:`analyzer.stats.sums.summarize`), summed at the
   end in (cell, chunk) order.  So results are identical for any ``jobs``,
   backend, finishing order, or number of interruptions.
 * **Resuming.** Every finished chunk is written at once, atomically (temp file
@@ -17,10 +17,10 @@ Why it is built this way:
   one refuses to resume.  The per-cell count is not part of it: a chunk's
   content does not depend on it, so raising ``deals`` reuses finished chunks.
 * **Simulator.** :func:`run_chunk` imports the simulator lazily by module path
-  (default ``analyzer.simulator``; ``simulator=`` or ``$DURAK_SIMULATOR`` for a
+  (default ``analyzer.sim.simulator``; ``simulator=`` or ``$DURAK_SIMULATOR`` for a
   stand-in, e.g. ``tests.fake_sim``).  The path travels with every task, so
   loky and dask workers import the same module as the parent.  A stand-in may
-  define ``get_strategy`` too; otherwise ``strategies.registry`` resolves names.
+  define ``get_strategy`` too; otherwise ``analyzer.core.registry`` resolves names.
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ from typing import Any, Callable, Iterator
 import pandas as pd
 from numpy.random import SeedSequence
 
-from .experiment import Cell, Experiment, ExperimentError, load_experiment
+from analyzer.execution.experiment import Cell, Experiment, ExperimentError, load_experiment
 
-DEFAULT_SIMULATOR = "analyzer.simulator"
+DEFAULT_SIMULATOR = "analyzer.sim.simulator"
 SIMULATOR_ENV = "DURAK_SIMULATOR"
 BACKENDS = ("loky", "dask")
 #: Bump when the chunk file layout changes: old chunks are then refused, not misread.
@@ -81,7 +81,7 @@ def strategy_resolver(simulator: str | None = None) -> Callable[[str], Any]:
         fn = getattr(_module(path), "get_strategy", None)
         if fn is not None:
             return fn  # type: ignore[no-any-return]
-    from strategies.registry import get_strategy
+    from analyzer.core.registry import get_strategy
 
     return get_strategy
 
@@ -102,7 +102,7 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     if len(res) != n:
         raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
                            f"of cell {cell.index}, expected {n}")
-    from .results import summarize
+    from analyzer.stats.sums import summarize
 
     return summarize(res, list(cell.lineup))
 
@@ -124,7 +124,7 @@ def _chunk_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: st
 
 def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dict[str, Any]]:
     """Hash of everything that determines chunk contents, and the record it hashes."""
-    from . import __version__
+    from analyzer import __version__
 
     plugins: dict[str, str] = {}
     for spec in dict.fromkeys(s for c in exp.cells for s in c.lineup):
@@ -368,8 +368,8 @@ def run_experiment(
         fresh: wipe stored chunks first.
         quiet: no progress bar (there is none off a terminal either).
         check: ask the simulator to check invariants (slower; results unchanged).
-        simulator: module path of the simulator (default ``analyzer.simulator``).
-        report: call ``analyzer.report.build_report(out)`` afterwards, if that module exists.
+        simulator: module path of the simulator (default ``analyzer.sim.simulator``).
+        report: call ``analyzer.report.report.build_report(out)`` afterwards, if that module exists.
 
     Raises:
         ExperimentError: a malformed experiment or bad argument (one line), or
@@ -409,7 +409,7 @@ def run_experiment(
     for name, df in results.items():
         _atomic_write(res_dir / f"{name}.parquet", _parquet_bytes(df))
 
-    from . import __version__
+    from analyzer import __version__
 
     totals = results["totals"]
     total_chunks = sum(len(c.chunks()) for c in exp.cells)
@@ -430,7 +430,7 @@ def run_experiment(
 
     if report and exp.reports:
         try:
-            from .report import build_report
+            from analyzer.report.report import build_report
         except ImportError as e:
             if not quiet:
                 print(f"note: no report built ({e}); results are in {res_dir}", file=sys.stderr)
@@ -447,7 +447,7 @@ def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, back
     Returns (tables by name in (cell, chunk) order with a ``cell`` column, deals
     simulated now, chunks reused).
     """
-    from .progress import RunProgress
+    from analyzer.cli.progress import RunProgress
 
     done: dict[tuple[int, int], dict[str, pd.DataFrame]] = {}
     todo: list[tuple[Cell, int, int]] = []

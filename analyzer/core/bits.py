@@ -1,6 +1,6 @@
 """uint64 card-mask helpers for the batch simulator and fast strategies.
 
-Bit ``c`` of a mask stands for card id ``c`` (analyzer.cards).  These are pure
+Bit ``c`` of a mask stands for card id ``c`` (analyzer.core.cards).  These are pure
 functions over arrays; they keep the hot path free of Python loops over deals.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .cards import N_CARDS
+from analyzer.core.cards import N_CARDS
 
 U64 = np.uint64
 BIT = np.array([1 << c for c in range(N_CARDS)], dtype=np.uint64)

@@ -12,9 +12,9 @@ import time
 
 import numpy as np
 
-from .engine import Deal, play_deal
-from .play import CHUNK, play
-from .rules import make_rules
+from analyzer.engine.deal import Deal, play_deal
+from analyzer.execution.play import CHUNK, play
+from analyzer.core.rules import make_rules
 
 #: Default player counts for the benchmark (issue 3: czech 4 players).
 BENCH_PLAYERS = {"czech": 4, "prague": 3, "svinya": 2}
@@ -40,7 +40,7 @@ def engine_rate(rules, n: int, seed: int = 0) -> float:
 
     rng = np.random.default_rng(seed)
     strat = [get_strategy("random")] * rules.players
-    from .cards import shuffled_decks
+    from analyzer.core.cards import shuffled_decks
 
     decks = shuffled_decks(rules.deck_size, n, rng)
     t0 = time.perf_counter()
@@ -52,7 +52,7 @@ def engine_rate(rules, n: int, seed: int = 0) -> float:
 def simple_rate(rules, n: int, seed: int = 0) -> float:
     from strategies import get_strategy
 
-    from .simulator import simulate_deals
+    from analyzer.sim.simulator import simulate_deals
 
     s = SimpleOnly(get_strategy("random"))
     t0 = time.perf_counter()

@@ -20,7 +20,7 @@ deal k of match i uses ``decks[i, k]``).  Every deck is played once per
 The per-deck score of a strategy is the mean over its ``N`` (rotation, seat)
 places of: win (1/0; matches: the win share, ties share, CZ7), loss (likewise)
 and points (matches: the match total).  A pair is compared by the mean over
-decks of the per-deck difference of scores (:func:`analyzer.stats.paired_difference`),
+decks of the per-deck difference of scores (:func:`analyzer.stats.intervals.paired_difference`),
 which is where the common luck cancels.  The same random strategies get the
 same seed in every rotation of a deck (common random numbers), so a strategy
 compared with itself differs by exactly 0 on every deck.
@@ -33,7 +33,7 @@ distinguishable" (a winner is never named when the interval contains 0).
 Interval narrowing: the half-width of the paired interval is set against the
 half-width an independent-deals design with the same number of games would
 give, i.e. two independent proportions each measured on ``D x N`` seat-games
-(:func:`analyzer.stats.diff_proportions`); their ratio (``ratio``) is how many
+(:func:`analyzer.stats.intervals.diff_proportions`); their ratio (``ratio``) is how many
 times the duplicate design narrows the interval.  A second ratio
 (``ratio_fresh_decks``) compares with the same line-ups played on a fresh deck
 per game, estimated from the same games (the variance without the covariances
@@ -66,8 +66,8 @@ from typing import Any, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from .rules import RuleSet
-from .stats import Z95, diff_proportions, distinguishable, holm, mean_from_sums, paired_difference, z_test_p
+from analyzer.core.rules import RuleSet
+from analyzer.stats.intervals import Z95, diff_proportions, distinguishable, holm, mean_from_sums, paired_difference, z_test_p
 
 CHUNK_DEALS = 20_000
 CHUNK_MATCHES = 1_000
@@ -175,10 +175,10 @@ def _chunk(rules: RuleSet, specs: Sequence[str], n: int, seed: int, c: int, matc
     """Play chunk ``c``: ``n`` decks, every rotation; per-deck scores and counts."""
     from strategies import get_strategy
 
-    from .cards import shuffled_decks
-    from .match import MAX_DEALS
-    from .results import END_CAPPED
-    from .simulator import SimulationError, simulate_deals, simulate_matches
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.engine.match import MAX_DEALS
+    from analyzer.core.outcomes import END_CAPPED
+    from analyzer.sim.simulator import SimulationError, simulate_deals, simulate_matches
 
     cache: dict[str, Any] = {}
     strats = [cache.setdefault(s, get_strategy(s)) for s in specs]  # one object per distinct spec
@@ -463,7 +463,7 @@ def heatmap(out: dict[str, Any]) -> Any:
     """Axes of the strategy x strategy paired differences of win rates (row − column)."""
     import pandas as pd
 
-    from .charts import plot_heatmap
+    from analyzer.report.charts import plot_heatmap
 
     names = out["strategies"]
     idx = pd.Index(names, name="strategy")
@@ -483,7 +483,7 @@ def heatmap(out: dict[str, Any]) -> Any:
 
 def write_outputs(out: dict[str, Any], folder: Path, command: str | None = None) -> list[Path]:
     """Write compare.md, compare.json and compare_heatmap.png/.svg into ``folder``."""
-    from .charts import save_figure
+    from analyzer.report.charts import save_figure
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "compare.json").write_text(json.dumps(out, indent=1) + "\n")

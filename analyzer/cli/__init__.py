@@ -1,0 +1,1 @@
+"""The ``durak`` command line (typer)."""

@@ -1,0 +1,1 @@
+"""From a question to its numbers: experiment files, line-ups, seeds, chunks and the executor."""

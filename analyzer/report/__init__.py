@@ -1,0 +1,1 @@
+"""Presentation: charts and the Markdown/HTML report built from stored results."""

@@ -1,0 +1,1 @@
+"""The batch simulator: many deals at once, held equal to the rules engine by tests."""

@@ -1,0 +1,1 @@
+"""Statistics: sufficient sums, intervals and tests, result tables, strategy comparisons."""
