@@ -1,0 +1,338 @@
+"""Tournament designs: which line-ups play which decks, and what each design measures (issue 14).
+
+A *design* turns strategy specs and a player count into *tables*: a line-up by
+position (position 0 acts first in deal 1, G2) and the deck stream it plays
+on.  Tables on the same stream play the same deck orders deck by deck
+(duplicate), so what differs between them is the seating, never the cards.
+
+``round-robin`` (2 players only)
+    Every pair of strategies head to head, each pair in both seatings, both
+    seatings on the same decks.  It measures head-to-head margins; Bradley–Terry
+    ratings (:mod:`analyzer.stats.ratings`) summarise them.
+``hero``
+    Each strategy in turn sits every position against ``players - 1`` copies of
+    a reference strategy (or a given background field filling the other
+    positions in order), all on the same decks.  It measures each strategy's win
+    rate against one fixed opposition, seat advantage averaged out.
+``field``
+    The rotation of :func:`analyzer.stats.compare.lineups`: rotation ``j`` seats
+    strategy ``(p + j) % k`` at position ``p``.  Each strategy sits each position
+    once per deck, but against a different mix of the others: it measures a
+    win rate against *the field*, pooled over opponents, not a head-to-head result.
+
+Dealing by strategy, not by seat (SV2)
+--------------------------------------
+In a match the hands of deal ``k`` go to seats counted from that deal's dealer.
+Under SV2 the previous deal's winner leads, so which *player* receives which
+hand of deck ``k`` depends on how the earlier deals went: in the two seatings of
+a pair the stronger strategy keeps winning the lead and keeps receiving the same
+hand, the deck's luck adds up instead of cancelling, and the duplicate interval
+widens.  The fix fixes the hands to the players: every table carries
+``hands[p]``, the *canonical hand* the player at position ``p`` receives from
+every deck, whoever deals.  Canonical hand ``j`` is what player ``j`` gets when
+the first dealer (player ``n - 1``, :func:`analyzer.engine.match.first_dealer`)
+deals the deck as it is, i.e. the cards at positions ``i < n * hand_size`` with
+``i % n == j`` (G10a: card ``i`` goes to seat ``(i + 1) % n``, seat ``s`` is
+player ``(dealer + s) % n``).  :func:`arrange_deck` reorders a deck so that a
+deal from any dealer gives each player its hand; the talon (and starter) keep
+their order.  With ``hands`` the identity, the strategies of a pair swap the
+hands of every deck between the two seatings (each strategy plays each hand of
+each deck once), and hero puts the hero on every hand once.  For single deals
+and for CZ2/PR7 matches (the deal passes to the left whatever happens) the
+dealer of deal ``k`` is the same at every table, so the arrangement changes
+nothing that matters; it is needed where the dealer follows play (SV2).
+The simulator applies it at deal time (a hook for the executor to wire in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from analyzer.core.registry import StrategySpecError, parse_spec
+
+DESIGNS = ("round-robin", "hero", "field")
+
+FloatArray = NDArray[np.float64]
+
+
+class TournamentError(ValueError):
+    """A design that cannot be built (wrong player count, too few or repeated strategies); one line."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One line-up of a design.
+
+    Attributes:
+        seats: entrant index (into :attr:`Design.entrants`) at each position; position 0 acts first.
+        deck_stream: tables with the same stream play the same deck orders (duplicate).
+        hands: ``hands[p]`` is the canonical hand (module doc) the player at position ``p`` receives.
+        scored: positions whose results the design reads (round-robin and field: all; hero: the hero's).
+        group: the pair (round-robin), hero strategy (hero) or rotation (field) the table belongs to.
+    """
+
+    seats: tuple[int, ...]
+    deck_stream: int
+    hands: tuple[int, ...]
+    scored: tuple[int, ...]
+    group: int
+
+
+@dataclass(frozen=True)
+class Design:
+    """The tables of one tournament and what they measure.
+
+    ``entrants`` are the compared ``strategies`` followed by any background
+    specs that are not among them; ``Table.seats`` index into it.
+    """
+
+    name: str
+    strategies: tuple[str, ...]
+    players: int
+    entrants: tuple[str, ...]
+    tables: tuple[Table, ...]
+    measures: str
+
+    def lineup(self, t: int) -> tuple[str, ...]:
+        """Specs by position of table ``t``."""
+        return tuple(self.entrants[e] for e in self.tables[t].seats)
+
+    @property
+    def n_streams(self) -> int:
+        return 1 + max(t.deck_stream for t in self.tables)
+
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        """Round-robin: the strategy pairs ``(i, j)``, ``i < j``, in group order."""
+        return list(combinations(range(len(self.strategies)), 2))
+
+
+def _canonical(spec: str) -> tuple[str, tuple[tuple[str, object], ...]]:
+    """A spec as (target, sorted arguments), so ``w?a=1,b=2`` and ``w?b=2,a=1.0`` are the same entrant."""
+    try:
+        target, kwargs = parse_spec(spec)
+    except StrategySpecError as e:
+        raise TournamentError(str(e)) from None
+    return target, tuple(sorted((k, float(v) if isinstance(v, int) and not isinstance(v, bool) else v)
+                                for k, v in kwargs.items()))
+
+
+def _check_strategies(specs: Sequence[str], least: int) -> tuple[str, ...]:
+    specs = tuple(s.strip() for s in specs)
+    if len(specs) < least:
+        raise TournamentError(f"a tournament needs at least {least} strateg{'y' if least == 1 else 'ies'}, "
+                              f"got {len(specs)}")
+    seen: dict[tuple[str, tuple[tuple[str, object], ...]], str] = {}
+    for s in specs:
+        key = _canonical(s)
+        if key in seen:
+            raise TournamentError(f"strategy {s!r} is given twice (as {seen[key]!r}); name each strategy once")
+        seen[key] = s
+    return specs
+
+
+def _check_players(players: int) -> None:
+    if isinstance(players, bool) or not isinstance(players, int) or players < 2:
+        raise TournamentError(f"players must be a whole number of at least 2, got {players!r}")
+
+
+def round_robin(specs: Sequence[str], players: int = 2, *, shared_decks: bool = True) -> Design:
+    """Every pair head to head in both seatings, both on one deck stream.
+
+    Pairs are taken in :func:`itertools.combinations` order; pair ``g`` gives
+    tables ``2g`` (``i`` first) and ``2g + 1`` (``j`` first).  With
+    ``shared_decks`` every pair plays the same decks (stream 0), so the bootstrap
+    over decks resamples all pairs together; otherwise pair ``g`` plays stream ``g``.
+    """
+    _check_players(players)
+    if players != 2:
+        raise TournamentError(f"round-robin is for 2 players (head to head), got {players}; "
+                              "use the hero design for more players")
+    specs = _check_strategies(specs, 2)
+    tables = []
+    for g, (i, j) in enumerate(combinations(range(len(specs)), 2)):
+        stream = 0 if shared_decks else g
+        for seats in ((i, j), (j, i)):
+            tables.append(Table(seats=seats, deck_stream=stream, hands=(0, 1), scored=(0, 1), group=g))
+    k = len(specs)
+    return Design(name="round-robin", strategies=specs, players=2, entrants=specs, tables=tuple(tables),
+                  measures=(f"head-to-head margins of all {k * (k - 1) // 2} pairs of {k} strategies, "
+                            "each pair in both seatings on the same decks"))
+
+
+def hero(specs: Sequence[str], players: int, *, reference: str | None = None,
+         background: Sequence[str] | None = None, shared_decks: bool = True) -> Design:
+    """Each strategy in every position against ``players - 1`` copies of ``reference`` (or ``background``).
+
+    ``background`` lists the other ``players - 1`` specs, filling the free
+    positions in order.  Strategy ``h`` gives tables ``h * players + p`` with the
+    hero at position ``p``; all on stream 0 (``shared_decks``) or stream ``h``.
+    """
+    _check_players(players)
+    specs = _check_strategies(specs, 1)
+    if (reference is None) == (background is None):
+        raise TournamentError("hero needs exactly one of a reference strategy or a background field")
+    if background is None:
+        assert reference is not None
+        back = (reference.strip(),) * (players - 1)
+        what = f"{players - 1} {'copy' if players == 2 else 'copies'} of {reference.strip()}"
+    else:
+        back = tuple(s.strip() for s in background)
+        if len(back) != players - 1:
+            raise TournamentError(f"a background field for {players} players names {players - 1} "
+                                  f"strateg{'y' if players == 2 else 'ies'}, got {len(back)}")
+        what = "the field " + ", ".join(back)
+    keys = {_canonical(s): e for e, s in enumerate(specs)}
+    entrants = list(specs)
+    back_ids = []
+    for s in back:
+        key = _canonical(s)
+        if key not in keys:
+            keys[key] = len(entrants)
+            entrants.append(s)
+        back_ids.append(keys[key])
+    tables = []
+    for h in range(len(specs)):
+        for p in range(players):
+            others = iter(back_ids)
+            seats = tuple(h if q == p else next(others) for q in range(players))
+            tables.append(Table(seats=seats, deck_stream=0 if shared_decks else h, hands=tuple(range(players)),
+                                scored=(p,), group=h))
+    return Design(name="hero", strategies=specs, players=players, entrants=tuple(entrants), tables=tuple(tables),
+                  measures=(f"each strategy's win rate against {what}, in every position on the same decks "
+                            "(seat advantage averaged out)"))
+
+
+def field(specs: Sequence[str], players: int) -> Design:
+    """The rotated line-ups of ``durak compare`` today: rotation ``j`` seats strategy ``(p + j) % k`` at ``p``."""
+    _check_players(players)
+    specs = _check_strategies(specs, 2)
+    k = len(specs)
+    tables = tuple(Table(seats=tuple((p + j) % k for p in range(players)), deck_stream=0,
+                         hands=tuple(range(players)), scored=tuple(range(players)), group=j) for j in range(k))
+    return Design(name="field", strategies=specs, players=players, entrants=specs, tables=tables,
+                  measures=("each strategy's win rate against the mix of the others it met (every position "
+                            "once per deck, opponents pooled): a field average, not a head-to-head result"))
+
+
+def make_design(name: str, specs: Sequence[str], players: int, *, reference: str | None = None,
+                background: Sequence[str] | None = None, shared_decks: bool = True) -> Design:
+    """The design called ``name`` (one of :data:`DESIGNS`); a one-line TournamentError otherwise."""
+    builders: dict[str, Callable[[], Design]] = {
+        "round-robin": lambda: round_robin(specs, players, shared_decks=shared_decks),
+        "hero": lambda: hero(specs, players, reference=reference, background=background, shared_decks=shared_decks),
+        "field": lambda: field(specs, players),
+    }
+    if name not in builders:
+        raise TournamentError(f"unknown design {name!r}; choose one of {', '.join(DESIGNS)}")
+    if name != "hero" and (reference is not None or background is not None):
+        raise TournamentError(f"a reference or background field belongs to the hero design, not {name}")
+    return builders[name]()
+
+
+# ---------------------------------------------------------------- results by strategy
+def head_to_head(design: Design, wins: Sequence[ArrayLike]) -> FloatArray:
+    """Per-deck head-to-head scores of a round-robin: (D, k, k), ``[d, i, j]`` = i's win share against j.
+
+    ``wins[t]`` is table ``t``'s (D, 2) win share by position on the decks of its
+    stream (deals: 1/0; matches: the win share, ties share, CZ7).  A pair's score
+    on deck ``d`` is the mean over its two seatings; the diagonal is NaN.  Capped
+    deals give neither player a win, so ``[d, i, j] + [d, j, i]`` may be below 1.
+    """
+    if design.name != "round-robin":
+        raise TournamentError(f"head-to-head scores come from a round-robin, not {design.name}")
+    if len(wins) != len(design.tables):
+        raise TournamentError(f"{len(design.tables)} tables in the design, results for {len(wins)}")
+    arrs = [np.asarray(w, dtype=np.float64) for w in wins]
+    sizes = {a.shape for a in arrs}
+    if len(sizes) != 1 or arrs[0].ndim != 2 or arrs[0].shape[1] != 2:
+        raise TournamentError(f"every table needs (decks, 2) win shares of the same size, got {sorted(sizes)}")
+    d, k = arrs[0].shape[0], len(design.strategies)
+    out = np.full((d, k, k), np.nan)
+    for g, (i, j) in enumerate(design.pairs):
+        a, b = arrs[2 * g], arrs[2 * g + 1]  # seatings (i, j) and (j, i)
+        out[:, i, j] = (a[:, 0] + b[:, 1]) / 2
+        out[:, j, i] = (a[:, 1] + b[:, 0]) / 2
+    return out
+
+
+def hero_scores(design: Design, results: Sequence[ArrayLike]) -> FloatArray:
+    """Per-deck score of each hero strategy: (D, k), the mean over its ``players`` positions.
+
+    ``results[t]`` is table ``t``'s (D, players) outcome by position (win share,
+    loss share or points); only the hero's position is read.
+    """
+    if design.name != "hero":
+        raise TournamentError(f"hero scores come from a hero design, not {design.name}")
+    if len(results) != len(design.tables):
+        raise TournamentError(f"{len(design.tables)} tables in the design, results for {len(results)}")
+    k, n = len(design.strategies), design.players
+    arrs = [np.asarray(r, dtype=np.float64) for r in results]
+    out = np.zeros((arrs[0].shape[0], k))
+    for t, (table, a) in enumerate(zip(design.tables, arrs)):
+        if a.shape != arrs[0].shape or a.ndim != 2 or a.shape[1] != n:
+            raise TournamentError(f"table {t}: expected (decks, {n}) outcomes like table 0, got {a.shape}")
+        out[:, table.group] += a[:, table.scored[0]] / n
+    return out
+
+
+# ---------------------------------------------------------------- dealing by strategy (SV2)
+def hand_positions(players: int, hand_size: int) -> NDArray[np.int64]:
+    """(players, hand_size) deck positions of each canonical hand (module doc): hand j = positions j, j + n, ..."""
+    return np.arange(players * hand_size, dtype=np.int64).reshape(hand_size, players).T
+
+
+def arrange_deck(decks: ArrayLike, dealer: ArrayLike, hands: ArrayLike, *, players: int,
+                 hand_size: int) -> NDArray[np.int8]:
+    """Reorder deck orders so that a deal from ``dealer`` gives player ``p`` canonical hand ``hands[p]``.
+
+    Args:
+        decks: (R, D) deck orders as the design drew them.
+        dealer: (R,) player id of each row's dealer (seat 0, G2).
+        hands: (players,) or (R, players) permutation: the canonical hand of each player.
+        players, hand_size: the rule set's ``players`` and ``hand_size``.
+
+    Returns:
+        (R, D) int8 decks; positions from ``players * hand_size`` on (starter,
+        talon) are unchanged.  Dealt as the simulator deals (G10a: position ``i``
+        to seat ``(i + 1) % n``), player ``p`` receives exactly the cards of
+        canonical hand ``hands[p]``, in the order they were dealt.
+    """
+    d = np.asarray(decks)
+    if d.ndim != 2 or d.shape[1] < players * hand_size:
+        raise TournamentError(f"decks must be (rows, deck size >= {players * hand_size}), got {d.shape}")
+    r = d.shape[0]
+    dl = np.broadcast_to(np.asarray(dealer, dtype=np.int64), (r,))
+    hp = np.broadcast_to(np.asarray(hands, dtype=np.int64), (r, players))
+    if not (np.sort(hp, axis=1) == np.arange(players)).all():
+        raise TournamentError(f"hands must be a permutation of 0..{players - 1} for every row")
+    # position i (residue j = i % n) goes to player (dealer + j + 1) % n, who must get hand hands[player]
+    j = np.arange(players)
+    player = (dl[:, None] + j[None, :] + 1) % players  # (R, n): the player served by residue j
+    src_residue = np.take_along_axis(hp, player, axis=1)  # (R, n): canonical hand to put at residue j
+    rounds = np.arange(hand_size) * players  # start of each round of dealing
+    src = rounds[None, :, None] + src_residue[:, None, :]  # (R, h, n)
+    out = d.astype(np.int8, copy=True)
+    out[:, : players * hand_size] = np.take_along_axis(d, src.reshape(r, -1), axis=1)
+    return out
+
+
+def hands_by_player(decks: ArrayLike, dealer: ArrayLike, *, players: int, hand_size: int) -> NDArray[np.int8]:
+    """(R, players, hand_size) cards each player is dealt from ``decks`` by ``dealer`` (G10a), in deal order.
+
+    The dealing of :func:`analyzer.engine.deal.deal_hands` with seats turned into
+    players; used to check :func:`arrange_deck` against the rule.
+    """
+    d = np.asarray(decks)
+    r = d.shape[0]
+    dl = np.broadcast_to(np.asarray(dealer, dtype=np.int64), (r,))
+    out = np.zeros((r, players, hand_size), np.int8)
+    for i in range(players * hand_size):
+        seat = (i + 1) % players
+        out[np.arange(r), (dl + seat) % players, i // players] = d[:, i]
+    return out
