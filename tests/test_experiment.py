@@ -205,7 +205,7 @@ def test_deals_and_matches_make_both_units(tmp_path: Path) -> None:
 
 def test_to_dict_round_trip(tmp_path: Path) -> None:
     text = ('name = "t"\nvariants = ["czech", "prague"]\nplayers = [3]\nfield = ["random", "greedy"]\n'
-            'deals = 10\nmatches = 2\nseed = 5\nreports = ["positions", "charts"]\n'
+            'deals = 10\nmatches = 2\nseed = 5\nreports = ["positions", "length"]\n'
             '[rules]\nhand_size = 6\n[rules.prague]\ntarget = 300\n[grid]\nreshuffle = ["turn_over", "shuffle"]\n')
     exp = load(tmp_path, text)
     d = exp.to_dict()

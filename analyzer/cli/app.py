@@ -266,7 +266,7 @@ def _warn_capped(folder: Path) -> None:
 @app.command()
 def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")]) -> None:
     """Rebuild report.md and report.html from stored results, without simulating."""
-    from analyzer.report.report import build_report
+    from analyzer.report.build import build_report
 
     with user_errors():
         if not (folder / "results").is_dir():

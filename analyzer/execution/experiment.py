@@ -26,7 +26,7 @@ optional)::
     seed = 1                        # default 0; chunk seeds derive from (seed, cell, chunk) only
     chunk_size = 50_000             # deals per chunk (the unit of parallel work and of resuming)
     match_chunk_size = 2_000        # matches per chunk
-    reports = ["positions", "first_player", "charts"]
+    reports = ["first_player", "positions", "length"]
 
     [rules]                         # option overrides (RULES.md "Option names") for every cell
     hand_size = 6
@@ -49,18 +49,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from analyzer.core.report_kinds import REPORT_KINDS
 from analyzer.core.rules import OPTIONS, PLAYERS, VARIANTS, RuleSet, RulesError, make_rules, parse_value
 
 UNITS = ("deal", "match")
 #: Count key of each unit in the file.
 UNIT_KEYS = {"deal": "deals", "match": "matches"}
 DEFAULT_CHUNK = {"deal": 50_000, "match": 2_000}
-#: Report kinds an experiment may ask for (analyzer.report.report draws them).
-REPORT_KINDS = (
-    "positions", "first_player", "strategies", "wild_penalty", "length", "ends",
-    "house_rules", "matches", "charts",
-)
-DEFAULT_REPORTS = ("positions",)
+#: Report kinds an experiment may ask for: the one list, drawn by analyzer.report.sections.
+DEFAULT_REPORTS = ("first_player", "positions")
 KNOWN_KEYS = (
     "name", "description", "variant", "variants", "players", "lineup", "field", "rules",
     "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports",

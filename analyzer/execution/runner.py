@@ -244,7 +244,7 @@ def run_experiment(
         quiet: no progress bar (there is none off a terminal either).
         check: ask the simulator to check invariants (slower; results unchanged).
         simulator: module path of the simulator (default ``analyzer.sim.simulator``).
-        report: call ``analyzer.report.report.build_report(out)`` afterwards, if that module exists.
+        report: call ``analyzer.report.build.build_report(out)`` afterwards, if that module exists.
 
     Raises:
         ExperimentError: a malformed experiment or bad argument (one line), or
@@ -305,7 +305,7 @@ def run_experiment(
 
     if report and exp.reports:
         try:
-            from analyzer.report.report import build_report
+            from analyzer.report.build import build_report
         except ImportError as e:
             if not quiet:
                 print(f"note: no report built ({e}); results are in {res_dir}", file=sys.stderr)
