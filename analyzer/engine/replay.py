@@ -17,6 +17,7 @@ import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE, CardError, card_str, deck, parse_card, parse_suit, rank_of
 from analyzer.engine.deal import Deal, DealOutcome, IllegalMove
+from analyzer.core.inputs import loads_toml, read_user_text
 from analyzer.core.rules import RuleSet, RulesError, make_rules
 
 
@@ -54,7 +55,7 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read and check a scenario file; ScenarioError names the file and the key."""
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = loads_toml(read_user_text(p))  # bounded: size, file kind, nesting depth
     except FileNotFoundError:
         raise ScenarioError(f"{p}: no such file") from None
     except OSError as exc:
