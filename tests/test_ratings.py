@@ -1,0 +1,200 @@
+"""Bradley–Terry ratings and paired head-to-head margins (issue 14, point 2): answers known in advance."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyzer.stats.intervals import paired_difference
+from analyzer.stats.ratings import (
+    ELO,
+    RatingError,
+    bootstrap_ratings,
+    cross_table,
+    fit_bradley_terry,
+    ratings,
+    win_probability,
+)
+
+
+def simulate(strengths: list[float], decks: int, seed: int, *, deck_luck: float = 0.0) -> np.ndarray:
+    """Per-deck head-to-head scores (D, k, k) of a round-robin with two seatings per pair.
+
+    ``P(i beats j) = logistic(r_i - r_j)`` (logit); ``deck_luck`` shifts every game of a deck towards
+    the first seat by a deck-wide amount (seat luck the duplicate design must cancel).
+    """
+    rng = np.random.default_rng(seed)
+    r = np.asarray(strengths)
+    k = len(r)
+    s = np.full((decks, k, k), np.nan)
+    luck = rng.normal(0.0, deck_luck, decks) if deck_luck else np.zeros(decks)
+    for i in range(k):
+        for j in range(i + 1, k):
+            gap = r[i] - r[j]
+            first = rng.random(decks) < 1 / (1 + np.exp(-(gap + luck)))  # i in seat 0
+            second = rng.random(decks) < 1 / (1 + np.exp(-(gap - luck)))  # i in seat 1: luck favours j
+            s[:, i, j] = (first.astype(float) + second) / 2
+            s[:, j, i] = 1 - s[:, i, j]
+    return s
+
+
+def test_two_strategies_rating_gap_is_the_log_odds_of_their_wins() -> None:
+    """Known answer: with two strategies the maximum-likelihood gap is log(w_ab / w_ba)."""
+    r = fit_bradley_terry([[0, 3], [1, 0]], prior=0)
+    assert r[0] - r[1] == pytest.approx(math.log(3), abs=1e-9)
+    assert r.sum() == pytest.approx(0, abs=1e-12)
+    s = np.zeros((4, 2, 2))
+    s[:3, 0, 1] = 1
+    s[3, 1, 0] = 1
+    frame = ratings(s, ["a", "b"], prior=0, boot=50)
+    assert frame["rating"].tolist() == pytest.approx([ELO * math.log(3) / 2, -ELO * math.log(3) / 2])
+    assert frame["rating"][0] - frame["rating"][1] == pytest.approx(400 * math.log10(3))
+
+
+def test_three_strategies_known_answer_satisfies_the_likelihood_equations() -> None:
+    """At the maximum each strategy's expected wins equal its actual wins (the Bradley–Terry score equations)."""
+    w = np.array([[0, 7, 4], [3, 0, 6], [6, 2, 0]], float)
+    r = fit_bradley_terry(w, prior=0)
+    p = 1 / (1 + np.exp(-(r[:, None] - r[None, :])))
+    n = w + w.T
+    expected = (n * p).sum(axis=1) - np.diag(n * p)
+    assert expected == pytest.approx(w.sum(axis=1), abs=1e-8)
+
+
+def test_known_strengths_are_recovered() -> None:
+    truth = np.array([-0.6, -0.1, 0.2, 0.5])  # logit, mean 0
+    s = simulate(list(truth), 3000, seed=1)
+    frame = ratings(s, ["a", "b", "c", "d"], scale="logit", boot=200, seed=2).set_index("strategy")
+    got = frame.loc[["a", "b", "c", "d"], "rating"].to_numpy()
+    assert got == pytest.approx(truth, abs=0.06)
+    assert list(frame.index) == ["d", "c", "b", "a"]  # best first
+    assert (frame["lo"] < frame["rating"]).all() and (frame["rating"] < frame["hi"]).all()
+    assert (frame["n_decks"] == 3000).all()
+
+
+def test_symmetric_data_gives_equal_ratings() -> None:
+    s = np.full((10, 3, 3), 0.5)
+    s[:, [0, 1, 2], [0, 1, 2]] = np.nan
+    assert ratings(s, ["a", "b", "c"], boot=20)["rating"].to_numpy() == pytest.approx(0, abs=1e-9)
+    # a rock-paper-scissors cycle: everyone beats one and loses to one, so all are equal
+    c = np.full((6, 3, 3), np.nan)
+    for i in range(3):
+        c[:, i, (i + 1) % 3], c[:, (i + 1) % 3, i] = 1.0, 0.0
+    assert ratings(c, ["r", "p", "s"], boot=20, prior=0)["rating"].to_numpy() == pytest.approx(0, abs=1e-9)
+
+
+def test_a_dominant_strategy_is_rated_first_and_apart() -> None:
+    s = simulate([0.0, 0.3, 0.1], 400, seed=3)
+    s[:, 0, 1:] = 1.0  # 'top' wins every game against both
+    s[:, 1:, 0] = 0.0
+    frame = ratings(s, ["top", "b", "c"], boot=200).set_index("strategy")
+    assert frame.index[0] == "top"
+    assert np.isfinite(frame.to_numpy(dtype=float)).all()  # the prior keeps it finite
+    assert frame.loc["top", "lo"] > frame.drop("top")["hi"].max()
+    # known answer with the prior: 4 wins to none plus half a virtual win each way is a gap of log(4.5 / 0.5)
+    r = fit_bradley_terry([[0, 4], [0, 0]])
+    assert r[0] - r[1] == pytest.approx(math.log(9))
+    with pytest.raises(RatingError, match=r"ratings are infinite \(top never lost\)"):
+        ratings(s, ["top", "b", "c"], prior=0)
+
+
+def test_anchor_and_scale() -> None:
+    s = simulate([0.0, 0.4, -0.4], 300, seed=4)
+    elo = ratings(s, ["a", "b", "c"], boot=50, anchor="a").set_index("strategy")
+    logit = ratings(s, ["a", "b", "c"], boot=50, anchor="a", scale="logit").set_index("strategy")
+    assert elo.loc["a", ["rating", "lo", "hi"]].tolist() == [0, 0, 0]
+    assert elo["rating"].to_numpy() == pytest.approx(logit["rating"].to_numpy() * ELO)
+    gap = elo.loc["b", "rating"] - elo.loc["c", "rating"]
+    assert 0.5 < float(win_probability(gap)) < 1
+    assert float(win_probability(100.0)) == pytest.approx(1 / (1 + 10 ** (-100 / 400)))
+
+
+def test_bootstrap_is_deterministic_for_a_seed_and_resamples_decks() -> None:
+    s = simulate([0.0, 0.2, 0.5], 200, seed=5)
+    a = bootstrap_ratings(s, boot=30, seed=7)
+    assert (a == bootstrap_ratings(s, boot=30, seed=7)).all()
+    assert not (a == bootstrap_ratings(s, boot=30, seed=8)).all()
+    assert a.shape == (30, 3) and np.allclose(a.mean(axis=1), 0)
+
+
+def pseudo_truth(strengths: list[float], deck_luck: float) -> np.ndarray:
+    """The ratings an infinite tournament of :func:`simulate` would give (logit, mean 0).
+
+    Seat luck averages each pair's win rate towards 1/2, so the Bradley–Terry answer is not the generating
+    strengths: fit the expected wins, integrated over the luck by Gauss–Hermite quadrature.
+    """
+    x, wq = np.polynomial.hermite_e.hermegauss(60)
+    wq = wq / wq.sum()
+    r = np.asarray(strengths)
+    gap = r[:, None] - r[None, :]
+    sig = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+    e = sum(wk * (sig(gap + deck_luck * xk) + sig(gap - deck_luck * xk)) / 2 for xk, wk in zip(x, wq))
+    np.fill_diagonal(e, 0.0)
+    return fit_bradley_terry(e, prior=0)
+
+
+def test_intervals_cover_the_truth_at_about_the_nominal_rate() -> None:
+    """A small simulation: 95 % intervals of 3 strategies over 80 tournaments of 150 decks with seat luck."""
+    strengths = [-0.3, 0.1, 0.2]
+    truth = pseudo_truth(strengths, 1.0)
+    assert abs(truth[0]) < abs(strengths[0])  # the luck does shrink the answer
+    hits, total = 0, 0
+    for rep in range(80):
+        s = simulate(strengths, 150, seed=100 + rep, deck_luck=1.0)
+        f = ratings(s, ["a", "b", "c"], boot=200, seed=rep, scale="logit").set_index("strategy")
+        inside = (f.loc[["a", "b", "c"], "lo"].to_numpy() <= truth) & (truth <= f.loc[["a", "b", "c"], "hi"])
+        hits += int(inside.sum())
+        total += 3
+    assert 0.89 <= hits / total <= 0.99
+
+
+def test_cross_table_margins_are_paired_over_decks_with_holm() -> None:
+    s = simulate([0.0, 0.0, 1.0], 500, seed=6, deck_luck=2.0)
+    t = cross_table(s, ["a", "b", "c"])
+    assert len(t) == 6
+    ab = t[(t.a == "a") & (t.b == "b")].iloc[0]
+    e = paired_difference(s[:, 0, 1] - s[:, 1, 0], np.zeros(500))
+    assert (ab.margin, ab.lo, ab.hi) == pytest.approx((float(e.est), float(e.lo), float(e.hi)))
+    ba = t[(t.a == "b") & (t.b == "a")].iloc[0]
+    assert (ba.margin, ba.lo, ba.hi) == pytest.approx((-ab.margin, -ab.hi, -ab.lo))
+    ca = t[(t.a == "c") & (t.b == "a")].iloc[0]
+    assert ca.significant and ca.margin > 0.2 and ca.p_holm >= ca.p
+    assert not ab.significant  # equal strengths
+    assert set(t.columns) >= {"a", "b", "margin", "lo", "hi", "p", "p_holm", "significant", "n_decks"}
+
+
+def test_cross_table_holm_can_overrule_a_raw_p_value() -> None:
+    """Three pairs each with p just under 0.05: significant alone, not after Holm."""
+    d = 400
+    rng = np.random.default_rng(0)
+    s = np.full((d, 3, 3), np.nan)
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        x = rng.permutation(np.r_[np.ones(221), np.zeros(179)])
+        s[:, i, j], s[:, j, i] = x, 1 - x
+    t = cross_table(s, ["a", "b", "c"])
+    assert (t.p < 0.05).all() and ((t.lo > 0) | (t.hi < 0)).all()  # each interval alone excludes 0
+    assert (t.p_holm > 0.05).all() and not t.significant.any()
+
+
+def test_bad_input_is_one_line() -> None:
+    with pytest.raises(RatingError, match=r"scores must be \(decks, k, k\)"):
+        ratings(np.zeros((3, 2)), ["a", "b"])
+    with pytest.raises(RatingError, match="3 strategies in the scores, 2 names"):
+        ratings(np.zeros((3, 3, 3)), ["a", "b"])
+    s = np.full((2, 3, 3), np.nan)
+    s[:, 0, 1], s[:, 1, 0] = 1, 0
+    with pytest.raises(RatingError, match="no decided games link c to a"):
+        ratings(s, ["a", "b", "c"])
+    with pytest.raises(RatingError, match="anchor 'z' is not among"):
+        ratings(simulate([0, 0], 5, 1), ["a", "b"], anchor="z", boot=5)
+    with pytest.raises(RatingError, match="unknown rating scale 'glicko'"):
+        ratings(simulate([0, 0], 5, 1), ["a", "b"], scale="glicko")
+
+
+def test_ratings_frame_is_tidy() -> None:
+    f = ratings(simulate([0, 0.1], 20, 1), ["a", "b"], boot=10)
+    assert list(f.columns) == ["strategy", "rating", "lo", "hi", "n_decks"]
+    assert isinstance(f, pd.DataFrame) and f["n_decks"].dtype.kind == "i"
