@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import analyzer.sim.simulator as simulator
+from analyzer.execution import compare_run
 from analyzer.stats import compare
 from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
@@ -47,7 +48,7 @@ def test_simulator_gets_the_rotated_lineups_on_the_same_decks(monkeypatch: pytes
         return real(rules, strategies, n, seed, **kw)
 
     monkeypatch.setattr(simulator, "simulate_deals", spy)
-    compare.run_compare(CZECH4, ["greedy", "random", "weighted"], 50, seed=3)
+    compare_run.run_compare(CZECH4, ["greedy", "random", "weighted"], 50, seed=3)
     assert [c[0] for c in calls] == [["greedy", "random", "weighted", "greedy"],
                                       ["random", "weighted", "greedy", "random"],
                                       ["weighted", "greedy", "random", "weighted"]]
@@ -66,7 +67,7 @@ def test_scores_are_means_over_the_places_a_strategy_held(monkeypatch: pytest.Mo
         return res
 
     monkeypatch.setattr(simulator, "simulate_deals", fake)
-    cmp = compare.run_compare(CZECH4, ["wild-keeper", "greedy", "random"], 40, seed=1)
+    cmp = compare_run.run_compare(CZECH4, ["wild-keeper", "greedy", "random"], 40, seed=1)
     assert np.allclose(cmp.scores["win"], [[3 / 4, 0, 0]])
     assert np.allclose(cmp.scores["win_rot"].sum(axis=1), cmp.scores["win"])
     assert np.allclose(cmp.scores["loss"].sum(axis=1), 3 / 4)  # one loser per game, 3 games, 4 places each
@@ -77,7 +78,7 @@ def test_scores_are_means_over_the_places_a_strategy_held(monkeypatch: pytest.Mo
 # ---------------------------------------------------------------- known answers
 @pytest.mark.parametrize("spec", ["greedy", "random"])
 def test_a_strategy_against_itself_differs_by_exactly_zero_on_every_deck(spec: str) -> None:
-    cmp = compare.run_compare(CZECH4, [spec, spec], 400, seed=5)
+    cmp = compare_run.run_compare(CZECH4, [spec, spec], 400, seed=5)
     for m in compare.METRICS:
         assert np.array_equal(cmp.scores[m][:, 0], cmp.scores[m][:, 1])  # common random numbers: random too
     out = compare.summarize_comparison(cmp)
@@ -88,7 +89,7 @@ def test_a_strategy_against_itself_differs_by_exactly_zero_on_every_deck(spec: s
 
 
 def test_greedy_beats_random_in_czech_4p_after_holm() -> None:
-    out = compare.summarize_comparison(compare.run_compare(CZECH4, ["random", "greedy"], 3000, seed=11))
+    out = compare.summarize_comparison(compare_run.run_compare(CZECH4, ["random", "greedy"], 3000, seed=11))
     (pair,) = out["pairs"]
     assert pair["verdict"] == "greedy better than random"
     assert pair["hi"] < 0 and pair["p_holm"] < 0.01
@@ -98,7 +99,7 @@ def test_greedy_beats_random_in_czech_4p_after_holm() -> None:
 
 
 def test_duplicate_design_narrows_the_interval_for_deterministic_strategies() -> None:
-    out = compare.summarize_comparison(compare.run_compare(CZECH4, ["greedy", "weighted"], 4000, seed=2))
+    out = compare.summarize_comparison(compare_run.run_compare(CZECH4, ["greedy", "weighted"], 4000, seed=2))
     (nw,) = out["narrowing"]
     assert nw["ratio"] > 1.3 and nw["ratio_fresh_decks"] > 1.3
     assert nw["paired_half_width"] < nw["independent_half_width"]
@@ -107,7 +108,7 @@ def test_duplicate_design_narrows_the_interval_for_deterministic_strategies() ->
 
 
 def test_holm_verdicts_over_all_pairs() -> None:
-    out = compare.summarize_comparison(compare.run_compare(CZECH4, ["greedy", "random", "weighted"], 600, seed=4))
+    out = compare.summarize_comparison(compare_run.run_compare(CZECH4, ["greedy", "random", "weighted"], 600, seed=4))
     pairs = out["pairs"]
     assert [(p["a"], p["b"]) for p in pairs] == [("greedy", "random"), ("greedy", "weighted"), ("random", "weighted")]
     assert np.allclose([p["p_holm"] for p in pairs], holm([p["p"] for p in pairs]), atol=1e-6)
@@ -117,18 +118,18 @@ def test_holm_verdicts_over_all_pairs() -> None:
 
 
 def test_results_depend_on_the_seed_not_on_jobs() -> None:
-    a = compare.run_compare(CZECH4, ["greedy", "random"], 300, seed=9, jobs=1, chunk=100)
-    b = compare.run_compare(CZECH4, ["greedy", "random"], 300, seed=9, jobs=2, chunk=100)
+    a = compare_run.run_compare(CZECH4, ["greedy", "random"], 300, seed=9, jobs=1, chunk=100)
+    b = compare_run.run_compare(CZECH4, ["greedy", "random"], 300, seed=9, jobs=2, chunk=100)
     assert all(np.array_equal(a.scores[m], b.scores[m]) for m in compare.SCORES)
 
 
 def test_matches_use_win_share_and_replay_with_more_decks_when_short() -> None:
     rules = make_rules("czech", 2, {"target": "60"})
-    part = compare._chunk(rules, ["greedy", "weighted"], 30, 0, 0, True, match_decks=2)  # 2 decks: must grow
+    part = compare_run.compare_chunk(rules, ["greedy", "weighted"], 30, 0, 0, True, match_decks=2)  # 2 decks: must grow
     win = part["scores"]["win"]
     assert win.shape == (30, 2) and np.allclose(win.sum(axis=1), 1.0)  # two players share every match
     assert part["deals"] > 2 * 2 * 30
-    cmp = compare.run_compare(make_rules("czech", 3, {"target": "100"}), ["greedy", "weighted"], 40, seed=1,
+    cmp = compare_run.run_compare(make_rules("czech", 3, {"target": "100"}), ["greedy", "weighted"], 40, seed=1,
                               matches=True)
     out = compare.summarize_comparison(cmp)
     assert out["unit"] == "match" and out["games"] == 80 and out["deals_played"] > 80

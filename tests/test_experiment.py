@@ -109,7 +109,7 @@ def test_impossible_rules(tmp_path: Path) -> None:
     msg = refused(tmp_path, 'variant = "czech"\nplayers = [6]\ndeals = 1\n[rules]\nhand_size = 7\n')
     assert msg == "key 'rules': czech 6p: deck of 36 is too small for 6 players x 7 cards + 1"
     ok = load(tmp_path, 'variant = "czech"\nplayers = [6]\ndeals = 1\n[rules]\nhand_size = 7\ndeck_size = 52\n')
-    assert ok.cells[0].rules().hand_size == 7
+    assert ok.cells[0].rules.hand_size == 7
 
 
 def test_impossible_combination_names_the_grid(tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_matches_need_a_target(tmp_path: Path) -> None:
     msg = refused(tmp_path, 'variant = "prague"\nmatches = 10\n')
     assert msg.startswith("key 'matches': prague has no match target")
     exp = load(tmp_path, 'variant = "prague"\nplayers = 3\nmatches = 10\n[rules.prague]\ntarget = 300\n')
-    assert exp.cells[0].rules().target == 300
+    assert exp.cells[0].rules.target == 300
 
 
 def test_variant_rules_for_absent_variant(tmp_path: Path) -> None:
@@ -170,8 +170,8 @@ def test_grid_product_and_labels(tmp_path: Path) -> None:
     assert len(exp.cells) == 8
     c = exp.cells[3]
     assert (c.players, c.grid) == (2, (("sevens", True), ("eight_stop", True)))
-    assert c.label == "czech 2p sevens=True eight_stop=True"
-    rs = c.rules()
+    assert c.label == "czech 2p sevens=on eight_stop=on"  # the rules text form, never Python values
+    rs = c.rules
     assert rs.sevens and rs.eight_stop and rs.hand_size == 6
 
 
@@ -205,7 +205,7 @@ def test_deals_and_matches_make_both_units(tmp_path: Path) -> None:
 
 def test_to_dict_round_trip(tmp_path: Path) -> None:
     text = ('name = "t"\nvariants = ["czech", "prague"]\nplayers = [3]\nfield = ["random", "greedy"]\n'
-            'deals = 10\nmatches = 2\nseed = 5\nreports = ["positions", "charts"]\n'
+            'deals = 10\nmatches = 2\nseed = 5\nreports = ["positions", "length"]\n'
             '[rules]\nhand_size = 6\n[rules.prague]\ntarget = 300\n[grid]\nreshuffle = ["turn_over", "shuffle"]\n')
     exp = load(tmp_path, text)
     d = exp.to_dict()

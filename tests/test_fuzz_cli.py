@@ -66,7 +66,7 @@ MEDIUM = {
 }
 MATCHES = {
     "name": "fz_matches", "variant": "svinya", "lineup": ["greedy", "random"], "matches": 10,
-    "match_chunk_size": 5, "seed": 3, "reports": ["positions", "matches"], "rules": {"target": 60},
+    "match_chunk_size": 5, "seed": 3, "reports": ["positions", "length"], "rules": {"target": 60},
 }
 BASES = [TINY, MEDIUM, MATCHES]
 

@@ -8,19 +8,24 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.report import report
+from analyzer.core.report_kinds import REPORT_KINDS
+from analyzer.report import format as fmt
+from analyzer.report import render
+from analyzer.report.build import ReportPaths, build_report, requested_kinds
+from analyzer.report.sections import SECTIONS
+from analyzer.stats.tables import ResultsError
 from tests.test_tables import MANIFEST, write_results
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, report.ReportPaths]:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ReportPaths]:
     d = write_results(tmp_path_factory.mktemp("report"))
-    return d, report.build_report(d)
+    return d, build_report(d)
 
 
-def test_report_writes_markdown_html_and_charts(built: tuple[Path, report.ReportPaths]) -> None:
+def test_report_writes_markdown_html_and_charts(built: tuple[Path, ReportPaths]) -> None:
     d, paths = built
     assert paths.markdown == d / "report.md" and paths.markdown.exists()
     assert paths.html == d / "report.html" and paths.html.exists()
@@ -31,7 +36,7 @@ def test_report_writes_markdown_html_and_charts(built: tuple[Path, report.Report
     assert all(b"<svg" in p.read_bytes()[:2000] for p in svgs)
 
 
-def test_report_opens_with_capped_warning_then_answers(built: tuple[Path, report.ReportPaths]) -> None:
+def test_report_opens_with_capped_warning_then_answers(built: tuple[Path, ReportPaths]) -> None:
     md = built[1].markdown.read_text(encoding="utf-8")
     lines = [ln for ln in md.splitlines() if ln.strip()]
     assert lines[0].startswith("# ")
@@ -39,7 +44,7 @@ def test_report_opens_with_capped_warning_then_answers(built: tuple[Path, report
     assert md.index("WARNING") < md.index("## Answers") < md.index("## First-player advantage")
 
 
-def test_first_player_sentence_states_rate_interval_fair_share_and_n(built: tuple[Path, report.ReportPaths]) -> None:
+def test_first_player_sentence_states_rate_interval_fair_share_and_n(built: tuple[Path, ReportPaths]) -> None:
     md = built[1].markdown.read_text(encoding="utf-8")
     assert ("In prague with 3 players the first player wins 40.0% [37.0, 43.1] of deals "
             "against a fair 33.3% (n=1,000)") in md
@@ -49,7 +54,7 @@ def test_first_player_sentence_states_rate_interval_fair_share_and_n(built: tupl
     assert "of matches against a fair 50.0% (n=10): not distinguishable from fair" in md
 
 
-def test_report_answers_wild_penalty_keeper_dumper_and_length(built: tuple[Path, report.ReportPaths]) -> None:
+def test_report_answers_wild_penalty_keeper_dumper_and_length(built: tuple[Path, ReportPaths]) -> None:
     md = built[1].markdown.read_text(encoding="utf-8")
     assert "picked the loser in 10.0% [8.3, 12.0] of deals" in md
     assert "wild-keeper loses 54.0%" in md and "not distinguishable from 0" in md
@@ -57,7 +62,7 @@ def test_report_answers_wild_penalty_keeper_dumper_and_length(built: tuple[Path,
     assert "a match lasts 7.0 deals" in md
 
 
-def test_report_records_how_it_was_run(built: tuple[Path, report.ReportPaths]) -> None:
+def test_report_records_how_it_was_run(built: tuple[Path, ReportPaths]) -> None:
     md = built[1].markdown.read_text(encoding="utf-8")
     tail = md[md.index("## How this was run"):]
     assert MANIFEST["command"] in tail and "Seed: 7" in tail and "0.1.0" in tail
@@ -65,7 +70,7 @@ def test_report_records_how_it_was_run(built: tuple[Path, report.ReportPaths]) -
     assert "sevens=True" in tail and "wild-keeper, wild-dumper" in tail
 
 
-def test_html_is_self_contained_with_embedded_png_and_tables(built: tuple[Path, report.ReportPaths]) -> None:
+def test_html_is_self_contained_with_embedded_png_and_tables(built: tuple[Path, ReportPaths]) -> None:
     page = built[1].html.read_text(encoding="utf-8")
     imgs = re.findall(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
     assert imgs and all(base64.b64decode(i)[:8] == PNG_MAGIC for i in imgs)
@@ -75,8 +80,8 @@ def test_html_is_self_contained_with_embedded_png_and_tables(built: tuple[Path, 
 
 
 def test_report_works_with_deals_only_and_single_variant(tmp_path: Path) -> None:
-    d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first-player", "wild"]}, keep_cells=[0])
-    paths = report.build_report(d)
+    d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first_player", "wild_penalty"]}, keep_cells=[0])
+    paths = build_report(d)
     md = paths.markdown.read_text(encoding="utf-8")
     body = md.split("## How this was run")[0]
     assert "WARNING" not in body and "of matches" not in body and "czech" not in body
@@ -85,56 +90,68 @@ def test_report_works_with_deals_only_and_single_variant(tmp_path: Path) -> None
 
 
 def test_report_works_with_matches_only(tmp_path: Path) -> None:
-    d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first-player", "length"]}, keep_cells=[3])
-    md = report.build_report(d).markdown.read_text(encoding="utf-8")
+    d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first_player", "length"]}, keep_cells=[3])
+    md = build_report(d).markdown.read_text(encoding="utf-8")
     assert "of matches against a fair 50.0%" in md and "a match lasts 7.0 deals" in md
 
 
 def test_manifest_reports_list_restricts_sections(tmp_path: Path) -> None:
-    d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first-player", "nonsense"]})
-    md = report.build_report(d).markdown.read_text(encoding="utf-8")
+    d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first_player"]})
+    md = build_report(d).markdown.read_text(encoding="utf-8")
     assert "## First-player advantage" in md
     assert "## The wild-holding" not in md and "## Game length" not in md
-    assert "not recognised" in md and "nonsense" in md
+
+
+def test_unknown_report_kind_is_one_line_naming_it_and_the_valid_ones(tmp_path: Path) -> None:
+    d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first_player", "jack"]})
+    with pytest.raises(ResultsError) as e:
+        build_report(d)
+    msg = str(e.value)
+    assert "\n" not in msg and "'jack'" in msg and "manifest.json" in msg
+    assert all(k in msg for k in REPORT_KINDS)
+
+
+def test_one_builder_per_report_kind_in_report_order() -> None:
+    assert tuple(SECTIONS) == REPORT_KINDS
 
 
 @pytest.mark.parametrize("kinds, expected", [
-    ([], list(report.SECTIONS)),
-    (["jack"], ["wild"]),
-    (["game-length", "head_to_head"], ["head_to_head", "length"]),
-    (["positions"], ["first_player", "positions"]),
-    (["strategies", "charts"], ["strategies", "head_to_head"]),
-    (["house_rules", "ends", "matches", "charts"], ["positions", "house_rules", "length"]),
-    (["wild_penalty", "html"], ["wild"]),
-    (["all"], list(report.SECTIONS)),
-    (["zzz"], list(report.SECTIONS)),
+    ([], REPORT_KINDS),
+    (["length", "head_to_head"], ("head_to_head", "length")),
+    (["positions", "first_player", "positions"], ("first_player", "positions")),
 ])
-def test_requested_sections_matches_loose_names(kinds: list[str], expected: list[str]) -> None:
-    assert report.requested_sections(kinds)[0] == expected
+def test_requested_kinds_are_exact_and_in_report_order(kinds: list[str], expected: tuple[str, ...]) -> None:
+    assert requested_kinds({"reports": kinds}, Path(".")) == expected
+
+
+@pytest.mark.parametrize("kind", ["jack", "wild", "ends", "charts", "First_Player"])
+def test_requested_kinds_have_no_aliases(kind: str) -> None:
+    with pytest.raises(ResultsError, match=repr(kind)):
+        requested_kinds({"reports": [kind]}, Path("."))
 
 
 def test_percent_formatting_keeps_small_rates_visible() -> None:
-    assert report.pct(0.3612) == "36.1%"
-    assert report.pct(0.0002) == "0.020%"
-    assert report.pct_ci(0.5, 0.4038, 0.5962) == "50.0% [40.4, 59.6]"
-    assert report.pp_ci(0.0277, 0.0267, 0.0286) == "+2.8 pp [+2.7, +2.9]"
+    assert fmt.pct(0.3612) == "36.1%"
+    assert fmt.pct(0.0002) == "0.020%"
+    assert fmt.pct_ci(0.5, 0.4038, 0.5962) == "50.0% [40.4, 59.6]"
+    assert fmt.pp_ci(0.0277, 0.0267, 0.0286) == "+2.8 pp [+2.7, +2.9]"
 
 
 def test_markdown_table_escapes_pipes() -> None:
     import pandas as pd
 
-    t = report.md_table(pd.DataFrame({"a": ["x|y"], "b": [1]}))
+    t = render.md_table(pd.DataFrame({"a": ["x|y"], "b": [1]}))
     assert t.splitlines()[2] == "| x\\|y | 1 |"
 
 
-def test_report_states_effect_of_a_rule_switched_alone(built: tuple[Path, report.ReportPaths]) -> None:
+def test_report_states_effect_of_a_rule_switched_alone(built: tuple[Path, ReportPaths]) -> None:
     md = built[1].markdown.read_text(encoding="utf-8")
     assert ("switching on sevens=True moves the first player's win rate per deal from 70.0% to 50.0%, "
             "-20.0 pp [-33.3, -6.7]") in md
     assert "## What each rule option changes" in md
 
 
-def test_report_pools_rotated_lineups_for_the_first_player_answer(built: tuple[Path, report.ReportPaths]) -> None:
+def test_report_pools_rotated_lineups_for_the_first_player_answer(built: tuple[Path, ReportPaths]) -> None:
     md = built[1].markdown.read_text(encoding="utf-8")
     answers = md[md.index("## Answers"):md.index("### Which seat")]
     assert ("In czech with 2 players (sevens=True; wild-dumper and wild-keeper rotated over 2 seatings) "
@@ -144,7 +161,7 @@ def test_report_pools_rotated_lineups_for_the_first_player_answer(built: tuple[P
 def test_strategy_sentences_name_a_winner_only_when_distinguishable() -> None:
     import pandas as pd
 
-    from analyzer.report.report import strategy_sentences
+    from analyzer.report.sentences import strategy_sentences
     from analyzer.stats.intervals import wilson
 
     def rows(rates: dict[str, float], n: int) -> pd.DataFrame:

@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from analyzer.core.rules import OPTIONS, RuleSet, RulesError, make_rules, parse_rule_args, parse_value
+from analyzer.core.rules import (OPTIONS, RuleSet, RulesError, make_rules, parse_description, parse_rule_args,
+                                 parse_value)
 
 # The RULES.md option table: option -> {variant: default}; a missing variant is "—".
 TABLE = {
@@ -125,8 +126,23 @@ def test_pr5_sv5_cz8_effect_tables():
     cz = make_rules("czech", 3).effects
     assert all(e.draw == 0 and not e.skip for e in cz)
     cz = make_rules("czech", 3, {"sevens": True, "eight_stop": True}).effects
-    assert (cz[7].draw, cz[7].skip) == (1, True)
     assert (cz[8].draw, cz[8].skip) == (0, True)
+    # CZ8 sevens: a 7 is served by the sevens chain (seven_penalty), not by the G5 table,
+    # so the table has no entry for 7 that anything could read by mistake
+    assert (cz[7].draw, cz[7].skip) == (0, False)
+
+
+def test_cz8_sevens_is_the_only_source_of_a_sevens_penalty():
+    """CZ8: with sevens on, the 7's penalty comes from seven_penalty (1 card, or one per 7 when
+    accumulating), both in the engine and in the simulator; the effect table stays empty for 7."""
+    from analyzer.engine.deal import Deal
+
+    on = make_rules("czech", 2, {"sevens": "on", "seven_chain": "accumulate"})
+    assert on.seven_penalty(1) == 1 and on.seven_penalty(3) == 3
+    assert make_rules("czech", 2, {"sevens": "on"}).seven_penalty(3) == 1
+    deal = Deal(rules=on, hands=[[0], [1]], talon=[])
+    deal._set_pending(4 * (7 - 2), chain=0)  # the 7 of clubs (card id rank*4 + suit)
+    assert (deal.pending_seven, deal.pending_draw, deal.pending_skip) == (1, 0, False)
 
 
 # ----------------------------------------------------------------- overrides
@@ -303,7 +319,35 @@ def test_ruleset_equal_by_value_and_json_roundtrip():
     data = json.loads(r.to_json())
     variant, players = data.pop("variant"), data.pop("players")
     assert make_rules(variant, players, data) == r
-    assert "sevens=True" in r.describe()
+    assert r.describe() == "hand_size=6, sevens=on"  # table order, on/off, only what differs
+    assert r.label() == "czech 5p hand_size=6, sevens=on"
+    assert parse_description(r.describe()) == {"hand_size": 6, "sevens": True}
+    assert parse_description(r.to_json()) == {"hand_size": 6, "sevens": True}  # results written before
+    assert make_rules("czech", 5, parse_description(r.describe())) == r
+    assert make_rules("czech", 4).describe() == "default rules" and parse_description("default rules") == {}
+
+
+def test_rules_text_orders_options_as_the_table_and_never_shows_python_values():
+    r = make_rules("czech", 4, {"seven_chain": "accumulate", "sevens": "on", "target": "none"})
+    assert r.describe() == "sevens=on, seven_chain=accumulate, target=none"
+    assert "True" not in r.describe() and "{" not in r.describe()
+    with pytest.raises(RulesError, match="bogus"):
+        parse_description("bogus=1")
+    with pytest.raises(RulesError, match="name=value"):
+        parse_description("sevens")
+
+
+def test_players_default_fits_the_variant():
+    """SV1: svinya is for two, so a command without --players plays 2; czech and prague 4."""
+    assert make_rules("svinya").players == 2
+    assert make_rules("czech").players == 4 and make_rules("prague").players == 4
+
+
+def test_the_match_target_is_checked_in_one_place():
+    assert make_rules("czech", 4).for_unit("match").target == 500
+    with pytest.raises(RulesError, match="no match target"):
+        make_rules("prague", 3).for_unit("match")
+    assert make_rules("prague", 3).for_unit("deal").target is None
 
 
 def test_options_cover_the_table():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 import random
@@ -17,7 +19,9 @@ import pandas as pd
 import pytest
 
 from analyzer.execution.experiment import load_experiment
-from analyzer.execution.runner import (ExperimentError, ResumeError, chunk_seed, run_chunk, run_experiment)
+from analyzer.execution.executor import cell_seed
+from analyzer.execution.runner import ExperimentError, ResumeError, run_chunk, run_experiment
+from analyzer.execution.seeds import chunk_seed
 from tests import fake_sim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,9 +76,9 @@ def assert_same(a: Path, b: Path) -> None:
 def test_run_chunk_is_a_function_of_its_seed(exp_file: Path) -> None:
     exp = load_experiment(exp_file, resolve_strategy=fake_sim.get_strategy)
     cell = exp.cells[5]
-    a = run_chunk(cell, 1, 400, chunk_seed(11, cell.index, 1), False, simulator=SIM)
-    b = run_chunk(cell, 1, 400, chunk_seed(11, cell.index, 1), False, simulator=SIM)
-    c = run_chunk(cell, 2, 400, chunk_seed(11, cell.index, 2), False, simulator=SIM)
+    a = run_chunk(cell, 1, 400, cell_seed(11, cell, 1), False, simulator=SIM)
+    b = run_chunk(cell, 1, 400, cell_seed(11, cell, 1), False, simulator=SIM)
+    c = run_chunk(cell, 2, 400, cell_seed(11, cell, 2), False, simulator=SIM)
     pd.testing.assert_frame_equal(a["positions"], b["positions"])
     assert not a["positions"].equals(c["positions"])
     assert list(a["positions"]["strategy"]) == list(cell.lineup)
@@ -90,7 +94,7 @@ def test_outputs_and_manifest(exp_file: Path, tmp_path: Path) -> None:
     assert len(cells) == 2 * (2 + 1) * 2 * 2  # units x (czech 2,3 + svinya 2) x grid x rotations
     row = cells.iloc[2]
     assert row["lineup"] == "random,greedy" and row["reshuffle"] == "shuffle"
-    assert json.loads(row["rules"]) == {"variant": "czech", "players": 2, "reshuffle": "shuffle"}
+    assert row["rules"] == "reshuffle=shuffle"  # the one text form of the rules (RuleSet.describe)
     assert row["label"] == "czech 2p reshuffle=shuffle random,greedy"
     tot = r["totals"].set_index("cell")
     assert (tot["n"] == cells.set_index("cell")["n"]).all()
@@ -113,7 +117,9 @@ def test_jobs_do_not_change_results(exp_file: Path, tmp_path: Path, whole: Path)
 
 def test_resume_after_a_crash_is_identical(exp_file: Path, tmp_path: Path, whole: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FAKE_SIM_CRASH", "7,1")  # cell 7, chunk 1: in the middle of the run
+    cell = load_experiment(exp_file, resolve_strategy=fake_sim.get_strategy).cells[7]
+    crash = cell_seed(11, cell, 1).spawn_key  # cell 7, chunk 1: in the middle of the run
+    monkeypatch.setenv("FAKE_SIM_CRASH", ",".join(map(str, crash)))
     with pytest.raises(RuntimeError, match="fake crash"):
         run(exp_file, tmp_path / "broken")
     stored = list((tmp_path / "broken" / "chunks").glob("c*.zip"))
@@ -182,9 +188,9 @@ def test_bad_arguments(exp_file: Path, tmp_path: Path) -> None:
 
 def test_report_hook(exp_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Path] = []
-    fake = types.ModuleType("analyzer.report.report")
+    fake = types.ModuleType("analyzer.report.build")
     fake.build_report = seen.append  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "analyzer.report.report", fake)
+    monkeypatch.setitem(sys.modules, "analyzer.report.build", fake)
     out = run_experiment(exp_file, out=tmp_path / "o", simulator=SIM, quiet=True, jobs=1, deals=100)
     assert seen == [out]
 
@@ -231,6 +237,17 @@ def test_kill_9_then_resume(exp_file: Path, tmp_path: Path, whole: Path) -> None
 
 
 def test_chunk_seeds_are_independent_of_everything_else() -> None:
-    a = chunk_seed(1, 2, 3).generate_state(4)
-    assert np.array_equal(a, chunk_seed(1, 2, 3).generate_state(4))
-    assert not np.array_equal(a, chunk_seed(1, 3, 2).generate_state(4))
+    a = chunk_seed(1, "cell", "deal|czech 4p|random", 3).generate_state(4)
+    assert np.array_equal(a, chunk_seed(1, "cell", "deal|czech 4p|random", 3).generate_state(4))
+    for other in (chunk_seed(2, "cell", "deal|czech 4p|random", 3), chunk_seed(1, "compare", "deal|czech 4p|random", 3),
+                  chunk_seed(1, "cell", "deal|czech 3p|random", 3), chunk_seed(1, "cell", "deal|czech 4p|random", 4)):
+        assert not np.array_equal(a, other.generate_state(4))
+
+
+def test_a_cells_streams_follow_its_content_not_its_index(exp_file: Path) -> None:
+    """Issue 15: a cell's numbers depend on what it is; cells never share a stream."""
+    exp = load_experiment(exp_file, resolve_strategy=fake_sim.get_strategy)
+    keys = {tuple(cell_seed(11, c, 0).spawn_key) for c in exp.cells}
+    assert len(keys) == len(exp.cells)
+    moved = dataclasses.replace(exp.cells[5], index=0)
+    assert cell_seed(11, moved, 0).spawn_key == cell_seed(11, exp.cells[5], 0).spawn_key

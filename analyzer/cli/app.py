@@ -18,8 +18,23 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family).")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from analyzer import __version__
+
+        typer.echo(f"durak {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family)."""
+
+
 def _user_errors() -> tuple[type[BaseException], ...]:
     from analyzer.core.registry import StrategySpecError
+    from analyzer.stats.compare import CompareError
 
     from analyzer.core.cards import CardError
     from analyzer.execution.experiment import ExperimentError
@@ -29,7 +44,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from analyzer.stats.tables import ResultsError
 
     return (RulesError, ScenarioError, ExperimentError, StrategySpecError, SimulationError, CardError,
-            ResultsError)
+            ResultsError, CompareError)
 
 
 class UsageError(ValueError):
@@ -53,10 +68,26 @@ def user_errors() -> Iterator[None]:
         fail(f"{name}: {why}" if name and why else str(exc))
 
 
-def _rules(variant: str, players: int, rule: list[str] | None):
+def _rules(variant: str, players: int | None, rule: list[str] | None):  # noqa: ANN202 — RuleSet, imported lazily
+    """The command's RuleSet, validated once (analyzer.core.rules); no --players: the variant's default."""
     from analyzer.core.rules import make_rules, parse_rule_args
 
     return make_rules(variant, players, parse_rule_args(rule))
+
+
+def _lineup(texts: list[str], players: int) -> tuple[str, ...]:
+    """Specs by position from written line-ups (analyzer.execution.lineup), cycled to ``players``."""
+    from analyzer.execution.lineup import cycle, parse_lineup
+
+    specs = tuple(s for t in texts for s in parse_lineup(t))
+    return cycle(specs, players)
+
+
+def _progress(total: int, unit: str):  # noqa: ANN202 — RunProgress, imported lazily for start-up speed
+    """A progress bar on stderr when it is a terminal (analyzer.cli.progress), else a no-op."""
+    from analyzer.cli.progress import RunProgress
+
+    return RunProgress(total_units=total, total_cells=1, unit=unit)
 
 
 MAX_COUNT = 10**10
@@ -78,6 +109,7 @@ def _seed_jobs(seed: int, jobs: int) -> None:
 
 
 RuleOpt = Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
+PlayersOpt = Annotated[Optional[int], typer.Option(help="Number of players (default: 4, svinya 2).")]
 
 
 @app.command()
@@ -95,7 +127,7 @@ def replay(
     if as_json:
         typer.echo(json.dumps(outcome_json(sc, out)))
         return
-    typer.echo(f"{sc.rules.describe()} — {file}")
+    typer.echo(f"{sc.rules.label()} — {file}")
     for s, name in enumerate(sc.names):
         typer.echo(f"  {name}: {cards_str(sc.hands[s], pretty=True)}")
     for line in deal.log:
@@ -108,8 +140,10 @@ def replay(
 @app.command()
 def simulate(
     variant: Annotated[str, typer.Option(help="czech | prague | svinya")] = "czech",
-    players: Annotated[int, typer.Option(help="Number of players.")] = 4,
-    strategies: Annotated[str, typer.Option(help="Comma-separated, by position (0 acts first).")] = "",
+    players: PlayersOpt = None,
+    strategies: Annotated[str, typer.Option(help="Strategies by position (0 acts first), separated by ';', ',' "
+                                                 "or blanks; k=v items after 'name?' are its parameters; "
+                                                 "cycled to the player count.")] = "random",
     deals: Annotated[int, typer.Option(help="Deals to play.")] = 100_000,
     matches: Annotated[Optional[int], typer.Option(help="Play this many matches instead of deals.")] = None,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same numbers.")] = 0,
@@ -119,26 +153,23 @@ def simulate(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
-    from analyzer.execution.play import play, summary_json
+    from analyzer.core.registry import get_strategy
+    from analyzer.execution.experiment import single_cell
+    from analyzer.execution.play import play_cell, summary_json
 
     with user_errors():
         _positive("--deals", deals)
         _positive("--matches", matches)
         _seed_jobs(seed, jobs)
         rules = _rules(variant, players, rule)
-        specs = [s.strip() for s in strategies.split(",")] if strategies else ["random"] * players
-        if "" in specs:
-            raise UsageError(f"--strategies: position {specs.index('')} is empty in {strategies!r}")
-        if len(specs) != players:
-            raise UsageError(f"--strategies lists {len(specs)} strategies for {players} players")
-        from strategies import get_strategy
-
+        specs = _lineup([strategies], rules.players)
         for s in dict.fromkeys(specs):
             get_strategy(s)
-        if matches and rules.target is None:
-            raise UsageError(f"{variant} has no match target by default; add --rule target=POINTS")
         n = matches or deals
-        tables, elapsed = play(rules, specs, n, seed=seed, jobs=jobs, matches=bool(matches), check=check)
+        cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n)
+        with _progress(n, "matches" if matches else "deals") as bar:
+            tables, elapsed = play_cell(cell, seed=seed, jobs=jobs, check=check,
+                                        on_chunk=lambda _cell, units: bar.advance(units))
     out = summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches))
     if as_json:
         typer.echo(json.dumps(out))
@@ -154,7 +185,7 @@ def _print_summary(out: dict) -> None:
     unit = out["unit"]
     units = "matches" if unit == "match" else "deals"
     pct = lambda r, ci: f"{100 * r:.2f} [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"  # noqa: E731
-    t = Table(title=f"{out['variant']} {out['players']}p {out['rules'] or ''} — {out.get('matches', out['deals']):,} "
+    t = Table(title=f"{out['variant']} {out['players']}p {out['rules']} — {out.get('matches', out['deals']):,} "
                     f"{units}, seed {out['seed']}")
     for col in ("pos", "strategy", "win % [95% CI]", "loser % [95% CI]", "mean points [95% CI]",
                 "wild held % [95% CI]"):
@@ -181,23 +212,27 @@ def _print_summary(out: dict) -> None:
 
 @app.command("strategies")
 def list_strategies() -> None:
-    """List the strategies: built-ins and plugins of the entry-point group durak.strategies."""
-    from strategies import available
+    """List the strategies with their parameters: built-ins and plugins of the entry-point group durak.strategies."""
+    from analyzer.core.registry import available, parameters
 
     for name, desc in available().items():
         typer.echo(f"{name:14} {desc}")
+        params = parameters(name)
+        if params:
+            typer.echo(f"{'':14} parameters: {', '.join(params)}")
 
 
 @app.command("rules")
 def list_rules(variant: Annotated[str, typer.Argument(help="czech | prague | svinya")] = "czech",
-               players: Annotated[int, typer.Option(help="Player count.")] = 4) -> None:
+               players: PlayersOpt = None) -> None:
     """Show every rule option of a variant with its default (RULES.md names)."""
-    from analyzer.core.rules import make_rules
+    from analyzer.core.rules import format_value, make_rules
 
     with user_errors():
         r = make_rules(variant, players)
+    typer.echo(f"{r.variant} {r.players}p")
     for k, v in r.options().items():
-        typer.echo(f"{k:20} {v}")
+        typer.echo(f"{k:20} {format_value(v)}")
 
 
 @app.command()
@@ -266,7 +301,7 @@ def _warn_capped(folder: Path) -> None:
 @app.command()
 def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")]) -> None:
     """Rebuild report.md and report.html from stored results, without simulating."""
-    from analyzer.report.report import build_report
+    from analyzer.report.build import build_report
 
     with user_errors():
         if not (folder / "results").is_dir():
@@ -280,7 +315,7 @@ def report(folder: Annotated[Path, typer.Argument(help="An experiment's output f
 def compare(
     strategies: Annotated[list[str], typer.Argument(help="Two or more strategies to compare (specs as in simulate).")],
     variant: Annotated[str, typer.Option(help="czech | prague | svinya")] = "czech",
-    players: Annotated[int, typer.Option(help="Number of players.")] = 4,
+    players: PlayersOpt = None,
     deals: Annotated[Optional[int], typer.Option(help="Duplicate decks, each played once per rotation "
                                                       "(default 20000).")] = None,
     matches: Annotated[Optional[int], typer.Option(help="Compare over this many duplicate matches instead.")] = None,
@@ -291,7 +326,11 @@ def compare(
     out: Annotated[Optional[Path], typer.Option(help="Also write compare.md, compare.json and a heatmap here.")] = None,
 ) -> None:
     """Compare strategies on duplicate deals: every deck is played by every rotation of the line-up."""
-    from analyzer.stats.compare import CompareError, print_comparison, run_compare, summarize_comparison, write_outputs
+    import shlex
+
+    from analyzer.execution.compare_run import run_compare
+    from analyzer.execution.lineup import parse_lineup
+    from analyzer.stats.compare import print_comparison, summarize_comparison, write_outputs
 
     with user_errors():
         _positive("--deals", deals)
@@ -300,15 +339,14 @@ def compare(
         if deals is not None and matches is not None:
             raise UsageError("give --deals or --matches, not both")
         rules = _rules(variant, players, rule)
+        specs = [s for t in strategies for s in parse_lineup(t)]
         n = matches or deals or 20_000
-        try:
-            cmp = run_compare(rules, strategies, n, seed=seed, matches=bool(matches), jobs=jobs)
-        except CompareError as exc:
-            raise UsageError(str(exc)) from exc
+        with _progress(n, "matches" if matches else "decks") as bar:
+            cmp = run_compare(rules, specs, n, seed=seed, matches=bool(matches), jobs=jobs, on_chunk=bar.advance)
         result = summarize_comparison(cmp)
         if out is not None:
             rules_args = "".join(f" --rule {r}" for r in rule or [])
-            command = (f"durak compare --variant {variant} --players {players} {' '.join(strategies)} "
+            command = (f"durak compare --variant {variant} --players {rules.players} {shlex.join(specs)} "
                        f"--{'matches' if matches else 'deals'} {n} --seed {seed}{rules_args} --out {out}")
             write_outputs(result, out, command=command)
     if as_json:

@@ -4,6 +4,8 @@ A *spec* names a strategy on the command line and in experiment files::
 
     greedy                              a built-in (see ``available()``)
     weighted?w_points=1.5,w_wild=-2     keyword arguments after '?', comma separated
+                                        (in a line-up, strategies are separated by ';',
+                                        ',' or blanks: analyzer.execution.lineup)
     mypkg.mymod:MyStrategy              an importable module and an attribute
     path/to/file.py:MyStrategy          a Python file (loaded by path) and an attribute
     mystrat                             an entry point of group ``durak.strategies``
@@ -110,6 +112,26 @@ def available() -> dict[str, str]:
     for name, ep in sorted(_entry_points().items()):
         out.setdefault(name, f"plugin {ep.value}")
     return out
+
+
+def parameters(name: str) -> list[str]:
+    """``k=default`` for each keyword a built-in's factory takes, read off its signature.
+
+    What ``durak strategies`` lists, so that a tunable strategy shows what
+    ``name?k=v`` accepts.  An entry point is not imported (a broken plugin must
+    not break the listing): it shows none.
+    """
+    _load_builtins()
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        return []
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return []
+    return [f"{p.name}={p.default!r}" if p.default is not p.empty else p.name
+            for p in sig.parameters.values()
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -150,12 +150,79 @@ class RuleSet:
         return {k: v for k, v in self.options().items() if getattr(base, k) != v}
 
     def describe(self) -> str:
+        """The one text form of the rules: ``sevens=on, seven_chain=accumulate`` or ``default rules``.
+
+        Only options that differ from the variant's defaults, in the option table's
+        order; the same text goes to disk (cells.parquet), labels, legends and titles,
+        and :func:`parse_description` reads it back.
+        """
+        return describe_options(self.changed())
+
+    def label(self) -> str:
+        """``czech 4p`` or ``czech 4p sevens=on``: the variant, the players and :meth:`describe`."""
         ch = self.changed()
-        extra = ", ".join(f"{k}={v}" for k, v in ch.items())
-        return f"{self.variant} {self.players}p" + (f" ({extra})" if extra else "")
+        return f"{self.variant} {self.players}p" + (f" {describe_options(ch)}" if ch else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The one dict form (JSON-able): variant, players and the changed options."""
+        return {"variant": self.variant, "players": self.players, **self.changed()}
 
     def to_json(self) -> str:
-        return json.dumps({"variant": self.variant, "players": self.players, **self.changed()}, sort_keys=True)
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    def for_unit(self, unit: str) -> "RuleSet":
+        """Self, if the rules can be played as ``unit`` ("deal" or "match"); else RulesError.
+
+        The one place the match target is checked (G11): a variant without a
+        default target (prague) plays matches only with ``target`` set.
+        """
+        if unit == "match" and self.target is None:
+            raise RulesError(f"{self.variant} has no match target by default; set the rule target=POINTS "
+                             "to play matches")
+        return self
+
+
+def format_value(value: Any) -> str:
+    """An option value as the rules text writes it: on/off, none, numbers as typed."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "none"
+    return str(value)
+
+
+def describe_options(options: Mapping[str, Any]) -> str:
+    """``k=v, k=v`` in the option table's order (unknown keys last, sorted); ``default rules`` if empty."""
+    order = {k: i for i, k in enumerate(OPTIONS)}
+    keys = sorted(options, key=lambda k: (order.get(k, len(order)), k))
+    return ", ".join(f"{k}={format_value(options[k])}" for k in keys) or "default rules"
+
+
+def parse_description(text: str) -> dict[str, Any]:
+    """Options (typed) from :meth:`RuleSet.describe` text; RulesError on a bad item.
+
+    Also reads the JSON dict form of :meth:`RuleSet.to_json` (results written
+    before the text form), dropping ``variant`` and ``players``.
+    """
+    text = (text or "").strip()
+    if text.startswith("{"):
+        try:
+            raw = json.loads(text)
+        except ValueError:
+            raise RulesError(f"bad rules text {text!r}: not JSON") from None
+        if not isinstance(raw, dict):
+            raise RulesError(f"bad rules text {text!r}: not a table of options")
+        items = [(k, v) for k, v in raw.items() if k not in ("variant", "players")]
+    elif text in ("", "default rules"):
+        items = []
+    else:
+        items = []
+        for part in text.split(","):
+            k, eq, v = part.partition("=")
+            if not eq:
+                raise RulesError(f"bad rules text {text!r}: expected name=value items, got {part.strip()!r}")
+            items.append((k.strip(), v.strip()))
+    return {k: parse_value(k, v) for k, v in items}
 
 
 def _effects(variant: str, o: Mapping[str, Any]) -> tuple[Effect, ...]:
@@ -166,8 +233,10 @@ def _effects(variant: str, o: Mapping[str, Any]) -> tuple[Effect, ...]:
     elif variant == "svinya":
         eff[ACE], eff[7], eff[6] = Effect(0, True), Effect(1, True), Effect(2, True)
     else:
-        if o["sevens"]:
-            eff[7] = Effect(1, True)
+        # CZ8 sevens: a 7 is *not* a G5 table effect.  It starts a chain that the next
+        # player may answer with a 7 (RuleSet.seven_penalty counts the cards), which the
+        # engine and the simulator serve from ``sevens`` itself; the table keeps no entry
+        # for 7 so that nothing can read "draw 1 and skip" off it by mistake.
         if o["eight_stop"]:
             eff[8] = Effect(0, True)
     return tuple(eff)
@@ -243,7 +312,28 @@ def _expected(name: str) -> str:
     return "a positive whole number"
 
 
-def make_rules(variant: str, players: int, overrides: Mapping[str, Any] | None = None) -> RuleSet:
+def check_option(name: str, value: Any, variant: str | None = None) -> Any:
+    """One option alone: its typed value (RulesError for an unknown name or bad value, or an
+    option ``variant`` does not have).  make_rules checks every override through this."""
+    v = parse_value(name, value)
+    if variant is not None and variant not in OPTIONS[name][2]:
+        raise RulesError(f"rule {name!r} does not apply to {variant}")
+    return v
+
+
+#: The player count a command uses when none is given: 4 where the variant allows it
+#: (CZ1, PR1), else its only count (SV1: svinya is for two).
+DEFAULT_PLAYERS = {v: 4 if 4 in PLAYERS[v] else PLAYERS[v].start for v in VARIANTS}
+
+
+def default_players(variant: str) -> int:
+    """DEFAULT_PLAYERS of ``variant``; RulesError for an unknown variant."""
+    if variant not in VARIANTS:
+        raise RulesError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
+    return DEFAULT_PLAYERS[variant]
+
+
+def make_rules(variant: str, players: int | None = None, overrides: Mapping[str, Any] | None = None) -> RuleSet:
     """Build the RuleSet of ``variant`` for ``players`` with option overrides.
 
     Raises RulesError (one line) for an unknown variant, option or value, an
@@ -252,6 +342,8 @@ def make_rules(variant: str, players: int, overrides: Mapping[str, Any] | None =
     """
     if variant not in VARIANTS:
         raise RulesError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
+    if players is None:
+        players = DEFAULT_PLAYERS[variant]
     if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYERS[variant]:
         r = PLAYERS[variant]
         allowed = f"{r.start}..{r.stop - 1}" if len(r) > 1 else str(r.start)
@@ -260,10 +352,7 @@ def make_rules(variant: str, players: int, overrides: Mapping[str, Any] | None =
     if variant == "czech":
         o["deck_size"] = czech_deck(players)
     for name, value in (overrides or {}).items():
-        v = parse_value(name, value)
-        if variant not in OPTIONS[name][2]:
-            raise RulesError(f"rule {name!r} does not apply to {variant}")
-        o[name] = v
+        o[name] = check_option(name, value, variant)
     if variant == "prague" and o["hand_size"] < 2:
         raise RulesError("prague's dealer leads his last card (PR2): hand_size must be at least 2")
     if players * o["hand_size"] + 1 > o["deck_size"]:

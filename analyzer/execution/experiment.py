@@ -23,10 +23,10 @@ optional)::
                                     # (k strategies -> k lineups per player count).
     deals = 40_000                  # per cell (unit = deal) ...
     matches = 5_000                 # ... and/or per cell (unit = match); both -> both kinds of cell
-    seed = 1                        # default 0; chunk seeds derive from (seed, cell, chunk) only
+    seed = 1                        # default 0; chunk seeds derive from (seed, what the cell is, chunk)
     chunk_size = 50_000             # deals per chunk (the unit of parallel work and of resuming)
     match_chunk_size = 2_000        # matches per chunk
-    reports = ["positions", "first_player", "charts"]
+    reports = ["first_player", "positions", "length"]
 
     [rules]                         # option overrides (RULES.md "Option names") for every cell
     hand_size = 6
@@ -50,7 +50,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from analyzer.core.rules import OPTIONS, PLAYERS, VARIANTS, RuleSet, RulesError, make_rules, parse_value
+from analyzer.core.rules import (OPTIONS, PLAYERS, VARIANTS, RuleSet, RulesError, check_option, format_value,
+                                 make_rules)
+from analyzer.execution.lineup import LineupError, cycle, entry_text, parse_lineup
+from analyzer.core.report_kinds import REPORT_KINDS
 from analyzer.core.inputs import (MAX_CHUNK, MAX_COUNT, cells_problem, chunks_problem, count_problem, loads_toml,
                                   name_problem, read_user_text)
 
@@ -58,12 +61,8 @@ UNITS = ("deal", "match")
 #: Count key of each unit in the file.
 UNIT_KEYS = {"deal": "deals", "match": "matches"}
 DEFAULT_CHUNK = {"deal": 50_000, "match": 2_000}
-#: Report kinds an experiment may ask for (analyzer.report.report draws them).
-REPORT_KINDS = (
-    "positions", "first_player", "strategies", "wild_penalty", "length", "ends",
-    "house_rules", "matches", "charts",
-)
-DEFAULT_REPORTS = ("positions",)
+#: Report kinds an experiment may ask for: the one list, drawn by analyzer.report.sections.
+DEFAULT_REPORTS = ("first_player", "positions")
 KNOWN_KEYS = (
     "name", "description", "variant", "variants", "players", "lineup", "field", "rules",
     "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports",
@@ -79,31 +78,39 @@ class ExperimentError(ValueError):
 
 @dataclass(frozen=True)
 class Cell:
-    """One combination to simulate: it is what a chunk of work receives (picklable)."""
+    """One combination to simulate: it is what a chunk of work receives (picklable).
+
+    It carries typed values, checked once where the cell is made: the frozen
+    :class:`RuleSet` (built by the parser, never rebuilt in a worker) and the
+    line-up resolved to the player count.
+    """
 
     index: int
     unit: str  # "deal" | "match"
-    variant: str
-    players: int
-    lineup: tuple[str, ...]  # strategy spec by position
-    overrides: tuple[tuple[str, Any], ...]  # rule overrides as given (rules tables + grid)
-    grid: tuple[tuple[str, Any], ...]  # this cell's grid values, in grid key order
-    n: int  # deals or matches in the cell
-    chunk_size: int
+    rules: RuleSet
+    lineup: tuple[Any, ...]  # strategy spec by position (the Python API may pass ready objects)
+    grid: tuple[tuple[str, Any], ...] = ()  # this cell's grid values (typed), in grid key order
+    n: int = 1  # deals or matches in the cell
+    chunk_size: int = DEFAULT_CHUNK["deal"]
     show_lineup: bool = False  # the experiment has several lineups: name it in the label
 
-    def rules(self) -> RuleSet:
-        return make_rules(self.variant, self.players, dict(self.overrides))
+    @property
+    def variant(self) -> str:
+        return self.rules.variant
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
 
     @property
     def label(self) -> str:
-        """Short human name, e.g. ``czech 4p sevens=True``."""
+        """Short human name, e.g. ``czech 4p sevens=on``."""
         parts = [f"{self.variant} {self.players}p"]
         if self.unit == "match":
             parts.append("matches")
-        parts += [f"{k}={v}" for k, v in self.grid]
+        parts += [f"{k}={format_value(v)}" for k, v in self.grid]
         if self.show_lineup:
-            parts.append(",".join(self.lineup))
+            parts.append(",".join(entry_text(e) for e in self.lineup))
         return " ".join(parts)
 
     def chunks(self) -> list[tuple[int, int]]:
@@ -114,6 +121,21 @@ class Cell:
         """
         return [(k, min(self.chunk_size, self.n - start))
                 for k, start in enumerate(range(0, self.n, self.chunk_size))]
+
+
+def single_cell(rules: RuleSet, lineup: tuple[Any, ...] | list[Any], *, unit: str = "deal", n: int,
+                chunk_size: int | None = None) -> Cell:
+    """The cell of a one-cell experiment (``durak simulate``, the Python API).
+
+    The line-up is cycled to the player count and the unit checked against the
+    rules (a match needs a target) exactly as the experiment parser does, and the
+    chunk size is the experiments' default, so the cell's numbers are those of
+    ``durak run`` of an experiment holding it.
+    """
+    if unit not in UNITS:
+        raise ExperimentError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
+    return Cell(index=0, unit=unit, rules=rules.for_unit(unit), lineup=cycle(tuple(lineup), rules.players),
+                n=n, chunk_size=chunk_size or DEFAULT_CHUNK[unit])
 
 
 @dataclass(frozen=True)
@@ -147,8 +169,7 @@ class Experiment:
             k = len(self.field)
             rot = [tuple(self.field[(i + r) % k] for i in range(players)) for r in range(k)]
             return list(dict.fromkeys(rot))  # drop repeats, keep order
-        names = self.lineup or ("random",)
-        return [tuple(names[i % len(names)] for i in range(players))]
+        return [cycle(self.lineup or ("random",), players)]
 
     def with_count(self, n: int) -> "Experiment":
         """The same experiment with ``n`` deals (matches for match cells) per cell."""
@@ -328,11 +349,16 @@ def _strategies(data: Mapping[str, Any], err: Callable[[str, str], ExperimentErr
     for key in ("lineup", "field"):
         if key in data:
             raw = data[key]
-            vals = [raw] if isinstance(raw, str) and key == "lineup" else raw
-            if (not isinstance(vals, list) or not vals
-                    or any(not isinstance(s, str) or not s.strip() for s in vals)):
-                raise err(key, f"must be a non-empty list of strategy names, got {_show(raw)}")
-            names = tuple(s.strip() for s in vals)
+            if isinstance(raw, str):  # one string: the line-up as --strategies writes it
+                try:
+                    names = parse_lineup(raw)
+                except LineupError as e:
+                    raise err(key, str(e)) from None
+            else:
+                if (not isinstance(raw, list) or not raw
+                        or any(not isinstance(s, str) or not s.strip() for s in raw)):
+                    raise err(key, f"must be a non-empty list of strategy names, got {_show(raw)}")
+                names = tuple(s.strip() for s in raw)
             return (names, None) if key == "lineup" else (None, names)
     return None, None
 
@@ -359,7 +385,7 @@ def _rules(raw: Any, variants: tuple[str, ...], err: Callable[[str, str], Experi
         both = set(table) & set(common)
         if both:
             opt = sorted(both)[0]
-            raise err(f"rules.{v}.{opt}", f"also set in [rules] for every variant; set it in one place")
+            raise err(f"rules.{v}.{opt}", "also set in [rules] for every variant; set it in one place")
     return common, per
 
 
@@ -412,12 +438,10 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
               + [(f"grid.{k}", k, x, exp.variants) for k, xs in exp.grid.items() for x in xs])
     for key, opt, value, variants in single:
         try:
-            parse_value(opt, value)
+            for v in variants:
+                check_option(opt, value, v)
         except RulesError as e:
             raise err(key, str(e)) from None
-        for v in variants:
-            if v not in OPTIONS[opt][2]:
-                raise err(key, f"rule {opt!r} does not apply to {v}")
 
     several = exp.field is not None and len(exp.field) > 1
     keys = list(exp.grid)
@@ -430,21 +454,26 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
             base = {**exp.rules, **exp.variant_rules.get(v, {})}
             for p in [p for p in (exp.players or PLAYERS[v]) if p in PLAYERS[v]]:
                 for combo in itertools.product(*(exp.grid[k] for k in keys)):
-                    gv = tuple(zip(keys, combo))
+                    gv = tuple((k, check_option(k, x)) for k, x in zip(keys, combo))
                     ov = {**base, **dict(gv)}
                     try:
                         rs = make_rules(v, p, ov)
                     except RulesError as e:
-                        where = "".join(f" {k}={x}" for k, x in gv)
+                        where = "".join(f" {k}={format_value(x)}" for k, x in gv)
                         raise err("grid" if gv else "rules", f"{v} {p}p{where}: {e}") from None
-                    if unit == "match" and rs.target is None:
+                    try:
+                        rs.for_unit(unit)
+                    except RulesError:
                         raise err(UNIT_KEYS[unit], f"{v} has no match target by default; set target in "
-                                  f"[rules.{v}] (or [rules]) to play matches")
-                    for lineup in exp.lineups(p):
+                                  f"[rules.{v}] (or [rules]) to play matches") from None
+                    try:
+                        seatings = exp.lineups(p)
+                    except LineupError as e:
+                        raise err("field" if exp.field is not None else "lineup", str(e)) from None
+                    for lineup in seatings:
                         cells.append(Cell(
-                            index=len(cells), unit=unit, variant=v, players=p, lineup=lineup,
-                            overrides=tuple(sorted(ov.items())), grid=gv, n=exp.counts[unit],
-                            chunk_size=chunk, show_lineup=several,
+                            index=len(cells), unit=unit, rules=rs, lineup=lineup, grid=gv,
+                            n=exp.counts[unit], chunk_size=chunk, show_lineup=several,
                         ))
     if exp.lineup is not None:
         longest = len(exp.lineup)

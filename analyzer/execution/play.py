@@ -1,57 +1,49 @@
-"""One line-up, many deals: the work behind ``durak simulate`` and ``durak bench``.
+"""One line-up, many deals: ``durak simulate`` and ``durak bench`` as a one-cell experiment.
 
-Deals are cut into chunks seeded from (seed, chunk index) alone and summed as
-sufficient statistics (analyzer.stats.sums.summarize), so the numbers do not
-depend on ``--jobs`` and memory stays flat however many deals are asked for.
+There is no private execution here: :func:`play` makes the cell
+(:func:`analyzer.execution.experiment.single_cell`) and hands it to the
+executor, so ``durak simulate`` prints the numbers ``durak run`` of an
+experiment holding that cell (same seed) writes.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 
-from analyzer.stats.sums import summarize
-from analyzer.execution.runner import chunk_seed
 from analyzer.core.rules import RuleSet
+from analyzer.execution.executor import simulate_cells
+from analyzer.execution.experiment import Cell, single_cell
 from analyzer.stats.intervals import mean_from_sums, wilson
 
+#: Chunk size of ``durak bench`` (the experiments' default chunk is used by simulate).
 CHUNK = 100_000
 
 
-def _chunk(rules: RuleSet, specs: Sequence[str], n: int, seed: int, k: int, matches: bool,
-           check: bool) -> dict[str, pd.DataFrame]:
-    from strategies import get_strategy
-
-    from analyzer.sim.simulator import simulate_deals, simulate_matches
-
-    cache: dict[str, Any] = {}
-    strats = [cache.setdefault(s, get_strategy(s)) for s in specs]  # one object per distinct spec
-    ss = chunk_seed(seed, 0, k)  # the runner's scheme: a one-cell experiment
-    sim = simulate_matches if matches else simulate_deals
-    return summarize(sim(rules, strats, n, ss, check=check), list(specs))
+def cell_tables(tables: dict[str, pd.DataFrame], cell: int = 0) -> dict[str, pd.DataFrame]:
+    """One cell's rows of summed tables (``cell`` column dropped, positions in order)."""
+    return {name: df[df["cell"] == cell].drop(columns="cell").reset_index(drop=True)
+            for name, df in tables.items()}
 
 
-def play(rules: RuleSet, specs: Sequence[str], n: int, *, seed: int = 0, jobs: int = 1,
-         matches: bool = False, check: bool = False, chunk: int = CHUNK) -> tuple[dict[str, pd.DataFrame], float]:
-    """Play ``n`` deals (or matches) of one line-up; return summed tables and seconds taken."""
-    sizes = [min(chunk, n - i) for i in range(0, n, chunk)]
+def play_cell(cell: Cell, *, seed: int = 0, jobs: int = 1, check: bool = False, backend: str = "loky",
+              scheduler: str | None = None, on_chunk: Callable[[int, int], None] | None = None
+              ) -> tuple[dict[str, pd.DataFrame], float]:
+    """Run one cell through the executor; its summed tables and the seconds taken."""
     t0 = time.perf_counter()
-    if jobs == 1 or len(sizes) == 1:
-        parts = [_chunk(rules, specs, m, seed, k, matches, check) for k, m in enumerate(sizes)]
-    else:
-        parts = Parallel(n_jobs=jobs)(delayed(_chunk)(rules, specs, m, seed, k, matches, check)
-                                      for k, m in enumerate(sizes))
-    elapsed = time.perf_counter() - t0
-    pos = pd.concat([p["positions"] for p in parts]).groupby(["position", "strategy"], sort=False,
-                                                              as_index=False).sum(numeric_only=True)
-    pos["n"] = n
-    tot = pd.concat([p["totals"] for p in parts]).sum(numeric_only=True).to_frame().T
-    hist = pd.concat([p["hist"] for p in parts]).groupby(["kind", "bin"], as_index=False)["count"].sum()
-    return {"positions": pos.sort_values("position", ignore_index=True), "totals": tot, "hist": hist}, elapsed
+    tables = simulate_cells([cell], seed=seed, check=check, jobs=jobs, backend=backend, scheduler=scheduler,
+                            on_chunk=on_chunk)
+    return cell_tables(tables, cell.index), time.perf_counter() - t0
+
+
+def play(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, jobs: int = 1,
+         matches: bool = False, check: bool = False, chunk: int | None = None,
+         on_chunk: Callable[[int, int], None] | None = None) -> tuple[dict[str, pd.DataFrame], float]:
+    """Play ``n`` deals (or matches) of one line-up; return summed tables and seconds taken."""
+    cell = single_cell(rules, list(specs), unit="match" if matches else "deal", n=n, chunk_size=chunk)
+    return play_cell(cell, seed=seed, jobs=jobs, check=check, on_chunk=on_chunk)
 
 
 def summary_json(rules: RuleSet, tables: dict[str, pd.DataFrame], elapsed: float, *,
@@ -65,7 +57,7 @@ def summary_json(rules: RuleSet, tables: dict[str, pd.DataFrame], elapsed: float
     pts = mean_from_sums(pos["points_sum"].to_numpy(), pos["points_sq"].to_numpy(), n)
     r2 = lambda a: [round(float(x), 6) for x in a]  # noqa: E731
     out: dict[str, Any] = {
-        "variant": rules.variant, "players": rules.players, "rules": rules.changed(),
+        "variant": rules.variant, "players": rules.players, "rules": rules.describe(),
         "strategies": pos["strategy"].tolist(), "unit": "match" if matches else "deal",
         "seed": seed, "deals": int(tot["deals_sum"]),
         "win_rate": r2(win.rate), "win_ci": [r2(x) for x in zip(win.lo, win.hi)],

@@ -49,15 +49,16 @@ trusting the design for a new setting.  Ranking intervals are normal intervals
 of the per-deck scores (the ``N`` places of one deck are not independent, so a
 Wilson interval on ``D x N`` seat-games would be too narrow).
 
-Decks are cut into fixed-size chunks seeded from ``(seed, chunk index)``, so the
-numbers depend on the seed alone, not on ``--jobs``.
+Decks are cut into fixed-size chunks, played by
+:mod:`analyzer.execution.compare_run` (``run_compare``) on the executor and
+seeded from (seed, purpose "compare", the rules, chunk index), so the numbers
+depend on the seed alone, not on ``--jobs``.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import time
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -134,113 +135,6 @@ class Comparison:
     @property
     def unit(self) -> str:
         return "match" if self.matches else "deal"
-
-
-def _scores(outcomes: list[dict[str, NDArray[Any]]], ups: list[list[int]], k: int) -> dict[str, FloatArray]:
-    """Per-deck scores from per-rotation, per-position outcomes (D, N).
-
-    Returns ``win``, ``loss``, ``points`` as (D, k) per-deck scores and
-    ``win_rot`` (D, rotations, k): rotation j's share of each win score (its
-    seats' wins divided by the strategy's places per deck), so that
-    ``win == win_rot.sum(axis=1)``.
-    """
-    n = next(iter(outcomes[0].values())).shape[0]
-    count = np.zeros(k)
-    for up in ups:
-        np.add.at(count, up, 1)
-    sums = {m: np.zeros((n, k)) for m in METRICS}
-    win_rot = np.zeros((n, len(ups), k), np.float32)
-    for j, (out, up) in enumerate(zip(outcomes, ups)):
-        for p, s in enumerate(up):
-            for m in METRICS:
-                sums[m][:, s] += out[m][:, p]
-            win_rot[:, j, s] += out["win"][:, p] / count[s]
-    return {**{m: sums[m] / count for m in METRICS}, "win_rot": win_rot}
-
-
-def _outcomes_deals(res: Any, players: int) -> dict[str, NDArray[Any]]:
-    seats = np.arange(players)
-    return {"win": (res.winner[:, None] == seats).astype(np.float64),
-            "loss": (res.loser[:, None] == seats).astype(np.float64),
-            "points": res.points.astype(np.float64)}
-
-
-def _outcomes_matches(res: Any) -> dict[str, NDArray[Any]]:
-    return {"win": res.win_share.astype(np.float64), "loss": res.loss_share.astype(np.float64),
-            "points": res.totals.astype(np.float64)}
-
-
-def _chunk(rules: RuleSet, specs: Sequence[str], n: int, seed: int, c: int, matches: bool,
-           match_decks: int = MATCH_DECKS) -> dict[str, Any]:
-    """Play chunk ``c``: ``n`` decks, every rotation; per-deck scores and counts."""
-    from strategies import get_strategy
-
-    from analyzer.core.cards import shuffled_decks
-    from analyzer.engine.match import MAX_DEALS
-    from analyzer.core.outcomes import END_CAPPED
-    from analyzer.sim.simulator import SimulationError, simulate_deals, simulate_matches
-
-    cache: dict[str, Any] = {}
-    strats = [cache.setdefault(s, get_strategy(s)) for s in specs]  # one object per distinct spec
-    k, players, size = len(specs), rules.players, rules.deck_size
-    ups = lineups(k, players)
-    deck_ss, sim_ss = np.random.SeedSequence(seed, spawn_key=(c,)).spawn(2)
-    K = match_decks
-    while True:
-        rng = np.random.default_rng(deck_ss)
-        outcomes, capped, deals = [], 0, 0
-        try:
-            if matches:
-                decks = shuffled_decks(size, n * K, rng).reshape(n, K, size)
-                for up in ups:
-                    # the same seed in every rotation: common random numbers for random strategies
-                    res = simulate_matches(rules, [strats[s] for s in up], n, sim_ss, decks=decks)
-                    outcomes.append(_outcomes_matches(res))
-                    capped += int(res.capped_deals.sum())
-                    deals += int(res.deals.sum())
-            else:
-                decks = shuffled_decks(size, n, rng)
-                for up in ups:
-                    res = simulate_deals(rules, [strats[s] for s in up], n, sim_ss, decks=decks)
-                    outcomes.append(_outcomes_deals(res, players))
-                    capped += int((res.end == END_CAPPED).sum())
-                    deals += n
-            break
-        except SimulationError as exc:
-            if not matches or "deals per match" not in str(exc) or K >= MAX_DEALS:
-                raise
-            K = min(2 * K, MAX_DEALS)
-    return {"scores": _scores(outcomes, ups, k), "capped": capped, "deals": deals}
-
-
-def run_compare(rules: RuleSet, specs: Sequence[str], n: int, *, seed: int = 0, matches: bool = False,
-                jobs: int = 1, chunk: int | None = None) -> Comparison:
-    """Play ``n`` duplicate decks (or match deck stacks) through every rotation of ``specs``."""
-    from strategies import get_strategy
-
-    specs = list(specs)
-    if len(specs) < 2:
-        raise CompareError(f"compare needs at least two strategies, got {len(specs)}")
-    if n <= 0:
-        raise CompareError(f"the number of {'matches' if matches else 'deals'} must be positive, got {n}")
-    if matches and rules.target is None:
-        raise CompareError(f"{rules.variant} has no match target; add --rule target=POINTS")
-    for s in dict.fromkeys(specs):
-        get_strategy(s)  # unknown strategy -> StrategySpecError before any work
-    chunk = chunk or (CHUNK_MATCHES if matches else CHUNK_DEALS)
-    sizes = [min(chunk, n - i) for i in range(0, n, chunk)]
-    t0 = time.perf_counter()
-    if jobs == 1 or len(sizes) == 1:
-        parts = [_chunk(rules, specs, m, seed, c, matches) for c, m in enumerate(sizes)]
-    else:
-        from joblib import Parallel, delayed
-
-        parts = Parallel(n_jobs=jobs)(delayed(_chunk)(rules, specs, m, seed, c, matches)
-                                      for c, m in enumerate(sizes))
-    scores = {m: np.concatenate([p["scores"][m] for p in parts]) for m in SCORES}
-    return Comparison(rules=rules, specs=specs, names=labels(specs), matches=matches, seed=seed, scores=scores,
-                      capped=sum(p["capped"] for p in parts), deals_played=sum(p["deals"] for p in parts),
-                      seconds=time.perf_counter() - t0)
 
 
 def _mean_ci(x: FloatArray) -> tuple[float, float, float]:

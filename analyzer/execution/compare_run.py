@@ -1,0 +1,146 @@
+"""The execution of ``durak compare``: duplicate decks through every rotation, on the executor.
+
+The statistics and presentation of a comparison live in
+:mod:`analyzer.stats.compare`; this module plays the chunks.  Chunk ``c`` draws
+its decks from :func:`analyzer.execution.seeds.chunk_seed` with the purpose
+``"compare"`` and the rules and unit as content -- never the line-up, so the
+same seed deals the same decks whichever strategies are compared, and never a
+stream of ``durak simulate`` or ``durak run``.  The line-up is built once per
+chunk, one object per distinct spec (:func:`analyzer.execution.lineup.build`),
+and chunks run through :func:`analyzer.execution.executor.run_tasks`, so the
+numbers depend on the seed alone, not on ``--jobs``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+import analyzer.sim.simulator as simulator
+from analyzer.core.cards import shuffled_decks
+from analyzer.core.outcomes import END_CAPPED
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import RuleSet, RulesError
+from analyzer.engine.match import MAX_DEALS
+from analyzer.execution import lineup as lineups
+from analyzer.execution.executor import run_tasks
+from analyzer.execution.seeds import chunk_seed, content_text
+from analyzer.stats.compare import (CHUNK_DEALS, CHUNK_MATCHES, MATCH_DECKS, METRICS, SCORES, CompareError,
+                                    Comparison, FloatArray, labels)
+from analyzer.stats.compare import lineups as rotations
+
+
+def _scores(outcomes: list[dict[str, NDArray[Any]]], ups: list[list[int]], k: int) -> dict[str, FloatArray]:
+    """Per-deck scores from per-rotation, per-position outcomes (D, N).
+
+    Returns ``win``, ``loss``, ``points`` as (D, k) per-deck scores and
+    ``win_rot`` (D, rotations, k): rotation j's share of each win score (its
+    seats' wins divided by the strategy's places per deck), so that
+    ``win == win_rot.sum(axis=1)``.
+    """
+    n = next(iter(outcomes[0].values())).shape[0]
+    count = np.zeros(k)
+    for up in ups:
+        np.add.at(count, up, 1)
+    sums = {m: np.zeros((n, k)) for m in METRICS}
+    win_rot = np.zeros((n, len(ups), k), np.float32)
+    for j, (out, up) in enumerate(zip(outcomes, ups)):
+        for p, s in enumerate(up):
+            for m in METRICS:
+                sums[m][:, s] += out[m][:, p]
+            win_rot[:, j, s] += out["win"][:, p] / count[s]
+    return {**{m: sums[m] / count for m in METRICS}, "win_rot": win_rot}
+
+
+def _outcomes_deals(res: Any, players: int) -> dict[str, NDArray[Any]]:
+    seats = np.arange(players)
+    return {"win": (res.winner[:, None] == seats).astype(np.float64),
+            "loss": (res.loser[:, None] == seats).astype(np.float64),
+            "points": res.points.astype(np.float64)}
+
+
+def _outcomes_matches(res: Any) -> dict[str, NDArray[Any]]:
+    return {"win": res.win_share.astype(np.float64), "loss": res.loss_share.astype(np.float64),
+            "points": res.totals.astype(np.float64)}
+
+
+def compare_seed(seed: int, rules: RuleSet, matches: bool, c: int) -> np.random.SeedSequence:
+    """Chunk ``c``'s stream: purpose "compare", keyed on the rules and unit only."""
+    return chunk_seed(seed, "compare", content_text(rules, [], "match" if matches else "deal"), c)
+
+
+def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matches: bool,
+                  match_decks: int = MATCH_DECKS) -> dict[str, Any]:
+    """Play chunk ``c``: ``n`` decks, every rotation; per-deck scores and counts."""
+    strats = lineups.build(specs, get_strategy)  # one object per distinct spec
+    k, players, size = len(specs), rules.players, rules.deck_size
+    ups = rotations(k, players)
+    deck_ss, sim_ss = compare_seed(seed, rules, matches, c).spawn(2)
+    K = match_decks
+    while True:
+        rng = np.random.default_rng(deck_ss)
+        outcomes, capped, deals = [], 0, 0
+        try:
+            if matches:
+                decks = shuffled_decks(size, n * K, rng).reshape(n, K, size)
+                for up in ups:
+                    # the same seed in every rotation: common random numbers for random strategies
+                    res = simulator.simulate_matches(rules, [strats[s] for s in up], n, sim_ss, decks=decks)
+                    outcomes.append(_outcomes_matches(res))
+                    capped += int(res.capped_deals.sum())
+                    deals += int(res.deals.sum())
+            else:
+                decks = shuffled_decks(size, n, rng)
+                for up in ups:
+                    res = simulator.simulate_deals(rules, [strats[s] for s in up], n, sim_ss, decks=decks)
+                    outcomes.append(_outcomes_deals(res, players))
+                    capped += int((res.end == END_CAPPED).sum())
+                    deals += n
+            break
+        except simulator.SimulationError as exc:
+            if not matches or "deals per match" not in str(exc) or K >= MAX_DEALS:
+                raise
+            K = min(2 * K, MAX_DEALS)
+    return {"scores": _scores(outcomes, ups, k), "capped": capped, "deals": deals}
+
+
+def _job(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matches: bool
+         ) -> tuple[int, int, dict[str, Any]]:
+    return c, n, compare_chunk(rules, specs, n, seed, c, matches)
+
+
+def run_compare(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, matches: bool = False,
+                jobs: int = 1, chunk: int | None = None, backend: str = "loky", scheduler: str | None = None,
+                on_chunk: Callable[[int], None] | None = None) -> Comparison:
+    """Play ``n`` duplicate decks (or match deck stacks) through every rotation of ``specs``.
+
+    ``on_chunk(decks)`` is called as each chunk finishes (a progress bar).
+    """
+    specs = list(specs)
+    if len(specs) < 2:
+        raise CompareError(f"compare needs at least two strategies, got {len(specs)}")
+    if n <= 0:
+        raise CompareError(f"the number of {'matches' if matches else 'deals'} must be positive, got {n}")
+    try:
+        rules.for_unit("match" if matches else "deal")
+    except RulesError as exc:
+        raise CompareError(str(exc)) from None
+    lineups.build(specs, get_strategy)  # an unknown strategy: StrategySpecError before any work
+    chunk = chunk or (CHUNK_MATCHES if matches else CHUNK_DEALS)
+    sizes = [min(chunk, n - i) for i in range(0, n, chunk)]
+    t0 = time.perf_counter()
+    parts: dict[int, dict[str, Any]] = {}
+    for c, m, part in run_tasks(_job, [(rules, specs, m, seed, c, matches) for c, m in enumerate(sizes)],
+                                jobs=jobs, backend=backend, scheduler=scheduler):
+        parts[c] = part
+        if on_chunk is not None:
+            on_chunk(m)
+    ordered = [parts[c] for c in range(len(sizes))]
+    scores = {m: np.concatenate([p["scores"][m] for p in ordered]) for m in SCORES}
+    names = labels(lineups.display_names(specs, lineups.build(specs, get_strategy)))
+    return Comparison(rules=rules, specs=[lineups.entry_text(s) for s in specs], names=names, matches=matches,
+                      seed=seed, scores=scores, capped=sum(p["capped"] for p in ordered),
+                      deals_played=sum(p["deals"] for p in ordered), seconds=time.perf_counter() - t0)

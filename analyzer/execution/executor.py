@@ -1,0 +1,222 @@
+"""The one executor: (cell, chunk) tasks -> a chunk function -> sums, locally or on Dask.
+
+``durak simulate``, ``durak run``, ``durak compare`` and :mod:`analyzer.api`
+all come through here, so they share one way to build a line-up
+(:func:`analyzer.execution.lineup.build`: one object per distinct spec), one
+seed derivation (:mod:`analyzer.execution.seeds`) and one way to run chunks:
+
+* :func:`run_tasks` runs any picklable chunk function over a list of argument
+  tuples, in this process (``jobs=1``), on loky processes, or on Dask through
+  joblib's dask backend, yielding results as they finish (any order);
+* :func:`run_cell_chunks` is that for simulation cells (:func:`run_chunk`);
+* :func:`sum_tables` adds chunk sums per cell in (cell, chunk) order, so float
+  sums, and so every printed number, do not depend on ``--jobs`` or on the
+  order chunks finish in.
+
+The simulator is imported by module path (default ``analyzer.sim.simulator``;
+``simulator=`` or ``$DURAK_SIMULATOR`` for a stand-in such as
+``tests.fake_sim``); the path travels with every task so that workers import
+the same module as the parent.  A stand-in may define ``get_strategy`` too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import socket
+from types import ModuleType
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from urllib.parse import urlsplit
+
+import pandas as pd
+from numpy.random import SeedSequence
+
+from analyzer.execution import lineup as lineups
+from analyzer.execution.experiment import Cell, ExperimentError
+from analyzer.execution.seeds import chunk_seed, content_text
+from analyzer.stats.sums import summarize
+
+DEFAULT_SIMULATOR = "analyzer.sim.simulator"
+SIMULATOR_ENV = "DURAK_SIMULATOR"
+BACKENDS = ("loky", "dask")
+TABLES = ("positions", "totals", "hist")
+#: Key columns of each summed table (besides ``cell``); every other column is summed.
+KEYS = {"positions": ["position", "strategy"], "totals": [], "hist": ["kind", "bin"]}
+
+R = TypeVar("R")
+
+
+# --------------------------------------------------------------------------- simulator and strategies
+
+
+def simulator_path(simulator: str | None = None) -> str:
+    """The simulator module to use: the argument, else $DURAK_SIMULATOR, else the real one."""
+    return simulator or os.environ.get(SIMULATOR_ENV) or DEFAULT_SIMULATOR
+
+
+def _module(path: str) -> ModuleType:
+    return importlib.import_module(path)
+
+
+def strategy_resolver(simulator: str | None = None) -> Callable[[str], Any]:
+    """``get_strategy`` of a stand-in simulator module if it has one, else the registry's."""
+    path = simulator_path(simulator)
+    if path != DEFAULT_SIMULATOR:
+        fn = getattr(_module(path), "get_strategy", None)
+        if fn is not None:
+            return fn  # type: ignore[no-any-return]
+    from analyzer.core.registry import get_strategy  # the registry loads the built-in plugins
+
+    return get_strategy
+
+
+# --------------------------------------------------------------------------- one chunk of a cell
+
+
+def cell_seed(seed: int, cell: Cell, chunk: int) -> SeedSequence:
+    """Chunk ``chunk`` of ``cell``: keyed on the cell's content, never its index (seeds module)."""
+    names = [lineups.entry_text(e) for e in cell.lineup]
+    return chunk_seed(seed, "cell", content_text(cell.rules, names, cell.unit), chunk)
+
+
+def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: bool, *,
+              simulator: str | None = None) -> dict[str, pd.DataFrame]:
+    """Simulate ``n`` deals (or matches) of one cell and return their sums.
+
+    Strategies are built afresh per chunk, one per distinct spec, so a stateful
+    strategy cannot carry anything from one chunk to the next (that would make
+    results depend on which chunks a worker happened to run).
+    """
+    mod = _module(simulator_path(simulator))
+    simulate = mod.simulate_matches if cell.unit == "match" else mod.simulate_deals
+    strategies = lineups.build(cell.lineup, strategy_resolver(simulator))
+    res = simulate(cell.rules, strategies, n, seed, check=check)
+    if len(res) != n:
+        raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
+                           f"of cell {cell.index}, expected {n}")
+    return summarize(res, lineups.display_names(cell.lineup, strategies))
+
+
+def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str
+             ) -> tuple[int, int, int, dict[str, pd.DataFrame]]:
+    """Worker entry: run_chunk plus the chunk's identity (results arrive unordered)."""
+    return cell.index, k, n, run_chunk(cell, k, n, cell_seed(seed, cell, k), check, simulator=simulator)
+
+
+# --------------------------------------------------------------------------- running tasks
+
+
+def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: int = 1, backend: str = "loky",
+              scheduler: str | None = None) -> Iterator[R]:
+    """``fn(*args)`` for every args tuple; yield each result as soon as it is finished (any order).
+
+    ``jobs == 1`` (or a single task on loky) runs in this process, so objects
+    that do not pickle and test doubles work; otherwise joblib's loky processes
+    or, with ``backend="dask"``, a distributed Client at ``scheduler`` (without
+    one, a loopback LocalCluster with ``jobs`` workers).
+    """
+    if backend not in BACKENDS:
+        raise ExperimentError(f"backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend == "loky" and (jobs == 1 or len(calls) <= 1):
+        for args in calls:
+            yield fn(*args)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    delayed_calls = (delayed(fn)(*args) for args in calls)
+    if backend == "loky":
+        yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
+                            batch_size=1)(delayed_calls)
+        return
+    with contextlib.ExitStack() as stack:
+        client = _dask_client(stack, jobs, scheduler)
+        stack.enter_context(parallel_config(backend="dask", client=client))
+        yield from Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(delayed_calls)
+
+
+def _dask_client(stack: contextlib.ExitStack, jobs: int, scheduler: str | None) -> Any:
+    """A Client on ``scheduler`` or on a LocalCluster of ``jobs`` workers, closed with ``stack``."""
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        check_scheduler(scheduler)
+        try:
+            return stack.enter_context(Client(scheduler, set_as_default=False, timeout="10s"))
+        except (OSError, ValueError, TimeoutError) as exc:
+            raise ExperimentError(f"--scheduler {scheduler!r}: cannot connect: "
+                                  f"{' '.join(str(exc).split()) or type(exc).__name__}") from None
+    workers = jobs if jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
+    cluster = stack.enter_context(LocalCluster(
+        n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None))
+    return stack.enter_context(Client(cluster, set_as_default=False))
+
+
+def check_scheduler(address: str) -> None:
+    """Refuse a malformed or unreachable scheduler address before dask builds a Client.
+
+    A Client that fails half-way leaves a traceback at exit and a long wait; a plain
+    socket says "no" at once.
+    """
+    url = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = url.hostname, url.port
+    except ValueError:
+        host, port = None, None
+    if url.scheme not in ("tcp", "tls") or not host or not port:
+        raise ExperimentError(f"--scheduler {address!r}: expected an address like tcp://HOST:8786")
+    try:
+        with socket.create_connection((host, port), timeout=10):
+            pass
+    except OSError as exc:
+        raise ExperimentError(f"--scheduler {address!r}: cannot connect: {exc.strerror or exc}") from None
+
+
+def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check: bool = False,
+                    simulator: str | None = None, jobs: int = 1, backend: str = "loky",
+                    scheduler: str | None = None) -> Iterator[tuple[int, int, int, dict[str, pd.DataFrame]]]:
+    """Run (cell, chunk index, size) tasks; yield (cell index, chunk, size, sums) as they finish."""
+    sim = simulator_path(simulator)
+    calls = [(cell, k, n, seed, check, sim) for cell, k, n in tasks]
+    yield from run_tasks(cell_job, calls, jobs=jobs, backend=backend, scheduler=scheduler)
+
+
+# --------------------------------------------------------------------------- sums
+
+
+def sum_tables(parts: dict[str, list[pd.DataFrame]]) -> dict[str, pd.DataFrame]:
+    """Sum chunk tables per cell; inputs are in (cell, chunk) order, so float sums are too."""
+    out = {}
+    for name in TABLES:
+        df = pd.concat(parts[name], ignore_index=True)
+        keys = ["cell", *KEYS[name]]
+        out[name] = df.groupby(keys, sort=True, as_index=False).sum()
+    return out
+
+
+def ordered_parts(cells: Iterable[Cell], done: dict[tuple[int, int], dict[str, pd.DataFrame]]
+                  ) -> dict[str, list[pd.DataFrame]]:
+    """Every chunk's tables with a ``cell`` column, in (cell, chunk) order: what sum_tables takes."""
+    parts: dict[str, list[pd.DataFrame]] = {name: [] for name in TABLES}
+    for cell in cells:
+        for k, _ in cell.chunks():
+            for name in TABLES:
+                parts[name].append(done[(cell.index, k)][name].assign(cell=cell.index))
+    return parts
+
+
+def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, simulator: str | None = None,
+                   jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
+                   on_chunk: Callable[[int, int], None] | None = None) -> dict[str, pd.DataFrame]:
+    """Every chunk of ``cells`` run and summed per cell (no chunk store: ``simulate``, the API).
+
+    ``on_chunk(cell index, units)`` is called as each chunk finishes (a progress bar).
+    """
+    tasks = [(c, k, n) for c in cells for k, n in c.chunks()]
+    done: dict[tuple[int, int], dict[str, pd.DataFrame]] = {}
+    for ci, k, n, tables in run_cell_chunks(tasks, seed=seed, check=check, simulator=simulator, jobs=jobs,
+                                            backend=backend, scheduler=scheduler):
+        done[(ci, k)] = tables
+        if on_chunk is not None:
+            on_chunk(ci, n)
+    return sum_tables(ordered_parts(cells, done))

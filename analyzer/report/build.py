@@ -1,0 +1,71 @@
+"""``build_report(path)``: load a results folder, run the section builders, write the files.
+
+Writes ``DIR/report.md``, a self-contained ``DIR/report.html`` and
+``DIR/charts/*.png|svg``.  The report leads with a loud line for every cell
+whose turn-cap share exceeds 0.1 % (its rates are then biased, G10), then the
+answers as plain sentences, then each section's tables and charts, then how the
+run was made (from the manifest), so that it can be reproduced.
+
+``manifest["reports"]`` lists the report kinds to draw
+(:data:`analyzer.core.report_kinds.REPORT_KINDS`); a missing or empty list
+means all.  An unknown kind is a one-line :class:`ResultsError` naming it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from analyzer.core.report_kinds import REPORT_KINDS, ReportKindError, check_kinds
+from analyzer.report import sentences
+from analyzer.report.render import Block, render_html, render_md
+from analyzer.report.sections import SECTIONS, TITLES, Context, run_blocks
+from analyzer.stats import tables
+from analyzer.stats.tables import ResultsError
+
+
+class ReportPaths(NamedTuple):
+    """What :func:`build_report` wrote."""
+
+    markdown: Path
+    html: Path
+    charts: list[Path]
+
+
+def requested_kinds(manifest: dict, where: Path) -> tuple[str, ...]:
+    """The manifest's report kinds in report order; none listed means all of them."""
+    kinds = manifest.get("reports") or []
+    if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
+        raise ResultsError(f"{where / 'manifest.json'}: 'reports' must be a list of report kinds, got {kinds!r}")
+    try:
+        chosen = set(check_kinds(kinds))
+    except ReportKindError as exc:
+        raise ResultsError(f"{where / 'manifest.json'}: {exc}") from None
+    return tuple(k for k in REPORT_KINDS if not chosen or k in chosen)
+
+
+def build_report(path: str | Path) -> ReportPaths:
+    """Write ``DIR/report.md``, ``DIR/report.html`` and ``DIR/charts/*`` for a results folder."""
+    d = Path(path)
+    res = tables.load_results(d)
+    kinds = requested_kinds(res.manifest, d)
+    outdir = d / "charts"
+    outdir.mkdir(parents=True, exist_ok=True)
+    ctx = Context(res, outdir)
+    built = {k: SECTIONS[k](ctx) for k in kinds}
+
+    name = str(res.manifest.get("name") or d.name)
+    blocks: list[Block] = [Block("h1", f"Durak experiment report: {name}")]
+    blocks += [Block("warn", w) for w in sentences.capped_warnings(ctx.length)]
+    blocks.append(Block("h2", "Answers"))
+    for k in kinds:
+        blocks += built[k].answers
+    for k in kinds:
+        blocks.append(Block("h2", TITLES[k]))
+        blocks += built[k].details
+    blocks += run_blocks(res)
+
+    md_path, html_path = d / "report.md", d / "report.html"
+    md_path.write_text(render_md(blocks, d), encoding="utf-8")
+    html_path.write_text(render_html(blocks, f"Durak report: {name}"), encoding="utf-8")
+    return ReportPaths(md_path, html_path, ctx.made)

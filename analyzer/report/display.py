@@ -1,0 +1,177 @@
+"""Display frames: the stats tables with their numbers written as text columns.
+
+One function per report table; each takes a frame from
+:mod:`analyzer.stats.tables` and returns the frame the renderer prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer.report.format import count, num_ci, pct, pct_ci, pp_ci
+from analyzer.stats import tables
+from analyzer.stats.tables import rules_text
+
+
+def _label_cols(df: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({"cell": df["label"].astype(str), "unit": df["unit"].astype(str),
+                         "lineup": df["lineup"].astype(str).str.replace(",", ", ")}, index=df.index)
+
+
+def _verdict(flag: Any) -> str:
+    return "distinguishable" if bool(flag) else "not distinguishable"
+
+
+def show_positions(wl: pd.DataFrame) -> pd.DataFrame:
+    w = wl[wl["outcome"] == "win"].reset_index(drop=True)
+    lo = wl[wl["outcome"] == "loss"].reset_index(drop=True)
+    d = _label_cols(w).drop(columns="lineup")
+    d["position"] = w["position"].astype(int)
+    d["strategy"] = w["strategy"]
+    d["win rate [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(w["rate"], w["lo"], w["hi"])]
+    d["дурак (loss) rate [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(lo["rate"], lo["lo"], lo["hi"])]
+    d["fair"] = [pct(x) for x in w["fair"]]
+    d["n"] = [count(x) for x in w["n"]]
+    return d
+
+
+def show_strategies(ws: pd.DataFrame) -> pd.DataFrame:
+    keys = ["variant", "players", "unit", "rules", "strategy"]
+    w = ws[ws["outcome"] == "win"].set_index(keys)
+    lo = ws[ws["outcome"] == "loss"].set_index(keys).reindex(w.index)
+    d = w.reset_index()[keys].copy()
+    d["rules"] = d["rules"].map(rules_text)
+    d["seats"] = w["seats"].to_numpy()
+    d["cells"] = w["cells"].to_numpy()
+    d["win rate [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(w["rate"], w["lo"], w["hi"])]
+    d["дурак rate [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(lo["rate"], lo["lo"], lo["hi"])]
+    d["fair"] = [pct(x) for x in w["fair"]]
+    d["n (seat-games)"] = [count(x) for x in w["n"]]
+    return d
+
+
+def show_first_player(fpa: pd.DataFrame) -> pd.DataFrame:
+    d = _label_cols(fpa)
+    d["first player wins [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(fpa["rate"], fpa["lo"], fpa["hi"])]
+    d["fair"] = [pct(x) for x in fpa["fair"]]
+    d["difference"] = [pp_ci(a, b, c) for a, b, c in zip(fpa["diff"], fpa["diff_lo"], fpa["diff_hi"])]
+    d["ratio"] = [num_ci(a, b, c, 3) for a, b, c in zip(fpa["ratio"], fpa["ratio_lo"], fpa["ratio_hi"])]
+    d["p (Holm)"] = [f"{p:.2g}" if np.isfinite(p) else "–" for p in fpa["p_holm"]]
+    d["verdict"] = [_verdict(x) for x in fpa["distinguishable"]]
+    d["n"] = [count(x) for x in fpa["n"]]
+    return d
+
+
+def show_worst(worst: pd.DataFrame) -> pd.DataFrame:
+    d = _label_cols(worst)
+    d["worst position"] = worst["worst_position"].astype(int)
+    d["its strategy"] = worst["worst_strategy"]
+    d["дурак rate [95% CI]"] = [pct_ci(a, b, c) for a, b, c in
+                                zip(worst["loss_rate"], worst["loss_lo"], worst["loss_hi"])]
+    d["fair"] = [pct(x) for x in worst["fair"]]
+    d["runner-up"] = worst["runner_up"].astype(int)
+    d["gap to runner-up"] = [pp_ci(a, b, c) for a, b, c in zip(worst["gap"], worst["gap_lo"], worst["gap_hi"])]
+    d["verdict"] = [_verdict(x) for x in worst["distinguishable"]]
+    d["n"] = [count(x) for x in worst["n"]]
+    return d
+
+
+def show_wild_summary(ws: pd.DataFrame) -> pd.DataFrame:
+    d = _label_cols(ws)
+    d["held a wild, per seat (mean)"] = [pct(x) for x in ws["held_mean"]]
+    d["anyone held a wild (bounds)"] = [f"{pct(a)} – {pct(b)}" for a, b in zip(ws["any_lo"], ws["any_hi"])]
+    d["loser picked by the wild rule [95% CI]"] = [pct_ci(a, b, c) for a, b, c in
+                                                   zip(ws["by_wild_rate"], ws["by_wild_lo"], ws["by_wild_hi"])]
+    d["share of losses decided by the wild"] = [pct_ci(a, b, c) for a, b, c in
+                                                zip(ws["wild_loss_share_rate"], ws["wild_loss_share_lo"],
+                                                    ws["wild_loss_share_hi"])]
+    d["mean points per hand [95% CI]"] = [num_ci(a, b, c) for a, b, c in
+                                          zip(ws["points_mean"], ws["points_lo"], ws["points_hi"])]
+    d["n"] = [count(x) for x in ws["n"]]
+    return d
+
+
+def show_wild_positions(wp: pd.DataFrame) -> pd.DataFrame:
+    d = _label_cols(wp).drop(columns="lineup")
+    d["position"] = wp["position"].astype(int)
+    d["strategy"] = wp["strategy"]
+    d["held a wild at the end [95% CI]"] = [pct_ci(a, b, c) for a, b, c in
+                                            zip(wp["held_rate"], wp["held_lo"], wp["held_hi"])]
+    d["lost by the wild rule [95% CI]"] = [pct_ci(a, b, c) for a, b, c in
+                                           zip(wp["by_wild_rate"], wp["by_wild_lo"], wp["by_wild_hi"])]
+    d["mean points [95% CI]"] = [num_ci(a, b, c) for a, b, c in zip(wp["points_mean"], wp["points_lo"], wp["points_hi"])]
+    d["n"] = [count(x) for x in wp["n"]]
+    return d
+
+
+def show_keeper(kvd: pd.DataFrame) -> pd.DataFrame:
+    d = pd.DataFrame({"variant": kvd["variant"], "players": kvd["players"], "unit": kvd["unit"],
+                      "rules": kvd["rules"].map(rules_text)})
+    for tag, name in (("keeper", tables.KEEPER), ("dumper", tables.DUMPER)):
+        d[f"{name} дурак rate"] = [pct_ci(a, b, c) for a, b, c in
+                                   zip(kvd[f"{tag}_loss_rate"], kvd[f"{tag}_loss_lo"], kvd[f"{tag}_loss_hi"])]
+        d[f"{name} lost by wild"] = [pct(x) for x in kvd[f"{tag}_by_wild_rate"]]
+        d[f"{name} n"] = [count(x) for x in kvd[f"{tag}_n"]]
+    d["loss difference (keeper − dumper)"] = [pp_ci(a, b, c) for a, b, c in
+                                              zip(kvd["loss_diff"], kvd["loss_diff_lo"], kvd["loss_diff_hi"])]
+    d["loss ratio"] = [num_ci(a, b, c, 3) for a, b, c in
+                       zip(kvd["loss_ratio"], kvd["loss_ratio_lo"], kvd["loss_ratio_hi"])]
+    d["points difference"] = [num_ci(a, b, c, 2) for a, b, c in
+                              zip(kvd["points_diff"], kvd["points_diff_lo"], kvd["points_diff_hi"])]
+    d["verdict"] = [_verdict(x) if np.isfinite(v) else "–" for x, v in zip(kvd["distinguishable"], kvd["loss_diff"])]
+    return d
+
+
+def show_length(length: pd.DataFrame) -> pd.DataFrame:
+    d = _label_cols(length)
+    match = length["unit"] == "match"
+    d["n"] = [count(x) for x in length["n"]]
+    d["mean turns per deal [95% CI]"] = [num_ci(a, b, c) for a, b, c in
+                                         zip(length["turns_mean"], length["turns_lo"], length["turns_hi"])]
+
+    def q(kind: str) -> list[str]:
+        return ["–" if not np.isfinite(m) else
+                f"{m:.0f} / {p:.0f} / {'≥' if o else ''}{t:.0f}"
+                for m, p, t, o in zip(length[f"{kind}_median"], length[f"{kind}_p90"],
+                                      length[f"{kind}_p99"], length[f"{kind}_p99_open"])]
+    d["turns median / p90 / p99"] = q("turns")
+    d["deals per match (mean)"] = ["–" if not m else f"{x:.2f}" for x, m in zip(length["deals_mean"], match)]
+    d["deals median / p90 / p99"] = q("deals")
+    d["blocked [95% CI]"] = [("–" if m else f"{count(k)} = {pct_ci(a, b, c)}") for k, a, b, c, m in
+                             zip(length["blocked"], length["blocked_rate"], length["blocked_lo"],
+                                 length["blocked_hi"], match)]
+    d["capped deals [95% CI]"] = [f"{count(k)} = {pct_ci(a, b, c)}" + (" ⚠" if al else "") for k, a, b, c, al in
+                                  zip(length["capped"], length["capped_rate"], length["capped_lo"],
+                                      length["capped_hi"], length["capped_alarm"])]
+    d["pile turn-overs per deal"] = [f"{x:.2f}" if np.isfinite(x) else "–" for x in length["turnovers_mean"]]
+    return d
+
+
+def show_rule_effects(eff: pd.DataFrame) -> pd.DataFrame:
+    d = pd.DataFrame({"variant": eff["variant"], "players": eff["players"], "unit": eff["unit"],
+                      "lineup": eff["lineup"].str.replace(",", ", "), "switched on": eff["switch"],
+                      "other options": eff["context"]})
+    d["first player wins: off → on"] = [f"{pct(a)} → {pct(b)}" for a, b in zip(eff["first_off"], eff["first_on"])]
+    d["change"] = [pp_ci(a, b, c) for a, b, c in zip(eff["first_diff"], eff["first_lo"], eff["first_hi"])]
+    d["mean turns change"] = [num_ci(a, b, c) for a, b, c in zip(eff["turns_diff"], eff["turns_lo"], eff["turns_hi"])]
+    d["blocked change"] = [pp_ci(a, b, c) for a, b, c in zip(eff["blocked_diff"], eff["blocked_lo"], eff["blocked_hi"])]
+    d["capped change"] = [pp_ci(a, b, c) for a, b, c in zip(eff["capped_diff"], eff["capped_lo"], eff["capped_hi"])]
+    d["loser by wild change"] = [pp_ci(a, b, c) for a, b, c in
+                                 zip(eff["by_wild_diff"], eff["by_wild_lo"], eff["by_wild_hi"])]
+    d["n on / off"] = [f"{count(a)} / {count(b)}" for a, b in zip(eff["n_on"], eff["n_off"])]
+    return d
+
+
+def show_h2h(h: pd.DataFrame) -> pd.DataFrame:
+    d = pd.DataFrame({"variant": h["variant"], "players": h["players"], "unit": h["unit"],
+                      "rules": h["rules"].map(rules_text), "strategy": h["strategy"], "opponent": h["opponent"]})
+    d["win rate per seat [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(h["rate"], h["lo"], h["hi"])]
+    d["fair"] = [pct(x) for x in h["fair"]]
+    d["difference"] = [pp_ci(a, b, c) for a, b, c in zip(h["diff"], h["lo_diff"], h["hi_diff"])]
+    d["verdict"] = [_verdict(x) for x in h["distinguishable"]]
+    d["n (seat-games)"] = [count(x) for x in h["n"]]
+    return d
+

@@ -1,0 +1,56 @@
+"""Numbers and intervals as text: percentages, percentage points, counts.
+
+Every figure of the report and of ``durak compare`` is written through these,
+so the same rate reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _dec(x: float) -> int:
+    """Decimals for a percentage: enough to show a small rate (capped 0.02 %)."""
+    v = abs(x) * 100
+    return 1 if v == 0 or v >= 1 else (2 if v >= 0.1 else 3)
+
+
+def pct(x: float, d: int | None = None) -> str:
+    """``0.3612 -> '36.1%'``; NaN -> '–'."""
+    if x is None or not np.isfinite(x):
+        return "–"
+    d = _dec(x) if d is None else d
+    return f"{100 * x:.{d}f}%"
+
+
+def pct_ci(x: float, lo: float, hi: float) -> str:
+    """``'36.1% [35.9, 36.3]'`` (bounds in percent, same decimals as the rate)."""
+    if x is None or not np.isfinite(x):
+        return "–"
+    d = max(_dec(x), _dec(hi) if np.isfinite(hi) else 1)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return pct(x, d)
+    return f"{100 * x:.{d}f}% [{100 * lo:.{d}f}, {100 * hi:.{d}f}]"
+
+
+def pp_ci(x: float, lo: float, hi: float) -> str:
+    """A difference of rates in percentage points: ``'+2.8 pp [+2.6, +3.0]'``."""
+    if not np.isfinite(x):
+        return "–"
+    d = 1 if abs(x) >= 0.01 or x == 0 else 2
+    return f"{100 * x:+.{d}f} pp [{100 * lo:+.{d}f}, {100 * hi:+.{d}f}]"
+
+
+def num_ci(x: float, lo: float, hi: float, d: int = 1) -> str:
+    if not np.isfinite(x):
+        return "–"
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{x:.{d}f}"
+    return f"{x:.{d}f} [{lo:.{d}f}, {hi:.{d}f}]"
+
+
+def count(x: float) -> str:
+    if x is None or not np.isfinite(x):
+        return "–"
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
+

@@ -1,0 +1,314 @@
+"""The report's sections: one builder per report kind, in the table :data:`SECTIONS`.
+
+A builder takes the shared :class:`Context` (the loaded results, the tables
+computed once for all sections, where charts go) and returns a
+:class:`Section`: the answer sentences that lead the report and the tables
+and charts of its own part further down.  The report kinds are exactly
+:data:`analyzer.core.report_kinds.REPORT_KINDS`, in that order.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from analyzer.core.report_kinds import REPORT_KINDS
+from analyzer.report import charts, display, sentences
+from analyzer.report.format import count
+from analyzer.report.render import Block
+from analyzer.stats import tables
+from analyzer.stats.tables import Results, rules_text
+
+#: Series per win-rate chart before it is split in several.
+MAX_SERIES = 8
+
+
+@dataclass
+class Section:
+    """What one report kind adds: answer blocks (lead of the report) and its own part."""
+
+    answers: list[Block] = field(default_factory=list)
+    details: list[Block] = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    """Everything the builders share; each table is computed once, when first asked for."""
+
+    res: Results
+    outdir: Path
+    made: list[Path] = field(default_factory=list)
+
+    @cached_property
+    def fpa(self) -> pd.DataFrame:
+        return tables.first_player_advantage(self.res)
+
+    @cached_property
+    def fpa_pooled(self) -> pd.DataFrame:
+        return tables.first_player_advantage(self.res, pooled=True)
+
+    @cached_property
+    def worst(self) -> pd.DataFrame:
+        return tables.worst_positions(self.res)
+
+    @cached_property
+    def worst_pooled(self) -> pd.DataFrame:
+        return tables.worst_positions(self.res, pooled=True)
+
+    @cached_property
+    def rotated(self) -> bool:
+        """Whether some cell group seats several lineups (then seat answers are pooled)."""
+        return bool((self.fpa_pooled["seatings"] > 1).any())
+
+    @cached_property
+    def length(self) -> pd.DataFrame:
+        return tables.game_length(self.res)
+
+    def chart(self, name: str, draw: Callable[[], Any], caption: str) -> Block:
+        """Draw and save one chart (PNG + SVG); the block that shows it."""
+        ax = draw()
+        paths = charts.save_figure(ax.figure, self.outdir / _safe(name))
+        self.made.extend(paths)
+        return Block("chart", paths, caption)
+
+
+def _chunks(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
+
+
+def _safe(s: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in s)
+
+
+# ---------------------------------------------------------------- builders
+
+def first_player(ctx: Context) -> Section:
+    """First-player advantage and the worst seat (pooled over seatings where lineups rotate)."""
+    s = Section()
+    s.answers.append(Block("h3", "Does the first player have an advantage?"))
+    if ctx.rotated:
+        s.answers.append(Block("p", "Where the experiment seats several lineups, they are pooled here, so that "
+                                    "each strategy sits each position and the seat alone is measured; the "
+                                    "per-lineup figures are in the tables below."))
+    s.answers.append(Block("list", sentences.first_player_sentences(ctx.fpa_pooled)))
+    s.answers.append(Block("h3", "Which seat is worst off?"))
+    s.answers.append(Block("list", sentences.worst_sentences(ctx.worst_pooled)))
+    if ctx.rotated:
+        s.details.append(Block("table", display.show_first_player(ctx.fpa_pooled),
+                               "Pooled over the lineups (seatings) of each variant, player count, unit "
+                               "and rule setting."))
+        s.details.append(Block("table", display.show_worst(ctx.worst_pooled), "Worst seat, pooled over the lineups."))
+    s.details.append(Block("table", display.show_first_player(ctx.fpa),
+                           "Position 0 against the fair share 1/players; difference and ratio use the "
+                           "Wilson bounds; the verdict is per cell (does the 95% interval contain the fair share?); "
+                           "the p-value is the score test, Holm-adjusted for the number of cells compared."))
+    s.details.append(Block("table", display.show_worst(ctx.worst),
+                           "The position with the highest дурак rate; the gap to the runner-up accounts "
+                           "for both coming from the same games."))
+    return s
+
+
+def positions(ctx: Context) -> Section:
+    """Win and loss rates by position, with win-rate charts per variant and unit."""
+    res = ctx.res
+    wl = tables.win_loss_by_position(res)
+    s = Section()
+    s.details.append(Block("table", display.show_positions(wl),
+                           "Capped deals have neither winner nor loser, so rates need not sum to 100%. "
+                           "Match wins and losses shared by ties count fractionally."))
+    wl_chart = tables.win_loss_by_position(res, pooled=True) if ctx.rotated else wl
+    for (variant, unit), g in wl_chart.groupby(["variant", "unit"], sort=True):
+        cells = list(dict.fromkeys(g["cell"]))
+        for i, chunk in enumerate(_chunks(cells, MAX_SERIES)):
+            sub = g[g["cell"].isin(chunk)]
+            s.details.append(ctx.chart(
+                f"win_by_position_{variant}_{unit}_{i}",
+                lambda sub=sub, variant=variant, unit=unit: charts.plot_win_by_position(sub, variant=variant,
+                                                                                        unit=unit),
+                f"Win rate by position, {variant}, per {unit}" + (" (lineups pooled)" if ctx.rotated else "")))
+    return s
+
+
+def strategies(ctx: Context) -> Section:
+    """Which strategy wins: rates per strategy, seats and lineups pooled."""
+    ws = tables.win_loss_by_strategy(ctx.res, pool_cells=True)
+    s = Section()
+    said = sentences.strategy_sentences(ws)
+    if said:
+        s.answers.append(Block("h3", "Which strategy wins?"))
+        s.answers.append(Block("list", said))
+    s.details.append(Block("table", display.show_strategies(ws),
+                           "Seats of a strategy pooled over positions and over cells with the same "
+                           "variant, players, unit and rules; n counts seat-games."))
+    return s
+
+
+def head_to_head(ctx: Context) -> Section:
+    """Strategy against strategy in two-strategy cells, with one heatmap per cell group."""
+    h2h = tables.head_to_head(ctx.res)
+    s = Section()
+    if h2h.empty:
+        s.details.append(Block("p", "No cell seats exactly two strategies, so there is no head-to-head table."))
+        return s
+    s.details.append(Block("table", display.show_h2h(h2h),
+                           "Cells with exactly two strategies, pooled over seatings: the row strategy's "
+                           "win rate per seat against the fair share."))
+    for key, g in h2h.groupby(tables.GROUP_COLUMNS, sort=True, dropna=False):
+        variant, players, unit, rules = key
+        m = tables.head_to_head_matrix(g)
+        lo = tables.head_to_head_matrix(g, "lo_diff")
+        hi = tables.head_to_head_matrix(g, "hi_diff")
+        rt = rules_text(str(rules))
+        title = f"{variant} {players}p per {unit}" + ("" if rt == "default rules" else f", {rt}")
+        s.details.append(ctx.chart(
+            f"head_to_head_{variant}_{players}p_{unit}_{rt}",
+            lambda m=m, lo=lo, hi=hi, title=title, g=g:
+            charts.plot_heatmap(m, lo=lo, hi=hi, title=title, n=float(g["n"].min())),
+            f"Strategy against strategy, {title}"))
+    return s
+
+
+def wild_penalty(ctx: Context) -> Section:
+    """The wild-holding penalty: per cell, per position, strategies compared on it, charts."""
+    res = ctx.res
+    kvd = tables.keeper_vs_dumper(res)
+    s = Section()
+    s.answers.append(Block("h3", "How much does holding a wild cost?"))
+    s.answers.append(Block("list", sentences.wild_sentences(tables.wild_summary(res, pooled=True))))
+    if not kvd.empty:
+        s.answers.append(Block("list", sentences.keeper_sentences(kvd)))
+    else:
+        s.answers.append(Block("p", f"No cell seats {tables.KEEPER} or {tables.DUMPER}, so holding versus "
+                                    "dumping wilds is not compared."))
+    s.details.append(Block("p", "What is measurable from the stored sums: per position, how often a hand "
+                                "ends holding a wild and how often the wild rule (CZ7/PR7) rather than the "
+                                "points made it the дурак; per cell, the exact share of games whose loser "
+                                "the wild rule picked. Not measurable: the share of games in which anyone "
+                                "holds a wild (only bounds: the largest per-seat rate and the sum), and "
+                                "the points of wild-holding hands apart from the others (only the mean "
+                                "points of all hands). svinya's lone-Queen 20 (SV6) is inside the points."))
+    s.details.append(Block("table", display.show_wild_summary(tables.wild_summary(res)), "Per cell"))
+    s.details.append(Block("table", display.show_wild_positions(tables.wild_by_position(res)), "Per position"))
+    if not kvd.empty:
+        s.details.append(Block("table", display.show_keeper(kvd),
+                               f"{tables.KEEPER} against {tables.DUMPER}, one row per rule setting; "
+                               "differences are keeper − dumper with independent-sample intervals."))
+    wbs = tables.wild_by_strategy(res)
+    for unit in sorted(wbs["unit"].unique()):
+        s.details.append(ctx.chart(f"wild_penalty_{unit}",
+                                   lambda unit=unit: charts.plot_wild_penalty(wbs, unit=unit),
+                                   f"Wild-holding penalty per variant and strategy, per {unit}"))
+    return s
+
+
+def house_rules(ctx: Context) -> Section:
+    """What switching one rule option changes, everything else equal."""
+    effects = tables.rule_effects(ctx.res)
+    s = Section()
+    if not effects.empty and (effects["context"] == "default rules").any():
+        s.answers.append(Block("h3", "What does each rule option change?"))
+        s.answers.append(Block("list", sentences.rule_sentences(effects)))
+    if effects.empty:
+        s.details.append(Block("p", "No two cells differ in exactly one rule option, so no option's "
+                                    "effect is measured."))
+        return s
+    s.details.append(Block("table", display.show_rule_effects(effects),
+                           "Each row compares two cells that differ only in the option switched on; "
+                           "changes are on − off with independent-sample 95% intervals."))
+    return s
+
+
+#: Histograms drawn by the length section: stored kind, what it measures.
+_HISTS = (("turns", "deal length"),
+          ("points", "penalty points per hand (all hands, the winner's 0 included)"),
+          ("deals", "match length"))
+
+
+def length(ctx: Context) -> Section:
+    """Game length, blocked and capped games, with histograms per variant."""
+    s = Section()
+    s.answers.append(Block("h3", "How long are the games?"))
+    s.answers.append(Block("list", sentences.length_sentences(ctx.length)))
+    s.details.append(Block("table", display.show_length(ctx.length),
+                           "Turns count every go, lost goes included (G10a); the last histogram bin is "
+                           "open-ended (≥). Match cells count capped deals inside the matches."))
+    for kind, what in _HISTS:
+        ht = tables.hist_table(ctx.res, kind, pooled=ctx.rotated)
+        ht = ht[ht.groupby("cell")["count"].transform("sum") > 0]
+        for variant, g in ht.groupby("variant", sort=True):
+            for i, chunk in enumerate(_chunks(list(dict.fromkeys(g["cell"])), MAX_SERIES)):
+                sub = g[g["cell"].isin(chunk)]
+                s.details.append(ctx.chart(f"hist_{kind}_{variant}_{i}",
+                                           lambda sub=sub, kind=kind: charts.plot_hist(sub, kind),
+                                           f"Distribution of {what}, {variant}"))
+    return s
+
+
+Builder = Callable[[Context], Section]
+
+#: Report kind -> builder, in report order (the keys are exactly REPORT_KINDS).
+SECTIONS: dict[str, Builder] = {
+    "first_player": first_player,
+    "positions": positions,
+    "strategies": strategies,
+    "head_to_head": head_to_head,
+    "wild_penalty": wild_penalty,
+    "house_rules": house_rules,
+    "length": length,
+}
+#: Heading of each kind's own part of the report.
+TITLES: dict[str, str] = {
+    "first_player": "First-player advantage and the worst seat",
+    "positions": "Win and loss rates by position",
+    "strategies": "Win and loss rates by strategy",
+    "head_to_head": "Strategy against strategy",
+    "wild_penalty": "The wild-holding (Jack-holding) penalty",
+    "house_rules": "What each rule option changes",
+    "length": "Game length, blocked and capped games",
+}
+if tuple(SECTIONS) != REPORT_KINDS or tuple(TITLES) != REPORT_KINDS:
+    raise ImportError("analyzer.report.sections: SECTIONS and TITLES must list exactly REPORT_KINDS, in order")
+
+
+# ---------------------------------------------------------------- how it was run
+
+def run_blocks(res: Results) -> list[Block]:
+    """How the run was made: manifest facts, cells, and the command to reproduce it."""
+    m = res.manifest
+    b: list[Block] = [Block("h2", "How this was run")]
+    t = res.totals.merge(res.cells[["cell", "unit"]], on="cell")
+    deals = float(t["deals_sum"].sum())
+    matches = float(t.loc[t["unit"] == "match", "n"].sum())
+    match_deals = float(t.loc[t["unit"] == "match", "deals_sum"].sum())
+    facts = [
+        f"Experiment: {m.get('name', '–')} — {m.get('description', '') or 'no description'}",
+        f"Seed: {m.get('seed', '–')}; analyzer version: {m.get('version', '–')}",
+        f"Started {m.get('started', '–')}, finished {m.get('finished', '–')}; "
+        f"{count(float(m['deals_per_second'])) if isinstance(m.get('deals_per_second'), (int, float)) else '–'} deals per second",
+        f"{len(res.cells)} cells; {count(deals)} deals simulated"
+        + (f", {count(match_deals)} of them in {count(matches)} matches" if matches else ""),
+        "Variants: " + ", ".join(sorted(res.cells["variant"].unique())) + "; player counts: "
+        + ", ".join(str(p) for p in sorted(res.cells["players"].unique())),
+        "Strategies: " + ", ".join(sorted({s for ln in res.cells["lineup"] for s in ln.split(",") if s})),
+        "Intervals are 95% (Wilson for rates, normal for means and differences); "
+        "'not distinguishable' means the interval contains the null value.",
+    ]
+    b.append(Block("list", facts))
+    b.append(Block("p", "To reproduce:"))
+    b.append(Block("code", str(m.get("command", "(the manifest records no command)"))))
+    cells = pd.DataFrame({"cell": res.cells["cell"], "label": res.cells["label"], "unit": res.cells["unit"],
+                          "lineup (position 0 first)": res.cells["lineup"].str.replace(",", ", "),
+                          "rules changed from the variant default": res.cells["rules"].map(rules_text)})
+    n = res.totals.set_index("cell")["n"]
+    cells["n"] = [count(float(n.get(c, np.nan))) for c in res.cells["cell"]]
+    b.append(Block("table", cells, "Cells of the experiment"))
+    if m.get("experiment"):
+        b.append(Block("p", "The experiment as parsed:"))
+        b.append(Block("code", json.dumps(m["experiment"], indent=2, sort_keys=True, default=str)))
+    return b

@@ -1,0 +1,196 @@
+"""The report's answers as plain sentences, generated from the stats tables.
+
+Each sentence carries its 95 % interval and sample size, and says "not
+distinguishable" wherever the verdict of the table says so; nothing is
+computed here that the tables do not hold, except the wording.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer.report.format import count, num_ci, pct, pct_ci, pp_ci
+from analyzer.stats import intervals as stats
+from analyzer.stats import tables
+from analyzer.stats.tables import rules_text
+
+
+def where(row: Any) -> str:
+    """'In czech with 2 players (sevens=True; lineup a, b)' — the cell as a sentence opening."""
+    extra = []
+    r = rules_text(str(row["rules"]))
+    if r != "default rules":
+        extra.append(r)
+    seatings = row.get("seatings", 1)
+    if isinstance(seatings, (int, float, np.integer)) and seatings > 1:
+        extra.append(f"{row['strategies'].replace(', ', ' and ')} rotated over {int(seatings)} seatings")
+    else:
+        lineup = [s for s in str(row.get("lineup", "")).split(",") if s]
+        if lineup and len(set(lineup)) > 1:
+            extra.append("lineup " + ", ".join(lineup))
+    tail = f" ({'; '.join(extra)})" if extra else ""
+    return f"In {row['variant']} with {int(row['players'])} players{tail}"
+
+
+def group_where(row: Any) -> str:
+    r = rules_text(str(row["rules"]))
+    tail = f" ({r})" if r != "default rules" else ""
+    return f"In {row['variant']} with {int(row['players'])} players{tail}"
+
+
+
+def capped_warnings(length: pd.DataFrame) -> list[str]:
+    """Loud lines for every cell whose capped share of deals exceeds 0.1 % (G10)."""
+    out = []
+    for _, r in length[length["capped_alarm"]].iterrows():
+        out.append(f"**WARNING: {r['label']} ({r['unit']}s, lineup {r['lineup']}): "
+                   f"{pct_ci(r['capped_rate'], r['capped_lo'], r['capped_hi'])} of deals hit the turn cap "
+                   f"({count(r['capped'])} of {count(r['deals_sum'])} deals), above the 0.1% limit. "
+                   f"Capped deals have no winner or loser, so this cell's rates are biased.**")
+    return out
+
+
+def first_player_sentences(fpa: pd.DataFrame) -> list[str]:
+    out = []
+    for _, r in fpa.iterrows():
+        s = f"{where(r)} the first player wins {pct_ci(r['rate'], r['lo'], r['hi'])} of {_plural(r['unit'])}"
+        s += f" against a fair {pct(r['fair'])} (n={count(r['n'])})"
+        if r["distinguishable"]:
+            s += f": {r['ratio']:.2f}× the fair share ({pp_ci(r['diff'], r['diff_lo'], r['diff_hi'])})."
+        else:
+            s += ": not distinguishable from fair."
+        out.append(s)
+    return out
+
+
+def _plural(unit: str) -> str:
+    return "matches" if unit == "match" else f"{unit}s"
+
+
+def worst_sentences(worst: pd.DataFrame) -> list[str]:
+    out = []
+    for _, r in worst.iterrows():
+        s = (f"{where(r)} position {r['worst_position']} is worst off: it is the дурак in "
+             f"{pct_ci(r['loss_rate'], r['loss_lo'], r['loss_hi'])} of {_plural(r['unit'])} "
+             f"(fair {pct(r['fair'])}, n={count(r['n'])})")
+        if r["runner_up"] >= 0:
+            if r["distinguishable"]:
+                s += f", a gap of {pp_ci(r['gap'], r['gap_lo'], r['gap_hi'])} over position {r['runner_up']}."
+            else:
+                s += f", not distinguishable from position {r['runner_up']} ({pct(r['runner_up_rate'])})."
+        else:
+            s += "."
+        out.append(s)
+    return out
+
+
+def wild_sentences(ws: pd.DataFrame) -> list[str]:
+    out = []
+    for _, r in ws.iterrows():
+        u = _plural(r["unit"])
+        s = (f"{where(r)} the wild rule, not the points, picked the loser in "
+             f"{pct_ci(r['by_wild_rate'], r['by_wild_lo'], r['by_wild_hi'])} of {u} "
+             f"({pct(r['wild_loss_share_rate'])} of all losses; n={count(r['n'])})")
+        if "wild_hand_points" in r and np.isfinite(r.get("wild_hand_points", np.nan)):
+            s += (f"; a wild was left in some hand at the end of {pct(r['any_lo'])} of {u}, "
+                  f"and such hands averaged {r['wild_hand_points']:.1f} points against "
+                  f"{r['other_hand_points']:.1f} for the other hands.")
+        elif abs(r["any_hi"] - r["any_lo"]) < 1e-12:
+            s += f"; a wild was left in a hand at the end of {pct(r['any_lo'])} of {u}."
+        else:
+            s += (f"; a wild was left in some hand at the end of between {pct(r['any_lo'])} and "
+                  f"{pct(r['any_hi'])} of {u} ({pct(r['held_mean'])} per seat).")
+        out.append(s)
+    return out
+
+
+def keeper_sentences(kvd: pd.DataFrame) -> list[str]:
+    out = []
+    for _, r in kvd.iterrows():
+        u = _plural(r["unit"])
+        if np.isfinite(r["loss_diff"]):
+            s = (f"{group_where(r)} {tables.KEEPER} loses {pct_ci(r['keeper_loss_rate'], r['keeper_loss_lo'], r['keeper_loss_hi'])} "
+                 f"of {u} and {tables.DUMPER} {pct_ci(r['dumper_loss_rate'], r['dumper_loss_lo'], r['dumper_loss_hi'])} "
+                 f"(n={count(r['keeper_n'])} and {count(r['dumper_n'])} seat-{u})")
+            if r["distinguishable"]:
+                way = "raises" if r["loss_diff"] > 0 else "lowers"
+                s += (f": keeping wilds {way} the дурак rate by "
+                      f"{pp_ci(r['loss_diff'], r['loss_diff_lo'], r['loss_diff_hi'])} "
+                      f"({r['loss_ratio']:.2f}× the dumper's).")
+            else:
+                s += f": the difference {pp_ci(r['loss_diff'], r['loss_diff_lo'], r['loss_diff_hi'])} is not distinguishable from 0."
+        else:
+            present = tables.KEEPER if np.isfinite(r["keeper_n"]) else tables.DUMPER
+            tag = "keeper" if present == tables.KEEPER else "dumper"
+            s = (f"{group_where(r)} only {present} was played: it loses "
+                 f"{pct_ci(r[f'{tag}_loss_rate'], r[f'{tag}_loss_lo'], r[f'{tag}_loss_hi'])} of {u}; "
+                 f"no comparison is possible.")
+        out.append(s)
+    return out
+
+
+def strategy_sentences(ws: pd.DataFrame) -> list[str]:
+    """Which strategy wins: the ranking per variant, players, unit and rules (seats pooled).
+
+    The top two are compared with a two-proportion interval; where it contains 0
+    the sentence says they are not distinguishable rather than naming a winner.
+    """
+    out = []
+    wins = ws[ws["outcome"] == "win"]
+    for _, g in wins.groupby(tables.GROUP_COLUMNS, dropna=False, sort=True):
+        if g["strategy"].nunique() < 2:
+            continue
+        g = g.sort_values("rate", ascending=False)
+        r0 = g.iloc[0]
+        u = _plural(str(r0["unit"]))
+        ranking = ", ".join(f"{r['strategy']} {pct_ci(r['rate'], r['lo'], r['hi'])}" for _, r in g.iterrows())
+        a, b = g.iloc[0], g.iloc[1]
+        d = stats.diff_proportions(a["rate"], a["n"], b["rate"], b["n"])
+        if bool(stats.distinguishable(d.lo, d.hi)):
+            verdict = (f"{a['strategy']} wins most, {pp_ci(float(d.est), float(d.lo), float(d.hi))} "
+                       f"ahead of {b['strategy']}")
+        else:
+            verdict = (f"{a['strategy']} and {b['strategy']} are not distinguishable "
+                       f"({pp_ci(float(d.est), float(d.lo), float(d.hi))})")
+        out.append(f"{group_where(r0)}: {verdict}. Win rate per seat-{u[:-1]}, seats pooled: {ranking} "
+                   f"(fair {pct(r0['fair'])}; n={count(r0['n'])} seat-{u} for {r0['strategy']}).")
+    return out
+
+
+def rule_sentences(eff: pd.DataFrame) -> list[str]:
+    """One sentence per option switched alone (context: default rules)."""
+    out = []
+    for _, r in eff[eff["context"] == "default rules"].iterrows():
+        lineup = [x for x in str(r["lineup"]).split(",") if x]
+        who = f" (lineup {', '.join(lineup)})" if len(set(lineup)) > 1 else ""
+        s = (f"In {r['variant']} with {int(r['players'])} players{who}, switching on {r['switch']} "
+             f"moves the first player's win rate per {r['unit']} "
+             f"from {pct(r['first_off'])} to {pct(r['first_on'])}, "
+             f"{pp_ci(r['first_diff'], r['first_lo'], r['first_hi'])}"
+             f"{'' if r['first_distinguishable'] else ' (not distinguishable)'}")
+        if np.isfinite(r["turns_diff"]):
+            s += (f", and the mean deal from {r['turns_off']:.1f} to {r['turns_on']:.1f} turns "
+                  f"({r['turns_diff']:+.1f} [{r['turns_lo']:+.1f}, {r['turns_hi']:+.1f}]"
+                  f"{'' if r['turns_distinguishable'] else ', not distinguishable'})")
+        s += f" (n={count(r['n_on'])} and {count(r['n_off'])})."
+        out.append(s)
+    return out
+
+
+def length_sentences(length: pd.DataFrame) -> list[str]:
+    out = []
+    for _, r in length.iterrows():
+        if r["unit"] == "match":
+            s = (f"{where(r)} a match lasts {r['deals_mean']:.1f} deals on average "
+                 f"(median {r['deals_median']:.0f}, p90 {r['deals_p90']:.0f}, "
+                 f"p99 {'≥' if r['deals_p99_open'] else ''}{r['deals_p99']:.0f}; n={count(r['n'])} matches).")
+        else:
+            s = (f"{where(r)} a deal lasts {num_ci(r['turns_mean'], r['turns_lo'], r['turns_hi'])} turns "
+                 f"(median {r['turns_median']:.0f}, p90 {r['turns_p90']:.0f}, "
+                 f"p99 {'≥' if r['turns_p99_open'] else ''}{r['turns_p99']:.0f}); "
+                 f"{pct(r['blocked_rate'])} were blocked and {pct(r['capped_rate'])} capped (n={count(r['n'])}).")
+        out.append(s)
+    return out
