@@ -146,7 +146,7 @@ def test_markdown_table_escapes_pipes() -> None:
 
 def test_report_states_effect_of_a_rule_switched_alone(built: tuple[Path, ReportPaths]) -> None:
     md = built[1].markdown.read_text(encoding="utf-8")
-    assert ("switching on sevens=True moves the first player's win rate per deal from 70.0% to 50.0%, "
+    assert ("switching on sevens=on moves the first player's win rate per deal from 70.0% to 50.0%, "
             "-20.0 pp [-33.3, -6.7]") in md
     assert "## What each rule option changes" in md
 
@@ -154,7 +154,7 @@ def test_report_states_effect_of_a_rule_switched_alone(built: tuple[Path, Report
 def test_report_pools_rotated_lineups_for_the_first_player_answer(built: tuple[Path, ReportPaths]) -> None:
     md = built[1].markdown.read_text(encoding="utf-8")
     answers = md[md.index("## Answers"):md.index("### Which seat")]
-    assert ("In czech with 2 players (sevens=True; wild-dumper and wild-keeper rotated over 2 seatings) "
+    assert ("In czech with 2 players (sevens=on; wild-dumper and wild-keeper rotated over 2 seatings) "
             "the first player wins 55.0%") in answers
 
 

@@ -284,8 +284,12 @@ def test_head_to_head_matrix_is_square_with_empty_diagonal(res: tables.Results) 
 def test_rules_text_and_cell_text() -> None:
     assert tables.rules_text("{}") == "default rules"
     assert tables.rules_text('{"players": 2, "variant": "czech"}') == "default rules"
-    assert tables.rules_text('{"sevens": true}') == "sevens=True"
-    assert tables.cell_text({"variant": "czech", "players": 4, "rules": '{"sevens": true}'}) == "czech 4p sevens=True"
+    assert tables.rules_text('{"sevens": true}') == "sevens=on"  # results written before the text form
+    assert tables.cell_text({"variant": "czech", "players": 4, "rules": '{"sevens": true}'}) == "czech 4p sevens=on"
+    # the rules column as written now: RuleSet.describe() text, read back by parse_description
+    assert tables.rules_dict("sevens=on, seven_chain=accumulate") == {"sevens": True, "seven_chain": "accumulate"}
+    assert tables.rules_text("seven_chain=accumulate, sevens=on") == "sevens=on, seven_chain=accumulate"
+    assert tables.rules_text("default rules") == "default rules"
 
 
 def test_grid_column_named_like_a_data_column_is_renamed(tmp_path: Path) -> None:
@@ -303,7 +307,7 @@ def test_rule_effects_compare_a_switch_with_the_otherwise_identical_cell(res: ta
     t = tables.rule_effects(res)
     assert len(t) == 1
     r = t.iloc[0]
-    assert r["switch"] == "sevens=True" and r["context"] == "default rules"
+    assert r["switch"] == "sevens=on" and r["context"] == "default rules"
     assert (r["cell_on"], r["cell_off"]) == (1, 4)
     assert r["first_diff"] == pytest.approx(0.5 - 0.7)
     se = np.sqrt(0.25 / 100 + 0.21 / 100)
@@ -347,4 +351,4 @@ def test_win_loss_and_histograms_pooled_over_seatings(res: tables.Results) -> No
     h = tables.hist_table(res, "turns", pooled=True)
     g = h[(h.variant == "czech") & h.rules.str.contains("sevens")]
     assert g["count"].sum() == 200 and g.loc[g["bin"] == 10, "count"].iloc[0] == 200
-    assert g["label"].iloc[0] == "czech 2p sevens=True"
+    assert g["label"].iloc[0] == "czech 2p sevens=on"

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analyzer.core.rules import RulesError, describe_options, parse_description
 from analyzer.stats import intervals as stats
 from analyzer.stats.sums import POSITION_COLUMNS, TOTAL_COLUMNS
 
@@ -117,28 +118,28 @@ def load_results(path: str | Path) -> Results:
 def rules_dict(rules: str) -> dict[str, Any]:
     """The options changed from the variant default, parsed from the ``rules`` column.
 
-    ``variant`` and ``players`` (which RuleSet.to_json includes) are dropped: they
-    have their own columns.  An unparsable value is kept as ``{"rules": text}``.
+    The column holds :meth:`RuleSet.describe` text (older results: RuleSet.to_json);
+    both are read by :func:`analyzer.core.rules.parse_description`, the one reader of
+    rules text.  An unparsable value is kept as ``{"rules": text}``.
     """
     try:
-        v = json.loads(rules) if rules else {}
-    except (TypeError, ValueError):
+        return parse_description(str(rules or ""))
+    except RulesError:
         return {"rules": rules}
-    if not isinstance(v, dict):
-        return {"rules": v}
-    return {k: x for k, x in v.items() if k not in ("variant", "players")}
 
 
 def rules_text(rules: str) -> str:
-    """``sevens=True, eight_stop=True`` or ``default rules``."""
+    """``sevens=on, eight_stop=on`` or ``default rules`` (:func:`analyzer.core.rules.describe_options`)."""
     d = rules_dict(rules)
-    return ", ".join(f"{k}={v}" for k, v in sorted(d.items())) if d else "default rules"
+    if set(d) == {"rules"}:
+        return str(d["rules"])
+    return describe_options(d)
 
 
 def cell_text(row: dict[str, Any]) -> str:
-    """Human text of a cell: ``czech 4p sevens=True``."""
+    """Human text of a cell: ``czech 4p sevens=on``."""
     d = rules_dict(str(row.get("rules", "{}")))
-    extra = " ".join(f"{k}={v}" for k, v in sorted(d.items()))
+    extra = rules_text(str(row.get("rules", "{}"))) if d else ""
     return f"{row['variant']} {int(row['players'])}p" + (f" {extra}" if extra else "")
 
 
@@ -604,7 +605,7 @@ def rule_effects(res: Results) -> pd.DataFrame:
             wd = stats.diff_proportions(wa["by_wild_rate"], wa["n"], wb["by_wild_rate"], wb["n"])
             rows.append({
                 "variant": r["variant"], "players": int(r["players"]), "unit": r["unit"], "lineup": r["lineup"],
-                "switch": f"{k}={v}", "context": rules_text(json.dumps(rest)), "cell_on": on, "cell_off": off,
+                "switch": describe_options({k: v}), "context": rules_text(json.dumps(rest)), "cell_on": on, "cell_off": off,
                 "n_on": a["n"], "n_off": b["n"], "first_on": a["rate"], "first_off": b["rate"],
                 "first_diff": float(fd.est), "first_lo": float(fd.lo), "first_hi": float(fd.hi),
                 "turns_on": la["turns_mean"], "turns_off": lb["turns_mean"], "turns_diff": float(td),
