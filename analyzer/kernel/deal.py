@@ -1,0 +1,135 @@
+"""One deal in the compiled kernel: dealing from a deck, and the loop to its end.
+
+The loop is the engine's ``play_deal``: forced moves (a single legal action
+without a suit to name) are played directly, a real choice goes to the seat's
+compiled strategy (analyzer.kernel.policies).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from analyzer.core.cards import DRAW, TAKE
+from analyzer.core.outcomes import END_BLOCKED, END_OUT
+from analyzer.kernel import params as P
+from analyzer.kernel._cache import CACHE
+from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, lowest, popcount, rank_of, suit_of
+from analyzer.kernel.policies import choose
+from analyzer.kernel.state import (ACTIVE, BEGIN, CUR, DRAWN, DRAWN_CARD, HANDS, HEAD, LAST_ACTOR, LAST_CARD,
+                                   LEAD, PHASE, SEVEN, TCOUNT, TOP, WENT_OUT)
+from analyzer.kernel.turn import (begin_turn, can_draw, draw_decision, finish, legal_mask, play_card, push_pile,
+                                  set_pending, take_seven)
+
+
+@njit(cache=CACHE)
+def reset(st: np.ndarray, m: np.ndarray) -> None:
+    """Clear a state for a new deal (the play stream's counter in ``m`` is set by the caller)."""
+    st[:] = 0
+    st[TOP] = st[ACTIVE] = st[DRAWN_CARD] = st[LAST_CARD] = st[WENT_OUT] = -1
+    for i in range(HANDS, m.shape[0]):
+        m[i] = ZERO
+    m[0] = ZERO
+
+
+@njit(cache=CACHE)
+def start_from_deck(st: np.ndarray, m: np.ndarray, ring: np.ndarray, deck: np.ndarray, p: np.ndarray) -> None:
+    """G10a/CZ2/CZ3/PR2/SV2: deal ``deck`` one card at a time from the dealer's left, dealer last, and lay the starter."""
+    n, h, d = p[P.PLAYERS], p[P.HAND], p[P.DECK]
+    reset(st, m)
+    for i in range(n * h):
+        m[HANDS + (i + 1) % n] |= bit(deck[i])
+    for i in range(d):
+        ring[i] = deck[i]
+    st[HEAD], st[TCOUNT] = n * h, d - n * h
+    starter = -1
+    if p[P.STARTER_KIND] == P.STARTER_TURNED:  # CZ3: the top of the rest is turned up
+        starter = ring[st[HEAD]]
+        st[HEAD] += 1
+        st[TCOUNT] -= 1
+    elif p[P.STARTER_KIND] == P.STARTER_LEAD:  # PR2: the dealer's last card is his lead
+        starter = deck[n * h - 1]
+        m[HANDS] &= ~bit(starter)
+    lay_starter(st, m, ring, starter, -1, p)
+
+
+@njit(cache=CACHE)
+def lay_starter(st: np.ndarray, m: np.ndarray, ring: np.ndarray, starter: int, starter_suit: int,
+                p: np.ndarray) -> None:
+    """Deal.start: lay the starter (CZ3/PR2) and let seat 1 begin, or ask the dealer to name a suit (PR2)."""
+    n = p[P.PLAYERS]
+    st[CUR] = 1 % n
+    st[PHASE] = BEGIN
+    if starter < 0:  # SV2: no card is turned up
+        return
+    push_pile(st, m, ring, starter, p)
+    st[ACTIVE] = suit_of(starter)  # CZ3: a Jack starter names no suit
+    if p[P.STARTER_EFFECTS]:
+        set_pending(st, starter, 0, p)
+        if p[P.STARTER_KIND] == P.STARTER_LEAD and rank_of(starter) == p[P.WILD]:
+            if starter_suit < 0:
+                st[CUR], st[PHASE] = 0, LEAD  # PR2: the dealer names the suit
+                return
+            st[ACTIVE] = starter_suit
+
+
+@njit(cache=CACHE)
+def decide(st: np.ndarray, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: np.ndarray
+           ) -> tuple[int, int]:
+    """The action at the current decision point: the forced one, or the seat's strategy's choice."""
+    n = p[P.PLAYERS]
+    cur, phase = st[CUR], st[PHASE]
+    hand = m[HANDS + cur]
+    next_hand = popcount(m[HANDS + (cur + 1) % n])
+    wild = RANK_MASKS[p[P.WILD]]
+    if phase == LEAD:  # the dealer names the suit of a Jack lead: always a choice
+        starter = st[TOP]
+        return choose(kinds[cur], weights[cur], hand | bit(starter), bit(starter), False, st[ACTIVE],
+                      next_hand, False, p, m)
+    if phase == DRAWN:
+        card = st[DRAWN_CARD]
+        if (bit(card) & wild) == ZERO or popcount(hand) <= 1:
+            return card, -1
+        return choose(kinds[cur], weights[cur], hand, bit(card), False, st[ACTIVE], next_hand, False, p, m)
+    if phase == SEVEN:  # CZ8: a 7 or TAKE, always a choice
+        return choose(kinds[cur], weights[cur], hand, hand & RANK_MASKS[7], True, st[ACTIVE], next_hand,
+                      True, p, m)
+    legal = legal_mask(hand, st[TOP], st[ACTIVE], p)
+    k = popcount(legal)
+    drawable = can_draw(st) and (k == 0 or p[P.VOLUNTARY])
+    if k + drawable == 1:  # a single action: forced unless a wild's suit is to be named
+        if k == 0:
+            return DRAW, -1
+        if (legal & wild) == ZERO or popcount(hand) <= 1:
+            return lowest(legal), -1
+    return choose(kinds[cur], weights[cur], hand, legal, False, st[ACTIVE], next_hand, False, p, m)
+
+
+@njit(cache=CACHE)
+def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray, weights: np.ndarray,
+             p: np.ndarray, points: np.ndarray, holders: np.ndarray) -> tuple[int, int, bool]:
+    """Play the deal in ``st``/``m``/``ring`` to its end; ``kinds``/``weights`` by seat.
+
+    Fills ``points``/``holders`` by seat and returns (winner, loser, by_wild) as
+    seats; end, went_out, last card, turns and turnovers are left in ``st``.
+    """
+    n = p[P.PLAYERS]
+    while True:
+        phase = st[PHASE]
+        if phase == BEGIN:
+            e = begin_turn(st, m, ring, p)
+            if e >= 0:
+                return finish(st, m, e, -1, -1, p, points, holders)
+            continue
+        action, suit = decide(st, m, kinds, weights, p)
+        if phase == LEAD:
+            st[ACTIVE] = suit_of(action) if suit < 0 else suit
+            st[CUR] = 1 % n
+            st[PHASE] = BEGIN
+        elif action == DRAW:
+            if draw_decision(st, m, ring, p) == END_BLOCKED:
+                return finish(st, m, END_BLOCKED, -1, -1, p, points, holders)
+        elif action == TAKE:
+            take_seven(st, m, ring, p)
+        elif play_card(st, m, ring, action, suit, p) == END_OUT:
+            return finish(st, m, END_OUT, st[LAST_ACTOR], action, p, points, holders)
