@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 import analyzer.sim.simulator as simulator
 from analyzer.execution import compare_run
-from analyzer.stats import compare
+from analyzer.report import compare_view
+from analyzer.stats import compare, design
 from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
 from analyzer.stats.intervals import holm
@@ -29,14 +30,14 @@ CZECH4 = make_rules("czech", 4)
 ])
 def test_lineups_rotate_every_strategy_through_every_position(k: int, players: int,
                                                               expected: list[list[int]]) -> None:
-    ups = compare.lineups(k, players)
+    ups = design.lineups(k, players)
     assert ups == expected
     for p in range(players):  # each strategy sits in each position exactly once per deck
         assert sorted(up[p] for up in ups) == list(range(k))
 
 
 def test_labels_tell_a_repeated_spec_apart() -> None:
-    assert compare.labels(["greedy", "random", "greedy", "greedy"]) == ["greedy", "random", "greedy#2", "greedy#3"]
+    assert design.labels(["greedy", "random", "greedy", "greedy"]) == ["greedy", "random", "greedy#2", "greedy#3"]
 
 
 def test_simulator_gets_the_rotated_lineups_on_the_same_decks(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -103,15 +104,15 @@ def test_duplicate_design_narrows_the_interval_for_deterministic_strategies() ->
     (nw,) = out["narrowing"]
     assert nw["ratio"] > 1.3 and nw["ratio_fresh_decks"] > 1.3
     assert nw["paired_half_width"] < nw["independent_half_width"]
-    assert out["narrowing_median"] == nw["ratio"]
-    assert "narrows the interval by" in compare.headline(out)
+    assert out["narrowing_median"] == nw["ratio_fresh_decks"]
+    assert "narrows the interval by" in compare_view.headline(out)
 
 
 def test_holm_verdicts_over_all_pairs() -> None:
     out = compare.summarize_comparison(compare_run.run_compare(CZECH4, ["greedy", "random", "weighted"], 600, seed=4))
     pairs = out["pairs"]
     assert [(p["a"], p["b"]) for p in pairs] == [("greedy", "random"), ("greedy", "weighted"), ("random", "weighted")]
-    assert np.allclose([p["p_holm"] for p in pairs], holm([p["p"] for p in pairs]), atol=1e-6)
+    assert np.allclose([p["p_holm"] for p in pairs], holm([p["p"] for p in pairs]), rtol=1e-12, atol=0)
     for p in pairs:  # a winner is named only when the interval excludes 0
         if p["lo"] <= 0 <= p["hi"]:
             assert p["verdict"] == "not distinguishable"
@@ -184,3 +185,46 @@ def test_cli_user_errors_are_one_line_and_exit_2(args: list[str], culprit: str) 
     assert r.exit_code == 2, r.output
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("durak: error:") and culprit in lines[0]
+
+
+# ---------------------------------------------------------------- statistics that are right (issue 15)
+def _fake_comparison(diff_per_deck: np.ndarray) -> compare.Comparison:
+    """Two strategies whose per-deck win scores differ by ``diff_per_deck`` (deals, 2 players)."""
+    d = diff_per_deck.size
+    a = 0.5 + diff_per_deck / 2
+    win = np.stack([a, 1 - a], axis=1)
+    return compare.Comparison(rules=make_rules("czech", 2), specs=["x", "y"], names=["x", "y"], matches=False,
+                              seed=0, scores={"win": win, "loss": 1 - win, "points": win * 0,
+                                              "win_rot": np.stack([win / 2, win / 2], axis=1)},
+                              capped=0, deals_played=2 * d, seconds=0.0)
+
+
+def test_json_keeps_tiny_p_values_and_the_table_shows_them() -> None:
+    """A p-value of about 1e-8 is neither rounded to 0 in the JSON nor shown as <1e-15 (it used to be both)."""
+    rng = np.random.default_rng(0)
+    diff = rng.normal(0.0, 1.0, 400)
+    diff = (diff - diff.mean()) / diff.std(ddof=1) * 0.1 + 0.1 * 5.73 / np.sqrt(400)  # z = 5.73: p ≈ 1e-8
+    out = compare.summarize_comparison(_fake_comparison(diff))
+    (pair,) = out["pairs"]
+    assert 5e-9 < pair["p"] < 2e-8
+    assert json.loads(json.dumps(out))["pairs"][0]["p"] == pair["p"]
+    md = compare_view.markdown(out)
+    assert f"| {pair['p']:.2g} |" in md and "<1e-15" not in md
+
+
+def test_a_verdict_needs_both_the_interval_and_the_holm_p_value() -> None:
+    """One verdict rule: an interval that excludes 0 with a Holm p above 0.05 is not a winner."""
+    from analyzer.stats.intervals import agreed_distinguishable
+
+    assert not agreed_distinguishable(0.001, 0.02, 0.13)  # interval excludes 0, Holm p = 0.13
+    assert not agreed_distinguishable(-0.001, 0.02, 0.01)
+    assert agreed_distinguishable(0.001, 0.02, 0.01)
+    assert not agreed_distinguishable(np.nan, 0.02, 0.01)
+
+
+def test_narrowing_is_headlined_against_fresh_decks() -> None:
+    out = compare.summarize_comparison(_fake_comparison(np.linspace(-0.2, 0.4, 50)))
+    (nw,) = out["narrowing"]
+    assert out["narrowing_median"] == nw["ratio_fresh_decks"]
+    assert out["narrowing_independent_median"] == nw["ratio"]
+    assert "against the same line-ups on a fresh deck per game" in compare_view.headline(out)

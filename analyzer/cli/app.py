@@ -330,7 +330,8 @@ def compare(
 
     from analyzer.execution.compare_run import run_compare
     from analyzer.execution.lineup import parse_lineup
-    from analyzer.stats.compare import print_comparison, summarize_comparison, write_outputs
+    from analyzer.report.compare_view import print_comparison, write_outputs
+    from analyzer.stats.compare import summarize_comparison
 
     with user_errors():
         _positive("--deals", deals)

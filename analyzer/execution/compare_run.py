@@ -29,8 +29,9 @@ from analyzer.execution import lineup as lineups
 from analyzer.execution.executor import run_tasks
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.stats.compare import (CHUNK_DEALS, CHUNK_MATCHES, MATCH_DECKS, METRICS, SCORES, CompareError,
-                                    Comparison, FloatArray, labels)
-from analyzer.stats.compare import lineups as rotations
+                                    Comparison, FloatArray)
+from analyzer.stats.design import labels
+from analyzer.stats.design import lineups as rotations
 
 
 def _scores(outcomes: list[dict[str, NDArray[Any]]], ups: list[list[int]], k: int) -> dict[str, FloatArray]:

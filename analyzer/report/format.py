@@ -54,3 +54,37 @@ def count(x: float) -> str:
         return "–"
     return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
 
+
+
+def p_value(x: float | None) -> str:
+    """A p-value to two significant digits, never rounded to 0: ``1e-08`` stays ``1e-08``.
+
+    Only a p-value that is exactly 0 in double precision (the normal tail
+    underflows beyond z ≈ 38, or two strategies that never differ in the
+    opposite direction with no spread at all) reads ``<1e-300``.
+    """
+    if x is None or not np.isfinite(x):
+        return "–"
+    return "<1e-300" if x == 0 else f"{x:.2g}"
+
+
+def pct2(x: float | None) -> str:
+    """A rate in percent with two decimals (``durak compare``), None -> '—'."""
+    return "—" if x is None else f"{100 * x:.2f}"
+
+
+def bounds(lo: float | None, hi: float | None, scale: float = 100.0, nd: int = 2) -> str:
+    """``[lo, hi]`` scaled (percent by default); a missing bound -> ``[—]``."""
+    if lo is None or hi is None:
+        return "[—]"
+    return f"[{scale * lo:.{nd}f}, {scale * hi:.{nd}f}]"
+
+
+def half_width(x: float | None) -> str:
+    """An interval half-width in percentage points, three decimals."""
+    return "—" if x is None else f"{100 * x:.3f}"
+
+
+def times(x: float | None) -> str:
+    """A ratio as ``1.83x``."""
+    return "—" if x is None else f"{x:.2f}x"

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from rich.console import Console
+from rich.table import Table
 
 
 @dataclass
@@ -98,4 +100,29 @@ def render_html(blocks: list[Block], title: str) -> str:
             out.append(f"<pre>{html.escape(b.content)}</pre>")
     out.append("</body></html>")
     return "\n".join(out)
+
+
+def render_rich(blocks: list[Block], console: Any = None) -> None:
+    """The same blocks on the terminal: tables as rich tables, headings bold, warnings red."""
+    c = console or Console()
+    for b in blocks:
+        if b.kind in ("h1", "h2", "h3"):
+            c.print(f"[bold]{b.content}[/]")
+        elif b.kind == "p":
+            c.print(b.content.replace("**", ""), markup=False)
+        elif b.kind == "warn":
+            c.print(f"[bold red]{b.content.replace('**', '')}[/]")
+        elif b.kind == "list":
+            for x in b.content:
+                c.print(f"- {x}", markup=False)
+        elif b.kind == "table":
+            t = Table(title=b.caption or None)
+            for col in b.content.columns:
+                t.add_column(str(col))
+            for row in b.content.itertuples(index=False):
+                t.add_row(*(str(v) for v in row))
+            c.print(t)
+        elif b.kind == "code":
+            c.print(b.content, markup=False)
+        # charts are files: the terminal names them in a "p" block if at all
 

@@ -1,21 +1,6 @@
 """Duplicate-deal comparison of strategies: the work behind ``durak compare`` (issue 5, point 2).
 
-Design
-------
-``D`` deck orders are drawn once (matches: ``D`` stacks of ``K`` deck orders,
-deal k of match i uses ``decks[i, k]``).  Every deck is played once per
-*rotation* of the strategy list through the positions: with ``k`` strategies
-``S[0..k-1]`` and ``N`` players, rotation ``j`` (``j = 0..k-1``) seats
-``S[(p + j) % k]`` at position ``p``.
-
-* ``k < N``: the strategies repeat around the table (czech 4p with A, B, C:
-  ``A B C A``, ``B C A B``, ``C A B C``);
-* ``k > N``: each rotation seats only the first ``N`` of the rotated list
-  (2 players with A, B, C: ``A B``, ``B C``, ``C A``) — a round robin;
-* in every case each strategy sits in each position exactly once per deck
-  (for a position ``p``, ``j -> (p + j) % k`` runs through all strategies), so
-  every strategy is seen ``N`` times per deck, once per position: the luck of
-  the deal and the advantage of the seat fall on all strategies alike.
+Design: :mod:`analyzer.stats.design` (every strategy sits every position once per deck).
 
 The per-deck score of a strategy is the mean over its ``N`` (rotation, seat)
 places of: win (1/0; matches: the win share, ties share, CZ7), loss (likewise)
@@ -57,25 +42,31 @@ depend on the seed alone, not on ``--jobs``.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from itertools import combinations
-from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.rules import RuleSet
-from analyzer.stats.intervals import Z95, diff_proportions, distinguishable, holm, mean_from_sums, paired_difference, z_test_p
+from analyzer.stats.design import lineups
+from analyzer.stats.intervals import (
+    Z95,
+    agreed_distinguishable,
+    diff_proportions,
+    holm,
+    mean_from_sums,
+    paired_difference,
+    z_test_p,
+)
 
 CHUNK_DEALS = 20_000
 CHUNK_MATCHES = 1_000
 #: Deck orders drawn per match at first (czech to 500 needs ~36, at most ~50 in practice);
 #: a chunk whose matches need more is replayed with twice as many, up to MAX_DEALS.
 MATCH_DECKS = 400
-ALPHA = 0.05
 METRICS = ("win", "loss", "points")
 SCORES = (*METRICS, "win_rot")
 
@@ -84,29 +75,6 @@ FloatArray = NDArray[np.float64]
 
 class CompareError(ValueError):
     """A comparison that cannot be made (too few strategies, bad sizes); one line."""
-
-
-def lineups(k: int, players: int) -> list[list[int]]:
-    """Strategy indices by position for each of the ``k`` rotations.
-
-    Rotation ``j`` seats strategy ``(p + j) % k`` at position ``p`` for ``p < players``.
-
-    >>> lineups(3, 4)
-    [[0, 1, 2, 0], [1, 2, 0, 1], [2, 0, 1, 2]]
-    >>> lineups(3, 2)
-    [[0, 1], [1, 2], [2, 0]]
-    """
-    return [[(p + j) % k for p in range(players)] for j in range(k)]
-
-
-def labels(specs: Sequence[str]) -> list[str]:
-    """Unique display names: a spec given twice becomes ``name``, ``name#2``."""
-    seen: dict[str, int] = {}
-    out = []
-    for s in specs:
-        seen[s] = seen.get(s, 0) + 1
-        out.append(s if seen[s] == 1 else f"{s}#{seen[s]}")
-    return out
 
 
 @dataclass
@@ -142,13 +110,13 @@ def _mean_ci(x: FloatArray) -> tuple[float, float, float]:
     return float(e.est), float(e.lo), float(e.hi)
 
 
-def _r(x: float, nd: int = 6) -> float | None:
-    return round(float(x), nd) if math.isfinite(x) else None
+def _r(x: float) -> float | None:
+    """JSON-safe number: NaN and infinity become None; never rounded (a p-value of 1e-8 stays 1e-8)."""
+    return float(x) if math.isfinite(x) else None
 
 
-def _rounded(row: dict[str, Any]) -> dict[str, Any]:
-    """JSON-safe row: floats to 6 digits (ratios to 3), NaN and infinity to None."""
-    return {k: _r(v, 3 if k.startswith("ratio") else 6) if isinstance(v, float) else v for k, v in row.items()}
+def _json_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: _r(v) if isinstance(v, float) else v for k, v in row.items()}
 
 
 def _div(a: float, b: float) -> float:
@@ -177,7 +145,16 @@ def _p_value(est: float, se: float) -> float:
 
 
 def summarize_comparison(cmp: Comparison) -> dict[str, Any]:
-    """The ``--json`` object: ranking, pairs (paired differences, Holm, verdicts) and narrowing."""
+    """The ``--json`` object: ranking, pairs (paired differences, Holm, verdicts) and narrowing.
+
+    Numbers are full floats (NaN and infinity as None): rounding is the
+    renderer's business.  A pair's verdict names a winner only when the 95 %
+    interval excludes 0 *and* the Holm-adjusted p-value is below 0.05
+    (:func:`analyzer.stats.intervals.agreed_distinguishable`, the one verdict rule).
+    ``narrowing_median`` is the median ratio against the fair baseline, the same
+    line-ups on a fresh deck per game; ``narrowing_independent_median`` the one
+    against two independent proportions of the same sample sizes.
+    """
     win = cmp.scores["win"]
     d, k = win.shape
     players = cmp.rules.players
@@ -208,7 +185,7 @@ def summarize_comparison(cmp: Comparison) -> dict[str, Any]:
     p_holm = holm([p["p"] for p in pairs]) if pairs else []
     for p, ph in zip(pairs, p_holm):
         p["p_holm"] = float(ph)
-        sure = bool(distinguishable(p["lo"], p["hi"])) and p["p_holm"] < ALPHA
+        sure = bool(agreed_distinguishable(p["lo"], p["hi"], p["p_holm"]))
         p["verdict"] = ("not distinguishable" if not sure else
                         f"{p['a']} better than {p['b']}" if p["diff"] > 0 else f"{p['b']} better than {p['a']}")
     finite = [n["ratio"] for n in narrowing if math.isfinite(n["ratio"])]
@@ -220,168 +197,11 @@ def summarize_comparison(cmp: Comparison) -> dict[str, Any]:
         "lineups": [[cmp.names[s] for s in up] for up in lineups(k, players)],
         "n_decks": d, "games": cmp.games, "seat_games_per_strategy": seat_games,
         "deals_played": cmp.deals_played, "capped": cmp.capped,
-        "ranking": [_rounded(row) for row in ranking],
-        "pairs": [_rounded(row) for row in pairs],
-        "narrowing": [_rounded(row) for row in narrowing],
-        "narrowing_median": _r(float(np.median(finite)), 3) if finite else None,
-        "narrowing_fresh_decks_median": _r(float(np.median(finite_fresh)), 3) if finite_fresh else None,
+        "ranking": [_json_row(row) for row in ranking],
+        "pairs": [_json_row(row) for row in pairs],
+        "narrowing": [_json_row(row) for row in narrowing],
+        # the fair baseline is the same line-ups on fresh decks; two independent proportions come second
+        "narrowing_median": _r(float(np.median(finite_fresh))) if finite_fresh else None,
+        "narrowing_independent_median": _r(float(np.median(finite))) if finite else None,
         "seconds": round(cmp.seconds, 2),
     }
-
-
-# ---------------------------------------------------------------- presentation
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.2f}"
-
-
-def _ci(lo: float | None, hi: float | None, scale: float = 100.0, nd: int = 2) -> str:
-    if lo is None or hi is None:
-        return "[—]"
-    return f"[{scale * lo:.{nd}f}, {scale * hi:.{nd}f}]"
-
-
-def _p(x: float | None) -> str:
-    return "—" if x is None else "<1e-15" if x < 1e-15 else f"{x:.2g}"
-
-
-def _hw(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.3f}"
-
-
-def _ratio(x: float | None) -> str:
-    return "—" if x is None else f"{x:.2f}x"
-
-
-def _title(out: dict[str, Any]) -> str:
-    extra = " ".join(f"{k}={v}" for k, v in out["rules"].items())
-    return (f"{out['variant']} {out['players']}p{(' ' + extra) if extra else ''} — {out['n_decks']:,} duplicate "
-            f"{'match deck stacks' if out['unit'] == 'match' else 'decks'} x {len(out['strategies'])} rotations "
-            f"= {out['games']:,} {'matches' if out['unit'] == 'match' else 'deals'}, seed {out['seed']}")
-
-
-def headline(out: dict[str, Any]) -> str:
-    """One sentence on the narrowing (medians over pairs)."""
-    m, f = out["narrowing_median"], out["narrowing_fresh_decks_median"]
-    if m is None:
-        return "duplicate design: the strategies never differ on a deck (paired interval of width 0)"
-    many = " (median over pairs)" if len(out["narrowing"]) > 1 else ""
-    fresh = "" if f is None else f"; {f:.1f}x against the same line-ups on a fresh deck per game"
-    verb = ("narrows the interval by" if m >= 1.1 else "hardly changes the interval: ratio" if m >= 0.9
-            else "widens the interval: ratio")
-    return (f"duplicate design {verb} {m:.1f}x{many} against two independent proportions "
-            f"of the same sample sizes{fresh}")
-
-
-def print_comparison(out: dict[str, Any]) -> None:
-    """Rich tables: ranking, pairs with verdicts, narrowing."""
-    from rich.console import Console
-    from rich.table import Table
-
-    unit = out["unit"]
-    c = Console()
-    t = Table(title=_title(out))
-    for col in ("rank", "strategy", f"win % per seat-{unit} [95% CI]", "loser % [95% CI]", "mean points [95% CI]"):
-        t.add_column(col)
-    for i, r in enumerate(out["ranking"], 1):
-        t.add_row(str(i), r["strategy"], f"{_pct(r['win_rate'])} {_ci(r['lo'], r['hi'])}",
-                  f"{_pct(r['loss_rate'])} {_ci(r['loss_lo'], r['loss_hi'])}",
-                  f"{r['mean_points']:.2f} {_ci(r['points_lo'], r['points_hi'], 1.0)}")
-    c.print(t)
-    t = Table(title="Pairs: paired difference of win rates A − B (percentage points), Holm over all pairs")
-    for col in ("A", "B", "A − B [95% CI]", "p", "p Holm", "verdict", "narrowing"):
-        t.add_column(col)
-    for p, nw in zip(out["pairs"], out["narrowing"]):
-        t.add_row(p["a"], p["b"], f"{100 * p['diff']:+.2f} {_ci(p['lo'], p['hi'])}", _p(p["p"]),
-                  _p(p["p_holm"]), p["verdict"], _ratio(nw["ratio"]))
-    c.print(t)
-    t = Table(title="Interval narrowing: 95% half-widths of A − B (percentage points)")
-    for col in ("A", "B", "duplicate", "independent", "ratio", "fresh decks", "ratio"):
-        t.add_column(col)
-    for n in out["narrowing"]:
-        t.add_row(n["a"], n["b"], f"±{_hw(n['paired_half_width'])}", f"±{_hw(n['independent_half_width'])}",
-                  _ratio(n["ratio"]), f"±{_hw(n['fresh_decks_half_width'])}", _ratio(n["ratio_fresh_decks"]))
-    c.print(t)
-    c.print(headline(out))
-    if out["capped"]:
-        c.print(f"[bold red]WARNING: {out['capped']} deals hit the turn cap — they count as no win and no loss[/]")
-
-
-def markdown(out: dict[str, Any], command: str | None = None) -> str:
-    """compare.md: the same tables as the terminal, plus the design."""
-    unit = out["unit"]
-    lines = [f"# Duplicate comparison: {', '.join(out['strategies'])}", "", _title(out), ""]
-    if command:
-        lines += ["```sh", command, "```", ""]
-    lines += ["Line-ups by rotation (position 0 acts first): "
-              + "; ".join(" ".join(up) for up in out["lineups"]) + ".", "",
-              "Every deck is played once per rotation, so each strategy sits in every position of every deck "
-              "exactly once: the luck of the deal and of the seat cancels in the paired differences.", "",
-              "## Ranking by win rate", "",
-              f"| rank | strategy | win % per seat-{unit} [95% CI] | loser % [95% CI] | mean points [95% CI] |",
-              "|---|---|---|---|---|"]
-    for i, r in enumerate(out["ranking"], 1):
-        lines.append(f"| {i} | {r['strategy']} | {_pct(r['win_rate'])} {_ci(r['lo'], r['hi'])} | "
-                     f"{_pct(r['loss_rate'])} {_ci(r['loss_lo'], r['loss_hi'])} | "
-                     f"{r['mean_points']:.2f} {_ci(r['points_lo'], r['points_hi'], 1.0)} |")
-    fair = 1 / out["players"]
-    lines += ["", f"Win rates are per seat-{unit} (fair share {100 * fair:.1f} %), n = "
-              f"{out['seat_games_per_strategy']:,} seat-{unit}s per strategy; intervals from per-deck scores.", "",
-              "## Pairs", "",
-              "| A | B | A − B win, pp [95% CI] | p | p (Holm) | verdict | loser A − B, pp [95% CI] | "
-              "points A − B [95% CI] | narrowing |", "|---|---|---|---|---|---|---|---|---|"]
-    for p, nw in zip(out["pairs"], out["narrowing"]):
-        lines.append(f"| {p['a']} | {p['b']} | {100 * p['diff']:+.2f} {_ci(p['lo'], p['hi'])} | {_p(p['p'])} | "
-                     f"{_p(p['p_holm'])} | {p['verdict']} | {100 * p['loss_diff']:+.2f} "
-                     f"{_ci(p['loss_lo'], p['loss_hi'])} | {p['points_diff']:+.2f} "
-                     f"{_ci(p['points_lo'], p['points_hi'], 1.0)} | {_ratio(nw['ratio'])} |")
-    lines += ["", "A winner is named only when the 95% interval excludes 0 and the Holm-adjusted p-value "
-              "is below 0.05.", "", "## Interval narrowing", "",
-              f"**{headline(out)}.**", "",
-              "The 95% half-width of the paired difference of win rates against (1) an independent-deals design "
-              "with the same number of games, as two independent proportions each on "
-              f"{out['seat_games_per_strategy']:,} seat-{unit}s, and (2) the same line-ups with a fresh deck for "
-              "every game, estimated from these games (rotations' variances without their covariances).", "",
-              "| A | B | duplicate ± pp | independent ± pp | ratio | fresh decks ± pp | ratio |",
-              "|---|---|---|---|---|---|---|"]
-    for n in out["narrowing"]:
-        lines.append(f"| {n['a']} | {n['b']} | {_hw(n['paired_half_width'])} | {_hw(n['independent_half_width'])} | "
-                     f"{_ratio(n['ratio'])} | {_hw(n['fresh_decks_half_width'])} | "
-                     f"{_ratio(n['ratio_fresh_decks'])} |")
-    lines += ["", "![paired differences](compare_heatmap.png)", ""]
-    if out["capped"]:
-        lines += [f"**Warning:** {out['capped']} deals hit the turn cap (no win, no loss).", ""]
-    return "\n".join(lines)
-
-
-def heatmap(out: dict[str, Any]) -> Any:
-    """Axes of the strategy x strategy paired differences of win rates (row − column)."""
-    import pandas as pd
-
-    from analyzer.report.charts import plot_heatmap
-
-    names = out["strategies"]
-    idx = pd.Index(names, name="strategy")
-    cols = pd.Index(names, name="opponent strategy")
-    m, lo, hi = (pd.DataFrame(np.nan, index=idx, columns=cols) for _ in range(3))
-    for p in out["pairs"]:
-        a, b = p["a"], p["b"]
-        for frame, key in ((m, "diff"), (lo, "lo"), (hi, "hi")):
-            frame.loc[a, b] = np.nan if p[key] is None else p[key]
-        m.loc[b, a] = -m.loc[a, b]
-        lo.loc[b, a], hi.loc[b, a] = -hi.loc[a, b], -lo.loc[a, b]
-    unit = "matches" if out["unit"] == "match" else "deals"
-    return plot_heatmap(m, lo=lo, hi=hi, title=f"Duplicate {unit}: win rate, row − column",
-                        value_label="paired difference of win rates (percentage points)",
-                        n=float(out["n_decks"]))
-
-
-def write_outputs(out: dict[str, Any], folder: Path, command: str | None = None) -> list[Path]:
-    """Write compare.md, compare.json and compare_heatmap.png/.svg into ``folder``."""
-    from analyzer.report.charts import save_figure
-
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "compare.json").write_text(json.dumps(out, indent=1) + "\n")
-    (folder / "compare.md").write_text(markdown(out, command))
-    ax = heatmap(out)
-    charts = save_figure(ax.figure, folder / "compare_heatmap")
-    return [folder / "compare.md", folder / "compare.json", *charts]

@@ -23,6 +23,8 @@ from numpy.typing import ArrayLike, NDArray
 
 #: Two-sided 95 % normal quantile.
 Z95 = 1.959963984540054
+#: Family-wise error rate of the verdicts (with :data:`Z95`: 95 % intervals).
+ALPHA = 0.05
 
 FloatArray = NDArray[np.float64]
 
@@ -185,6 +187,22 @@ def distinguishable(ci_low: ArrayLike, ci_high: ArrayLike, null: ArrayLike = 0.0
     lo, hi, h = np.broadcast_arrays(_f(ci_low), _f(ci_high), _f(null))
     with np.errstate(invalid="ignore"):
         return (lo > h) | (hi < h)
+
+
+def agreed_distinguishable(ci_low: ArrayLike, ci_high: ArrayLike, p_holm: ArrayLike, null: ArrayLike = 0.0,
+                           alpha: float = ALPHA) -> NDArray[np.bool_]:
+    """The one verdict rule: "distinguishable" only where the 95 % interval excludes ``null``
+    *and* the Holm-adjusted p-value is below ``alpha``.
+
+    Where a report makes several comparisons at once, an interval that just
+    misses the null value is not enough (its p-value is not corrected for the
+    others), and a small Holm p-value with an interval touching the null
+    (different approximations) is not either: both must agree.  A NaN p-value
+    or bound is never distinguishable.
+    """
+    ph = _f(p_holm)
+    with np.errstate(invalid="ignore"):
+        return distinguishable(ci_low, ci_high, null) & (ph < alpha)
 
 
 def quantiles_from_hist(bins: ArrayLike, counts: ArrayLike, qs: ArrayLike) -> FloatArray:
