@@ -147,7 +147,7 @@ def run_experiment(
 
     fp, record = fingerprint(exp, sim)
     store = ChunkStore(out_dir / "chunks", fp)
-    store.open(fresh=fresh or not resume, record=record)
+    store.open(fresh=fresh or not resume, record=record, experiment=exp.to_dict())  # refuses a foreign --out
     try:
         parts, fresh_deals, resumed = _run_chunks(exp, store, sim=sim, jobs=jobs, backend=backend,
                                                   scheduler=scheduler, check=check, quiet=quiet)

@@ -10,16 +10,22 @@ reads, writes or deletes files under ``OUT`` lives here.
 * ``OUT/chunks/FINGERPRINT`` is a hash of everything that determines a chunk's
   content; a different one refuses to resume.
 * One writer at a time: an exclusive ``flock`` on ``OUT/.chunks.lock``.
+* ``durak run`` never deletes or overwrites what it did not write (issue 11):
+  ``--fresh`` removes only the store's own files (chunk zips, ``FINGERPRINT``,
+  torn temp files), and :func:`claim_output` refuses an output folder that holds
+  another experiment's results (a committed example report included) or files
+  that are not durak's, with one line saying how to proceed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import io
 import json
 import os
-import shutil
+import re
 import tempfile
 import zipfile
 from pathlib import Path
@@ -27,11 +33,19 @@ from typing import Any
 
 import pandas as pd
 
+from analyzer.core.inputs import read_user_text
 from analyzer.execution.experiment import ExperimentError
 
 #: Bump when the chunk file layout changes: old chunks are then refused, not misread.
-CHUNK_FORMAT = 1
+CHUNK_FORMAT = 2  # 2: per-position cross products and the rest-hand wild sums (analyzer.stats.sums)
 TABLES = ("positions", "totals", "hist")
+#: Every name the store writes inside ``OUT/chunks/``; ``--fresh`` deletes these and nothing else.
+_OWN_CHUNK_FILE = re.compile(r"c\d{5}-k\d{6}\.zip|FINGERPRINT|FINGERPRINT\.json|\.tmp-.*", re.DOTALL)
+_FINGERPRINT = re.compile(r"[0-9a-f]{64}")
+#: What a run leaves in ``OUT`` before its manifest exists (a run killed early).
+_SCAFFOLD = {".chunks.lock", "chunks", "results"}
+#: Experiment record keys that do not change the numbers: a rerun with other values is the same experiment.
+_NOT_IDENTITY = {"deals", "matches", "source", "cells", "reports", "description"}
 
 
 class ResumeError(ExperimentError):
@@ -40,16 +54,21 @@ class ResumeError(ExperimentError):
 
 def _atomic_write(path: Path, data: bytes) -> None:
     """Write-then-rename in the same directory, so a reader sees all or nothing."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    except OSError as exc:
+        raise _named(exc, path) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):  # e.g. a full disk: say which file could not be written
+            raise _named(exc, path) from None
         raise
     with contextlib.suppress(OSError):  # make the rename itself durable
         dfd = os.open(path.parent, os.O_RDONLY)
@@ -57,6 +76,11 @@ def _atomic_write(path: Path, data: bytes) -> None:
             os.fsync(dfd)
         finally:
             os.close(dfd)
+
+
+def _named(exc: OSError, path: Path) -> OSError:
+    """The same error with ``path`` as its file name (a failed write() names none)."""
+    return OSError(exc.errno or errno.EIO, f"cannot write: {exc.strerror or exc}", str(path))
 
 
 def _parquet_bytes(df: pd.DataFrame) -> bytes:
@@ -76,16 +100,24 @@ class ChunkStore:
     def path(self, cell: int, k: int) -> Path:
         return self.root / f"c{cell:05d}-k{k:06d}.zip"
 
-    def open(self, *, fresh: bool, record: dict[str, Any]) -> None:
-        """Lock the directory; wipe it if ``fresh``; refuse chunks of another experiment."""
+    def open(self, *, fresh: bool, record: dict[str, Any], experiment: dict[str, Any] | None = None) -> None:
+        """Lock the directory; clear our own files if ``fresh``; refuse chunks of another experiment.
+
+        ``experiment`` (the experiment's record, :meth:`Experiment.to_dict`) lets
+        :func:`claim_output` refuse a folder holding another experiment's results.
+        """
+        if experiment is not None:  # before the lock file: a refused folder gets nothing new
+            claim_output(self.root.parent, experiment, fresh=fresh)
         self._acquire()
         try:
-            if fresh and self.root.exists():
-                shutil.rmtree(self.root)
+            if experiment is not None:  # again under the lock: another run may have written meanwhile
+                claim_output(self.root.parent, experiment, fresh=fresh)
+            if fresh and self.root.is_dir():
+                self._clear_own_files()
             self.root.mkdir(parents=True, exist_ok=True)
             stored = self.root / "FINGERPRINT"
-            if stored.exists():
-                if stored.read_text().strip() != self.fp:
+            if stored.exists() or stored.is_symlink():
+                if _read_fingerprint(stored) != self.fp:
                     raise ResumeError(f"experiment changed since the stored chunks in {self.root}; "
                                       "use --fresh or another --out")
             elif any(self.root.glob("c*-k*.zip")):
@@ -101,6 +133,12 @@ class ChunkStore:
         for tmp in self.root.glob(".tmp-*"):  # torn writes of a killed run; we hold the lock
             with contextlib.suppress(OSError):
                 tmp.unlink()
+
+    def _clear_own_files(self) -> None:
+        """``--fresh``: delete what the store wrote, keep anything else (a user's own file)."""
+        for p in self.root.iterdir():
+            if _OWN_CHUNK_FILE.fullmatch(p.name) and (p.is_file() or p.is_symlink()):
+                p.unlink()
 
     def _acquire(self) -> None:
         self.root.parent.mkdir(parents=True, exist_ok=True)
@@ -148,3 +186,80 @@ class ChunkStore:
         if len(tables["totals"]) != 1 or int(tables["totals"]["n"].iloc[0]) != n:
             return None
         return tables
+
+
+def _read_fingerprint(path: Path) -> str:
+    """The stored fingerprint; ResumeError (one line) if the file is not one."""
+    try:
+        text = read_user_text(path, limit=1024)
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    fp = text.strip()
+    if not _FINGERPRINT.fullmatch(fp):
+        raise ResumeError(f"{path} is damaged (not a fingerprint); use --fresh to recompute "
+                          "its chunks, or another --out")
+    return fp
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """``manifest.json`` as a dict; ResumeError (one line) if it is unreadable or not an object.
+
+    Bounded like every user file (it may have been edited or replaced by anything).
+    """
+    try:
+        data = json.loads(read_user_text(path))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else " ".join(str(exc).split())
+        raise ResumeError(f"{path}: not a durak manifest ({why})") from None
+    if not isinstance(data, dict):
+        raise ResumeError(f"{path}: not a durak manifest (a JSON {type(data).__name__}, not an object)")
+    return data
+
+
+def _identity(record: Any) -> dict[str, Any]:
+    """What makes two experiment records the same experiment (the numbers, not the counts or reports)."""
+    if not isinstance(record, dict):
+        return {"": record}
+    return {k: v for k, v in record.items() if k not in _NOT_IDENTITY}
+
+
+def same_experiment(stored: Any, ours: dict[str, Any]) -> bool:
+    """True if the stored record describes our experiment (keys one side lacks are not compared)."""
+    a, b = _identity(stored), _identity(json.loads(json.dumps(ours, default=str)))
+    return all(a[k] == b[k] for k in a.keys() & b.keys()) and a.get("name") == b.get("name")
+
+
+def claim_output(out: Path, experiment: dict[str, Any], *, fresh: bool) -> None:
+    """Refuse to write into ``out`` unless it is empty, ours, or holds this experiment's results.
+
+    * no ``manifest.json``: only what a run creates before its manifest may be there
+      (``.chunks.lock``, ``chunks/``, ``results/``), else the folder is someone else's;
+    * a manifest of the same experiment (same name and everything that sets the
+      numbers; deals and report kinds may differ): rerun, resume or ``--fresh``;
+    * a manifest of the same name with a chunk store: the experiment file changed;
+      the chunk store's fingerprint check then asks for ``--fresh``;
+    * any other manifest (another experiment, or a committed example report without
+      chunks): refused, even with ``--fresh``.
+    """
+    if not out.is_dir():
+        return
+    names = {p.name for p in out.iterdir()}
+    manifest = out / "manifest.json"
+    if "manifest.json" not in names:
+        foreign = sorted(names - _SCAFFOLD)
+        if foreign:
+            raise ResumeError(f"--out {out}: not empty and holds no durak results (found {foreign[0]!r}, "
+                              "no manifest.json); use a new or empty folder")
+        return
+    stored = read_manifest(manifest)
+    record = stored.get("experiment")
+    if same_experiment(record, experiment):
+        return
+    name = record.get("name") if isinstance(record, dict) else None
+    if name == experiment.get("name") and (out / "chunks" / "FINGERPRINT").exists():
+        return  # our own working folder of an edited experiment: the fingerprint check decides
+    where = record.get("source") if isinstance(record, dict) else None
+    what = f"{name!r}" + (f" from {where}" if where else "") if name else "an unknown experiment"
+    hint = " (--fresh removes only its own chunks)" if fresh else ""
+    raise ResumeError(f"--out {out}: holds the results of another experiment ({what}; see its manifest.json); "
+                      f"use another --out, or delete that folder yourself to replace it{hint}")
