@@ -20,6 +20,7 @@ from analyzer.core.report_kinds import REPORT_KINDS, ReportKindError, check_kind
 from analyzer.report import sentences
 from analyzer.report.render import Block, render_html, render_md
 from analyzer.report.sections import SECTIONS, TITLES, Context, run_blocks
+from analyzer.report.summary import summary_blocks
 from analyzer.stats import tables
 from analyzer.stats.tables import ResultsError
 
@@ -56,6 +57,10 @@ def build_report(path: str | Path) -> ReportPaths:
 
     name = str(res.manifest.get("name") or d.name)
     blocks: list[Block] = [Block("h1", f"Durak experiment report: {name}")]
+    toc = ["Answers", *(TITLES[k] for k in kinds), "How this was run"]
+    head, made = summary_blocks(res, outdir, toc)
+    ctx.made.extend(made)
+    blocks += head
     blocks += [Block("warn", w) for w in sentences.capped_warnings(ctx.length)]
     blocks.append(Block("h2", "Answers"))
     for k in kinds:

@@ -21,7 +21,7 @@ from rich.table import Table
 class Block:
     """One piece of the report, rendered to both Markdown and HTML."""
 
-    kind: str  # "h1" | "h2" | "h3" | "p" | "warn" | "list" | "table" | "chart" | "code"
+    kind: str  # "h1" | "h2" | "h3" | "p" | "warn" | "list" | "table" | "chart" | "code" | "toc"
     content: Any
     caption: str = ""
 
@@ -40,10 +40,18 @@ def md_table(df: pd.DataFrame) -> str:
     return "\n".join([head, sep, *rows])
 
 
+def slug(title: str) -> str:
+    """The anchor of a heading, as GitHub makes it: lower case, punctuation dropped, spaces to hyphens."""
+    keep = "".join(ch for ch in title.lower() if ch.isalnum() or ch in " -_")
+    return keep.strip().replace(" ", "-")
+
+
 def render_md(blocks: list[Block], base: Path) -> str:
     out: list[str] = []
     for b in blocks:
-        if b.kind in ("h1", "h2", "h3"):
+        if b.kind == "toc":
+            out.append("**Contents:** " + " · ".join(f"[{t}](#{slug(t)})" for t in b.content))
+        elif b.kind in ("h1", "h2", "h3"):
             out.append("#" * int(b.kind[1]) + " " + b.content)
         elif b.kind in ("p", "warn"):
             out.append(b.content)
@@ -66,6 +74,7 @@ th,td{border:1px solid #999;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#eee} .warn{border:3px solid #000;background:#ffe9e9;padding:0.6em;font-weight:bold}
 figure{margin:1em 0} figcaption{font-style:italic;font-size:0.9em} img{max-width:100%}
 pre{background:#f4f4f4;padding:0.8em;overflow-x:auto} .caption{font-style:italic}
+h1{margin:0.2em 0 0.3em} #summary{margin-top:0.3em} nav#contents{margin:0.8em 0;line-height:1.8}
 """
 
 
@@ -80,7 +89,12 @@ def render_html(blocks: list[Block], title: str) -> str:
     out = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
            f"<style>{_CSS}</style></head><body>"]
     for b in blocks:
-        if b.kind in ("h1", "h2", "h3"):
+        if b.kind == "toc":
+            links = " · ".join(f"<a href='#{slug(t)}'>{html.escape(t)}</a>" for t in b.content)
+            out.append(f"<nav id='contents'><strong>Contents:</strong> {links}</nav>")
+        elif b.kind in ("h2", "h3"):
+            out.append(f"<{b.kind} id='{slug(b.content)}'>{html.escape(b.content)}</{b.kind}>")
+        elif b.kind == "h1":
             out.append(f"<{b.kind}>{html.escape(b.content)}</{b.kind}>")
         elif b.kind == "p":
             out.append(f"<p>{_inline(b.content)}</p>")
@@ -100,6 +114,7 @@ def render_html(blocks: list[Block], title: str) -> str:
             out.append(f"<pre>{html.escape(b.content)}</pre>")
     out.append("</body></html>")
     return "\n".join(out)
+
 
 
 def render_rich(blocks: list[Block], console: Any = None) -> None:
@@ -125,4 +140,3 @@ def render_rich(blocks: list[Block], console: Any = None) -> None:
         elif b.kind == "code":
             c.print(b.content, markup=False)
         # charts are files: the terminal names them in a "p" block if at all
-

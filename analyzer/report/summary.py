@@ -1,0 +1,204 @@
+"""The report's first screen: three questions, each a picture and one plain sentence (issue 15, item 1).
+
+* **Going first** — position 0's win rate as a multiple of the fair share
+  1/n, against the player count, one line per variant, with 95 % intervals
+  (single deals under each variant's default rules, pooled over seatings).
+* **The Jack** — where the experiment seats a wild-keeping and a
+  wild-dumping strategy together: how much keeping the wild changes the дурак
+  rate, per variant, player count and unit; otherwise how often the wild
+  rule, not the points, named the дурак, or how often a wild was left in hand.
+* **Which strategy wins** — where several strategies play: win rate minus the
+  fair share per strategy and cell, on one colour scale.
+
+Sentences name a cell once and let the sign read naturally ("lowers the
+дурак rate by 7.1 points").  Panels without data are left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from analyzer.report import charts
+from analyzer.report.format import count, pct, pct_ci
+from analyzer.report.render import Block
+from analyzer.stats import tables
+from analyzer.stats.tables import Results, rules_dict
+
+VARIANT_STYLE = {"czech": ("#1f77b4", "o"), "prague": ("#d62728", "s"), "svinya": ("#2ca02c", "^")}
+
+
+@dataclass
+class Panel:
+    """One headline: a sentence and a drawing function for its axes."""
+
+    title: str
+    sentence: str
+    draw: Callable[[object], None]
+
+
+def _default_rules(df: pd.DataFrame) -> pd.DataFrame:
+    """Per variant and player count, the rows of the rule set closest to the defaults."""
+    d = df.copy()
+    d["_changed"] = [len(rules_dict(r)) for r in d["rules"]]
+    keep = d.groupby(["variant", "players"])["_changed"].transform("min") == d["_changed"]
+    return d[keep].drop(columns="_changed")
+
+
+def _points(x: float) -> str:
+    return f"{abs(100 * x):.1f} points"
+
+
+def _span(lo: float, hi: float) -> str:
+    """A signed interval read as a size: [−9.0, −8.2] -> '8.2–9.0' (crossing 0: said with signs)."""
+    if lo < 0 < hi:
+        return f"{100 * lo:+.1f} to {100 * hi:+.1f}"
+    a, b = sorted((abs(100 * lo), abs(100 * hi)))
+    return f"{a:.1f}–{b:.1f}"
+
+
+def first_player_panel(res: Results) -> Panel | None:
+    fpa = tables.first_player_advantage(res, pooled=True)
+    d = _default_rules(fpa[fpa["unit"] == "deal"])
+    if d.empty:
+        return None
+    d = d.sort_values(["variant", "players"])
+    best = d.loc[d["ratio"].idxmax()]
+    worst = d.loc[d["ratio"].idxmin()]
+    sentence = (f"Going first is worth most in **{best['variant']} {int(best['players'])}p**: position 0 wins "
+                f"{pct_ci(best['rate'], best['lo'], best['hi'])} of {count(best['n'])} deals against a fair "
+                f"{pct(best['fair'])} ({best['ratio']:.2f}× the fair share)")
+    if len(d) > 1 and worst["ratio"] < best["ratio"]:
+        sentence += (f"; least in {worst['variant']} {int(worst['players'])}p "
+                     f"({worst['ratio']:.2f}×, {pct_ci(worst['rate'], worst['lo'], worst['hi'])}).")
+    else:
+        sentence += "."
+
+    def draw(ax) -> None:  # noqa: ANN001 - a matplotlib Axes
+        for v, g in d.groupby("variant"):
+            colour, marker = VARIANT_STYLE.get(str(v), ("#555", "D"))
+            y = g["ratio"].to_numpy()
+            err = np.vstack([y - g["ratio_lo"].to_numpy(), g["ratio_hi"].to_numpy() - y])
+            ax.errorbar(g["players"], y, yerr=err, color=colour, marker=marker, capsize=3, label=str(v))
+        ax.axhline(1.0, color="#888", ls="--", lw=1)
+        ax.set_xlabel("players")
+        ax.set_ylabel("first player's win rate ÷ fair share")
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.legend(fontsize=8, frameon=False)
+
+    return Panel("Going first", sentence, draw)
+
+
+def jack_panel(res: Results) -> Panel | None:
+    kvd = tables.keeper_vs_dumper(res)
+    if not kvd.empty:
+        d = kvd.reset_index(drop=True)
+        labels = [f"{r.variant} {int(r.players)}p{' match' if r.unit == 'match' else ''}" for r in d.itertuples()]
+        big = d.loc[d["loss_diff"].abs().idxmax()]
+        verb = "lowers" if big["loss_diff"] < 0 else "raises"
+        where = f"{big['variant']} {int(big['players'])}p {'matches' if big['unit'] == 'match' else 'deals'}"
+        sentence = (f"Keeping the wild instead of dumping it {verb} the дурак rate by "
+                    f"**{_points(big['loss_diff'])}** (95% interval {_span(big['loss_diff_lo'], big['loss_diff_hi'])})"
+                    f" in {where}")
+        other = d[d.index != big.name]
+        if len(other):
+            lo, hi = other["loss_diff"].min(), other["loss_diff"].max()
+            sentence += f"; in the other cells the change runs from {100 * lo:+.1f} to {100 * hi:+.1f} points."
+        else:
+            sentence += "."
+
+        def draw(ax) -> None:  # noqa: ANN001
+            y = np.arange(len(d))
+            x = 100 * d["loss_diff"].to_numpy()
+            err = 100 * np.vstack([d["loss_diff"] - d["loss_diff_lo"], d["loss_diff_hi"] - d["loss_diff"]])
+            colours = ["#2ca02c" if v < 0 else "#d62728" for v in x]
+            ax.barh(y, x, xerr=err, color=colours, capsize=3)
+            ax.set_yticks(y, labels, fontsize=8)
+            ax.axvline(0, color="#444", lw=1)
+            ax.invert_yaxis()
+            ax.set_xlabel("дурак rate: keeper − dumper (points)")
+
+        return Panel("Keeping the Jack", sentence, draw)
+    ws = tables.wild_summary(res, pooled=True)
+    if ws.empty:
+        return None
+    d = _default_rules(ws).sort_values(["variant", "players", "unit"]).reset_index(drop=True)
+    if d.empty:
+        return None
+    labels = [f"{r.variant} {int(r.players)}p{' match' if r.unit == 'match' else ''}" for r in d.itertuples()]
+    held = d["held_mean"].to_numpy() * d["seats"].to_numpy()  # share of units ending with a wild in some hand
+    top = int(np.argmax(held))
+    sentence = (f"A wild is still in someone's hand at the end of **{pct(held[top])}** of "
+                f"{labels[top]}{'es' if d.loc[top, 'unit'] == 'match' else ' deals'}")
+    decided = d[d["by_wild_rate"] > 0]
+    if len(decided):
+        r = decided.loc[decided["by_wild_rate"].idxmax()]
+        sentence += (f"; the wild rule, not the points, names the дурак in {pct(r['by_wild_rate'] * r['seats'])} "
+                     f"of {r['variant']} {int(r['players'])}p {'matches' if r['unit'] == 'match' else 'deals'}.")
+    else:
+        sentence += "."
+
+    def draw_held(ax) -> None:  # noqa: ANN001
+        y = np.arange(len(d))
+        ax.barh(y, 100 * held, color="#9467bd")
+        ax.set_yticks(y, labels, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlabel("ends with a wild in hand (%)")
+
+    return Panel("The Jack", sentence, draw_held)
+
+
+def strategy_panel(res: Results) -> Panel | None:
+    ws = tables.win_loss_by_strategy(res, pool_cells=True)
+    ws = ws[(ws["outcome"] == "win") & (ws["unit"] == "deal")]
+    if ws.empty or ws["strategy"].nunique() < 2:
+        return None
+    ws = _default_rules(ws)
+    ws = ws.assign(group=[f"{v} {int(p)}p" for v, p in zip(ws["variant"], ws["players"])],
+                   edge=ws["rate"] - ws["fair"])
+    grid = ws.pivot_table(index="strategy", columns="group", values="edge", aggfunc="mean")
+    order = grid.mean(axis=1).sort_values(ascending=False).index
+    grid = grid.loc[order]
+    best = grid.mean(axis=1).idxmax()
+    wins = int((grid.idxmax(axis=0) == best).sum())
+    sentence = (f"**{best}** wins most often in {wins} of {grid.shape[1]} table sizes "
+                f"(win rate minus the fair share, single deals, strategies seated as the experiment seats them; "
+                f"see the strategy sections for intervals and paired tests).")
+
+    def draw(ax) -> None:  # noqa: ANN001
+        vals = 100 * grid.to_numpy(dtype=float)
+        lim = max(1.0, float(np.nanmax(np.abs(vals))))
+        im = ax.imshow(vals, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
+        ax.set_xticks(range(grid.shape[1]), grid.columns, fontsize=8, rotation=30, ha="right")
+        ax.set_yticks(range(grid.shape[0]), grid.index, fontsize=8)
+        for (i, j), v in np.ndenumerate(vals):
+            if np.isfinite(v):
+                ax.text(j, i, f"{v:+.1f}", ha="center", va="center", fontsize=7)
+        ax.figure.colorbar(im, ax=ax, shrink=0.8, label="win rate − fair (points)")
+
+    return Panel("Which strategy wins", sentence, draw)
+
+
+def summary_blocks(res: Results, outdir, toc: list[str]) -> tuple[list[Block], list]:  # noqa: ANN001
+    """The summary (sentences and one row of headline charts) and the table of contents."""
+    panels = [p for p in (first_player_panel(res), jack_panel(res), strategy_panel(res)) if p is not None]
+    blocks = [Block("h2", "Summary")]
+    made = []
+    if panels:
+        fig = Figure(figsize=(3.9 * len(panels), 2.9), layout="constrained")
+        axes = fig.subplots(1, len(panels), squeeze=False)[0]
+        for ax, p in zip(axes, panels):
+            ax.set_title(p.title, fontsize=10)
+            p.draw(ax)
+        paths = charts.save_figure(fig, outdir / "summary", dpi=100)
+        made += paths
+        blocks.append(Block("chart", paths, " · ".join(p.title for p in panels)))
+        blocks.append(Block("list", [f"**{p.title}.** {p.sentence}" for p in panels]))
+    else:
+        blocks.append(Block("p", "No headline applies to this experiment's cells."))
+    blocks.append(Block("toc", toc))
+    return blocks, made
