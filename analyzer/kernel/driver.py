@@ -92,6 +92,16 @@ def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, 
         turnovers[i] = st[TURNOVERS]
 
 
+def deck_orders(rules: RuleSet, n: int, seed: int = 0, first: int = 0) -> NDArray[np.int64]:
+    """(n, D) the deck orders :func:`simulate_deals` deals for deals ``first ..`` of ``seed``."""
+    base = np.asarray(deck_cards(rules.deck_size), np.int64)
+    out = np.zeros((n, RING), np.int64)
+    m = np.zeros(2, np.uint64)
+    for i in range(n):
+        deal_deck(base, int(seed) & (2**63 - 1), first + i, 0, m, out[i])
+    return out[:, :rules.deck_size]
+
+
 def empty_results(n: int, players: int) -> DealResults:
     z = np.zeros
     return DealResults(points=z((n, players), np.int16), went_out=z(n, np.int8), winner=z(n, np.int8),
@@ -133,9 +143,9 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
     return out
 
 
-def run_blocks(block, n: int, threads: int | None) -> None:  # noqa: ANN001 — a function of the block start
-    """Call ``block(lo)`` for lo = 0, BLOCK, 2 BLOCK … < n, on ``threads`` threads (default: every core)."""
-    starts = range(0, n, BLOCK)
+def run_blocks(block, n: int, threads: int | None, size: int = BLOCK) -> None:  # noqa: ANN001
+    """Call ``block(lo)`` for lo = 0, size, 2 size … < n, on ``threads`` threads (default: every core)."""
+    starts = range(0, n, size)
     workers = max(1, min(threads or os.cpu_count() or 1, len(starts)))
     if workers == 1:
         for lo in starts:

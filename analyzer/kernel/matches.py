@@ -1,0 +1,117 @@
+"""Matches in the compiled kernel (G11, CZ2, SV2 rotation; CZ7/PR7/SV7 outcome).
+
+Each match runs its deals in sequence, on one thread, to the target: the
+rotation of analyzer.engine.deal.play_match, the outcome by the same
+analyzer.engine.match.match_outcome the engine and the numpy simulator use.
+Deal ``k`` of match ``j`` draws from streams keyed by (seed, j, k).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from analyzer.core.cards import deck as deck_cards
+from analyzer.core.outcomes import END_CAPPED, MatchResults
+from analyzer.core.rules import RuleSet
+from analyzer.engine.match import MAX_DEALS, match_outcome
+from analyzer.kernel import params as P
+from analyzer.kernel._cache import CACHE
+from analyzer.kernel.deal import run_deal, start_from_deck
+from analyzer.kernel.driver import BLOCK, deal_deck, run_blocks
+from analyzer.kernel.lineup import compile_lineup
+from analyzer.kernel.rng import PLAY_STREAM, stream_key
+from analyzer.kernel.state import END, NI, RING, RNG
+
+
+@njit(cache=CACHE, nogil=True)
+def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: int, first: int,
+                   lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
+                   totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray) -> None:
+    """Play matches ``lo .. hi`` (index ``first + row``); ``decks`` (M, K, D) if given, else (0, 0, 0).
+
+    Player i acts first in deal 1, so player n-1 deals it (engine.match.first_dealer).
+    """
+    n = p[P.PLAYERS]
+    svinya = p[P.IS_SVINYA]
+    st = np.zeros(NI, np.int64)
+    m = np.zeros(2 + n, np.uint64)
+    ring = np.zeros(RING, np.int64)
+    deck = np.zeros(RING, np.int64)
+    pts = np.zeros(n, np.int64)
+    held = np.zeros(n, np.bool_)
+    kinds = np.zeros(n, np.int64)
+    weights = np.zeros_like(weights_pl)
+    for i in range(lo, hi):
+        index = first + i
+        dealer = n - 1
+        k = 0
+        while True:
+            for s in range(n):  # seat s is player (dealer + s) mod n
+                kinds[s] = kinds_pl[(dealer + s) % n]
+                weights[s] = weights_pl[(dealer + s) % n]
+            if decks.shape[0] > 0:
+                for j in range(decks.shape[2]):
+                    deck[j] = decks[i, k, j]
+            else:
+                deal_deck(base, seed, index, k, m, deck)
+            m[RNG] = stream_key(seed, index, k, PLAY_STREAM)
+            start_from_deck(st, m, ring, deck, p)
+            win, _lose, _bw = run_deal(st, m, ring, kinds, weights, p, pts, held)
+            k += 1
+            capped[i] += st[END] == END_CAPPED
+            top = 0
+            for s in range(n):
+                pl = (dealer + s) % n
+                totals[i, pl] += pts[s]
+                wild_held[i, pl] = held[s]
+                top = max(top, totals[i, pl])
+            if top >= p[P.TARGET] or k >= max_deals:
+                break
+            if svinya and win >= 0:  # SV2: the winner of the deal leads the next
+                dealer = ((dealer + win) % n - 1) % n
+            else:  # CZ2: the deal passes to the left
+                dealer = (dealer + 1) % n
+        deals[i] = k
+
+
+def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed: int = 0, *,
+                     first: int = 0, decks: NDArray[np.integer] | None = None,
+                     threads: int | None = None) -> MatchResults:
+    """Play matches ``first .. first + n - 1`` to ``rules.target`` (G11); strategies by player.
+
+    ``decks`` (n, K, D) fixes the deck of each match's first K deals (tests).
+    """
+    if rules.target is None:
+        raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
+    kinds, weights = compile_lineup(strategies)
+    if len(kinds) != rules.players:
+        raise ValueError(f"{rules.players} players need {rules.players} strategies, not {len(kinds)}")
+    p = P.rule_params(rules)
+    base = np.asarray(deck_cards(rules.deck_size), np.int64)
+    max_deals = MAX_DEALS
+    if decks is None:
+        dk = np.zeros((0, 0, 0), np.int64)
+    else:
+        dk = np.ascontiguousarray(decks, dtype=np.int64)
+        if dk.ndim != 3 or dk.shape[0] != n or dk.shape[2] != rules.deck_size:
+            raise ValueError(f"decks must be ({n}, K, {rules.deck_size}), not {dk.shape}")
+        max_deals = min(MAX_DEALS, dk.shape[1])
+    pl = rules.players
+    totals = np.zeros((n, pl), np.int32)
+    wild = np.zeros((n, pl), np.bool_)
+    deals = np.zeros(n, np.int32)
+    capped = np.zeros(n, np.int32)
+    seed = int(seed) & (2**63 - 1)
+
+    def block(lo: int) -> None:
+        matches_kernel(p, kinds, weights, seed, first, lo, min(n, lo + BLOCK // 16), base, dk, max_deals,
+                       totals, wild, deals, capped)
+
+    run_blocks(block, n, threads, BLOCK // 16)
+    win, loss, by_wild = match_outcome(rules, totals, wild)
+    return MatchResults(totals=totals, win_share=win.astype(np.float32), loss_share=loss.astype(np.float32),
+                        loser_by_wild=by_wild, wild_held=wild, deals=deals, capped_deals=capped)
