@@ -1,0 +1,261 @@
+"""Tuning a parametrised strategy with CMA-ES on duplicate decks (issue 14, point 4: ``durak tune``).
+
+The objective is ``f(params, deck_indices) -> (len(deck_indices),)`` per-deck
+scores of the strategy with ``params`` on those decks (e.g. its win share
+minus the fair share against a fixed field); higher is better.  It must depend
+on the parameters and the deck indices only, so two candidates evaluated on the
+same indices play the same cards with the same random numbers and their
+per-deck difference is a *paired* margin.
+
+How a run goes (:func:`tune`):
+
+* generation ``g`` draws its own fresh block of training decks
+  (``g * decks_per_generation ...``); every candidate of the generation, the
+  start ``x0`` and the distribution's current mean play that same block
+  (common random numbers), and CMA-ES (the ``cma`` library) ranks the
+  candidates by their mean score;
+* the curve records, per generation, the current mean's gain over the start,
+  paired over the generation's decks.  The mean was chosen from *earlier*
+  generations' decks, so this estimate is fair (no winner's curse), and so is
+  its 95 % interval; the best candidate's gain is shown too but is optimistic
+  (it was picked on the same decks);
+* the tuned point is the final distribution mean, rounded to ``digits``
+  decimals (the spec that ships), checked against the start on ``holdout``
+  decks that no generation played (indices from :data:`HOLDOUT_BASE` on): the
+  paired interval of that margin is the number to believe.
+
+The optimiser's random numbers come from ``np.random.default_rng(seed)``
+(cma's ``randn`` option; numpy's global generator is never touched), so a run
+is the same for a seed on any machine and with any ``mapper`` (the function
+that evaluates the candidates, e.g. in parallel; results in order).
+
+:func:`hero_objective` builds the objective for a registered strategy with
+numeric keyword parameters (``weighted``'s weights): it plays the candidate in
+every position against a field (the hero design of
+:mod:`analyzer.stats.tournament`) on decks made from the deck indices.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import cma
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from analyzer.core.cards import deck
+from analyzer.core.registry import get_strategy, parse_spec
+from analyzer.core.rules import RuleSet
+from analyzer.sim.simulator import simulate_deals
+from analyzer.stats.intervals import paired_difference
+from analyzer.stats.tournament import hero
+
+FloatArray = NDArray[np.float64]
+Objective = Callable[[FloatArray, NDArray[np.int64]], ArrayLike]
+Mapper = Callable[[Callable[[FloatArray], FloatArray], Sequence[FloatArray]], Iterable[FloatArray]]
+
+#: Hold-out deck indices start here: no training generation reaches them.
+HOLDOUT_BASE = 1 << 40
+
+
+class TuneError(ValueError):
+    """A tuning request that cannot run (bad start, bounds, budget); one line."""
+
+
+@dataclass
+class TuneResult:
+    """What a tuning run found.
+
+    Attributes:
+        names: parameter names (``x0`` order).
+        start, tuned: the starting point and the tuned point (rounded), by name.
+        holdout: paired margin of tuned over start on the hold-out decks:
+            ``margin, lo, hi, n_decks``.
+        curve: one row per generation: ``generation, deals`` (training decks so
+            far), ``gain, lo, hi`` (the distribution mean over the start, paired on
+            the generation's decks), ``best_gain`` (the generation's best
+            candidate, optimistic), ``sigma`` (CMA-ES step size), ``mean`` (the
+            mean's parameters).
+        evaluations: objective calls made (candidates x generations + checks).
+    """
+
+    names: list[str]
+    start: dict[str, float]
+    tuned: dict[str, float]
+    holdout: dict[str, float]
+    curve: pd.DataFrame = field(repr=False)
+    evaluations: int = 0
+
+
+def _scores(objective: Objective, indices: NDArray[np.int64], params: FloatArray) -> FloatArray:
+    """One candidate's per-deck scores (a module-level function: a process pool can pickle it)."""
+    return np.asarray(objective(params, indices), dtype=np.float64)
+
+
+def _interval(a: FloatArray, b: FloatArray) -> tuple[float, float, float]:
+    e = paired_difference(a, b)
+    return float(e.est), float(e.lo), float(e.hi)
+
+
+def _check(x0: ArrayLike, names: Sequence[str] | None, bounds: tuple[ArrayLike, ArrayLike] | None,
+           sigma0: float, generations: int, decks: int, holdout: int) -> tuple[FloatArray, list[str]]:
+    x = np.asarray(x0, dtype=np.float64)
+    if x.ndim != 1 or x.size < 1 or not np.isfinite(x).all():
+        raise TuneError(f"the start must be a non-empty vector of finite numbers, got {x0!r}")
+    nm = list(names) if names is not None else [f"x{i}" for i in range(x.size)]
+    if len(nm) != x.size:
+        raise TuneError(f"{x.size} start values for {len(nm)} parameter names")
+    if not (math.isfinite(sigma0) and sigma0 > 0):
+        raise TuneError(f"the initial step size sigma0 must be positive, got {sigma0}")
+    for what, v, least in (("generations", generations, 1), ("decks per generation", decks, 2),
+                           ("hold-out decks", holdout, 2)):  # two decks at least: an interval needs a spread
+        if v < least:
+            raise TuneError(f"{what} must be at least {least}, got {v}")
+    if bounds is not None:
+        lo, hi = (np.broadcast_to(np.asarray(b, dtype=np.float64), x.shape) for b in bounds)
+        if not ((lo <= x) & (x <= hi)).all():
+            bad = [n for n, a, v, b in zip(nm, lo, x, hi) if not a <= v <= b]
+            raise TuneError(f"start outside the bounds for {', '.join(bad)}")
+    return x, nm
+
+
+def tune(objective: Objective, x0: ArrayLike, *, names: Sequence[str] | None = None, sigma0: float = 1.0,
+         bounds: tuple[ArrayLike, ArrayLike] | None = None, generations: int = 20, popsize: int | None = None,
+         decks_per_generation: int = 200, holdout: int = 2000, digits: int = 3, seed: int = 0,
+         mapper: Mapper | None = None) -> TuneResult:
+    """Maximise the mean per-deck score of ``objective`` with CMA-ES, then check on hold-out decks (module doc)."""
+    x, nm = _check(x0, names, bounds, sigma0, generations, decks_per_generation, holdout)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    opts: dict[str, Any] = {"randn": lambda lam, n: rng.standard_normal((lam, n)), "seed": np.nan,
+                            "verbose": -9, "verb_log": 0, "verb_disp": 0, "tolfun": 0, "tolx": 0,
+                            "tolflatfitness": generations + 1, "tolstagnation": generations + 1}
+    if popsize is not None:
+        if popsize < 2:
+            raise TuneError(f"popsize must be at least 2, got {popsize}")
+        opts["popsize"] = popsize
+    if bounds is not None:
+        opts["bounds"] = [list(np.broadcast_to(np.asarray(b, dtype=np.float64), x.shape)) for b in bounds]
+    es = cma.CMAEvolutionStrategy(x.tolist(), sigma0, opts)
+    run = mapper or (lambda f, xs: map(f, xs))
+    calls = 0
+    rows = []
+    for g in range(generations):
+        idx = np.arange(g * decks_per_generation, (g + 1) * decks_per_generation, dtype=np.int64)
+        cands = [np.asarray(c, dtype=np.float64) for c in es.ask()]
+        mean = np.asarray(es.result.xfavorite if g else x, dtype=np.float64)
+        points = [*cands, mean, x]
+        scores = list(run(partial(_scores, objective, idx), points))
+        calls += len(points)
+        for s in scores:
+            if s.shape != idx.shape:
+                raise TuneError(f"the objective returned {s.shape} scores for {idx.size} decks")
+        es.tell(cands, [-float(s.mean()) for s in scores[:-2]])
+        gain, lo, hi = _interval(scores[-2], scores[-1])
+        best = int(np.argmax([s.mean() for s in scores[:-2]]))
+        rows.append({"generation": g, "deals": int(idx[-1] + 1), "gain": gain, "lo": lo, "hi": hi,
+                     "best_gain": float(scores[best].mean() - scores[-1].mean()), "sigma": float(es.sigma),
+                     "mean": [round(float(v), 6) for v in mean]})
+    tuned = np.asarray(np.round(np.asarray(es.result.xfavorite, dtype=np.float64), digits), dtype=np.float64)
+    if bounds is not None:
+        lo_b, hi_b = (np.broadcast_to(np.asarray(b, dtype=np.float64), x.shape) for b in bounds)
+        tuned = np.clip(tuned, lo_b, hi_b)
+    hold = np.arange(HOLDOUT_BASE, HOLDOUT_BASE + holdout, dtype=np.int64)
+    a, b = run(partial(_scores, objective, hold), [tuned, x])
+    margin, lo, hi = _interval(a, b)
+    return TuneResult(names=nm, start=dict(zip(nm, x.tolist())), tuned=dict(zip(nm, tuned.tolist())),
+                      holdout={"margin": margin, "lo": lo, "hi": hi, "n_decks": holdout},
+                      curve=pd.DataFrame(rows), evaluations=calls + 2)
+
+
+# ---------------------------------------------------------------- playing a strategy against a field
+def decks_for(indices: ArrayLike, deck_size: int, seed: int) -> NDArray[np.int8]:
+    """(len(indices), deck_size) deck orders: deck ``i`` is a shuffle seeded by ``(seed, i)`` alone.
+
+    So a deck index names the same cards in every generation, candidate and
+    hold-out check (common random numbers across the whole run).
+    """
+    base = np.asarray(deck(deck_size), dtype=np.int8)
+    out = np.empty((len(np.atleast_1d(indices)), deck_size), np.int8)
+    for row, i in enumerate(np.atleast_1d(np.asarray(indices, dtype=np.int64))):
+        out[row] = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(i),))).permutation(base)
+    return out
+
+
+def spec_with(name: str, names: Sequence[str], params: ArrayLike) -> str:
+    """``name?k=v,...`` for the parameters (shortest text that reads back as the same float)."""
+    values = ",".join(f"{k}={float(v)!r}" for k, v in zip(names, np.asarray(params, dtype=np.float64)))
+    return f"{name}?{values}"
+
+
+def hero_objective(rules: RuleSet, strategy: str, names: Sequence[str], *, reference: str | None = None,
+                   background: Sequence[str] | None = None, seed: int = 0) -> Objective:
+    """The per-deck score of ``strategy?names=params`` in every position against a field (deals, G9).
+
+    Score on a deck: the candidate's win share averaged over its ``players``
+    positions (the hero design: the other positions hold ``reference`` copies
+    or ``background`` in order), minus the fair share ``1 / players``.  The
+    decks come from :func:`decks_for` and the strategies' random numbers from
+    ``(seed, first deck index, deck count)``, so a candidate's score depends
+    on its parameters and the deck indices only.
+    """
+    target, fixed = parse_spec(strategy)
+    if fixed:
+        raise TuneError(f"give the strategy to tune without parameters ({target!r}), not {strategy!r}")
+    start = hero([target], rules.players, reference=reference, background=background)
+    others = {e: get_strategy(s) for e, s in enumerate(start.entrants) if e != 0}
+
+    def objective(params: FloatArray, indices: NDArray[np.int64]) -> FloatArray:
+        cand = get_strategy(spec_with(target, names, params))
+        decks = decks_for(indices, rules.deck_size, seed)
+        ss = np.random.SeedSequence(seed, spawn_key=(int(indices[0]) if len(indices) else 0, len(indices)))
+        score = np.zeros(len(indices))
+        for table in start.tables:
+            line = [cand if e == 0 else others[e] for e in table.seats]
+            res = simulate_deals(rules, line, len(indices), ss, decks=decks)
+            p = table.scored[0]
+            score += (res.winner == p) / rules.players
+        return score - 1.0 / rules.players
+
+    return objective
+
+
+# ---------------------------------------------------------------- the tuning report
+def report_markdown(result: TuneResult, *, title: str, spec: str | None = None, command: str | None = None) -> str:
+    """tune.md: the tuned spec, the hold-out margin and the curve table."""
+    h = result.holdout
+    lines = [f"# Tuning: {title}", ""]
+    if command:
+        lines += ["```sh", command, "```", ""]
+    if spec:
+        lines += [f"Tuned spec: `{spec}`", ""]
+    lines += ["| parameter | start | tuned |", "|---|---|---|"]
+    lines += [f"| {n} | {result.start[n]:g} | {result.tuned[n]:g} |" for n in result.names]
+    lines += ["", f"**Hold-out check** on {h['n_decks']:,} fresh decks no generation played: tuned − start = "
+              f"{100 * h['margin']:+.2f} pp [{100 * h['lo']:+.2f}, {100 * h['hi']:+.2f}] (95 %, paired).", "",
+              "## Curve", "",
+              "Gain of the CMA-ES mean over the start on each generation's own fresh decks (paired, 95 %); "
+              "the best candidate's gain was picked on the same decks and is optimistic.", "",
+              "| generation | decks | gain, pp [95% CI] | best candidate, pp | sigma |", "|---|---|---|---|---|"]
+    for r in result.curve.itertuples():
+        lines.append(f"| {r.generation} | {r.deals:,} | {100 * r.gain:+.2f} [{100 * r.lo:+.2f}, {100 * r.hi:+.2f}] | "
+                     f"{100 * r.best_gain:+.2f} | {r.sigma:.3g} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(result: TuneResult, folder: Path, *, title: str, spec: str | None = None,
+                 command: str | None = None) -> list[Path]:
+    """Write tune.md, tune_curve.csv and tune.json into ``folder``; returns the paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    md, csv, js = folder / "tune.md", folder / "tune_curve.csv", folder / "tune.json"
+    md.write_text(report_markdown(result, title=title, spec=spec, command=command))
+    result.curve.to_csv(csv, index=False)
+    js.write_text(json.dumps({"title": title, "spec": spec, "start": result.start, "tuned": result.tuned,
+                              "holdout": result.holdout, "evaluations": result.evaluations}, indent=1) + "\n")
+    return [md, csv, js]
