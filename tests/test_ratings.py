@@ -8,6 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analyzer.core.cards import shuffled_decks
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import make_rules
+from analyzer.sim.simulator import simulate_deals
 from analyzer.stats.intervals import paired_difference
 from analyzer.stats.ratings import (
     ELO,
@@ -18,6 +22,7 @@ from analyzer.stats.ratings import (
     ratings,
     win_probability,
 )
+from analyzer.stats.tournament import head_to_head, round_robin
 
 
 def simulate(strengths: list[float], decks: int, seed: int, *, deck_luck: float = 0.0) -> np.ndarray:
@@ -198,3 +203,23 @@ def test_ratings_frame_is_tidy() -> None:
     f = ratings(simulate([0, 0.1], 20, 1), ["a", "b"], boot=10)
     assert list(f.columns) == ["strategy", "rating", "lo", "hi", "n_decks"]
     assert isinstance(f, pd.DataFrame) and f["n_decks"].dtype.kind == "i"
+
+
+def test_round_robin_of_two_names_for_one_strategy_is_a_dead_heat_on_every_deck() -> None:
+    """End to end through the simulator: the duplicate design cancels the deal and the seat exactly, so two
+    specs that play alike (weighted with its default w_points spelled out) differ by 0 on every deck."""
+    rules = make_rules("czech", players=2)
+    specs = ["weighted", "weighted?w_points=1.0", "random"]
+    design = round_robin(specs)
+    decks = shuffled_decks(rules.deck_size, 150, np.random.default_rng(9))
+    wins = []
+    for t in range(len(design.tables)):
+        line = [get_strategy(s) for s in design.lineup(t)]
+        res = simulate_deals(rules, line, 150, 4, decks=decks)
+        wins.append((res.winner[:, None] == np.arange(2)).astype(float))
+    s = head_to_head(design, wins)
+    assert (s[:, 0, 1] == 0.5).all() and (s[:, 1, 0] == 0.5).all()
+    t = cross_table(s, specs).set_index(["a", "b"])
+    assert t.loc[("weighted", "weighted?w_points=1.0"), ["margin", "lo", "hi"]].tolist() == [0, 0, 0]
+    f = ratings(s, specs, boot=100).set_index("strategy")
+    assert f.loc["weighted", "rating"] == pytest.approx(f.loc["weighted?w_points=1.0", "rating"], abs=1e-9)
