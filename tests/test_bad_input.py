@@ -232,8 +232,11 @@ CASES: list[Case] = [
      lambda f: ["hand_size"]),
     # ---- strategies
     ("unknown-strategy", lambda f: SIM + ["--strategies", _strats("greedyy")], lambda f: ["'greedyy'", "known:"]),
-    ("strategy-count", lambda f: SIM + ["--strategies", "random,greedy"], lambda f: ["--strategies", "2", "4 players"]),
-    ("empty-strategy", lambda f: SIM + ["--strategies", ",random,random,random"], lambda f: ["--strategies", "position 0 is empty"]),
+    ("strategy-count", lambda f: SIM + ["--strategies", "random,greedy,random,greedy,random"],
+     lambda f: ["--strategies", "5 strategies", "4 players"]),
+    ("empty-strategy", lambda f: SIM + ["--strategies", ",random,random,random"], lambda f: ["--strategies", "empty entry"]),
+    ("strategy-param-alone", lambda f: SIM + ["--strategies", "random,w_wild=-2"],
+     lambda f: ["--strategies", "'w_wild=-2'", "name?"]),
     ("strategy-bad-param", lambda f: SIM + ["--strategies", _strats("weighted?bogus=1")], lambda f: ["bogus"]),
     ("strategy-param-syntax", lambda f: SIM + ["--strategies", _strats("weighted?w_points")],
      lambda f: ["'w_points'"]),

@@ -75,12 +75,24 @@ def _rules(variant: str, players: int | None, rule: list[str] | None):  # noqa: 
     return make_rules(variant, players, parse_rule_args(rule))
 
 
-def _lineup(texts: list[str], players: int) -> tuple[str, ...]:
-    """Specs by position from written line-ups (analyzer.execution.lineup), cycled to ``players``."""
-    from analyzer.execution.lineup import cycle, parse_lineup
+def _specs(texts: list[str], option: str) -> list[str]:
+    """Specs from written line-ups (analyzer.execution.lineup); a fault names ``option``."""
+    from analyzer.execution.lineup import LineupError, parse_lineup
 
-    specs = tuple(s for t in texts for s in parse_lineup(t))
-    return cycle(specs, players)
+    try:
+        return [s for t in texts for s in parse_lineup(t)]
+    except LineupError as exc:
+        raise UsageError(f"{option}: {exc}") from None
+
+
+def _lineup(text: str, players: int) -> tuple[str, ...]:
+    """Specs by position from ``--strategies``, cycled to ``players`` as an experiment's lineup is."""
+    from analyzer.execution.lineup import LineupError, cycle
+
+    try:
+        return cycle(_specs([text], "--strategies"), players)
+    except LineupError as exc:
+        raise UsageError(f"--strategies: {exc}") from None
 
 
 def _progress(total: int, unit: str):  # noqa: ANN202 — RunProgress, imported lazily for start-up speed
@@ -162,7 +174,7 @@ def simulate(
         _positive("--matches", matches)
         _seed_jobs(seed, jobs)
         rules = _rules(variant, players, rule)
-        specs = _lineup([strategies], rules.players)
+        specs = _lineup(strategies, rules.players)
         for s in dict.fromkeys(specs):
             get_strategy(s)
         n = matches or deals
@@ -340,7 +352,7 @@ def compare(
         if deals is not None and matches is not None:
             raise UsageError("give --deals or --matches, not both")
         rules = _rules(variant, players, rule)
-        specs = [s for t in strategies for s in parse_lineup(t)]
+        specs = _specs(strategies, "STRATEGIES")
         n = matches or deals or 20_000
         with _progress(n, "matches" if matches else "decks") as bar:
             cmp = run_compare(rules, specs, n, seed=seed, matches=bool(matches), jobs=jobs, on_chunk=bar.advance)
