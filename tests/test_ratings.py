@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -19,7 +20,10 @@ from analyzer.stats.ratings import (
     bootstrap_ratings,
     cross_table,
     fit_bradley_terry,
+    paired_table,
     ratings,
+    round_robin_summary,
+    verdict,
     win_probability,
 )
 from analyzer.stats.tournament import head_to_head, round_robin
@@ -223,3 +227,41 @@ def test_round_robin_of_two_names_for_one_strategy_is_a_dead_heat_on_every_deck(
     assert t.loc[("weighted", "weighted?w_points=1.0"), ["margin", "lo", "hi"]].tolist() == [0, 0, 0]
     f = ratings(s, specs, boot=100).set_index("strategy")
     assert f.loc["weighted", "rating"] == pytest.approx(f.loc["weighted?w_points=1.0", "rating"], abs=1e-9)
+
+
+def test_paired_table_for_strategies_scored_on_the_same_decks() -> None:
+    rng = np.random.default_rng(11)
+    luck = rng.normal(0, 1, 300)  # shared by every strategy on a deck: cancels in the pairing
+    scores = np.column_stack([luck, luck + 0.05 + rng.normal(0, 0.01, 300), luck + rng.normal(0, 0.01, 300)])
+    t = paired_table(scores, ["a", "b", "c"]).set_index(["a", "b"])
+    ba = t.loc[("b", "a")]
+    assert ba.margin == pytest.approx(0.05, abs=0.003) and ba.significant and ba.hi - ba.lo < 0.01
+    assert not t.loc[("a", "c")].significant
+    assert verdict(t.loc[("a", "b")].to_dict() | {"a": "a", "b": "b"}) == "b better than a"
+    assert verdict(t.loc[("a", "c")].to_dict() | {"a": "a", "b": "c"}) == "not distinguishable"
+    with pytest.raises(RatingError, match=r"scores must be \(decks, 3\)"):
+        paired_table(scores[:, :2], ["a", "b", "c"])
+
+
+def test_round_robin_summary_shows_every_seating_margins_verdicts_and_ratings() -> None:
+    design = round_robin(["A", "B", "C"])
+    strength = {"A": 0.6, "B": 0.0, "C": 0.0}
+    rng = np.random.default_rng(13)  # (seed 12 happens to find B and C apart at p_holm 0.045)
+    wins = []
+    for t in range(len(design.tables)):
+        x, y = design.lineup(t)
+        first = rng.random(400) < 1 / (1 + np.exp(-(strength[x] - strength[y] + 0.3)))  # seat 0 is worth 0.3
+        wins.append(np.column_stack([first, ~first]).astype(float))
+    out = round_robin_summary(design, wins, boot=100, seed=1)
+    json.dumps(out)  # JSON-ready: plain numbers and strings
+    assert [s["seats"] for s in out["seatings"]] == [["A", "B"], ["B", "A"], ["A", "C"], ["C", "A"], ["B", "C"],
+                                                     ["C", "B"]]
+    assert all(len(s["win_rates"]) == 2 for s in out["seatings"])
+    adv = out["first_seat_advantage"]
+    assert adv["lo"] > 0.05  # the seat's worth shows here and cancels in the margins
+    verdicts = {(p["a"], p["b"]): p["verdict"] for p in out["pairs"]}
+    assert verdicts == {("A", "B"): "A better than B", ("A", "C"): "A better than C",
+                        ("B", "C"): "not distinguishable"}
+    assert all("p_holm" in p and p["lo"] <= p["margin"] <= p["hi"] for p in out["pairs"])
+    assert [r["strategy"] for r in out["ratings"]][0] == "A" and out["n_decks"] == 400
+    assert out["design"] == "round-robin" and "both seatings" in out["measures"]

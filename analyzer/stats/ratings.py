@@ -37,16 +37,19 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from analyzer.stats.intervals import distinguishable, holm, paired_difference, z_test_p
+from analyzer.stats.tournament import Design, head_to_head
 
 ELO = 400.0 / math.log(10.0)
 SCALES = {"elo": ELO, "logit": 1.0}
 ALPHA = 0.05
+MARGIN_COLUMNS = ["a", "b", "margin", "lo", "hi", "p", "p_holm", "significant", "n_decks"]
 #: Bootstrap replicates fitted together (memory: batch x decks counts).
 _BATCH_CELLS = 4_000_000
 
@@ -206,29 +209,91 @@ def win_probability(rating_gap: ArrayLike, scale: str = "elo") -> FloatArray:
     return 1.0 / (1.0 + np.exp(-np.asarray(rating_gap, dtype=np.float64) / SCALES[scale]))
 
 
-def cross_table(scores: ArrayLike, names: Sequence[str]) -> pd.DataFrame:
-    """Head-to-head margins of every ordered pair, paired over decks, with Holm over the unordered pairs.
-
-    Columns: ``a, b, margin`` (mean over decks of ``a``'s win share against
-    ``b`` minus ``b``'s against ``a``: points of win rate as a fraction), ``lo,
-    hi`` (95 %), ``p, p_holm, significant, n_decks``.  Both orientations of a
-    pair are listed (the second negated) so a cross-table fills without gaps.
-    """
-    s = _check_scores(scores, names)
-    pairs = list(combinations(range(len(names)), 2))
-    est, lo, hi, p, n = (np.zeros(len(pairs)) for _ in range(5))
-    for c, (i, j) in enumerate(pairs):
-        x = s[:, i, j] - s[:, j, i]
-        x = x[~np.isnan(x)]
+def _margins(names: Sequence[str], diffs: Sequence[tuple[int, int, FloatArray]]) -> pd.DataFrame:
+    """Paired margins of the given pairs (per-deck differences, NaN = not played), Holm over them, both orientations."""
+    est, lo, hi, p, n = (np.zeros(len(diffs)) for _ in range(5))
+    for c, (_, _, d) in enumerate(diffs):
+        x = d[~np.isnan(d)]
         e = paired_difference(x, np.zeros_like(x))
         est[c], lo[c], hi[c], n[c] = float(e.est), float(e.lo), float(e.hi), x.size
         p[c] = (1.0 if est[c] == 0 else 0.0) if float(e.se) == 0 else float(z_test_p(e.est, e.se))
     p_holm = holm(p)
     sure = distinguishable(lo, hi) & (p_holm < ALPHA)
     out: list[dict[str, object]] = []
-    for c, (i, j) in enumerate(pairs):
+    for c, (i, j, _) in enumerate(diffs):
         common = {"p": p[c], "p_holm": p_holm[c], "significant": bool(sure[c]), "n_decks": int(n[c])}
         out.append({"a": names[i], "b": names[j], "margin": est[c], "lo": lo[c], "hi": hi[c], **common})
         out.append({"a": names[j], "b": names[i], "margin": -est[c], "lo": -hi[c], "hi": -lo[c], **common})
-    cols = ["a", "b", "margin", "lo", "hi", "p", "p_holm", "significant", "n_decks"]
-    return pd.DataFrame(out, columns=cols)
+    return pd.DataFrame(out, columns=MARGIN_COLUMNS)
+
+
+def cross_table(scores: ArrayLike, names: Sequence[str]) -> pd.DataFrame:
+    """Head-to-head margins of every ordered pair, paired over decks, with Holm over the unordered pairs.
+
+    Columns (:data:`MARGIN_COLUMNS`): ``a, b, margin`` (mean over decks of
+    ``a``'s win share against ``b`` minus ``b``'s against ``a``: points of win
+    rate as a fraction), ``lo, hi`` (95 %), ``p, p_holm, significant,
+    n_decks``.  Both orientations of a pair are listed (the second negated) so
+    a cross-table fills without gaps; a report shades only ``significant`` cells.
+    """
+    s = _check_scores(scores, names)
+    return _margins(names, [(i, j, s[:, i, j] - s[:, j, i]) for i, j in combinations(range(len(names)), 2)])
+
+
+def paired_table(scores: ArrayLike, names: Sequence[str]) -> pd.DataFrame:
+    """Margins between strategies scored on the same decks against the same opposition (hero, field).
+
+    ``scores``: (D, k) per-deck score of each strategy (e.g. :func:`analyzer.stats.tournament.hero_scores`);
+    the margin of ``a`` over ``b`` is the mean of ``scores[:, a] - scores[:, b]``, paired over decks.
+    Columns as :func:`cross_table`.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 2 or s.shape[1] != len(names) or s.shape[0] == 0:
+        raise RatingError(f"scores must be (decks, {len(names)}) per-deck scores, got shape {s.shape}")
+    return _margins(names, [(i, j, s[:, i] - s[:, j]) for i, j in combinations(range(len(names)), 2)])
+
+
+def verdict(row: dict[str, Any] | pd.Series) -> str:
+    """The words of ``durak compare`` for a margin row: a winner only when the cell is significant."""
+    if not row["significant"]:
+        return "not distinguishable"
+    return f"{row['a']} better than {row['b']}" if row["margin"] > 0 else f"{row['b']} better than {row['a']}"
+
+
+def _num(x: float) -> float | None:
+    return round(float(x), 6) if math.isfinite(x) else None
+
+
+def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int = 1000, seed: int = 0,
+                        scale: str = "elo", anchor: str | None = None) -> dict[str, Any]:
+    """A JSON-ready account of a round-robin: every seating, every pair's paired margin and verdict, ratings.
+
+    ``wins[t]``: table ``t``'s (D, 2) win shares by position on its decks
+    (:func:`analyzer.stats.tournament.head_to_head`).  ``seatings`` shows
+    each table's win rates by position, so the seat advantage the design
+    cancels is visible (``first_seat_advantage``: position 0 minus position 1,
+    paired over all tables' decks).
+    """
+    s = head_to_head(design, wins)
+    names = list(design.strategies)
+    arrs = [np.asarray(w, dtype=np.float64) for w in wins]
+    seatings = [{"seats": list(design.lineup(t)), "win_rates": [_num(v) for v in a.mean(axis=0)]}
+                for t, a in enumerate(arrs)]
+    first = np.concatenate([a[:, 0] for a in arrs])
+    second = np.concatenate([a[:, 1] for a in arrs])
+    adv = paired_difference(first, second)
+    margins = cross_table(s, names)
+    pairs = []
+    for row in margins.iloc[::2].to_dict("records"):
+        pairs.append({**{k: (_num(v) if isinstance(v, float) else v) for k, v in row.items()},
+                      "verdict": verdict(row)})
+    rated = ratings(s, names, boot=boot, seed=seed, scale=scale, anchor=anchor)
+    return {
+        "design": design.name, "measures": design.measures, "players": design.players, "strategies": names,
+        "n_decks": int(s.shape[0]), "seatings": seatings,
+        "first_seat_advantage": {"diff": _num(float(adv.est)), "lo": _num(float(adv.lo)), "hi": _num(float(adv.hi))},
+        "pairs": pairs,
+        "ratings": [{k: (_num(v) if isinstance(v, float) else int(v) if k == "n_decks" else v) for k, v in r.items()}
+                    for r in rated.to_dict("records")],
+        "rating_scale": scale, "bootstrap": {"replicates": boot, "seed": seed, "unit": "deck"},
+    }
