@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.core.cards import DRAW, TAKE, rank_of, suit_of
+from analyzer.core.cards import DRAW, TAKE, card_str, rank_of, suit_of
 from analyzer.core.rules import RuleSet
 
 Action = tuple[int, int | None]
@@ -82,7 +82,9 @@ class BatchView:
     Any field may be given as a zero-argument function instead of an array: it
     is called on first access only.  The simulator passes the costly fields
     (hand sizes, talon, played cards, scores) that way, so a strategy pays only
-    for what it reads.  A view is read-only.
+    for what it reads.  A view is read-only: no attribute can be set, there is
+    no ``__dict__`` to replace, and its arrays are not writeable (issue 11) --
+    the simulator's legality check never reads them anyway.
     """
 
     rules: RuleSet
@@ -101,29 +103,45 @@ class BatchView:
 
     #: the field names in order, read off the annotations above
     FIELDS = tuple(__annotations__)
+    __slots__ = FIELDS + ("_lazy",)
 
     def __init__(self, rules: RuleSet, seat: Any, hand: Any, legal: Any, can_draw: Any, can_take: Any,
                  top: Any, active_suit: Any, pending_seven: Any, hand_sizes: Any, talon_size: Any,
                  played: Any, scores: Any = None) -> None:
-        values = dict(zip(self.FIELDS, (rules, seat, hand, legal, can_draw, can_take, top, active_suit,
-                                        pending_seven, hand_sizes, talon_size, played, scores)))
-        lazy = {k: v for k, v in values.items() if callable(v) and k != "rules"}
-        d = self.__dict__
-        d["_lazy"] = lazy
-        d.update((k, v) for k, v in values.items() if k not in lazy)
+        lazy = {}
+        put = object.__setattr__
+        for k, v in zip(self.FIELDS, (rules, seat, hand, legal, can_draw, can_take, top, active_suit,
+                                      pending_seven, hand_sizes, talon_size, played, scores)):
+            if callable(v) and k != "rules":
+                lazy[k] = v
+            else:
+                put(self, k, _read_only(v))
+        put(self, "_lazy", lazy)
 
     def __getattr__(self, name: str) -> Any:  # only reached for a field not computed yet
-        lazy = self.__dict__.get("_lazy", {})
+        lazy = object.__getattribute__(self, "_lazy")
         if name not in lazy:
             raise AttributeError(name)
-        value = self.__dict__[name] = lazy.pop(name)()
+        value = _read_only(lazy.pop(name)())
+        object.__setattr__(self, name, value)
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a BatchView is read-only (tried to set {name!r})")
 
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a BatchView is read-only (tried to delete {name!r})")
+
     def __repr__(self) -> str:
         return f"<BatchView of {len(self.seat)} decisions>"
+
+
+def _read_only(value: Any) -> Any:
+    """An array that cannot be written through this reference (a strategy's copy)."""
+    if isinstance(value, np.ndarray):
+        value = value.view()
+        value.flags.writeable = False
+    return value
 
 
 @runtime_checkable
@@ -146,9 +164,15 @@ class StrategyError(RuntimeError):
     """A strategy raised or returned something that is not a legal move."""
 
 
-def describe_action(action: Any, suit: Any = None) -> str:
-    from analyzer.core.cards import card_str
+def is_action_int(kind: type) -> bool:
+    """An exact action type: a Python int or a numpy integer (not bool, float or text, issue 11)."""
+    return kind is int or (isinstance(kind, type) and issubclass(kind, np.integer))
 
+
+def describe_action(action: Any, suit: Any = None) -> str:
+    """An answer as a player would say it (``8C``, ``JH>S``, ``draw``), else its repr."""
+    if not is_action_int(type(action)):
+        return repr(action)
     try:
         a = int(action)
     except (TypeError, ValueError):

@@ -30,8 +30,10 @@ from typing import Callable, Sequence
 import numpy as np
 
 from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, card_id, card_pretty, rank_of, suit_of
+from analyzer.core.contract import DecisionView, StrategyError, describe_action
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.core.rules import RuleSet
+from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome, next_dealer
 
 
 class IllegalMove(ValueError):
@@ -462,10 +464,8 @@ class Deal:
         self._log(f"deal ends: {self.name(went_out) + ' ' if went_out is not None else ''}{how}")
 
     # ------------------------------------------------------------- views
-    def view(self, scores: Sequence[int] | None = None):  # -> DecisionView
+    def view(self, scores: Sequence[int] | None = None) -> DecisionView:
         """What the player to act may know (issue 3's strategy view)."""
-        from analyzer.core.contract import DecisionView
-
         n, s = self.rules.players, self.current
         hand = tuple(self.hands[s])
         if self.phase == "lead_suit":
@@ -488,8 +488,6 @@ def forced_action(deal: Deal) -> int | None:
 def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator,
               scores: Sequence[int] | None = None) -> DealOutcome:
     """Drive a deal to its end, asking ``strategies[seat]`` at each real choice."""
-    from analyzer.core.contract import StrategyError, describe_action
-
     while not deal.done:
         forced = forced_action(deal)
         if forced is not None:
@@ -531,8 +529,6 @@ def play_match(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
 
     ``strategies[i]`` plays for player i; ``next_deck()`` gives each deal's deck order.
     """
-    from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome, next_dealer
-
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
     n = rules.players
