@@ -38,7 +38,6 @@ from analyzer.core.cards import DRAW, TAKE, deck
 from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal, legal_cards
 
-
 #: Marks a slot whose card was never public (dealt, or drawn from the original talon):
 #: it can be no card that has ever been seen, however many become seen later.
 NEVER_SEEN = 1 << 60

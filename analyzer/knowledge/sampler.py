@@ -101,8 +101,13 @@ class Sampler:
             self._memo[key] = got
         return got
 
-    def assignment(self, rng: np.random.Generator) -> list[int]:
-        """Class index of every pool card, drawn uniformly among consistent assignments."""
+    def assignment(self, rng: np.random.Generator, u: np.ndarray | None = None) -> list[int]:
+        """Class index of every pool card, drawn uniformly among consistent assignments.
+
+        ``u`` (one uniform per pool card, drawn in bulk by the caller) picks each
+        card's class as ``floor(u * total)``: uniform up to a relative error of
+        2**-53 per step; counts too large for that fall back to exact integers.
+        """
         room = self.c.size
         out = []
         for i in range(len(self.c.pool)):
@@ -114,7 +119,8 @@ class Sampler:
                     if w:
                         options.append((k, nxt))
                         weights.append(w)
-            r = uniform_below(sum(weights), rng)  # the r-th completion, exactly uniform
+            total = sum(weights)
+            r = int(u[i] * total) if u is not None and total < 2**52 else uniform_below(total, rng)
             for (k, nxt), w in zip(options, weights):
                 if r < w:
                     out.append(k)
@@ -129,11 +135,12 @@ def sample_worlds(k: Knowledge, n: int, rng: np.random.Generator) -> list[World]
     cls = classes_of(k)
     sampler = Sampler(cls)
     worlds = []
-    for _ in range(n):
+    uniforms = rng.random((n, len(cls.pool)))
+    for row in range(n):
         hands: list[list[int]] = [sorted(k.own) if s == k.me else list(k.known_cards[s])
                                   for s in range(k.rules.players)]
         talon: list[int] = []
-        for card, j in zip(cls.pool, sampler.assignment(rng)):
+        for card, j in zip(cls.pool, sampler.assignment(rng, uniforms[row])):
             (talon if cls.owner[j] < 0 else hands[cls.owner[j]]).append(card)
         if k.talon_order is not None:
             talon = list(k.talon_order)

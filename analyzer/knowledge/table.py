@@ -1,0 +1,82 @@
+"""Playing deals with players who remember: the engine's play loop plus one :class:`Knowledge` per such seat.
+
+A strategy that wants perfect memory implements ``choose_known(view, knowledge,
+table, rng)``; the loop keeps its :class:`~analyzer.knowledge.observer.Knowledge`
+up to date after every move (its own and everyone else's) and hands it a
+*public table*: a copy of the deal with every hidden card removed (other
+players' hands and the talon are empty lists), so a strategy can rebuild
+positions from what it knows without ever seeing what it must not.  Other
+strategies are asked through the ordinary contract, ``choose(view, rng)``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from analyzer.core.contract import Action, DecisionView
+from analyzer.engine.deal import Deal, DealOutcome, forced_action
+from analyzer.knowledge.observer import Knowledge, Public
+from analyzer.knowledge.sampler import World
+
+
+@runtime_checkable
+class KnowingStrategy(Protocol):
+    """A strategy with memory: decides from its view, its knowledge and the public table."""
+
+    name: str
+
+    def choose_known(self, view: DecisionView, knowledge: Knowledge, table: Deal,
+                     rng: np.random.Generator) -> Action: ...
+
+
+def copy_deal(deal: Deal) -> Deal:
+    """An independent copy of a deal in progress (its lists copied, its log not carried)."""
+    d = copy.copy(deal)
+    d.hands = [list(h) for h in deal.hands]
+    d.talon, d.pile, d.played, d.log = list(deal.talon), list(deal.pile), set(deal.played), []
+    return d
+
+
+def public_table(deal: Deal, me: int) -> Deal:
+    """``deal`` as seat ``me`` sees it: other hands and the talon emptied, the rest (public) kept."""
+    d = copy_deal(deal)
+    d.hands = [list(h) if s == me else [] for s, h in enumerate(deal.hands)]
+    d.talon = []
+    d.rng = np.random.default_rng(0)
+    return d
+
+
+def world_deal(table: Deal, world: World, rng: np.random.Generator | None = None) -> Deal:
+    """The public table completed with one determinization: every hand and the talon filled in."""
+    d = copy_deal(table)
+    d.hands = [list(h) for h in world.hands]
+    d.talon = list(world.talon)
+    d.rng = rng if rng is not None else np.random.default_rng(0)
+    return d
+
+
+def play_observed(deal: Deal, strategies: Sequence[Any], rng: np.random.Generator) -> DealOutcome:
+    """``play_deal`` for line-ups with players who remember (``choose_known``)."""
+    n = deal.rules.players
+    knowers = [s for s in range(n) if isinstance(strategies[s], KnowingStrategy)]
+    know = {s: Knowledge.start(deal, s) for s in knowers}
+    while not deal.done:
+        before = {s: Public.of(deal, s) for s in knowers}
+        seat = deal.current
+        action, suit = forced_action(deal), None
+        if action is None:
+            strat = strategies[seat]
+            view = deal.view()
+            if seat in know:
+                action, suit = strat.choose_known(view, know[seat], public_table(deal, seat), rng)
+            else:
+                action, suit = strat.choose(view, rng)
+        deal.apply(int(action), None if suit is None or suit < 0 else int(suit))
+        for s in knowers:
+            know[s].observe(before[s], int(action), Public.of(deal, s))
+    assert deal.outcome is not None
+    return deal.outcome

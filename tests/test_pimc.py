@@ -1,0 +1,61 @@
+"""``pimc`` (issue 13 item 4) through the table runner: legal, deterministic, honest about its contract.
+
+Strength is measured by the benchmark in the closing note, not here (it needs
+thousands of deals); these tests keep budgets tiny.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from analyzer.core.cards import deck, parse_card
+from analyzer.core.contract import StrategyError
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import make_rules
+from analyzer.engine.deal import Deal
+from analyzer.knowledge.table import play_observed, public_table
+from tests.helpers_engine import make_deal
+
+
+def run(variant: str, players: int, seed: int, spec: str = "pimc?worlds=3") -> list[tuple]:
+    rules = make_rules(variant, players, {})
+    gen = np.random.default_rng(seed)
+    out = []
+    for d in range(3):
+        order = [int(c) for c in gen.permutation(np.array(deck(rules.deck_size)))]
+        lineup = [get_strategy(spec)] + [get_strategy("greedy") for _ in range(players - 1)]
+        o = play_observed(Deal.from_deck(rules, order, rng=np.random.default_rng(d)), lineup,
+                          np.random.default_rng([seed, d]))
+        out.append((o.points, o.winner, o.loser, o.end, o.turns))
+    return out
+
+
+@pytest.mark.parametrize("variant,players", [("czech", 2), ("prague", 3), ("svinya", 2)])
+def test_pimc_plays_whole_deals_legally_and_deterministically(variant: str, players: int) -> None:
+    first = run(variant, players, 5)
+    assert first == run(variant, players, 5)  # the engine verifies every move it makes
+    assert all(len(points) == players for points, *_ in first)
+
+
+def test_pimc_refuses_to_play_blind_through_the_plain_contract() -> None:
+    deal = make_deal("czech", ["7C 8C 9C 10C QC", "7S 8S 9S 10S QS"], talon="AS 7D 8D 9D", starter="8S")
+    with pytest.raises(StrategyError, match="public history"):
+        get_strategy("pimc").choose(deal.view(), np.random.default_rng(0))
+
+
+def test_a_wild_is_searched_once_per_suit_it_can_name() -> None:
+    deal = make_deal("czech", ["7C 8C 9C 10C QC", "JS 8D 9D 10D QD"], talon="AS 7D 8H 9H", starter="8S")
+    table = public_table(deal, 1)
+    options = get_strategy("pimc").candidates(deal.view(), table)
+    jack = parse_card("JS")
+    assert sorted(s for a, s in options if a == jack) == [0, 1, 2, 3]
+    assert table.hands[0] == [] and table.talon == []  # the public table hides what the player may not see
+
+
+def test_bad_parameters_are_one_line_errors() -> None:
+    from analyzer.core.registry import StrategySpecError
+
+    for spec in ("pimc?worlds=0", "pimc?objective=speed", "pimc?rollout=nosuch"):
+        with pytest.raises(StrategySpecError):
+            get_strategy(spec)
