@@ -15,12 +15,12 @@ ONE = np.uint64(1)
 ZERO = np.uint64(0)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def bit(card: int) -> np.uint64:
     return ONE << np.uint64(card)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def popcount(x: np.uint64) -> int:
     """Number of cards in a mask (SWAR bit count)."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -29,23 +29,23 @@ def popcount(x: np.uint64) -> int:
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def lowest(x: np.uint64) -> int:
     """Id of the lowest card of a non-empty mask."""
     return np.int64(trailing_zeros(x))
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def rank_of(card: int) -> int:
     return card // 4 + 2
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def suit_of(card: int) -> int:
     return card % 4
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def nth(x: np.uint64, k: int) -> int:
     """Id of the k-th lowest card (0-based) of a mask holding more than k cards."""
     for _ in range(k):

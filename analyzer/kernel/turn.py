@@ -21,7 +21,7 @@ from analyzer.kernel.state import (ACTIVE, BEGIN, CUR, DONE, DRAWN, DRAWN_CARD, 
                                    SEVEN, STUCK, TCOUNT, TOP, TURNOVERS, TURNS, WENT_OUT)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def legal_mask(hand: np.uint64, top: int, active: int, p: np.ndarray) -> np.uint64:
     """G3/G4/CZ8: the cards of ``hand`` that may go on ``top`` (all of them on an empty pile, SV2)."""
     if top < 0:
@@ -35,13 +35,13 @@ def legal_mask(hand: np.uint64, top: int, active: int, p: np.ndarray) -> np.uint
     return hand & acc
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def can_draw(st: np.ndarray) -> bool:
     """G8: something can be drawn (the talon, or a pile to turn over)."""
     return st[TCOUNT] > 0 or st[PCOUNT] > 1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def push_pile(st: np.ndarray, m: np.ndarray, ring: np.ndarray, card: int, p: np.ndarray) -> None:
     """Lay ``card`` on the pile (it becomes the top)."""
     d = p[P.DECK]
@@ -51,7 +51,7 @@ def push_pile(st: np.ndarray, m: np.ndarray, ring: np.ndarray, card: int, p: np.
     m[PLAYED] |= bit(card)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def draw_one(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> int:
     """G8: the current player takes the talon's top card, turning the pile over if needed; -1 if none."""
     d = p[P.DECK]
@@ -70,7 +70,7 @@ def draw_one(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> 
     return card
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def penalty(st: np.ndarray, m: np.ndarray, ring: np.ndarray, k: int, p: np.ndarray) -> int:
     """Draw ``k`` penalty cards, or what can be had (G8); returns the number drawn."""
     got = 0
@@ -81,7 +81,7 @@ def penalty(st: np.ndarray, m: np.ndarray, ring: np.ndarray, k: int, p: np.ndarr
     return got
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def set_pending(st: np.ndarray, card: int, chain: int, p: np.ndarray) -> None:
     """G5: the effect of ``card`` waits for the next player; a 7 under CZ8 sevens starts or extends a chain."""
     rank = rank_of(card)
@@ -92,7 +92,7 @@ def set_pending(st: np.ndarray, card: int, chain: int, p: np.ndarray) -> None:
     st[PSKIP] = p[P.EFF_SKIP + rank]
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def advance(st: np.ndarray, p: np.ndarray) -> None:
     """The turn passes to the left (G2); the next turn starts in the driver loop."""
     st[LAST_ACTOR] = st[CUR]
@@ -100,13 +100,13 @@ def advance(st: np.ndarray, p: np.ndarray) -> None:
     st[PHASE] = BEGIN
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def seven_penalty(chain: int, p: np.ndarray) -> int:
     """CZ8: one card (transfer) or one per 7 of the chain (accumulate)."""
     return chain if p[P.ACCUMULATE] else 1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def take_seven(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> None:
     """CZ8: take the sevens penalty and lose the turn."""
     k = seven_penalty(st[PEND7], p)
@@ -115,7 +115,7 @@ def take_seven(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -
     advance(st, p)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def hand_points(hand: np.uint64, p: np.ndarray) -> int:
     """CZ6/PR6/SV6; svinya's lone Queen scores ``lone_wild_points``."""
     if p[P.LONE_WILD] >= 0 and popcount(hand) == 1 and (hand & RANK_MASKS[p[P.WILD]]) != ZERO:
@@ -126,18 +126,18 @@ def hand_points(hand: np.uint64, p: np.ndarray) -> int:
     return total
 
 
-@njit(cache=CACHE)
-def pick(values: np.ndarray, allowed: np.ndarray, after: int, most: bool, n: int) -> int:
-    """The allowed seat with the most (fewest) value; ties to the earliest seat after ``after`` (G10)."""
+@njit(cache=CACHE, _nrt=False)
+def pick(values: np.ndarray, allowed: int, after: int, most: bool, n: int) -> int:
+    """The seat in bit mask ``allowed`` with the most (fewest) value; ties to the earliest after ``after`` (G10)."""
     best = -1
     for k in range(1, n + 1):
         s = (after + k) % n
-        if allowed[s] and (best < 0 or (values[s] > values[best] if most else values[s] < values[best])):
+        if (allowed >> s) & 1 and (best < 0 or (values[s] > values[best] if most else values[s] < values[best])):
             best = s
     return best
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def finish(st: np.ndarray, m: np.ndarray, end: int, went_out: int, last_card: int, p: np.ndarray,
            points: np.ndarray, holders: np.ndarray) -> tuple[int, int, bool]:
     """G9/G10/CZ7/PR7: score the hands into ``points``/``holders`` (by seat); returns (winner, loser, by_wild).
@@ -147,27 +147,27 @@ def finish(st: np.ndarray, m: np.ndarray, end: int, went_out: int, last_card: in
     n = p[P.PLAYERS]
     wild = RANK_MASKS[p[P.WILD]]
     double = p[P.JACK_DOUBLES] and last_card >= 0 and rank_of(last_card) == p[P.WILD]
-    any_holder = False
+    held = 0  # the seats holding a wild, as a bit mask
     for s in range(n):
         h = m[HANDS + s]
         points[s] = hand_points(h, p) * (2 if double else 1)  # CZ8 jack_finish_doubles
         holders[s] = (h & wild) != ZERO
-        any_holder |= holders[s]
+        if holders[s]:
+            held |= 1 << s
     st[PHASE], st[END], st[WENT_OUT], st[LAST_CARD] = DONE, end, went_out, last_card
     if end == END_CAPPED:
         return -1, -1, False
     after = st[LAST_ACTOR]
-    allowed = np.ones(n, np.bool_)
+    everyone = (1 << n) - 1
     best = -1
     if went_out < 0:  # G10: a blocked deal is won by the fewest points, picked before the loser
-        best = pick(points, allowed, after, False, n)
-        allowed[best] = False
+        best = pick(points, everyone, after, False, n)
+        loser = pick(points, everyone & ~(1 << best), after, True, n)
     else:
-        allowed[went_out] = False
-    loser = pick(points, allowed, after, True, n)
+        loser = pick(points, everyone & ~(1 << went_out), after, True, n)
     by_wild = False
-    if p[P.WILD_RULE] == P.WILD_RULE_DEAL and any_holder:  # PR7: a Jack in hand loses without counting
-        wild_loser = pick(points, holders, after, True, n)
+    if p[P.WILD_RULE] == P.WILD_RULE_DEAL and held:  # PR7: a Jack in hand loses without counting
+        wild_loser = pick(points, held, after, True, n)
         by_wild = wild_loser != loser
         loser = wild_loser
     if went_out >= 0:
@@ -175,19 +175,17 @@ def finish(st: np.ndarray, m: np.ndarray, end: int, went_out: int, last_card: in
     elif best != loser:
         winner = best
     else:  # PR7 made the blocked deal's best hand the loser: the next best wins
-        allowed[:] = True
-        allowed[loser] = False
-        winner = pick(points, allowed, after, False, n)
+        winner = pick(points, everyone & ~(1 << loser), after, False, n)
     return winner, loser, by_wild
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def legal_now(st: np.ndarray, m: np.ndarray, p: np.ndarray) -> np.uint64:
     """Legal cards of the player to act in the PLAY phase."""
     return legal_mask(m[HANDS + st[CUR]], st[TOP], st[ACTIVE], p)
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def settle(st: np.ndarray, m: np.ndarray, p: np.ndarray) -> bool:
     """Stay at the PLAY decision, or pass when nothing can be played or drawn (G8, SV4, G10).
 
@@ -207,7 +205,7 @@ def settle(st: np.ndarray, m: np.ndarray, p: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def begin_turn(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> int:
     """Start the current player's turn: cap, effects, forced draws (G5, G6, G10, G10a).
 
@@ -234,7 +232,7 @@ def begin_turn(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -
     return END_BLOCKED if settle(st, m, p) else -1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def draw_decision(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> int:
     """G6 (draw_one) or SV4 (draw_until_play): the player draws at a decision point.
 
@@ -252,7 +250,7 @@ def draw_decision(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray
     return -1
 
 
-@njit(cache=CACHE)
+@njit(cache=CACHE, _nrt=False)
 def play_card(st: np.ndarray, m: np.ndarray, ring: np.ndarray, card: int, suit: int, p: np.ndarray) -> int:
     """Play ``card`` (naming ``suit`` with a wild, -1 for its own); returns END_OUT if the hand is empty, else -1."""
     seat = st[CUR]
