@@ -59,3 +59,19 @@ def test_bad_parameters_are_one_line_errors() -> None:
     for spec in ("pimc?worlds=0", "pimc?objective=speed", "pimc?rollout=nosuch"):
         with pytest.raises(StrategySpecError):
             get_strategy(spec)
+
+
+def test_table_runner_gives_the_simulators_results_for_players_without_memory() -> None:
+    """simulate_observed (engine + knowledge) = the batch simulator, deal by deal, by position (G2)."""
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.knowledge.table import simulate_observed
+    from analyzer.sim.simulator import simulate_deals
+
+    for variant, players in (("czech", 3), ("prague", 3), ("svinya", 2)):
+        rules = make_rules(variant, players, {})
+        decks = shuffled_decks(rules.deck_size, 40, np.random.default_rng(players))
+        lineup = [get_strategy(s) for s in ("greedy", "wild-keeper", "suit-keeper")[:players]]
+        ours = simulate_observed(rules, lineup, decks, np.random.SeedSequence(1))
+        theirs = simulate_deals(rules, lineup, 40, np.random.SeedSequence(1), decks=decks)
+        for field in ("points", "winner", "loser", "end", "turns", "wild_held", "went_out", "last_card"):
+            assert np.array_equal(getattr(ours, field), getattr(theirs, field)), (variant, field)

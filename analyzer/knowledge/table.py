@@ -18,6 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from analyzer.core.contract import Action, DecisionView
+from analyzer.core.outcomes import DealResults
+from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal, DealOutcome, forced_action
 from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.sampler import World
@@ -80,3 +82,39 @@ def play_observed(deal: Deal, strategies: Sequence[Any], rng: np.random.Generato
             know[s].observe(before[s], int(action), Public.of(deal, s))
     assert deal.outcome is not None
     return deal.outcome
+
+
+def _deck_rng(seed: np.random.SeedSequence, j: int, purpose: int) -> np.random.Generator:
+    """Deck ``j``'s own stream: results depend on the seed and the deck, never on chunking."""
+    return np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, j, purpose)))
+
+
+def simulate_observed(rules: RuleSet, strategies: Sequence[Any], decks: np.ndarray,
+                      seed: np.random.SeedSequence) -> DealResults:
+    """Play one deal per deck with :func:`play_observed`; results by position, as the simulator gives them.
+
+    This is the path for line-ups with players who remember (``pimc``): the
+    readable engine plays, so every move is verified.  Position ``q`` is seat
+    ``q + 1`` (position 0 acts first, G2).
+    """
+    n, p = len(decks), rules.players
+    out = DealResults(points=np.zeros((n, p), np.int16), went_out=np.full(n, -1, np.int8),
+                      winner=np.full(n, -1, np.int8), loser=np.full(n, -1, np.int8),
+                      loser_by_wild=np.zeros(n, bool), wild_held=np.zeros((n, p), bool),
+                      end=np.zeros(n, np.int8), turns=np.zeros(n, np.int32), last_card=np.full(n, -1, np.int8),
+                      turnovers=np.zeros(n, np.int16))
+    by_seat = [(q + 1) % p for q in range(p)]
+
+    def pos(seat: int | None) -> int:
+        return -1 if seat is None else (seat - 1) % p
+
+    for j, deck_order in enumerate(decks):
+        deal = Deal.from_deck(rules, [int(c) for c in deck_order], rng=_deck_rng(seed, j, 0))
+        o = play_observed(deal, [strategies[pos(s)] for s in range(p)], _deck_rng(seed, j, 1))
+        out.points[j] = [o.points[s] for s in by_seat]
+        out.wild_held[j] = [s in o.wild_holders for s in by_seat]
+        out.went_out[j], out.winner[j], out.loser[j] = pos(o.went_out), pos(o.winner), pos(o.loser)
+        out.loser_by_wild[j], out.end[j], out.turns[j] = o.loser_by_wild, o.end, o.turns
+        out.last_card[j] = -1 if o.last_card is None else o.last_card
+        out.turnovers[j] = o.turnovers
+    return out
