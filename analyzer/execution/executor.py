@@ -122,17 +122,18 @@ def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: i
         for args in calls:
             yield fn(*args)
         return
-    from joblib import Parallel, delayed, parallel_config
+    from joblib import Parallel, delayed
 
     delayed_calls = (delayed(fn)(*args) for args in calls)
     if backend == "loky":
         yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
                             batch_size=1)(delayed_calls)
         return
-    with contextlib.ExitStack() as stack:
-        client = _dask_client(stack, jobs, scheduler)
-        stack.enter_context(parallel_config(backend="dask", client=client))
-        yield from Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(delayed_calls)
+    # Tasks are submitted to the cluster directly (analyzer/execution/cluster.py): joblib's dask
+    # backend ran them in this process on a one-thread cluster, and never noticed a lost cluster.
+    from analyzer.execution.cluster import dask_results  # lazy like joblib: distributed is slow to import
+
+    yield from dask_results(fn, calls, jobs=jobs, scheduler=scheduler)
 
 
 def _dask_client(stack: contextlib.ExitStack, jobs: int, scheduler: str | None) -> Any:
