@@ -130,3 +130,36 @@ def test_run_uses_the_plugin_name_in_tables(tmp_path: Any) -> None:
     out = run_experiment(f, out=tmp_path / "o", jobs=1, quiet=True, report=False)
     pos = pd.read_parquet(out / "results" / "positions.parquet")
     assert list(pos["strategy"]) == ["highest-card", "random"]
+
+
+@pytest.mark.parametrize("args, label", [
+    (["simulate", "--variant", "svinya", "--deals", "300", "--jobs", "1", "--json"], "simulate"),
+    (["compare", "greedy", "random", "--players", "2", "--deals", "50", "--jobs", "1", "--json"], "compare"),
+])
+def test_progress_bar_on_a_terminal(args: list[str], label: str) -> None:
+    """Item 6: simulate, compare (and bench) draw a progress bar when stderr is a terminal."""
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    master, slave = pty.openpty()
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": "120", "TERM": "xterm"}
+    proc = subprocess.run([sys.executable, "-m", "analyzer", *args], stdout=subprocess.PIPE, stderr=slave,
+                          env=env, timeout=300, check=False)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.returncode == 0
+    text = seen.decode(errors="replace")
+    assert label in text and "/s" in text, text[-500:]

@@ -14,6 +14,8 @@ from typing import Annotated, Iterator, Optional
 
 import typer
 
+from analyzer.execution.lifeline import interrupt_line, on_sigterm, was_terminated
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family).")
 
@@ -95,11 +97,11 @@ def _lineup(text: str, players: int) -> tuple[str, ...]:
         raise UsageError(f"--strategies: {exc}") from None
 
 
-def _progress(total: int, unit: str):  # noqa: ANN202 — RunProgress, imported lazily for start-up speed
+def _progress(total: int, unit: str, label: str):  # noqa: ANN202 — RunProgress, imported lazily
     """A progress bar on stderr when it is a terminal (analyzer.cli.progress), else a no-op."""
     from analyzer.cli.progress import RunProgress
 
-    return RunProgress(total_units=total, total_cells=1, unit=unit)
+    return RunProgress(total_units=total, total_cells=1, unit=unit, label=label)
 
 
 MAX_COUNT = 10**10
@@ -179,7 +181,7 @@ def simulate(
             get_strategy(s)
         n = matches or deals
         cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n)
-        with _progress(n, "matches" if matches else "deals") as bar:
+        with _progress(n, "matches" if matches else "deals", "simulate") as bar:
             tables, elapsed = play_cell(cell, seed=seed, jobs=jobs, check=check,
                                         on_chunk=lambda _cell, units: bar.advance(units))
     out = summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches))
@@ -264,8 +266,10 @@ def bench(
             if value < 0:
                 raise UsageError(f"{name} must be 0 (skip that measurement) or a positive number, got {value}")
             _positive(name, value or None)
-        run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals,
-                  variants=[v.strip() for v in variants.split(",")], as_json=as_json)
+        names = [v.strip() for v in variants.split(",")]
+        with _progress(len(names), "variants", "bench") as bar:
+            run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, variants=names,
+                      as_json=as_json, on_variant=lambda: bar.advance(1))
 
 
 @app.command()
@@ -289,6 +293,8 @@ def run(
             raise UsageError("--jobs must be a non-zero integer (-1 = all cores), got 0")
         if backend not in ("loky", "dask"):
             raise UsageError(f"--backend must be loky or dask, not {backend!r}")
+        if scheduler is not None and backend != "dask":  # it was silently ignored
+            raise UsageError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
         folder = run_experiment(file, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
                                 fresh=fresh, quiet=quiet, check=check)
     typer.echo(f"results and report in {folder}")
@@ -354,7 +360,7 @@ def compare(
         rules = _rules(variant, players, rule)
         specs = _specs(strategies, "STRATEGIES")
         n = matches or deals or 20_000
-        with _progress(n, "matches" if matches else "decks") as bar:
+        with _progress(n, "matches" if matches else "decks", "compare") as bar:
             cmp = run_compare(rules, specs, n, seed=seed, matches=bool(matches), jobs=jobs, on_chunk=bar.advance)
         result = summarize_comparison(cmp)
         if out is not None:
@@ -389,6 +395,8 @@ def main(argv: list[str] | None = None) -> None:
     missing value, text for a number, an unknown option or command) end like
     every other user mistake: one line naming the culprit, exit code 2.
     """
+    on_sigterm()  # SIGTERM unwinds like Ctrl-C: workers stopped, lock released, one line
+    _STOPPED_ARGV[:] = sys.argv[1:] if argv is None else argv
     click_error, usage_error, no_args = _click_errors()
     try:
         code = app(args=argv, prog_name="durak", standalone_mode=False)
@@ -417,9 +425,13 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(code)
 
 
+_STOPPED_ARGV: list[str] = []
+
+
 def _interrupted() -> None:
-    typer.echo("durak: interrupted; finished chunks are on disk, rerun to resume", err=True)
-    sys.exit(130)
+    """One line (only ``durak run`` has chunks to resume from); 130 for Ctrl-C, 143 for SIGTERM."""
+    typer.echo(interrupt_line(_STOPPED_ARGV), err=True)
+    sys.exit(143 if was_terminated() else 130)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -37,12 +37,13 @@ class RunProgress:
     """Context manager; ``advance(units, cell_done)`` after every finished chunk."""
 
     def __init__(self, *, total_units: int, total_cells: int, done_units: int = 0,
-                 done_cells: int = 0, unit: str = "deals", enabled: bool = True) -> None:
+                 done_cells: int = 0, unit: str = "deals", enabled: bool = True, label: str | None = None) -> None:
         console = Console(stderr=True)
         self.enabled = enabled and console.is_terminal
         self.total_cells = total_cells
         self.done_cells = done_cells
         self.unit = unit
+        self.label = label  # a fixed description (simulate, compare, bench) instead of "cells i/n"
         self._progress: Progress | None = None
         if self.enabled:
             self._progress = Progress(
@@ -58,7 +59,7 @@ class RunProgress:
         self.done_units = done_units
 
     def _describe(self) -> str:
-        return f"cells {self.done_cells}/{self.total_cells}"
+        return self.label or f"cells {self.done_cells}/{self.total_cells}"
 
     def _units(self, done: int, total: int) -> str:
         return f"{_si(done)}/{_si(total)} {self.unit}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import resource
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -68,7 +69,8 @@ def _json_number(x: object) -> object:
 
 
 def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str],
-              as_json: bool = False) -> list[dict]:
+              as_json: bool = False, on_variant: Callable[[], None] | None = None) -> list[dict]:
+    """Measure every variant and print the table (or JSON); ``on_variant()`` after each (a progress bar)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -96,6 +98,8 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
         row = rows[-1]
         table.add_row(v, str(rules.players), f"{one:,.0f}", f"{many:,.0f}", f"{row['speed_up']:.2f}x",
                       f"{simple:,.0f}", f"{eng:,.0f}", f"{row['fast_over_engine']:.0f}x")
+        if on_variant is not None:
+            on_variant()
     if as_json:
         import json
 
