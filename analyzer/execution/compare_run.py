@@ -28,6 +28,7 @@ from analyzer.engine.match import MAX_DEALS
 from analyzer.execution import lineup as lineups
 from analyzer.execution.executor import run_tasks
 from analyzer.execution.seeds import chunk_seed, content_text
+from analyzer.knowledge.table import KnowingStrategy, simulate_observed
 from analyzer.stats.compare import (CHUNK_DEALS, CHUNK_MATCHES, MATCH_DECKS, METRICS, SCORES, CompareError,
                                     Comparison, FloatArray)
 from analyzer.stats.design import labels
@@ -95,8 +96,12 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                     deals += int(res.deals.sum())
             else:
                 decks = shuffled_decks(size, n, rng)
+                # players who remember (pimc, tracker's counting) play on the engine's table runner
+                play = simulate_observed if any(isinstance(s, KnowingStrategy) for s in strats) else None
                 for up in ups:
-                    res = simulator.simulate_deals(rules, [strats[s] for s in up], n, sim_ss, decks=decks)
+                    lineup = [strats[s] for s in up]
+                    res = (play(rules, lineup, decks, sim_ss) if play is not None
+                           else simulator.simulate_deals(rules, lineup, n, sim_ss, decks=decks))
                     outcomes.append(_outcomes_deals(res, players))
                     capped += int((res.end == END_CAPPED).sum())
                     deals += n
