@@ -112,3 +112,17 @@ def test_random_draws_agree_with_engine_statistically(variant, players, override
     # mean turns: the engine's mean within 3.29 standard errors of the kernel's
     se = np.hypot(turns.std() / np.sqrt(n_eng), res.turns.std() / np.sqrt(len(res)))
     assert abs(turns.mean() - res.turns.mean()) < 3.29 * se, (turns.mean(), res.turns.mean())
+
+
+def test_shuffle_acts_only_at_turnovers():
+    """G8 reshuffle=shuffle: the same decks play the same until the pile is first turned over;
+    deals with a turnover mostly go differently (the turned-over talon is shuffled)."""
+    decks = shuffled_decks(32, 3000, np.random.default_rng(6))
+    strats = [get_strategy("greedy")] * 4
+    over = simulate_deals(make_rules("czech", 4, {"hand_size": 7}), strats, 3000, decks=decks, seed=2)
+    shuf = simulate_deals(make_rules("czech", 4, {"hand_size": 7, "reshuffle": "shuffle"}), strats, 3000,
+                          decks=decks, seed=2)
+    calm = over.turnovers == 0
+    assert calm.sum() > 300 and (~calm).sum() > 300
+    assert np.array_equal(over.turns[calm], shuf.turns[calm]) and np.array_equal(over.points[calm], shuf.points[calm])
+    assert (over.turns[~calm] != shuf.turns[~calm]).mean() > 0.3

@@ -14,7 +14,7 @@ from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.outcomes import END_BLOCKED, END_OUT
 from analyzer.kernel import params as P
 from analyzer.kernel._cache import CACHE
-from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, lowest, popcount, rank_of, suit_of
+from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, lowest, popcount, rank_of, suit_of, wrap
 from analyzer.kernel.policies import choose
 from analyzer.kernel.state import (ACTIVE, BEGIN, CUR, DRAWN, DRAWN_CARD, HANDS, HEAD, LAST_ACTOR, LAST_CARD,
                                    LEAD, PHASE, SEVEN, TCOUNT, TOP, WENT_OUT)
@@ -80,7 +80,7 @@ def decide(st: np.ndarray, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray
     n = p[P.PLAYERS]
     cur, phase = st[CUR], st[PHASE]
     hand = m[HANDS + cur]
-    next_hand = popcount(m[HANDS + (cur + 1) % n])
+    next_hand = popcount(m[HANDS + wrap(cur + 1, n)])
     wild = RANK_MASKS[p[P.WILD]]
     if phase == LEAD:  # the dealer names the suit of a Jack lead: always a choice
         starter = st[TOP]

@@ -65,5 +65,9 @@ def shuffle_segment(ring: np.ndarray, start: int, count: int, size: int, state: 
     """Fisher-Yates over ``count`` ring entries from ``start`` (positions taken mod ``size``)."""
     for i in range(count - 1, 0, -1):
         j = int(next_float(state, slot) * (i + 1))
-        a, b = (start + i) % size, (start + j) % size
+        a, b = start + i, start + j
+        if a >= size:  # no division: start < size and i, j < count <= size
+            a -= size
+        if b >= size:
+            b -= size
         ring[a], ring[b] = ring[b], ring[a]

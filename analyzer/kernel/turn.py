@@ -14,7 +14,7 @@ from numba import njit
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.kernel import params as P
 from analyzer.kernel._cache import CACHE
-from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, popcount, rank_of, suit_of
+from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, popcount, rank_of, suit_of, wrap
 from analyzer.kernel.rng import next_bits53, shuffle_segment
 from analyzer.kernel.state import (ACTIVE, BEGIN, CUR, DONE, DRAWN, DRAWN_CARD, DREW, END, HANDS, HEAD, LAST_ACTOR,
                                    LAST_CARD, PCOUNT, PDRAW, PEND7, PHASE, PLAY, PLAYED, PSKIP, RING, RNG,
@@ -45,7 +45,7 @@ def can_draw(st: np.ndarray) -> bool:
 def push_pile(st: np.ndarray, m: np.ndarray, ring: np.ndarray, card: int, p: np.ndarray) -> None:
     """Lay ``card`` on the pile (it becomes the top)."""
     d = p[P.DECK]
-    ring[(st[HEAD] + st[TCOUNT] + st[PCOUNT]) % d] = card
+    ring[wrap(st[HEAD] + st[TCOUNT] + st[PCOUNT], d)] = card
     st[PCOUNT] += 1
     st[TOP] = card
     m[PLAYED] |= bit(card)
@@ -64,7 +64,7 @@ def draw_one(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> 
     if st[TCOUNT] == 0:
         return -1
     card = ring[st[HEAD]]
-    st[HEAD] = (st[HEAD] + 1) % d
+    st[HEAD] = wrap(st[HEAD] + 1, d)
     st[TCOUNT] -= 1
     m[HANDS + st[CUR]] |= bit(card)
     return card
@@ -96,7 +96,7 @@ def set_pending(st: np.ndarray, card: int, chain: int, p: np.ndarray) -> None:
 def advance(st: np.ndarray, p: np.ndarray) -> None:
     """The turn passes to the left (G2); the next turn starts in the driver loop."""
     st[LAST_ACTOR] = st[CUR]
-    st[CUR] = (st[CUR] + 1) % p[P.PLAYERS]
+    st[CUR] = wrap(st[CUR] + 1, p[P.PLAYERS])
     st[PHASE] = BEGIN
 
 
