@@ -38,7 +38,7 @@ import pandas as pd
 
 from analyzer.core.rules import format_value
 from analyzer.execution.executor import (BACKENDS, DEFAULT_SIMULATOR, KEYS, SIMULATOR_ENV,  # noqa: F401
-                                         cell_job as _chunk_job, cell_seed, check_scheduler as _check_scheduler,
+                                         cell_job as _chunk_job, cell_seed,
                                          ordered_parts, run_cell_chunks, run_chunk, simulator_path,
                                          strategy_resolver, sum_tables as _sum_tables)
 from analyzer.execution.experiment import Cell, Experiment, ExperimentError, load_experiment
