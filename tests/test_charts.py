@@ -65,7 +65,7 @@ def test_heatmap_annotates_values_and_marks_not_distinguishable(res: tables.Resu
     ax = charts.plot_heatmap(m, lo=tables.head_to_head_matrix(h, "lo_diff", unit="deal"),
                              hi=tables.head_to_head_matrix(h, "hi_diff", unit="deal"), n=200)
     texts = [t.get_text() for t in ax.texts]
-    assert "≈-5.0" in texts and "—" in texts and "n=200" in ax.get_title()
+    assert "≈-4.5" in texts and "—" in texts and "n=200" in ax.get_title()  # 90 wins of 198 decided deals
     _valid(charts.save_figure(ax.figure, tmp_path / "h2h"))
 
 

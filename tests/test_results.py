@@ -46,6 +46,7 @@ def test_wild_summary_uses_exact_share_and_wild_hand_points(tmp_path):
     tot["wild_any"] = (tot["n"] * 0.25).round()
     tot["wild_hands"] = tot["wild_any"]
     tot["wild_points_sum"] = tot["wild_hands"] * 30
+    tot["wild_rest_hands"], tot["wild_rest_points_sum"] = tot["wild_hands"], tot["wild_points_sum"]
     tot.to_parquet(d / "results" / "totals.parquet", index=False)
     ws = tables.wild_summary(tables.load_results(d))
     assert (ws["any_lo"] == ws["any_hi"]).all()

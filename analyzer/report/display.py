@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer.report.format import count, num_ci, pct, pct_ci, pp_ci
-from analyzer.stats import tables
+from analyzer.report.format import count, num_ci, p_value, pct, pct_ci, pp_ci
 from analyzer.stats.tables import rules_text
 
 
@@ -59,7 +58,7 @@ def show_first_player(fpa: pd.DataFrame) -> pd.DataFrame:
     d["fair"] = [pct(x) for x in fpa["fair"]]
     d["difference"] = [pp_ci(a, b, c) for a, b, c in zip(fpa["diff"], fpa["diff_lo"], fpa["diff_hi"])]
     d["ratio"] = [num_ci(a, b, c, 3) for a, b, c in zip(fpa["ratio"], fpa["ratio_lo"], fpa["ratio_hi"])]
-    d["p (Holm)"] = [f"{p:.2g}" if np.isfinite(p) else "–" for p in fpa["p_holm"]]
+    d["p (Holm)"] = [p_value(p) for p in fpa["p_holm"]]
     d["verdict"] = [_verdict(x) for x in fpa["distinguishable"]]
     d["n"] = [count(x) for x in fpa["n"]]
     return d
@@ -73,8 +72,8 @@ def show_worst(worst: pd.DataFrame) -> pd.DataFrame:
                                 zip(worst["loss_rate"], worst["loss_lo"], worst["loss_hi"])]
     d["fair"] = [pct(x) for x in worst["fair"]]
     d["runner-up"] = worst["runner_up"].astype(int)
-    d["gap to runner-up"] = [pp_ci(a, b, c) for a, b, c in zip(worst["gap"], worst["gap_lo"], worst["gap_hi"])]
-    d["verdict"] = [_verdict(x) for x in worst["distinguishable"]]
+    d["gap to runner-up (no verdict)"] = [pp_ci(a, b, c) for a, b, c in
+                                          zip(worst["gap"], worst["gap_lo"], worst["gap_hi"])]
     d["n"] = [count(x) for x in worst["n"]]
     return d
 
@@ -90,6 +89,10 @@ def show_wild_summary(ws: pd.DataFrame) -> pd.DataFrame:
                                                     ws["wild_loss_share_hi"])]
     d["mean points per hand [95% CI]"] = [num_ci(a, b, c) for a, b, c in
                                           zip(ws["points_mean"], ws["points_lo"], ws["points_hi"])]
+    if "wild_hand_points" in ws:
+        d["points: wild hands / other non-winning hands"] = [
+            "–" if not np.isfinite(w) else f"{w:.1f} / {o:.1f}"
+            for w, o in zip(ws["wild_hand_points"], ws["other_hand_points"])]
     d["n"] = [count(x) for x in ws["n"]]
     return d
 
@@ -108,20 +111,24 @@ def show_wild_positions(wp: pd.DataFrame) -> pd.DataFrame:
 
 
 def show_keeper(kvd: pd.DataFrame) -> pd.DataFrame:
+    """The strategy holding wilds most against the one holding least, per group (paired intervals)."""
     d = pd.DataFrame({"variant": kvd["variant"], "players": kvd["players"], "unit": kvd["unit"],
                       "rules": kvd["rules"].map(rules_text)})
-    for tag, name in (("keeper", tables.KEEPER), ("dumper", tables.DUMPER)):
-        d[f"{name} дурак rate"] = [pct_ci(a, b, c) for a, b, c in
-                                   zip(kvd[f"{tag}_loss_rate"], kvd[f"{tag}_loss_lo"], kvd[f"{tag}_loss_hi"])]
-        d[f"{name} lost by wild"] = [pct(x) for x in kvd[f"{tag}_by_wild_rate"]]
-        d[f"{name} n"] = [count(x) for x in kvd[f"{tag}_n"]]
-    d["loss difference (keeper − dumper)"] = [pp_ci(a, b, c) for a, b, c in
-                                              zip(kvd["loss_diff"], kvd["loss_diff_lo"], kvd["loss_diff_hi"])]
+    for tag, what in (("keeper", "holds most"), ("dumper", "holds least")):
+        d[what] = kvd[tag]
+        d[f"{what}: held a wild"] = [pct(x) for x in kvd[f"{tag}_held_rate"]]
+        d[f"{what}: дурак rate"] = [pct_ci(a, b, c) for a, b, c in
+                                    zip(kvd[f"{tag}_loss_rate"], kvd[f"{tag}_loss_lo"], kvd[f"{tag}_loss_hi"])]
+        d[f"{what}: lost by wild"] = [pct(x) for x in kvd[f"{tag}_by_wild_rate"]]
+        d[f"{what}: n"] = [count(x) for x in kvd[f"{tag}_n"]]
+    d["loss difference (most − least)"] = [pp_ci(a, b, c) for a, b, c in
+                                           zip(kvd["loss_diff"], kvd["loss_diff_lo"], kvd["loss_diff_hi"])]
     d["loss ratio"] = [num_ci(a, b, c, 3) for a, b, c in
                        zip(kvd["loss_ratio"], kvd["loss_ratio_lo"], kvd["loss_ratio_hi"])]
     d["points difference"] = [num_ci(a, b, c, 2) for a, b, c in
                               zip(kvd["points_diff"], kvd["points_diff_lo"], kvd["points_diff_hi"])]
-    d["verdict"] = [_verdict(x) if np.isfinite(v) else "–" for x, v in zip(kvd["distinguishable"], kvd["loss_diff"])]
+    d["p (Holm)"] = [p_value(p) for p in kvd["p_holm"]]
+    d["verdict"] = [_verdict(x) for x in kvd["distinguishable"]]
     return d
 
 

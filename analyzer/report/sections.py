@@ -22,7 +22,7 @@ from analyzer.core.report_kinds import REPORT_KINDS
 from analyzer.report import charts, display, sentences
 from analyzer.report.format import count
 from analyzer.report.render import Block
-from analyzer.stats import tables
+from analyzer.stats import paired, tables
 from analyzer.stats.tables import Results, rules_text
 
 #: Series per win-rate chart before it is split in several.
@@ -105,12 +105,14 @@ def first_player(ctx: Context) -> Section:
                                "and rule setting."))
         s.details.append(Block("table", display.show_worst(ctx.worst_pooled), "Worst seat, pooled over the lineups."))
     s.details.append(Block("table", display.show_first_player(ctx.fpa),
-                           "Position 0 against the fair share 1/players; difference and ratio use the "
-                           "Wilson bounds; the verdict is per cell (does the 95% interval contain the fair share?); "
-                           "the p-value is the score test, Holm-adjusted for the number of cells compared."))
+                           "Position 0 against the fair share 1/players of the decided games (a capped deal "
+                           "has no winner, G10; n counts decided games); difference and ratio use the Wilson "
+                           "bounds; the p-value is the score test, Holm-adjusted for the number of cells "
+                           "compared; 'distinguishable' needs the interval and the Holm p to agree."))
     s.details.append(Block("table", display.show_worst(ctx.worst),
-                           "The position with the highest дурак rate; the gap to the runner-up accounts "
-                           "for both coming from the same games."))
+                           "The position with the highest дурак rate among decided games; the gap to the "
+                           "runner-up accounts for both coming from the same games, but both seats are "
+                           "picked from these data, so the gap carries no verdict."))
     return s
 
 
@@ -120,8 +122,9 @@ def positions(ctx: Context) -> Section:
     wl = tables.win_loss_by_position(res)
     s = Section()
     s.details.append(Block("table", display.show_positions(wl),
-                           "Capped deals have neither winner nor loser, so rates need not sum to 100%. "
-                           "Match wins and losses shared by ties count fractionally."))
+                           "Capped deals have neither winner nor loser, so rates need not sum to 100% and "
+                           "the fair share is 1/players of the decided games. Match wins and losses shared "
+                           "by ties count fractionally."))
     wl_chart = tables.win_loss_by_position(res, pooled=True) if ctx.rotated else wl
     for (variant, unit), g in wl_chart.groupby(["variant", "unit"], sort=True):
         cells = list(dict.fromkeys(g["cell"]))
@@ -139,7 +142,7 @@ def strategies(ctx: Context) -> Section:
     """Which strategy wins: rates per strategy, seats and lineups pooled."""
     ws = tables.win_loss_by_strategy(ctx.res, pool_cells=True)
     s = Section()
-    said = sentences.strategy_sentences(ws)
+    said = sentences.strategy_sentences(ws, paired.strategy_pairs(ctx.res, "wins"))
     if said:
         s.answers.append(Block("h3", "Which strategy wins?"))
         s.answers.append(Block("list", said))
@@ -158,7 +161,8 @@ def head_to_head(ctx: Context) -> Section:
         return s
     s.details.append(Block("table", display.show_h2h(h2h),
                            "Cells with exactly two strategies, pooled over seatings: the row strategy's "
-                           "win rate per seat against the fair share."))
+                           "win rate per decided seat-game against the fair share; Holm over the rows, "
+                           "a verdict needs the interval and the Holm p to agree."))
     for key, g in h2h.groupby(tables.GROUP_COLUMNS, sort=True, dropna=False):
         variant, players, unit, rules = key
         m = tables.head_to_head_matrix(g)
@@ -184,21 +188,23 @@ def wild_penalty(ctx: Context) -> Section:
     if not kvd.empty:
         s.answers.append(Block("list", sentences.keeper_sentences(kvd)))
     else:
-        s.answers.append(Block("p", f"No cell seats {tables.KEEPER} or {tables.DUMPER}, so holding versus "
-                                    "dumping wilds is not compared."))
-    s.details.append(Block("p", "What is measurable from the stored sums: per position, how often a hand "
-                                "ends holding a wild and how often the wild rule (CZ7/PR7) rather than the "
-                                "points made it the дурак; per cell, the exact share of games whose loser "
-                                "the wild rule picked. Not measurable: the share of games in which anyone "
-                                "holds a wild (only bounds: the largest per-seat rate and the sum), and "
-                                "the points of wild-holding hands apart from the others (only the mean "
-                                "points of all hands). svinya's lone-Queen 20 (SV6) is inside the points."))
+        s.answers.append(Block("p", "No cell seats two strategies, so holding versus shedding wilds is not "
+                                    "compared."))
+    s.details.append(Block("p", "From the stored sums: per position, how often a hand ends holding a wild "
+                                "and how often the wild rule (CZ7/PR7) rather than the points made it the "
+                                "дурак; per cell, the share of games whose loser the wild rule picked, the "
+                                "share with a wild left in some hand, and the mean points of the hands left "
+                                "holding a wild against the other hands that did not win (like with like: "
+                                "the winner's hand, empty when it went out, is left out). svinya's lone-Queen "
+                                "20 (SV6) is inside the points."))
     s.details.append(Block("table", display.show_wild_summary(tables.wild_summary(res)), "Per cell"))
     s.details.append(Block("table", display.show_wild_positions(tables.wild_by_position(res)), "Per position"))
     if not kvd.empty:
         s.details.append(Block("table", display.show_keeper(kvd),
-                               f"{tables.KEEPER} against {tables.DUMPER}, one row per rule setting; "
-                               "differences are keeper − dumper with independent-sample intervals."))
+                               "Per variant, players, unit and rule setting, the strategy whose hands end holding "
+                               "a wild most often against the one holding least often (read off the data); "
+                               "differences are most − least with paired intervals (both play the same games), "
+                               "Holm over the rows; a verdict needs the interval and the Holm p to agree."))
     wbs = tables.wild_by_strategy(res)
     for unit in sorted(wbs["unit"].unique()):
         s.details.append(ctx.chart(f"wild_penalty_{unit}",
@@ -296,8 +302,9 @@ def run_blocks(res: Results) -> list[Block]:
         "Variants: " + ", ".join(sorted(res.cells["variant"].unique())) + "; player counts: "
         + ", ".join(str(p) for p in sorted(res.cells["players"].unique())),
         "Strategies: " + ", ".join(sorted({s for ln in res.cells["lineup"] for s in ln.split(",") if s})),
-        "Intervals are 95% (Wilson for rates, normal for means and differences); "
-        "'not distinguishable' means the interval contains the null value.",
+        "Intervals are 95% (Wilson for rates, normal for means and differences; paired where two "
+        "strategies share the same games); 'distinguishable' only where the interval excludes the null "
+        "value and the Holm-adjusted p-value is below 0.05.",
     ]
     b.append(Block("list", facts))
     b.append(Block("p", "To reproduce:"))

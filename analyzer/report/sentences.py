@@ -12,8 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer.report.format import count, num_ci, pct, pct_ci, pp_ci
-from analyzer.stats import intervals as stats
+from analyzer.report.format import count, num_ci, p_value, pct, pct_ci, pp_ci
 from analyzer.stats import tables
 from analyzer.stats.tables import rules_text
 
@@ -77,10 +76,10 @@ def worst_sentences(worst: pd.DataFrame) -> list[str]:
              f"{pct_ci(r['loss_rate'], r['loss_lo'], r['loss_hi'])} of {_plural(r['unit'])} "
              f"(fair {pct(r['fair'])}, n={count(r['n'])})")
         if r["runner_up"] >= 0:
-            if r["distinguishable"]:
-                s += f", a gap of {pp_ci(r['gap'], r['gap_lo'], r['gap_hi'])} over position {r['runner_up']}."
-            else:
-                s += f", not distinguishable from position {r['runner_up']} ({pct(r['runner_up_rate'])})."
+            # both seats are picked from these data, so the gap is shown without a verdict
+            s += (f", {pp_ci(r['gap'], r['gap_lo'], r['gap_hi'])} above position {r['runner_up']} "
+                  f"({pct(r['runner_up_rate'])}; the seats are ranked on these same games, so this gap "
+                  "is no test).")
         else:
             s += "."
         out.append(s)
@@ -97,7 +96,7 @@ def wild_sentences(ws: pd.DataFrame) -> list[str]:
         if "wild_hand_points" in r and np.isfinite(r.get("wild_hand_points", np.nan)):
             s += (f"; a wild was left in some hand at the end of {pct(r['any_lo'])} of {u}, "
                   f"and such hands averaged {r['wild_hand_points']:.1f} points against "
-                  f"{r['other_hand_points']:.1f} for the other hands.")
+                  f"{r['other_hand_points']:.1f} for the other hands that did not win.")
         elif abs(r["any_hi"] - r["any_lo"]) < 1e-12:
             s += f"; a wild was left in a hand at the end of {pct(r['any_lo'])} of {u}."
         else:
@@ -108,54 +107,56 @@ def wild_sentences(ws: pd.DataFrame) -> list[str]:
 
 
 def keeper_sentences(kvd: pd.DataFrame) -> list[str]:
+    """Holding against shedding wilds: per group, the strategy that ends holding a wild most often
+    against the one holding least (read off the data), with paired intervals."""
     out = []
     for _, r in kvd.iterrows():
         u = _plural(r["unit"])
-        if np.isfinite(r["loss_diff"]):
-            s = (f"{group_where(r)} {tables.KEEPER} loses {pct_ci(r['keeper_loss_rate'], r['keeper_loss_lo'], r['keeper_loss_hi'])} "
-                 f"of {u} and {tables.DUMPER} {pct_ci(r['dumper_loss_rate'], r['dumper_loss_lo'], r['dumper_loss_hi'])} "
-                 f"(n={count(r['keeper_n'])} and {count(r['dumper_n'])} seat-{u})")
-            if r["distinguishable"]:
-                way = "raises" if r["loss_diff"] > 0 else "lowers"
-                s += (f": keeping wilds {way} the дурак rate by "
-                      f"{pp_ci(r['loss_diff'], r['loss_diff_lo'], r['loss_diff_hi'])} "
-                      f"({r['loss_ratio']:.2f}× the dumper's).")
-            else:
-                s += f": the difference {pp_ci(r['loss_diff'], r['loss_diff_lo'], r['loss_diff_hi'])} is not distinguishable from 0."
+        keeper, dumper = r["keeper"], r["dumper"]
+        s = (f"{group_where(r)} {keeper} ends holding a wild most often ({pct(r['keeper_held_rate'])} of its "
+             f"seat-{u}) and {dumper} least often ({pct(r['dumper_held_rate'])}); {keeper} loses "
+             f"{pct_ci(r['keeper_loss_rate'], r['keeper_loss_lo'], r['keeper_loss_hi'])} of {u} and {dumper} "
+             f"{pct_ci(r['dumper_loss_rate'], r['dumper_loss_lo'], r['dumper_loss_hi'])} "
+             f"(n={count(r['keeper_n'])} and {count(r['dumper_n'])} seat-{u}, sharing the same {u})")
+        diff = pp_ci(r["loss_diff"], r["loss_diff_lo"], r["loss_diff_hi"])
+        if r["distinguishable"]:
+            way = "raises" if r["loss_diff"] > 0 else "lowers"
+            s += (f": holding wilds {way} the дурак rate by {diff} ({r['loss_ratio']:.2f}× {dumper}'s; "
+                  f"Holm p {p_value(r['p_holm'])}).")
         else:
-            present = tables.KEEPER if np.isfinite(r["keeper_n"]) else tables.DUMPER
-            tag = "keeper" if present == tables.KEEPER else "dumper"
-            s = (f"{group_where(r)} only {present} was played: it loses "
-                 f"{pct_ci(r[f'{tag}_loss_rate'], r[f'{tag}_loss_lo'], r[f'{tag}_loss_hi'])} of {u}; "
-                 f"no comparison is possible.")
+            s += f": the difference {diff} is not distinguishable from 0 (Holm p {p_value(r['p_holm'])})."
         out.append(s)
     return out
 
 
-def strategy_sentences(ws: pd.DataFrame) -> list[str]:
+def strategy_sentences(ws: pd.DataFrame, pairs: pd.DataFrame) -> list[str]:
     """Which strategy wins: the ranking per variant, players, unit and rules (seats pooled).
 
-    The top two are compared with a two-proportion interval; where it contains 0
-    the sentence says they are not distinguishable rather than naming a winner.
+    The top two are compared on the paired difference of their win rates
+    (``pairs``: :func:`analyzer.stats.paired.strategy_pairs`, Holm over all
+    pairs); only where the interval and the Holm p-value agree is a winner named.
     """
     out = []
     wins = ws[ws["outcome"] == "win"]
-    for _, g in wins.groupby(tables.GROUP_COLUMNS, dropna=False, sort=True):
+    look = {(*k, a, b): r for (k, a, b, r) in
+            ((tuple(r[c] for c in tables.GROUP_COLUMNS), r["a"], r["b"], r) for _, r in pairs.iterrows())}
+    for key, g in wins.groupby(tables.GROUP_COLUMNS, dropna=False, sort=True):
         if g["strategy"].nunique() < 2:
             continue
         g = g.sort_values("rate", ascending=False)
         r0 = g.iloc[0]
         u = _plural(str(r0["unit"]))
         ranking = ", ".join(f"{r['strategy']} {pct_ci(r['rate'], r['lo'], r['hi'])}" for _, r in g.iterrows())
-        a, b = g.iloc[0], g.iloc[1]
-        d = stats.diff_proportions(a["rate"], a["n"], b["rate"], b["n"])
-        if bool(stats.distinguishable(d.lo, d.hi)):
-            verdict = (f"{a['strategy']} wins most, {pp_ci(float(d.est), float(d.lo), float(d.hi))} "
-                       f"ahead of {b['strategy']}")
+        a, b = str(g.iloc[0]["strategy"]), str(g.iloc[1]["strategy"])
+        pr = look[(*key, *sorted((a, b)))]
+        sign = 1.0 if pr["a"] == a else -1.0  # a − b with a the leader
+        lo, hi = sorted((sign * pr["lo"], sign * pr["hi"]))
+        d = pp_ci(sign * pr["diff"], lo, hi)
+        if pr["distinguishable"]:
+            verdict = f"{a} wins most, {d} ahead of {b} (paired, Holm p {p_value(pr['p_holm'])})"
         else:
-            verdict = (f"{a['strategy']} and {b['strategy']} are not distinguishable "
-                       f"({pp_ci(float(d.est), float(d.lo), float(d.hi))})")
-        out.append(f"{group_where(r0)}: {verdict}. Win rate per seat-{u[:-1]}, seats pooled: {ranking} "
+            verdict = f"{a} and {b} are not distinguishable ({d}, Holm p {p_value(pr['p_holm'])})"
+        out.append(f"{group_where(r0)}: {verdict}. Win rate per seat-{r0['unit']}, seats pooled: {ranking} "
                    f"(fair {pct(r0['fair'])}; n={count(r0['n'])} seat-{u} for {r0['strategy']}).")
     return out
 

@@ -101,7 +101,8 @@ def jack_panel(res: Results) -> Panel | None:
         big = d.loc[d["loss_diff"].abs().idxmax()]
         verb = "lowers" if big["loss_diff"] < 0 else "raises"
         where = f"{big['variant']} {int(big['players'])}p {'matches' if big['unit'] == 'match' else 'deals'}"
-        sentence = (f"Keeping the wild instead of dumping it {verb} the дурак rate by "
+        sentence = (f"Keeping the wild ({big['keeper']}, the strategy holding wilds most) instead of shedding it "
+                    f"({big['dumper']}) {verb} the дурак rate by "
                     f"**{_points(big['loss_diff'])}** (95% interval {_span(big['loss_diff_lo'], big['loss_diff_hi'])})"
                     f" in {where}")
         other = d[d.index != big.name]
@@ -120,7 +121,7 @@ def jack_panel(res: Results) -> Panel | None:
             ax.set_yticks(y, labels, fontsize=8)
             ax.axvline(0, color="#444", lw=1)
             ax.invert_yaxis()
-            ax.set_xlabel("дурак rate: keeper − dumper (points)")
+            ax.set_xlabel("дурак rate: holds wilds most − least (points)")
 
         return Panel("Keeping the Jack", sentence, draw)
     ws = tables.wild_summary(res, pooled=True)

@@ -158,7 +158,8 @@ def z_test_p(estimate: ArrayLike, se: ArrayLike, null: ArrayLike = 0.0) -> Float
         zz = np.abs(e - h) / s
     erfc = np.vectorize(lambda x: math.erfc(x / math.sqrt(2.0)) if np.isfinite(x) else
                         (0.0 if x == np.inf else np.nan), otypes=[np.float64])
-    return erfc(zz) if zz.size else zz
+    with np.errstate(invalid="ignore"):  # a NaN z (no standard error) is a NaN p, quietly
+        return erfc(zz) if zz.size else zz
 
 
 def holm(pvalues: ArrayLike) -> FloatArray:

@@ -29,14 +29,13 @@ import pandas as pd
 
 from analyzer.core.rules import RulesError, describe_options, parse_description
 from analyzer.stats import intervals as stats
-from analyzer.stats.sums import POSITION_COLUMNS, TOTAL_COLUMNS
+from analyzer.stats import paired
+from analyzer.stats.sums import CROSS_COLUMNS, POSITION_COLUMNS, TOTAL_COLUMNS
 
 #: Columns that describe a cell; every table carries them.
 CELL_COLUMNS = ("cell", "label", "variant", "players", "unit", "lineup", "rules")
 #: Keys that make cells comparable when pooling over lineups.
 GROUP_COLUMNS = ["variant", "players", "unit", "rules"]
-#: Default names of the two wild-handling strategies compared by the report.
-KEEPER, DUMPER = "wild-keeper", "wild-dumper"
 #: A cell whose capped share of deals exceeds this is flagged loudly (G10).
 CAPPED_ALARM = 0.001
 
@@ -151,14 +150,22 @@ def _attach(df: pd.DataFrame, res: Results) -> pd.DataFrame:
 
 
 def _positions(res: Results) -> pd.DataFrame:
-    p = res.positions.copy()
+    """Per-position sums with the cell's columns (the same-game products stay in res.positions)."""
+    p = res.positions.drop(columns=[c for c in CROSS_COLUMNS if c in res.positions.columns])
     for c in ("n", "wins", "losses", "losses_by_wild", "wild_held", "went_out", "points_sum", "points_sq"):
         p[c] = p[c].astype(np.float64)
     p["position"] = p["position"].astype(int)
+    # decided games: a capped deal has no winner and no loser (G10), so fair shares are taken among
+    # the others; a match is always decided (its capped deals are inside it)
+    t = res.totals[["cell", "capped"]].astype({"capped": np.float64})
+    p = p.merge(t, on="cell", how="left")
+    unit = p["cell"].map(res.cells.set_index("cell")["unit"])
+    p["decided"] = np.where(unit == "match", p["n"], p["n"] - p["capped"].fillna(0.0))
+    p = p.drop(columns="capped")
     return _attach(p, res).sort_values(["cell", "position"]).reset_index(drop=True)
 
 
-_SUMS = ("n", "wins", "losses", "losses_by_wild", "wild_held", "went_out", "points_sum", "points_sq")
+_SUMS = ("n", "decided", "wins", "losses", "losses_by_wild", "wild_held", "went_out", "points_sum", "points_sq")
 
 
 def _pooled_positions(res: Results) -> pd.DataFrame:
@@ -197,12 +204,14 @@ def _long_outcomes(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Stack wins and losses into ``outcome, count, rate, lo, hi, n`` rows."""
     parts = []
     for outcome, col in (("win", "wins"), ("loss", "losses")):
-        part = df[keys + ["n", col]].rename(columns={col: "count"})
+        part = df[keys + ["n", "decided", col]].rename(columns={col: "count"})
         part.insert(len(keys), "outcome", outcome)
         parts.append(part)
     out = pd.concat(parts, ignore_index=True)
     out = _add_rate(out, "count", "n", "")
-    out["fair"] = 1.0 / out["players"]
+    # the fair share of all games: 1/players of the decided ones (capped deals are nobody's, G10)
+    out["fair"] = out["decided"] / out["n"].where(out["n"] > 0) / out["players"]
+    out = out.drop(columns="decided")
     return out.sort_values(keys + ["outcome"], kind="stable").reset_index(drop=True)
 
 
@@ -236,7 +245,7 @@ def win_loss_by_strategy(res: Results, pool_cells: bool = False) -> pd.DataFrame
     keys = (["cell"] + [c for c in res.cells.columns if c != "cell"] if not pool_cells
             else list(GROUP_COLUMNS)) + ["strategy"]
     agg = (p.groupby(keys, dropna=False, sort=True)
-             .agg(n=("n", "sum"), wins=("wins", "sum"), losses=("losses", "sum"),
+             .agg(n=("n", "sum"), decided=("decided", "sum"), wins=("wins", "sum"), losses=("losses", "sum"),
                   seats=("position", "size"), cells=("cell", "nunique"))
              .reset_index())
     out = _long_outcomes(agg, keys + ["seats", "cells"])
@@ -250,19 +259,23 @@ def first_player_advantage(res: Results, pooled: bool = False) -> pd.DataFrame:
     all seatings (:func:`_pooled_positions`) — the seat effect without the
     strategy mix, when the experiment rotates the lineup.
 
+    The rate is taken among decided games (``n``): a capped deal has no winner
+    (G10), so counting it would pull every seat below the fair share.
     ``diff`` = rate - fair and ``ratio`` = rate / fair carry the Wilson bounds
     (the fair share is a constant), so they agree with ``distinguishable``; the
     p-value is the score test (null standard error), Holm-adjusted over all
-    cells in ``p_holm``.  ``homogeneous`` says whether every seat plays the same
+    cells in ``p_holm``; ``distinguishable`` only where the interval excludes the
+    fair share and ``p_holm`` < 0.05 (the one verdict rule).  ``homogeneous`` says whether every seat plays the same
     strategy (otherwise the strategy mix, not just the seat, is measured).
     """
     p = _pooled_positions(res) if pooled else _positions(res)
     first = p[p["position"] == 0].copy()
     fair = 1.0 / first["players"].to_numpy(dtype=float)
-    r = stats.wilson(first["wins"].to_numpy(), first["n"].to_numpy())
+    r = stats.wilson(first["wins"].to_numpy(), first["decided"].to_numpy())
     info = [c for c in p.columns if c not in _SUMS and c not in ("position", "strategy")]
     out = first[info + ["strategy"]].rename(columns={"strategy": "first_strategy"})
-    out["n"] = first["n"].to_numpy()
+    out["n"] = first["decided"].to_numpy()
+    out["games"] = first["n"].to_numpy()
     out["wins"] = first["wins"].to_numpy()
     out["rate"], out["lo"], out["hi"], out["fair"] = r.rate, r.lo, r.hi, fair
     out["diff"], out["diff_lo"], out["diff_hi"] = r.rate - fair, r.lo - fair, r.hi - fair
@@ -271,7 +284,7 @@ def first_player_advantage(res: Results, pooled: bool = False) -> pd.DataFrame:
         null_se = np.sqrt(fair * (1 - fair) / out["n"].to_numpy())
     out["p_value"] = stats.z_test_p(r.rate, null_se, fair)
     out["p_holm"] = stats.holm(out["p_value"].to_numpy())
-    out["distinguishable"] = stats.distinguishable(r.lo, r.hi, fair)
+    out["distinguishable"] = stats.agreed_distinguishable(r.lo, r.hi, out["p_holm"].to_numpy(), fair)
     out["homogeneous"] = [len(set(s.replace("|", ",").replace(" ", "").split(","))) <= 1 for s in out["lineup"]]
     return out.reset_index(drop=True)
 
@@ -281,33 +294,33 @@ def worst_positions(res: Results, pooled: bool = False) -> pd.DataFrame:
 
     ``pooled=True``: per variant, players, unit and rules over all seatings.
 
+    Rates are among decided games (``n``; a capped deal has no loser, G10).
     The gap's interval accounts for both positions coming from the same deals
-    (one loser per deal: multinomial covariance), so ``distinguishable`` says
-    whether the worst seat is really worse than the next one.
+    (one loser per deal: multinomial covariance), but the worst seat and its
+    runner-up are *picked from these same data*, so the interval is not a test
+    of "this seat is worse": the table carries no verdict for the gap.
     """
     p = _pooled_positions(res) if pooled else _positions(res)
-    p["loss_rate"] = p["losses"] / p["n"].where(p["n"] > 0)
+    p["loss_rate"] = p["losses"] / p["decided"].where(p["decided"] > 0)
     rows = []
     for cell, g in p.groupby("cell", sort=True):
         g = g.sort_values(["loss_rate", "position"], ascending=[False, True], kind="stable")
         w = g.iloc[0]
-        r = stats.wilson(w["losses"], w["n"])
+        r = stats.wilson(w["losses"], w["decided"])
         row: dict[str, Any] = {"cell": cell, "worst_position": int(w["position"]),
-                               "worst_strategy": w["strategy"], "n": w["n"],
+                               "worst_strategy": w["strategy"], "n": w["decided"],
                                "loss_rate": float(r.rate), "loss_lo": float(r.lo), "loss_hi": float(r.hi),
                                "fair": 1.0 / w["players"]}
         if len(g) > 1:
             s = g.iloc[1]
-            d = stats.diff_multinomial(w["loss_rate"], s["loss_rate"], w["n"])
+            d = stats.diff_multinomial(w["loss_rate"], s["loss_rate"], w["decided"])
             row.update(runner_up=int(s["position"]), runner_up_rate=float(s["loss_rate"]),
-                       gap=float(d.est), gap_lo=float(d.lo), gap_hi=float(d.hi),
-                       distinguishable=bool(stats.distinguishable(d.lo, d.hi)))
+                       gap=float(d.est), gap_lo=float(d.lo), gap_hi=float(d.hi))
         else:
-            row.update(runner_up=-1, runner_up_rate=np.nan, gap=np.nan, gap_lo=np.nan,
-                       gap_hi=np.nan, distinguishable=False)
+            row.update(runner_up=-1, runner_up_rate=np.nan, gap=np.nan, gap_lo=np.nan, gap_hi=np.nan)
         rows.append(row)
     cols = ["cell", "worst_position", "worst_strategy", "n", "loss_rate", "loss_lo", "loss_hi", "fair",
-            "runner_up", "runner_up_rate", "gap", "gap_lo", "gap_hi", "distinguishable"]
+            "runner_up", "runner_up_rate", "gap", "gap_lo", "gap_hi"]
     out = pd.DataFrame(rows, columns=cols)
     if not pooled:
         return _attach(out, res)
@@ -343,9 +356,9 @@ def wild_summary(res: Results, pooled: bool = False) -> pd.DataFrame:
     of deals in which *anyone* holds a wild (``any_lo`` = max over positions,
     ``any_hi`` = min(1, sum)); the exact share is not stored.  Exact: the share of
     deals whose loser was picked by the wild rule (one loser per deal, so the
-    per-position counts add up), and that rule's share of all losses.  Not
-    measurable: the points of wild-holding hands apart from the others — only
-    the mean points of all hands (``points_mean``).
+    per-position counts add up), and that rule's share of all losses.  Where
+    stored, ``wild_hand_points`` against ``other_hand_points`` compares like with
+    like: hands left holding a wild against the other hands that did not win.
     """
     p = _pooled_positions(res) if pooled else _positions(res)
     p["held_rate"] = p["wild_held"] / p["n"].where(p["n"] > 0)
@@ -359,10 +372,16 @@ def wild_summary(res: Results, pooled: bool = False) -> pd.DataFrame:
     if exact is not None:  # results that store them give the exact share and the wild hands' points
         out = out.merge(exact, on="cell", how="left")
         out["any_lo"] = out["any_hi"] = out["wild_any"] / out["n"].where(out["n"] > 0)
-        hands = out["n"] * out["seats"]
-        out["wild_hand_points"] = out["wild_points_sum"] / out["wild_hands"].where(out["wild_hands"] > 0)
-        out["other_hand_points"] = ((out["points_sum"] - out["wild_points_sum"])
-                                    / (hands - out["wild_hands"]).where(hands > out["wild_hands"]))
+        # like with like: wild-holding hands against the other hands that did not win (the winner's
+        # hand is empty when it went out); results without the rest_* sums get no comparison
+        if "rest_hands" in out:
+            other = out["rest_hands"] - out["wild_rest_hands"]
+            out["wild_hand_points"] = (out["wild_rest_points_sum"]
+                                       / out["wild_rest_hands"].where(out["wild_rest_hands"] > 0))
+            out["other_hand_points"] = ((out["rest_points_sum"] - out["wild_rest_points_sum"])
+                                        / other.where(other > 0))
+        else:
+            out["wild_hand_points"] = out["other_hand_points"] = np.nan
     out = _add_rate(out, "losses_by_wild", "n", "by_wild_")
     out = _add_rate(out, "losses_by_wild", "losses", "wild_loss_share_")
     m = stats.mean_from_sums(out["points_sum"], out["points_sq"], out["n"] * out["seats"])
@@ -380,6 +399,9 @@ def _wild_totals(res: Results, pooled: bool) -> pd.DataFrame | None:
     cols = ["wild_any", "wild_hands", "wild_points_sum"]
     if not set(cols) <= set(res.totals.columns):
         return None
+    rest = ["rest_hands", "rest_points_sum", "wild_rest_hands", "wild_rest_points_sum"]
+    if set(rest) <= set(res.totals.columns):
+        cols += rest
     t = res.totals[["cell"] + cols].astype({c: np.float64 for c in cols})
     if pooled:
         t = t.merge(res.cells[["cell"] + GROUP_COLUMNS], on="cell")
@@ -406,55 +428,58 @@ def wild_by_strategy(res: Results) -> pd.DataFrame:
     return g.drop(columns=["points_sq"])
 
 
-def keeper_vs_dumper(res: Results, keeper: str = KEEPER, dumper: str = DUMPER) -> pd.DataFrame:
-    """Holding versus dumping wilds: one row per variant, players, unit and rules.
+def keeper_vs_dumper(res: Results) -> pd.DataFrame:
+    """Holding versus shedding wilds, read off the data: one row per variant, players, unit and rules.
 
-    Seats of each strategy are pooled over the cells of the group; a group that
-    differs only in ``rules`` (e.g. the wild rule on/off) gets its own row, so
-    the rule's effect is read down the column.  ``loss_diff`` = keeper - dumper
-    (independent-samples normal interval), ``loss_ratio`` by the log delta
-    method; ``points_diff`` compares mean penalty points.  Empty (with columns)
-    when neither strategy appears.
+    No strategy is named in advance: in every group of cells with two or more
+    strategies, the one whose hands end holding a wild most often (per seat,
+    ``keeper``) is set against the one holding least often (``dumper``); the
+    names are in the ``keeper`` and ``dumper`` columns, so a wild-keeper and a
+    wild-dumper are found as such, and a field without them still answers the
+    wild question.  Seats of each are pooled over the group's cells.
+
+    Strategies seated in the same deals share them, so every difference
+    (``loss_diff`` = keeper − dumper, ``win_diff``, ``points_diff``) and the
+    log ratio ``loss_ratio`` get *paired* intervals (:mod:`analyzer.stats.paired`),
+    not independent ones.  ``p_holm`` is Holm over the rows' loss differences;
+    ``distinguishable`` is the one verdict rule (interval and Holm p agree).
+    Empty (with columns) when no group holds two strategies.
     """
     ws = wild_by_strategy(res)
-    cols = GROUP_COLUMNS + [
-        f"{s}_{m}" for s in ("keeper", "dumper")
-        for m in ("n", "win_rate", "win_lo", "win_hi", "loss_rate", "loss_lo", "loss_hi",
+    stats_cols = ("n", "win_rate", "win_lo", "win_hi", "loss_rate", "loss_lo", "loss_hi",
                   "held_rate", "by_wild_rate", "points_mean")
-    ] + ["loss_diff", "loss_diff_lo", "loss_diff_hi", "loss_ratio", "loss_ratio_lo", "loss_ratio_hi",
-         "win_diff", "win_diff_lo", "win_diff_hi", "points_diff", "points_diff_lo", "points_diff_hi",
-         "distinguishable"]
-    sel = ws[ws["strategy"].isin([keeper, dumper])]
-    if sel.empty:
-        return pd.DataFrame(columns=cols)
+    cols = GROUP_COLUMNS + ["keeper", "dumper"] + [f"{s}_{m}" for s in ("keeper", "dumper") for m in stats_cols] + [
+        "loss_diff", "loss_diff_lo", "loss_diff_hi", "loss_ratio", "loss_ratio_lo", "loss_ratio_hi",
+        "win_diff", "win_diff_lo", "win_diff_hi", "points_diff", "points_diff_lo", "points_diff_hi",
+        "p", "p_holm", "distinguishable"]
+    groups = paired.group_cells(res)
     rows = []
-    for key, g in sel.groupby(GROUP_COLUMNS, dropna=False, sort=True):
-        row: dict[str, Any] = dict(zip(GROUP_COLUMNS, key))
-        got: dict[str, pd.Series] = {}
-        for tag, name in (("keeper", keeper), ("dumper", dumper)):
-            s = g[g["strategy"] == name]
-            for m in ("n", "win_rate", "win_lo", "win_hi", "loss_rate", "loss_lo", "loss_hi",
-                      "held_rate", "by_wild_rate", "points_mean"):
-                row[f"{tag}_{m}"] = float(s[m].iloc[0]) if len(s) else np.nan
-            if len(s):
-                got[tag] = s.iloc[0]
-        if len(got) == 2:
-            k, d = got["keeper"], got["dumper"]
-            ld = stats.diff_proportions(k["loss_rate"], k["n"], d["loss_rate"], d["n"])
-            lr = stats.ratio_proportions(k["loss_rate"], k["n"], d["loss_rate"], d["n"])
-            wd = stats.diff_proportions(k["win_rate"], k["n"], d["win_rate"], d["n"])
-            pd_est = k["points_mean"] - d["points_mean"]
-            pd_se = float(np.sqrt(k["points_se"] ** 2 + d["points_se"] ** 2))
-            row.update(loss_diff=float(ld.est), loss_diff_lo=float(ld.lo), loss_diff_hi=float(ld.hi),
-                       loss_ratio=float(lr.est), loss_ratio_lo=float(lr.lo), loss_ratio_hi=float(lr.hi),
-                       win_diff=float(wd.est), win_diff_lo=float(wd.lo), win_diff_hi=float(wd.hi),
-                       points_diff=float(pd_est), points_diff_lo=float(pd_est - stats.Z95 * pd_se),
-                       points_diff_hi=float(pd_est + stats.Z95 * pd_se),
-                       distinguishable=bool(stats.distinguishable(ld.lo, ld.hi)))
-        else:
-            row.update({c: np.nan for c in cols[cols.index("loss_diff"):-1]}, distinguishable=False)
+    for key, g in ws.groupby(GROUP_COLUMNS, dropna=False, sort=True):
+        if g["strategy"].nunique() < 2:
+            continue
+        g = g.sort_values(["held_rate", "strategy"], ascending=[False, True], kind="stable")
+        k, d = g.iloc[0], g.iloc[-1]
+        row: dict[str, Any] = {**dict(zip(GROUP_COLUMNS, key)), "keeper": k["strategy"], "dumper": d["strategy"]}
+        for tag, r in (("keeper", k), ("dumper", d)):
+            row.update({f"{tag}_{m}": float(r[m]) for m in stats_cols})
+        cells = groups[tuple(key)]
+        for name, metric in (("loss", "losses"), ("win", "wins"), ("points", "points")):
+            e = paired.paired_diff(cells, k["strategy"], d["strategy"], metric)
+            row.update({f"{name}_diff": float(e.est), f"{name}_diff_lo": float(e.lo),
+                        f"{name}_diff_hi": float(e.hi)})
+        se_log = paired.paired_log_ratio_se(cells, k["strategy"], d["strategy"], "losses",
+                                            k["loss_rate"], d["loss_rate"])
+        ratio = k["loss_rate"] / d["loss_rate"] if d["loss_rate"] > 0 else np.nan
+        row.update(loss_ratio=ratio, loss_ratio_lo=ratio * np.exp(-stats.Z95 * se_log),
+                   loss_ratio_hi=ratio * np.exp(stats.Z95 * se_log),
+                   p=float(stats.z_test_p(row["loss_diff"], (row["loss_diff_hi"] - row["loss_diff"]) / stats.Z95)))
         rows.append(row)
-    return pd.DataFrame(rows, columns=cols)
+    out = pd.DataFrame(rows, columns=cols)
+    if out.empty:
+        return out
+    out["p_holm"] = stats.holm(out["p"].to_numpy())
+    out["distinguishable"] = stats.agreed_distinguishable(out["loss_diff_lo"], out["loss_diff_hi"], out["p_holm"])
+    return out
 
 
 def game_length(res: Results) -> pd.DataFrame:
@@ -523,24 +548,31 @@ def head_to_head(res: Results) -> pd.DataFrame:
     Uses the cells whose lineup holds exactly two distinct strategies, pooled
     per variant, players, unit and rules over seatings (so a rotated-seat
     experiment cancels the first-player advantage).  One row per (strategy,
-    opponent) with ``diff, lo, hi`` (Wilson bounds minus fair) and ``n``.
+    opponent) with ``diff, lo, hi`` (Wilson bounds minus fair) and ``n``
+    (decided seat-games: a capped deal has no winner, G10).  ``p_holm``: the
+    score test against the fair share, Holm over the table; ``distinguishable``
+    is the one verdict rule (interval and Holm p agree).
     """
     p = _positions(res)
     lineups = p.groupby("cell")["strategy"].agg(lambda s: tuple(sorted(set(s))))
     two = lineups[lineups.map(len) == 2]
     cols = GROUP_COLUMNS + ["strategy", "opponent", "n", "wins", "rate", "lo", "hi", "fair",
-                            "diff", "lo_diff", "hi_diff", "distinguishable"]
+                            "diff", "lo_diff", "hi_diff", "p", "p_holm", "distinguishable"]
     if two.empty:
         return pd.DataFrame(columns=cols)
     p = p[p["cell"].isin(two.index)].copy()
     pair = p["cell"].map(two)
     p["opponent"] = [a[1] if s == a[0] else a[0] for s, a in zip(p["strategy"], pair)]
     g = (p.groupby(GROUP_COLUMNS + ["strategy", "opponent"], dropna=False, sort=True)
-          .agg(n=("n", "sum"), wins=("wins", "sum")).reset_index())
+          .agg(n=("decided", "sum"), wins=("wins", "sum")).reset_index())
     g = _add_rate(g, "wins", "n", "")
     g["fair"] = 1.0 / g["players"]
     g["diff"], g["lo_diff"], g["hi_diff"] = g["rate"] - g["fair"], g["lo"] - g["fair"], g["hi"] - g["fair"]
-    g["distinguishable"] = stats.distinguishable(g["lo"], g["hi"], g["fair"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        null_se = np.sqrt(g["fair"] * (1 - g["fair"]) / g["n"])
+    g["p"] = stats.z_test_p(g["rate"].to_numpy(), null_se.to_numpy(), g["fair"].to_numpy())
+    g["p_holm"] = stats.holm(g["p"].to_numpy())
+    g["distinguishable"] = stats.agreed_distinguishable(g["lo"], g["hi"], g["p_holm"], g["fair"])
     return g[cols]
 
 
