@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from analyzer.core.bits import RANK_MASK, SUIT_MASK
-from analyzer.kernel._cache import CACHE
+from analyzer.kernel.jit import inner
 
 SUIT_MASKS = SUIT_MASK.copy()  # (4,) uint64: the cards of each suit S C H D
 RANK_MASKS = RANK_MASK.copy()  # (15,) uint64: the cards of each rank value
@@ -15,12 +14,12 @@ ONE = np.uint64(1)
 ZERO = np.uint64(0)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def bit(card: int) -> np.uint64:
     return ONE << np.uint64(card)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def popcount(x: np.uint64) -> int:
     """Number of cards in a mask (SWAR bit count)."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -29,29 +28,29 @@ def popcount(x: np.uint64) -> int:
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def lowest(x: np.uint64) -> int:
     """Id of the lowest card of a non-empty mask."""
     return np.int64(trailing_zeros(x))
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def wrap(i: int, size: int) -> int:
     """``i mod size`` for 0 <= i < 2 size, without a division (the hot path's ring and seat steps)."""
     return i - size if i >= size else i
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def rank_of(card: int) -> int:
     return card // 4 + 2
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def suit_of(card: int) -> int:
     return card % 4
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def nth(x: np.uint64, k: int) -> int:
     """Id of the k-th lowest card (0-based) of a mask holding more than k cards."""
     for _ in range(k):

@@ -8,12 +8,11 @@ compiled strategy (analyzer.kernel.policies).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.outcomes import END_BLOCKED, END_OUT
 from analyzer.kernel import params as P
-from analyzer.kernel._cache import CACHE
+from analyzer.kernel.jit import inner
 from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, lowest, popcount, rank_of, suit_of, wrap
 from analyzer.kernel.policies import choose
 from analyzer.kernel.state import (ACTIVE, BEGIN, CUR, DRAWN, DRAWN_CARD, HANDS, HEAD, LAST_ACTOR, LAST_CARD,
@@ -22,7 +21,7 @@ from analyzer.kernel.turn import (begin_turn, can_draw, draw_decision, finish, l
                                   set_pending, take_seven)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def reset(st: np.ndarray, m: np.ndarray) -> None:
     """Clear a state for a new deal (the play stream's counter in ``m`` is set by the caller)."""
     st[:] = 0
@@ -32,7 +31,7 @@ def reset(st: np.ndarray, m: np.ndarray) -> None:
     m[0] = ZERO
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def start_from_deck(st: np.ndarray, m: np.ndarray, ring: np.ndarray, deck: np.ndarray, p: np.ndarray) -> None:
     """G10a/CZ2/CZ3/PR2/SV2: deal ``deck`` one card at a time from the dealer's left, dealer last, and lay the starter."""
     n, h, d = p[P.PLAYERS], p[P.HAND], p[P.DECK]
@@ -53,7 +52,7 @@ def start_from_deck(st: np.ndarray, m: np.ndarray, ring: np.ndarray, deck: np.nd
     lay_starter(st, m, ring, starter, -1, p)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def lay_starter(st: np.ndarray, m: np.ndarray, ring: np.ndarray, starter: int, starter_suit: int,
                 p: np.ndarray) -> None:
     """Deal.start: lay the starter (CZ3/PR2) and let seat 1 begin, or ask the dealer to name a suit (PR2)."""
@@ -73,7 +72,7 @@ def lay_starter(st: np.ndarray, m: np.ndarray, ring: np.ndarray, starter: int, s
             st[ACTIVE] = starter_suit
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def decide(st: np.ndarray, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: np.ndarray
            ) -> tuple[int, int]:
     """The action at the current decision point: the forced one, or the seat's strategy's choice."""
@@ -105,7 +104,7 @@ def decide(st: np.ndarray, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray
     return choose(kinds[cur], weights[cur], hand, legal, False, st[ACTIVE], next_hand, False, p, m)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray, weights: np.ndarray,
              p: np.ndarray, points: np.ndarray, holders: np.ndarray) -> tuple[int, int, bool]:
     """Play the deal in ``st``/``m``/``ring`` to its end; ``kinds``/``weights`` by seat.

@@ -16,14 +16,13 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
 from analyzer.core.cards import deck as deck_cards
 from analyzer.core.outcomes import DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.kernel import params as P
-from analyzer.kernel._cache import CACHE
+from analyzer.kernel.jit import helper, outer
 from analyzer.kernel.deal import run_deal, start_from_deck
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.rng import DECK_STREAM, PLAY_STREAM, shuffle_segment, stream_key
@@ -33,7 +32,7 @@ from analyzer.kernel.state import END, LAST_CARD, NI, RING, RNG, TURNOVERS, TURN
 BLOCK = 2048
 
 
-@njit(cache=CACHE)
+@helper
 def deal_deck(base: np.ndarray, seed: int, index: int, sub: int, m: np.ndarray, out: np.ndarray) -> None:
     """The deck order of deal ``index`` (deal ``sub`` of a match): a shuffle from its own stream."""
     d = base.shape[0]
@@ -42,7 +41,7 @@ def deal_deck(base: np.ndarray, seed: int, index: int, sub: int, m: np.ndarray, 
     shuffle_segment(out, 0, d, d, m, RNG)
 
 
-@njit(cache=CACHE)
+@helper
 def seat_lineup(kinds_pos: np.ndarray, weights_pos: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Strategies by seat from strategies by position (position 0 = seat 1, G2)."""
     kinds = np.empty(n, np.int64)
@@ -53,7 +52,7 @@ def seat_lineup(kinds_pos: np.ndarray, weights_pos: np.ndarray, n: int) -> tuple
     return kinds, weights
 
 
-@njit(cache=CACHE, nogil=True)
+@outer
 def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: int, first: int,
                  lo: int, hi: int, base: np.ndarray, decks: np.ndarray,
                  points: np.ndarray, went_out: np.ndarray, winner: np.ndarray, loser: np.ndarray,

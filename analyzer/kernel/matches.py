@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
 from analyzer.core.cards import deck as deck_cards
@@ -19,7 +18,7 @@ from analyzer.core.outcomes import END_CAPPED, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.engine.match import MAX_DEALS, match_outcome
 from analyzer.kernel import params as P
-from analyzer.kernel._cache import CACHE
+from analyzer.kernel.jit import outer
 from analyzer.kernel.deal import run_deal, start_from_deck
 from analyzer.kernel.driver import BLOCK, deal_deck, run_blocks
 from analyzer.kernel.lineup import compile_lineup
@@ -27,7 +26,7 @@ from analyzer.kernel.rng import PLAY_STREAM, stream_key
 from analyzer.kernel.state import END, NI, RING, RNG
 
 
-@njit(cache=CACHE, nogil=True)
+@outer
 def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: int, first: int,
                    lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
                    totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray) -> None:

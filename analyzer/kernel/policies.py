@@ -11,11 +11,10 @@ equals its Python form statistically, not move for move.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.kernel import params as P
-from analyzer.kernel._cache import CACHE
+from analyzer.kernel.jit import inner
 from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, lowest, nth, popcount, rank_of, suit_of
 from analyzer.kernel.rng import next_float
 from analyzer.kernel.state import RNG
@@ -33,18 +32,18 @@ THREAT_FROM = 3  # weighted: the threat feature counts from this hand size down
 ANSWER_SEVEN = 0.5  # random: answers a sevens chain half the time
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def is_wild(card: int, p: np.ndarray) -> bool:
     return rank_of(card) == p[P.WILD]
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def greedy_key(card: int, p: np.ndarray) -> float:
     """Points first, then a non-wild before a wild (strategies.builtin.greedy_key)."""
     return 2.0 * p[P.POINTS + rank_of(card)] + (0.0 if is_wild(card, p) else 1.0)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def argmax_suit(hand: np.uint64) -> int:
     """The suit with the most cards in ``hand``; ties S, C, H, D."""
     best, best_n = 0, -1
@@ -55,18 +54,18 @@ def argmax_suit(hand: np.uint64) -> int:
     return best
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def long_suit(hand: np.uint64, p: np.ndarray) -> int:
     """suit-keeper's long suit: most cards without wilds; ties S, C, H, D."""
     return argmax_suit(hand & ~RANK_MASKS[p[P.WILD]])
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def has_effect(rank: int, p: np.ndarray) -> bool:
     return p[P.EFF_DRAW + rank] > 0 or p[P.EFF_SKIP + rank] != 0
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def card_score(kind: int, w: np.ndarray, card: int, hand: np.uint64, active: int, next_hand: int,
                p: np.ndarray) -> float:
     """The score of playing ``card`` under strategy ``kind`` (higher is better)."""
@@ -111,7 +110,7 @@ def card_score(kind: int, w: np.ndarray, card: int, hand: np.uint64, active: int
     return score
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def choose(kind: int, w: np.ndarray, hand: np.uint64, legal: np.uint64, can_take: bool, active: int,
            next_hand: int, seven_phase: bool, p: np.ndarray, m: np.ndarray) -> tuple[int, int]:
     """(action, suit) of strategy ``kind`` at a real decision; suit -1 = none.

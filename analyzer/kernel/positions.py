@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
 from analyzer.core.outcomes import DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal
 from analyzer.kernel import params as P
-from analyzer.kernel._cache import CACHE
+from analyzer.kernel.jit import outer
 from analyzer.kernel.deal import run_deal
 from analyzer.kernel.driver import empty_results, run_blocks, seat_lineup
 from analyzer.kernel.lineup import compile_lineup
@@ -81,7 +80,7 @@ def encode_deal(deal: Deal) -> Positions:
     return Positions(st, m, ring)
 
 
-@njit(cache=CACHE, nogil=True)
+@outer
 def positions_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: int, first: int,
                      lo: int, hi: int, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray,
                      points: np.ndarray, went_out: np.ndarray, winner: np.ndarray, loser: np.ndarray,

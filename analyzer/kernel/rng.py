@@ -10,9 +10,8 @@ the seed and the deal index alone (issue 12, point 1).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from analyzer.kernel._cache import CACHE
+from analyzer.kernel.jit import inner
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -23,7 +22,7 @@ _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 DECK_STREAM, PLAY_STREAM = 1, 2
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def mix(z: np.uint64) -> np.uint64:
     """splitmix64's finaliser: a bijection of 64-bit words with good avalanche."""
     z = (z ^ (z >> np.uint64(30))) * _M1
@@ -31,7 +30,7 @@ def mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def stream_key(seed: int, index: int, sub: int, purpose: int) -> np.uint64:
     """Starting counter of the stream of deal (or match) ``index``, deal ``sub`` in it, for ``purpose``."""
     k = mix(np.uint64(seed) ^ np.uint64(0x5851F42D4C957F2D))
@@ -40,7 +39,7 @@ def stream_key(seed: int, index: int, sub: int, purpose: int) -> np.uint64:
     return mix(k + np.uint64(purpose) * _M2)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def next_u64(state: np.ndarray, slot: int) -> np.uint64:
     """Step the counter kept in ``state[slot]`` and return its mixed value."""
     s = state[slot] + GOLDEN
@@ -48,19 +47,19 @@ def next_u64(state: np.ndarray, slot: int) -> np.uint64:
     return mix(s)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def next_bits53(state: np.ndarray, slot: int) -> np.int64:
     """A uniform integer on [0, 2**53)."""
     return np.int64(next_u64(state, slot) >> np.uint64(11))
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def next_float(state: np.ndarray, slot: int) -> float:
     """A uniform float on [0, 1) with 53 random bits."""
     return float(next_u64(state, slot) >> np.uint64(11)) * _INV53
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def shuffle_segment(ring: np.ndarray, start: int, count: int, size: int, state: np.ndarray, slot: int) -> None:
     """Fisher-Yates over ``count`` ring entries from ``start`` (positions taken mod ``size``)."""
     for i in range(count - 1, 0, -1):

@@ -9,11 +9,10 @@ phase machine: :func:`advance` only sets ``BEGIN`` and the driver loop calls
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.kernel import params as P
-from analyzer.kernel._cache import CACHE
+from analyzer.kernel.jit import inner
 from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, popcount, rank_of, suit_of, wrap
 from analyzer.kernel.rng import next_bits53, shuffle_segment
 from analyzer.kernel.state import (ACTIVE, BEGIN, CUR, DONE, DRAWN, DRAWN_CARD, DREW, END, HANDS, HEAD, LAST_ACTOR,
@@ -21,7 +20,7 @@ from analyzer.kernel.state import (ACTIVE, BEGIN, CUR, DONE, DRAWN, DRAWN_CARD, 
                                    SEVEN, STUCK, TCOUNT, TOP, TURNOVERS, TURNS, WENT_OUT)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def legal_mask(hand: np.uint64, top: int, active: int, p: np.ndarray) -> np.uint64:
     """G3/G4/CZ8: the cards of ``hand`` that may go on ``top`` (all of them on an empty pile, SV2)."""
     if top < 0:
@@ -35,13 +34,13 @@ def legal_mask(hand: np.uint64, top: int, active: int, p: np.ndarray) -> np.uint
     return hand & acc
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def can_draw(st: np.ndarray) -> bool:
     """G8: something can be drawn (the talon, or a pile to turn over)."""
     return st[TCOUNT] > 0 or st[PCOUNT] > 1
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def push_pile(st: np.ndarray, m: np.ndarray, ring: np.ndarray, card: int, p: np.ndarray) -> None:
     """Lay ``card`` on the pile (it becomes the top)."""
     d = p[P.DECK]
@@ -51,7 +50,7 @@ def push_pile(st: np.ndarray, m: np.ndarray, ring: np.ndarray, card: int, p: np.
     m[PLAYED] |= bit(card)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def draw_one(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> int:
     """G8: the current player takes the talon's top card, turning the pile over if needed; -1 if none."""
     d = p[P.DECK]
@@ -70,7 +69,7 @@ def draw_one(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> 
     return card
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def penalty(st: np.ndarray, m: np.ndarray, ring: np.ndarray, k: int, p: np.ndarray) -> int:
     """Draw ``k`` penalty cards, or what can be had (G8); returns the number drawn."""
     got = 0
@@ -81,7 +80,7 @@ def penalty(st: np.ndarray, m: np.ndarray, ring: np.ndarray, k: int, p: np.ndarr
     return got
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def set_pending(st: np.ndarray, card: int, chain: int, p: np.ndarray) -> None:
     """G5: the effect of ``card`` waits for the next player; a 7 under CZ8 sevens starts or extends a chain."""
     rank = rank_of(card)
@@ -92,7 +91,7 @@ def set_pending(st: np.ndarray, card: int, chain: int, p: np.ndarray) -> None:
     st[PSKIP] = p[P.EFF_SKIP + rank]
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def advance(st: np.ndarray, p: np.ndarray) -> None:
     """The turn passes to the left (G2); the next turn starts in the driver loop."""
     st[LAST_ACTOR] = st[CUR]
@@ -100,13 +99,13 @@ def advance(st: np.ndarray, p: np.ndarray) -> None:
     st[PHASE] = BEGIN
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def seven_penalty(chain: int, p: np.ndarray) -> int:
     """CZ8: one card (transfer) or one per 7 of the chain (accumulate)."""
     return chain if p[P.ACCUMULATE] else 1
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def take_seven(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> None:
     """CZ8: take the sevens penalty and lose the turn."""
     k = seven_penalty(st[PEND7], p)
@@ -115,7 +114,7 @@ def take_seven(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -
     advance(st, p)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def hand_points(hand: np.uint64, p: np.ndarray) -> int:
     """CZ6/PR6/SV6; svinya's lone Queen scores ``lone_wild_points``."""
     if p[P.LONE_WILD] >= 0 and popcount(hand) == 1 and (hand & RANK_MASKS[p[P.WILD]]) != ZERO:
@@ -126,7 +125,7 @@ def hand_points(hand: np.uint64, p: np.ndarray) -> int:
     return total
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def pick(values: np.ndarray, allowed: int, after: int, most: bool, n: int) -> int:
     """The seat in bit mask ``allowed`` with the most (fewest) value; ties to the earliest after ``after`` (G10)."""
     best = -1
@@ -137,7 +136,7 @@ def pick(values: np.ndarray, allowed: int, after: int, most: bool, n: int) -> in
     return best
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def finish(st: np.ndarray, m: np.ndarray, end: int, went_out: int, last_card: int, p: np.ndarray,
            points: np.ndarray, holders: np.ndarray) -> tuple[int, int, bool]:
     """G9/G10/CZ7/PR7: score the hands into ``points``/``holders`` (by seat); returns (winner, loser, by_wild).
@@ -179,13 +178,13 @@ def finish(st: np.ndarray, m: np.ndarray, end: int, went_out: int, last_card: in
     return winner, loser, by_wild
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def legal_now(st: np.ndarray, m: np.ndarray, p: np.ndarray) -> np.uint64:
     """Legal cards of the player to act in the PLAY phase."""
     return legal_mask(m[HANDS + st[CUR]], st[TOP], st[ACTIVE], p)
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def settle(st: np.ndarray, m: np.ndarray, p: np.ndarray) -> bool:
     """Stay at the PLAY decision, or pass when nothing can be played or drawn (G8, SV4, G10).
 
@@ -205,7 +204,7 @@ def settle(st: np.ndarray, m: np.ndarray, p: np.ndarray) -> bool:
     return False
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def begin_turn(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> int:
     """Start the current player's turn: cap, effects, forced draws (G5, G6, G10, G10a).
 
@@ -232,7 +231,7 @@ def begin_turn(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -
     return END_BLOCKED if settle(st, m, p) else -1
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def draw_decision(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> int:
     """G6 (draw_one) or SV4 (draw_until_play): the player draws at a decision point.
 
@@ -250,7 +249,7 @@ def draw_decision(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray
     return -1
 
 
-@njit(cache=CACHE, _nrt=False)
+@inner
 def play_card(st: np.ndarray, m: np.ndarray, ring: np.ndarray, card: int, suit: int, p: np.ndarray) -> int:
     """Play ``card`` (naming ``suit`` with a wild, -1 for its own); returns END_OUT if the hand is empty, else -1."""
     seat = st[CUR]
