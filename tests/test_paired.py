@@ -142,3 +142,24 @@ def test_fair_share_and_first_player_among_decided_deals() -> None:
     assert wl["fair"].to_numpy() == pytest.approx(0.45)  # 1/2 of the 90% decided, carried explicitly
     worst = tables.worst_positions(res).iloc[0]
     assert worst["n"] == 900 and worst["loss_rate"] == pytest.approx(0.5)
+
+
+def test_a_shared_points_tie_for_the_durak_counts_like_a_match() -> None:
+    """One definition for deals and matches: a deal reporting loss shares (a tie for the дурак shared,
+    CZ7) is summed by share, its wild-decided losses too; a single loser counts whole."""
+    from dataclasses import dataclass
+
+    @dataclass
+    class SharedDeals(DealResults):
+        loss_share: np.ndarray = None  # type: ignore[assignment]
+
+    base = _deals(np.array([0, 0]), np.array([1, 2]), 3, points=np.array([[0, 20, 20], [0, 5, 20]]))
+    base.loser_by_wild[:] = [True, False]
+    fields = {f: getattr(base, f) for f in base.__dataclass_fields__}
+    shared = SharedDeals(**fields, loss_share=np.array([[0, 0.5, 0.5], [0, 0, 1.0]]))
+    pos = summarize(shared, ["a", "b", "c"])["positions"]
+    assert pos["losses"].tolist() == [0.0, 0.5, 1.5]
+    assert pos["losses_by_wild"].tolist() == [0.0, 0.5, 0.5]
+    assert pos["losses_x2"].tolist() == [0.0, 0.25, 1.25]
+    whole = summarize(base, ["a", "b", "c"])["positions"]
+    assert whole["losses"].tolist() == [0.0, 1.0, 1.0] and whole["losses_by_wild"].tolist() == [0.0, 1.0, 0.0]

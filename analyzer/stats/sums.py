@@ -13,6 +13,14 @@ matches) of ``x_p * x_q`` for every position ``q < MAX_SEATS`` (0 for seats
 the cell does not have).  The wild-hand points compare like with like: hands
 other than the winner's (``rest_*``; a match counts each hand by its share of
 not winning), with and without a wild (G8/CZ7/PR7/SV6).
+
+"Lost by the wild rule" has one definition for deals and matches: a seat's
+``losses_by_wild`` adds its share of each loss whose game has
+``loser_by_wild`` set (the wild rule, not the points, picked the loser).  A
+deal is counted like a match: if its results carry a ``loss_share`` (a points
+tie for the дурак shared, as :func:`analyzer.engine.match.match_outcome`
+shares it), the shares are used; results with a single ``loser`` per deal
+(the engine breaks such a tie by seat order today) count that seat whole.
 """
 
 from __future__ import annotations
@@ -75,6 +83,11 @@ def summarize(res: DealResults | MatchResults, strategies: list[str]) -> dict[st
         seats = np.arange(p)
         win_x = (res.winner[:, None] == seats).astype(np.float64)
         loss_x = (res.loser[:, None] == seats).astype(np.float64)
+        shared = getattr(res, "loss_share", None)
+        if shared is not None:  # a deal's points tie for the дурак shared as in a match (CZ7), when reported
+            loss_x = np.asarray(shared, dtype=np.float64)
+            losses = loss_x.sum(axis=0)
+            lbw = (loss_x * res.loser_by_wild[:, None]).sum(axis=0)
     else:
         pts = res.totals.astype(np.int64)
         wins = res.win_share.sum(axis=0, dtype=np.float64)
