@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from distributed import Client, KilledWorker, LocalCluster
 
 from analyzer.execution.experiment import ExperimentError
+from analyzer.execution.lifeline import guarded
 
 R = TypeVar("R")
 
@@ -175,7 +176,7 @@ def dask_results(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs
         lost_after = float(os.environ.get(LOST_AFTER_ENV) or LOST_AFTER)
     where = f"the Dask scheduler at {scheduler}" if scheduler else "the local Dask cluster"
     with dask_client(jobs, scheduler) as client:
-        futures = [client.submit(fn, *args, pure=False) for args in calls]
+        futures = [client.submit(guarded, os.getpid(), fn, *args, pure=False) for args in calls]  # see lifeline
         try:
             yield from watch(client, futures, lost_after=lost_after, where=where)
         finally:

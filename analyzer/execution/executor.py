@@ -34,6 +34,7 @@ from numpy.random import SeedSequence
 
 from analyzer.execution import lineup as lineups
 from analyzer.execution.experiment import Cell, ExperimentError
+from analyzer.execution.lifeline import guarded
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.stats.sums import summarize
 
@@ -124,7 +125,7 @@ def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: i
         return
     from joblib import Parallel, delayed
 
-    delayed_calls = (delayed(fn)(*args) for args in calls)
+    delayed_calls = (delayed(guarded)(os.getpid(), fn, *args) for args in calls)  # workers end with us
     if backend == "loky":
         yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
                             batch_size=1)(delayed_calls)
