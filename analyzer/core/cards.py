@@ -72,6 +72,15 @@ def card_str(card: int) -> str:
     return RANKS[card // 4] + SUITS[card % 4]
 
 
+def action_token(action: int, suit: int | None) -> str:
+    """The replay token of an action: ``8C``, ``JH>S``, ``draw`` (52) or ``take`` (53)."""
+    if action == DRAW:
+        return "draw"
+    if action == TAKE:
+        return "take"
+    return card_str(action) + ("" if suit is None else ">" + SUITS[suit])
+
+
 def card_pretty(card: int) -> str:
     """Human text with a suit symbol: ``10♠``."""
     return RANKS[card // 4] + SUIT_SYMBOLS[card % 4]

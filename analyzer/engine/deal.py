@@ -24,15 +24,17 @@ the new card; with nothing left to draw and no legal card the turn passes.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
 
-from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, card_id, card_pretty, rank_of, suit_of
-from analyzer.core.contract import DecisionView, StrategyError, describe_action
+from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, action_token, card_id, card_pretty, rank_of, suit_of
+from analyzer.core.contract import DecisionView, StrategyError, describe_action, is_action_int
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.core.rules import RuleSet
+from analyzer.core.streams import DealStream
 from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome, next_dealer
 
 
@@ -143,25 +145,35 @@ class Deal:
     last_actor: int = 0
     log: list[str] = field(default_factory=list)
     names: list[str] | None = None
+    #: the deal's own random stream for reshuffle=shuffle and forget_rate (core.streams)
+    stream: DealStream = field(default_factory=lambda: DealStream(0))
+    #: the strategies' copy of the rules: nothing a strategy does to it reaches the game
+    strategy_rules: RuleSet | None = field(default=None, repr=False)
 
     # ----------------------------------------------------------------- setup
     @classmethod
     def from_deck(cls, rules: RuleSet, deck: Sequence[int], rng: np.random.Generator | None = None,
-                  names: list[str] | None = None) -> "Deal":
+                  names: list[str] | None = None, stream_key: int | None = None) -> "Deal":
         hands, starter, talon = deal_hands(deck, rules)
-        return cls.start(rules, hands, talon, starter, rng=rng, names=names)
+        return cls.start(rules, hands, talon, starter, rng=rng, names=names, stream_key=stream_key)
 
     @classmethod
     def start(cls, rules: RuleSet, hands: list[list[int]], talon: list[int], starter: int | None,
               *, rng: np.random.Generator | None = None, names: list[str] | None = None,
-              starter_suit: int | None = None) -> "Deal":
+              starter_suit: int | None = None, stream_key: int | None = None) -> "Deal":
         """Lay the starter (CZ3/PR2) and begin seat 1's first turn.
 
         ``starter_suit`` is the suit the prague dealer names for a Jack lead;
         left None, the dealer is asked at the ``lead_suit`` decision point.
+        ``stream_key`` keys the deal's random stream (the simulator's key of the
+        same deal gives the same shuffles and forgotten calls); left None, it is
+        drawn from ``rng`` when the rules draw random numbers at all.
         """
+        rng = rng if rng is not None else np.random.default_rng(0)
+        if stream_key is None and (rules.reshuffle == "shuffle" or rules.last_card_call):
+            stream_key = int(rng.integers(0, 2**63))
         d = cls(rules=rules, hands=[list(h) for h in hands], talon=list(talon), starter=starter,
-                rng=rng if rng is not None else np.random.default_rng(0), names=names)
+                rng=rng, names=names, stream=DealStream(stream_key or 0))
         d.current = 1 % rules.players
         if starter is None:  # SV2: no card is turned up
             d._begin_turn()
@@ -295,7 +307,7 @@ class Deal:
             self.pile = self.pile[-1:]
             self.turnovers += 1
             if self.rules.reshuffle == "shuffle":
-                self.rng.shuffle(self.talon)
+                self.talon = self.stream.shuffle(self.talon)
             self._log("the pile is turned over into the talon")
         if not self.talon:
             return None
@@ -416,7 +428,7 @@ class Deal:
                 self._serve_last_effect()
             self._finish(END_OUT, went_out=seat, last_card=card)
             return
-        if self.rules.last_card_call and len(hand) == 1 and self.rng.random() < self.rules.forget_rate:
+        if self.rules.last_card_call and len(hand) == 1 and self.stream.random() < self.rules.forget_rate:
             self._log(f"{self.name(seat)} forgets to call the last card")
             self._penalty(2)  # CZ8 last_card_call
         self._advance()
@@ -470,8 +482,10 @@ class Deal:
         hand = tuple(self.hands[s])
         if self.phase == "lead_suit":
             hand = hand + (self.pile[-1],)
+        if self.strategy_rules is None:
+            self.strategy_rules = dataclasses.replace(self.rules)
         return DecisionView(
-            rules=self.rules, seat=s, hand=hand, legal=tuple(self.legal_actions()),
+            rules=self.strategy_rules, seat=s, hand=hand, legal=tuple(self.legal_actions()),
             top=None if self.phase == "lead_suit" else self.top, active_suit=self.active_suit,
             pending_seven=self.pending_seven if self.phase == "seven" else 0,
             hand_sizes=tuple(len(self.hands[(s + k) % n]) for k in range(n)),
@@ -485,27 +499,68 @@ def forced_action(deal: Deal) -> int | None:
     return None if deal.has_choice() else deal.legal_actions()[0]
 
 
+class MoveHistory:
+    """The replay tokens of one deal, as ``durak replay`` reads them (the moves the simulator records).
+
+    A prague Jack lead's named suit is not a move of its own: it belongs in the
+    starter token (PR2), so it is kept apart in ``lead_suit``.
+    """
+
+    def __init__(self) -> None:
+        self.tokens: list[str] = []
+        self.lead_suit: int | None = None
+
+    def add(self, phase: str, action: int, suit: int | None) -> None:
+        if phase == "lead_suit":
+            self.lead_suit = suit
+        else:
+            self.tokens.append(action_token(action, suit))
+
+
+def checked_answer(answer: object, name: str) -> tuple[int, int | None]:
+    """A strategy's answer as (action, suit), exact types only (issue 11): ints or numpy integers,
+    None (or -1) for no suit.  42.7, "42" or True are no card: StrategyError names the strategy."""
+    try:
+        action, suit = answer  # type: ignore[misc]
+    except (TypeError, ValueError):
+        raise StrategyError(f"strategy {name!r}: choose returned {answer!r}, not an (action, suit) pair") from None
+    if not is_action_int(type(action)) or not (suit is None or is_action_int(type(suit))):
+        raise StrategyError(f"strategy {name!r}: choose returned {(action, suit)!r}, not an action "
+                            "(a card id, DRAW or TAKE as an int, with a suit int or None)")
+    return int(action), (None if suit is None or suit < 0 else int(suit))
+
+
 def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator,
-              scores: Sequence[int] | None = None) -> DealOutcome:
-    """Drive a deal to its end, asking ``strategies[seat]`` at each real choice."""
+              scores: Sequence[int] | None = None, history: MoveHistory | None = None) -> DealOutcome:
+    """Drive a deal to its end, asking ``strategies[seat]`` at each real choice.
+
+    The one play loop of the engine: ``history`` (if given) receives every
+    decision as a replay token, forced ones included, up to a fault -- which is
+    how a fault is reproduced as a scenario (engine.faults) and how move
+    histories are compared with the simulator's.
+    """
     while not deal.done:
+        phase = deal.phase
         forced = forced_action(deal)
         if forced is not None:
             deal.apply(forced)
+            if history is not None:
+                history.add(phase, forced, None)
             continue
         strat = strategies[deal.current]
+        name = getattr(strat, "name", repr(strat))
         view = deal.view(scores)
         try:
-            action, suit = strat.choose(view, rng)  # type: ignore[attr-defined]
+            answer = strat.choose(view, rng)  # type: ignore[attr-defined]
         except Exception as exc:  # a faulty plugin must name itself (issue 6)
-            raise StrategyError(f"strategy {getattr(strat, 'name', strat)!r} raised {type(exc).__name__}: {exc}") from exc
-        suit = None if suit is None or int(suit) < 0 else int(suit)
+            raise StrategyError(f"strategy {name!r} raised {type(exc).__name__}: {exc}") from exc
+        action, suit = checked_answer(answer, name)
         try:
-            deal.apply(int(action), suit)
-        except (IllegalMove, TypeError, ValueError) as exc:
-            raise StrategyError(
-                f"strategy {getattr(strat, 'name', strat)!r} returned an illegal move "
-                f"{describe_action(action, suit)}: {exc}") from exc
+            deal.apply(action, suit)
+        except IllegalMove as exc:
+            raise StrategyError(f"strategy {name!r} returned an illegal move {describe_action(action, suit)}: {exc}") from exc
+        if history is not None:
+            history.add(phase, action, suit)
     assert deal.outcome is not None
     return deal.outcome
 

@@ -10,23 +10,21 @@ faulty decision, with the hands, starter and talon, make a scenario file that
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from analyzer.core.cards import DRAW, TAKE, card_str
-from analyzer.engine.deal import Deal, IllegalMove, deal_hands, forced_action
+from analyzer.core.cards import action_token, card_str
+from analyzer.core.contract import StrategyError
+from analyzer.engine.deal import Deal, MoveHistory, deal_hands, play_deal
 from analyzer.core.rules import RuleSet
 
 
-def token(action: int, suit: int | None) -> str:
-    """The replay token of an action: ``8C``, ``JH>S``, ``draw`` or ``take``."""
-    if action == DRAW:
-        return "draw"
-    if action == TAKE:
-        return "take"
-    return card_str(action) + ("" if suit is None else ">" + "SCHD"[suit])
+#: The replay token of an action (kept under its old name for callers).
+token = action_token
 
 
 def _toml_list(items: Sequence[str]) -> str:
@@ -34,67 +32,67 @@ def _toml_list(items: Sequence[str]) -> str:
 
 
 def reproduce(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int],
-              rng_seed: int = 0) -> tuple[list[str], str | None, int | None]:
-    """Play the deal in the engine; return the tokens before the first fault, its description,
-    and the suit the dealer named for a prague Jack lead (it belongs in the starter token)."""
+              rng_seed: int = 0, stream_key: int | None = None) -> tuple[list[str], str | None, int | None]:
+    """Play the deal in the engine (the engine's one play loop, deal.play_deal); return the tokens
+    before the first fault, its description, and the suit the dealer named for a prague Jack lead
+    (it belongs in the starter token)."""
     hands, starter, talon = deal_hands(list(deck), rules)
     rng = np.random.default_rng(rng_seed)
-    deal = Deal.start(rules, hands, talon, starter, rng=rng)
-    tokens: list[str] = []
-    lead_suit: int | None = None
-    while not deal.done:
-        forced = forced_action(deal)
-        if forced is not None:
-            deal.apply(forced)
-            tokens.append(token(forced, None))
-            continue
-        strat = seat_strategies[deal.current]
-        name = getattr(strat, "name", repr(strat))
-        try:
-            action, suit = strat.choose(deal.view(), rng)  # type: ignore[attr-defined]
-        except Exception as exc:  # noqa: BLE001 — the fault being reproduced
-            return tokens, f"strategy {name!r} raised {type(exc).__name__}: {exc}", lead_suit
-        leading = deal.phase == "lead_suit"
-        try:
-            s = None if suit is None or int(suit) < 0 else int(suit)
-            deal.apply(int(action), s)
-        except (IllegalMove, TypeError, ValueError) as exc:
-            return tokens, f"strategy {name!r} returned {action!r}, {suit!r}: {exc}", lead_suit
-        if leading:
-            lead_suit = s
-        else:
-            tokens.append(token(int(action), s))
-    return tokens, None, lead_suit
+    deal = Deal.start(rules, hands, talon, starter, rng=rng, stream_key=stream_key)
+    history = MoveHistory()
+    try:
+        play_deal(deal, seat_strategies, rng, history=history)
+    except StrategyError as exc:
+        return history.tokens, str(exc), history.lead_suit
+    return history.tokens, None, history.lead_suit
 
 
 def write_fault_scenario(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int],
-                         folder: Path, label: str) -> tuple[Path, bool]:
+                         folder: Path, label: str, stream_key: int | None = None,
+                         message: str = "") -> tuple[Path, bool]:
     """Reproduce the deal in the engine and write it; return the path and whether the fault recurred."""
-    tokens, fault, lead_suit = reproduce(rules, seat_strategies, deck)
+    tokens, fault, lead_suit = reproduce(rules, seat_strategies, deck, stream_key=stream_key)
     note = fault or "the engine did not meet the fault again (a random strategy?); all moves of its own replay are listed"
-    return _write(rules, seat_strategies, deck, tokens, lead_suit, folder, label, note), fault is not None
+    path = _write(rules, seat_strategies, deck, tokens, lead_suit, folder, label, note, stream_key,
+                  (message or fault) if fault else None)
+    return path, fault is not None
 
 
 def write_trace_scenario(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int],
-                         tokens: Sequence[str], lead_suit: int | None, folder: Path, label: str) -> Path:
+                         tokens: Sequence[str], lead_suit: int | None, folder: Path, label: str,
+                         stream_key: int | None = None, message: str = "") -> Path:
     """Write the simulator's own trace of the deal, up to the faulty decision."""
     return _write(rules, seat_strategies, deck, tokens, lead_suit, folder, label,
-                  "the moves the simulator played, up to the decision where the strategy failed")
+                  "the moves the simulator played, up to the decision where the strategy failed", stream_key,
+                  message or "the strategy failed at the next decision")
 
 
 def _write(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int], tokens: Sequence[str],
-           lead_suit: int | None, folder: Path, label: str, note: str) -> Path:
-    """``folder/fault-<label>.toml``: hands, starter, talon and tokens (written atomically)."""
+           lead_suit: int | None, folder: Path, label: str, note: str, stream_key: int | None,
+           fault: str | None) -> Path:
+    """``folder/fault-<label>.toml`` (``-2``, ``-3``... if taken: a fault never overwrites another).
+
+    Hands are listed from the dealer (seat 0, who acts last: position n-1);
+    names say each seat's *position* (0 acts first, G2), as messages and
+    tables do.  ``fault`` marks that the moves end at the faulty decision
+    (``durak replay`` then stops there and shows the state); ``stream`` keys
+    the deal's random stream (reshuffle=shuffle, forget_rate).
+    """
     hands, starter, talon = deal_hands(list(deck), rules)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"fault-{label}.toml"
-    names = [f"seat {s} ({getattr(st, 'name', st)})" for s, st in enumerate(seat_strategies)]
+    n = rules.players
+    names = [f"position {(s - 1) % n} ({getattr(st, 'name', st)})" for s, st in enumerate(seat_strategies)]
     lines = [
-        f"# Replays the deal up to the faulty decision: durak replay {path}",
+        "# Replays the deal up to the faulty decision: durak replay THIS_FILE",
         f"# {note}",
+        "# hands are listed from the dealer (position n-1) on; position 0 acts first",
         f'variant = "{rules.variant}"',
         f"players = {rules.players}",
         f"names = {_toml_list(names)}",
+    ]
+    if fault is not None:
+        lines.append(f"fault = {json.dumps(fault)}")
+    lines += [
         "[rules]",
         *[f"{k} = {json.dumps(v) if v is not None else json.dumps('none')}" for k, v in rules.changed().items()],
         "[deal]",
@@ -103,8 +101,27 @@ def _write(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[int
     if starter is not None:
         named = "" if lead_suit is None or lead_suit < 0 else ">" + "SCHD"[lead_suit]
         lines.append(f'starter = "{card_str(starter)}{named}"')
-    lines += [f"talon = {_toml_list([card_str(c) for c in talon])}", f"moves = {_toml_list(list(tokens))}", ""]
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("\n".join(lines), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    lines += [f"talon = {_toml_list([card_str(c) for c in talon])}", f"moves = {_toml_list(list(tokens))}"]
+    if stream_key is not None:
+        lines.append(f'stream = "{stream_key:#x}"')
+    return _write_unique(folder, f"fault-{label}", "\n".join(lines) + "\n")
+
+
+def _write_unique(folder: Path, stem: str, text: str) -> Path:
+    """Write ``text`` to ``stem.toml`` or the first free ``stem-K.toml``: complete files only
+    (written aside, then hard-linked, which fails rather than replaces), safe across processes."""
+    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, prefix=".fault-", suffix=".tmp",
+                                     delete=False) as tmp:
+        tmp.write(text.replace("THIS_FILE", "<path>"))
+    try:
+        for k in range(1, 10_000):
+            path = folder / (f"{stem}.toml" if k == 1 else f"{stem}-{k}.toml")
+            Path(tmp.name).write_text(text.replace("THIS_FILE", str(path)), encoding="utf-8")
+            try:
+                os.link(tmp.name, path)
+            except FileExistsError:
+                continue
+            return path
+        raise FileExistsError(f"{folder}: too many fault files named {stem}")
+    finally:
+        os.unlink(tmp.name)

@@ -35,6 +35,10 @@ class Scenario:
     talon: list[int]
     moves: list[str]
     source: str = "<scenario>"
+    #: a fault scenario: the moves end at the decision where a strategy failed (this text)
+    fault: str | None = None
+    #: the deal's random stream key (reshuffle=shuffle, forget_rate), as the simulator used it
+    stream_key: int | None = None
 
 
 def parse_token(token: str) -> tuple[int, int | None]:
@@ -77,7 +81,7 @@ def _need(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
 
 
 def scenario_from_dict(data: dict[str, Any], source: str = "<scenario>") -> Scenario:
-    known = {"variant", "players", "names", "rules", "deal"}
+    known = {"variant", "players", "names", "rules", "deal", "fault"}
     for k in data:
         if k not in known:
             raise ScenarioError(f"{source}: unknown key {k!r}; known: {', '.join(sorted(known))}")
@@ -95,7 +99,7 @@ def scenario_from_dict(data: dict[str, Any], source: str = "<scenario>") -> Scen
         raise ScenarioError(f"{source}: key 'names' must list {players} names")
     d = _need(data, "deal", dict, source)
     for k in d:
-        if k not in {"hands", "starter", "talon", "moves"}:
+        if k not in {"hands", "starter", "talon", "moves", "stream"}:
             raise ScenarioError(f"{source}: unknown key 'deal.{k}'")
     raw_hands = _need(d, "hands", list, source + " [deal]")
     if len(raw_hands) != players or not all(isinstance(h, list) for h in raw_hands):
@@ -141,7 +145,19 @@ def scenario_from_dict(data: dict[str, Any], source: str = "<scenario>") -> Scen
     moves = d.get("moves", [])
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
         raise ScenarioError(f"{source}: key 'deal.moves' must be a list of tokens")
-    return Scenario(rules, names, hands, starter, starter_suit, talon, moves, source)
+    fault = data.get("fault")
+    if fault is not None and not isinstance(fault, str):
+        raise ScenarioError(f"{source}: key 'fault' must be a text, got {fault!r}")
+    stream_key = None
+    if "stream" in d:
+        raw = d["stream"]
+        try:
+            stream_key = int(raw, 16) if isinstance(raw, str) else None
+        except ValueError:
+            stream_key = None
+        if stream_key is None or not 0 <= stream_key < 2**64:
+            raise ScenarioError(f"{source}: key 'deal.stream' must be a hex text like \"0x1f\", got {raw!r}")
+    return Scenario(rules, names, hands, starter, starter_suit, talon, moves, source, fault, stream_key)
 
 
 def start_deal(sc: Scenario, seed: int = 0) -> Deal:
@@ -149,11 +165,15 @@ def start_deal(sc: Scenario, seed: int = 0) -> Deal:
     if sc.starter is not None and suit is None and rank_of(sc.starter) == sc.rules.wild_rank:
         suit = sc.starter % 4  # a bare Jack lead names its own suit
     return Deal.start(sc.rules, sc.hands, sc.talon, sc.starter, rng=np.random.default_rng(seed),
-                      names=sc.names, starter_suit=suit)
+                      names=sc.names, starter_suit=suit, stream_key=sc.stream_key)
 
 
-def replay(sc: Scenario, seed: int = 0) -> tuple[Deal, DealOutcome]:
-    """Play the scenario's tokens; ScenarioError names the token index, player, move and reason."""
+def replay(sc: Scenario, seed: int = 0) -> tuple[Deal, DealOutcome | None]:
+    """Play the scenario's tokens; ScenarioError names the token index, player, move and reason.
+
+    A fault scenario (``fault`` set) stops at the faulty decision: the outcome
+    is then None and :func:`fault_state` describes where the deal stands.
+    """
     deal = start_deal(sc, seed)
     for i, tok in enumerate(sc.moves):
         if deal.done:
@@ -168,6 +188,8 @@ def replay(sc: Scenario, seed: int = 0) -> tuple[Deal, DealOutcome]:
             deal.apply(action, suit)
         except IllegalMove as exc:
             raise ScenarioError(f"{sc.source}: move {i} ({tok!r}) by {who}: illegal: {exc}") from None
+    if not deal.done and sc.fault is not None:
+        return deal, None
     if not deal.done:
         raise ScenarioError(f"{sc.source}: move {len(sc.moves)} missing: the deal is not over; "
                             f"{sc.names[deal.current]} is to act (legal: "
@@ -178,6 +200,33 @@ def replay(sc: Scenario, seed: int = 0) -> tuple[Deal, DealOutcome]:
 
 def _tok(a: int) -> str:
     return "draw" if a == DRAW else "take" if a == TAKE else card_str(a)
+
+
+def fault_state(sc: Scenario, deal: Deal) -> list[str]:
+    """Where a fault scenario stops: who is to act, with what, on what, and what went wrong."""
+    n = sc.rules.players
+    s = deal.current
+    top = deal.top
+    suit = "" if deal.active_suit is None or top is None or deal.active_suit == top % 4 \
+        else f" ({'SCHD'[deal.active_suit]} named)"
+    lines = [f"stopped at the faulty decision ({deal.phase}), move {len(sc.moves)}: "
+             f"{sc.names[s]} (position {(s - 1) % n}) is to act",
+             f"hand: {' '.join(card_str(c) for c in sorted(deal.hands[s])) or '-'}; top: "
+             f"{'-' if top is None else card_str(top)}{suit}; talon: {len(deal.talon)} cards",
+             "legal: " + " ".join(_tok(a) for a in deal.legal_actions())]
+    if sc.fault:
+        lines.append(f"fault: {sc.fault}")
+    return lines
+
+
+def fault_json(sc: Scenario, deal: Deal) -> dict[str, Any]:
+    """The replay JSON of a fault scenario: the state at the faulty decision, by position."""
+    n, s = sc.rules.players, deal.current
+    return {"variant": sc.rules.variant, "stopped_at_fault": True, "moves": len(sc.moves),
+            "position_to_act": (s - 1) % n, "phase": deal.phase,
+            "hand": [card_str(c) for c in sorted(deal.hands[s])],
+            "top": None if deal.top is None else card_str(deal.top),
+            "legal": [_tok(a) for a in deal.legal_actions()], "fault": sc.fault}
 
 
 def outcome_json(sc: Scenario, out: DealOutcome) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.engine.match import first_dealer
 from analyzer.sim.calls import StrategyCalls
-from analyzer.sim.errors import SimulationError
+from analyzer.sim.errors import FaultContext, SimulationError
 from analyzer.sim.history import MoveRecorder
 from analyzer.sim.scoring import Scoring, alloc_results
 from analyzer.sim.state import BEGIN, DONE, LEAD, PLAY, SlotState
@@ -41,8 +41,8 @@ class BatchSim(Scoring, StrategyCalls, MoveRecorder, PlaySteps):
     def __init__(self, rules: RuleSet, strategies: Sequence[object], *, slots: int,
                  rng: np.random.Generator, matches: bool = False, check: bool = False,
                  deck_rng: np.random.Generator | None = None, trace_jobs: set[int] | None = None,
-                 label: str = "") -> None:
-        SlotState.__init__(self, rules, slots, matches)
+                 where: FaultContext | None = None, stream_base: int = 0) -> None:
+        SlotState.__init__(self, rules, slots, matches, stream_base)
         #: the strategies get their own copy of the rules: nothing they do to it reaches the game
         self.view_rules = dataclasses.replace(rules)
         self.strats = list(strategies)
@@ -55,7 +55,7 @@ class BatchSim(Scoring, StrategyCalls, MoveRecorder, PlaySteps):
         #: (not on the strategies' draws): the same seed deals the same cards to any line-up
         self.deck_rng = deck_rng if deck_rng is not None else rng
         self.check = check
-        self.label = label
+        self.where = where or FaultContext()
         self._init_recorder(trace_jobs)
 
     def run(self, n_jobs: int, decks: NDArray[np.int8] | None) -> DealResults | MatchResults:
@@ -115,6 +115,6 @@ class BatchSim(Scoring, StrategyCalls, MoveRecorder, PlaySteps):
         return decks[self.job[rows]]
 
     def _unit_at(self, row: int) -> str:
-        """'deal 12' / 'match 3' for the slot ``row``, with the run's label (cell, chunk) if any."""
-        base = SlotState._unit_at(self, row)
-        return f"{base} of {self.label}" if self.label else base
+        """'deal 1012 (cell 2, chunk 1)': the global number of the slot's deal (or match), where it ran."""
+        unit = "match" if self.matches else "deal"
+        return f"{unit} {self.where.first + int(self.job[row])}{self.where.describe()}"

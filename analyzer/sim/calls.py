@@ -54,6 +54,7 @@ class StrategyCalls(SlotState):
                 fault.job = int(self.job[fault.row])
                 fault.seat_strategies = [self.strats[int(p)] for p in self._seat_player(np.array([fault.row]))[0]]
                 fault.deck = self.slot_deck[fault.row].tolist()
+                fault.stream_key = int(self.skey[fault.row]) if self.random_options else None
                 raise
             act[where] = a
             suit[where] = s

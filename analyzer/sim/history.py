@@ -19,6 +19,8 @@ from analyzer.sim.state import LEAD, SlotState
 class MoveRecorder(SlotState):
     """Per-job move lists for the jobs in ``trace_jobs``."""
 
+    strats: list[object]
+
     def _init_recorder(self, trace_jobs: set[int] | None) -> None:
         self.trace_jobs = set(trace_jobs or ())
         self.recording = bool(self.trace_jobs)
@@ -26,6 +28,8 @@ class MoveRecorder(SlotState):
         #: job -> the tokens of its (current) deal, and the suit named for a Jack lead
         self.histories: dict[int, list[str]] = {}
         self.lead_suits: dict[int, int | None] = {}
+        #: job -> the strategy object that made each move (None: forced)
+        self.actors: dict[int, list[object | None]] = {}
 
     def _dealt(self, rows: NDArray[np.int64]) -> None:
         """A new deal starts in ``rows``: traced jobs start an empty history."""
@@ -37,6 +41,7 @@ class MoveRecorder(SlotState):
         for j in jobs[hit].tolist():
             self.histories[j] = []
             self.lead_suits[j] = None
+            self.actors[j] = []
 
     def _record(self, rows, act, suit, ph) -> None:
         """Append the traced slots' decisions as replay tokens."""
@@ -48,3 +53,5 @@ class MoveRecorder(SlotState):
                 self.lead_suits[j] = s
             else:
                 self.histories[j].append(token(int(act[i]), None if s < 0 else s))
+                row = int(rows[i])
+                self.actors[j].append(self.strats[(int(self.dealer[row]) + int(self.cur[row])) % self.n])

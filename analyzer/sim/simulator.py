@@ -16,29 +16,33 @@ from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.engine.faults import write_fault_scenario, write_trace_scenario
 from analyzer.sim.batch import BatchSim
-from analyzer.sim.errors import SimulationError, StrategyFault, fault_dir
+from analyzer.core.streams import base_key
+from analyzer.sim.determinism import check_determinism
+from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fault_dir
 from analyzer.sim.state import PHASE_NAMES
 
-__all__ = ["BatchSim", "DEFAULT_SLOTS", "PHASE_NAMES", "SimulationError", "StrategyFault", "fault_dir",
+__all__ = ["BatchSim", "DEFAULT_SLOTS", "FaultContext", "PHASE_NAMES", "SimulationError", "StrategyFault", "fault_dir",
            "simulate_deals", "simulate_matches"]
 
 DEFAULT_SLOTS = 16384
 
 
 def _reproduce(fault: StrategyFault, rules: RuleSet, strategies: Sequence[object], n: int,
-               ss: np.random.SeedSequence, decks, slots: int, matches: bool) -> str:
+               ss: np.random.SeedSequence, decks, slots: int, matches: bool, where: FaultContext) -> str:
     """Play the same run again, tracing the faulty deal, and write it as a scenario file.
 
     The run is deterministic given its seed, so the fault recurs at the same
     decision; the tokens recorded up to it replay the deal to that point.  A
     strategy that is not deterministic may not fault again: then the deal is
-    reproduced in the rules engine instead (faults.write_fault_scenario).
+    reproduced in the rules engine instead (faults.write_fault_scenario).  The
+    file is named by variant, cell, chunk and global deal number, and never
+    overwrites another (a second fault in the same deal gets ``-2``).
     """
     unit = "match" if matches else "deal"
-    label = f"{rules.variant}-{unit}{fault.job}"
+    label = f"{rules.variant}-{where.file_part()}{unit}{where.first + fault.job}"
     play_rng, deck_rng = _streams(ss)
     again = BatchSim(rules, strategies, slots=slots, rng=play_rng, matches=matches, deck_rng=deck_rng,
-                     trace_jobs={fault.job})
+                     trace_jobs={fault.job}, where=where, stream_base=base_key(ss))
     try:
         again.run(n, decks)
     except StrategyFault as second:
@@ -46,14 +50,15 @@ def _reproduce(fault: StrategyFault, rules: RuleSet, strategies: Sequence[object
             try:
                 path = write_trace_scenario(rules, second.seat_strategies, second.deck,
                                             again.histories.get(fault.job, []), again.lead_suits.get(fault.job),
-                                            fault_dir(), label)
+                                            fault_dir(), label, fault.stream_key, str(fault))
             except OSError as exc:
                 return f"could not write the fault scenario: {exc}"
             return f"scenario {path} replays to the faulty decision: durak replay {path}"
     except Exception:  # noqa: BLE001 — a strategy that misbehaves differently the second time
         pass
     try:
-        path, met = write_fault_scenario(rules, fault.seat_strategies, fault.deck, fault_dir(), label)
+        path, met = write_fault_scenario(rules, fault.seat_strategies, fault.deck, fault_dir(), label,
+                                         fault.stream_key, str(fault))
     except OSError as exc:
         return f"could not write the fault scenario: {exc}"
     how = "replays to the faulty decision" if met else "holds the deal (the strategy did not fault the same way again)"
@@ -61,45 +66,49 @@ def _reproduce(fault: StrategyFault, rules: RuleSet, strategies: Sequence[object
 
 
 def _streams(seed: int | np.random.SeedSequence | None) -> tuple[np.random.Generator, np.random.Generator]:
-    """Two independent generators from one seed: play (strategies, options) and decks."""
+    """Two independent generators from one seed: play (strategies) and decks; the rule options
+    draw from per-deal streams keyed by a third child (core.streams.base_key)."""
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     child = [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (k,)) for k in (0, 1)]
     return np.random.default_rng(child[0]), np.random.default_rng(child[1])
 
 
-def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int,
-                   seed: int | np.random.SeedSequence | None = None, *, decks: NDArray[np.int8] | None = None,
-                   check: bool = False, slots: int = DEFAULT_SLOTS) -> DealResults:
-    """Play ``n`` deals; ``strategies[p]`` plays position p (p = 0 acts first, G2).
-
-    Deals come from seeded shuffles (``seed``) or from ``decks`` (N, D).
-    """
+def _run(rules: RuleSet, strategies: Sequence[object], n: int, seed, decks, check: bool, slots: int,
+         matches: bool, where: FaultContext | None):
     if len(strategies) != rules.players:
         raise ValueError(f"{len(strategies)} strategies for {rules.players} players")
+    where = where or FaultContext()
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     play_rng, deck_rng = _streams(ss)
     # a slot count that does not depend on n would make results depend only on the seed;
     # fewer slots than deals is pointless, so clamp (results then depend on the seed and n)
-    sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=play_rng, check=check, deck_rng=deck_rng)
+    sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=play_rng, matches=matches, check=check,
+                   deck_rng=deck_rng, where=where, stream_base=base_key(ss))
     try:
-        return sim.run(n, decks)  # type: ignore[return-value]
+        res = sim.run(n, decks)
     except StrategyFault as fault:
-        raise SimulationError(f"{fault}; {_reproduce(fault, rules, strategies, n, ss, decks, sim.b, False)}") from None
+        raise SimulationError(f"{fault}; {_reproduce(fault, rules, strategies, n, ss, decks, sim.b, matches, where)}"
+                              ) from None
+    if check:
+        check_determinism(rules, strategies, n, ss, decks, sim.b, matches, where)
+    return res
+
+
+def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int,
+                   seed: int | np.random.SeedSequence | None = None, *, decks: NDArray[np.int8] | None = None,
+                   check: bool = False, slots: int = DEFAULT_SLOTS, where: FaultContext | None = None) -> DealResults:
+    """Play ``n`` deals; ``strategies[p]`` plays position p (p = 0 acts first, G2).
+
+    Deals come from seeded shuffles (``seed``) or from ``decks`` (N, D).
+    ``where`` says which cell and chunk this is, so that faults are named uniquely.
+    """
+    return _run(rules, strategies, n, seed, decks, check, slots, False, where)
 
 
 def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int,
                      seed: int | np.random.SeedSequence | None = None, *, decks: NDArray[np.int8] | None = None,
-                     check: bool = False, slots: int = 2048) -> MatchResults:
+                     check: bool = False, slots: int = 2048, where: FaultContext | None = None) -> MatchResults:
     """Play ``n`` matches to ``rules.target`` (G11); ``strategies[i]`` is player i (0 leads deal 1)."""
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
-    if len(strategies) != rules.players:
-        raise ValueError(f"{len(strategies)} strategies for {rules.players} players")
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    play_rng, deck_rng = _streams(ss)
-    sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=play_rng, matches=True, check=check,
-                   deck_rng=deck_rng)
-    try:
-        return sim.run(n, decks)  # type: ignore[return-value]
-    except StrategyFault as fault:
-        raise SimulationError(f"{fault}; {_reproduce(fault, rules, strategies, n, ss, decks, sim.b, True)}") from None
+    return _run(rules, strategies, n, seed, decks, check, slots, True, where)  # type: ignore[return-value]

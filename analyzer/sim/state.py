@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from analyzer.core.bits import BIT, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, chunk_table, popcount
 from analyzer.core.cards import KING, N_CARDS, QUEEN, card_id, deck
 from analyzer.core.rules import RuleSet
+from analyzer.core.streams import deal_keys
 from analyzer.sim.errors import SimulationError
 
 BEGIN, PLAY, DRAWN, SEVEN, LEAD, IDLE, DONE = 0, 1, 2, 3, 4, 5, 6
@@ -77,7 +78,7 @@ def make_tables(r: RuleSet) -> Tables:
 class SlotState:
     """The per-slot arrays, dealing into them (G10a), and the --check invariants over them."""
 
-    def __init__(self, rules: RuleSet, slots: int, matches: bool) -> None:
+    def __init__(self, rules: RuleSet, slots: int, matches: bool, stream_base: int = 0) -> None:
         self.r = rules
         self.t = make_tables(rules)
         self.matches = matches
@@ -120,6 +121,11 @@ class SlotState:
         self.deals_done = z(b, np.int32)
         self.capped_deals = z(b, np.int32)
         self.deal_k = z(b, np.int32)
+        #: each deal's counter-based random stream (core.streams) for reshuffle=shuffle and forget_rate
+        self.random_options = rules.reshuffle == "shuffle" or rules.last_card_call
+        self.stream_base = stream_base
+        self.skey = z(b, np.uint64)
+        self.scount = z(b, np.uint64)
 
     # ------------------------------------------------------------ dealing
     def _seat_player(self, rows: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -143,6 +149,9 @@ class SlotState:
             hands[:, 0] &= ~BIT[starter]
         self.hands[rows] = hands
         self.slot_deck[rows] = decks
+        if self.random_options:
+            self.skey[rows] = deal_keys(self.stream_base, self.job[rows], self.deal_k[rows])
+            self.scount[rows] = 0
         self._dealt(rows)
         rest = d - used
         ring = np.zeros((len(rows), d), np.int8)

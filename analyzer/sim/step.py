@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 from analyzer.core.bits import BIT, RANK_MASK, RANK_OF, SUIT_OF, popcount, single_card
 from analyzer.core.cards import DRAW, N_CARDS, TAKE
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
+from analyzer.core.streams import shuffled, uniforms
 from analyzer.sim.state import BEGIN, DRAWN, LEAD, PLAY, SEVEN, SlotState
 
 #: An action code inside one step: the drawn card does not fit, the turn passes (G6).
@@ -128,10 +129,12 @@ class TurnSteps(SlotState):
         return card
 
     def _shuffle_talon(self, rows: NDArray[np.int64]) -> None:
-        """G8 option reshuffle=shuffle: shuffle the freshly turned talon (rare; per row)."""
-        for row in rows:
+        """G8 option reshuffle=shuffle: shuffle the freshly turned talon from the deal's own stream
+        (core.streams, as the rules engine does: rare, so one row at a time)."""
+        for row in rows.tolist():
             pos = (int(self.head[row]) + np.arange(int(self.tcount[row]))) % self.d
-            self.ring[row, pos] = self.rng.permutation(self.ring[row, pos])
+            cards, self.scount[row] = shuffled(self.ring[row, pos].tolist(), int(self.skey[row]), int(self.scount[row]))
+            self.ring[row, pos] = cards
 
 
 class PlaySteps(TurnSteps):
@@ -283,8 +286,10 @@ class PlaySteps(TurnSteps):
         out = left == 0
         ro = rows[out]
         self.last_card[ro] = card[out]
-        if self.r.last_card_call:
-            stay = ~out
-            forgot = (left[stay] == 1) & (self.rng.random(int(stay.sum())) < self.r.forget_rate)
-            self._draw(rows[stay][forgot], 2)  # CZ8 last_card_call
+        if self.r.last_card_call:  # CZ8: one card left, the call forgotten at forget_rate: draw 2
+            one = rows[left == 1]
+            if len(one):
+                u = uniforms(self.skey[one], self.scount[one])
+                self.scount[one] += np.uint64(1)
+                self._draw(one[u < self.r.forget_rate], 2)
         return ro
