@@ -166,3 +166,50 @@ def test_store_open_without_experiment_keeps_old_behaviour(tmp_path: Path) -> No
     s.open(fresh=False, record={})
     s.close()
     assert (tmp_path / "chunks" / "FINGERPRINT").read_text() == "0" * 64 + "\n"
+
+
+# --------------------------------------------------------------------------- reading a results folder back
+
+
+def _finished_copy(tmp: Path) -> Path:
+    folder = tmp / "quick"
+    shutil.copytree(ROOT / "reports" / "quick", folder)
+    return folder
+
+
+@pytest.mark.parametrize("text, words", [("[1, 2]", "a JSON list, not an object"), ('"x"', "a JSON str"),
+                                         ("[" * 100_000, "not valid JSON")])
+def test_load_results_refuses_a_manifest_that_is_not_an_object(tmp_path: Path, text: str, words: str) -> None:
+    from analyzer.stats.tables import ResultsError, load_results
+
+    folder = _finished_copy(tmp_path)
+    (folder / "manifest.json").write_text(text, encoding="utf-8")
+    with pytest.raises(ResultsError, match=words) as ei:
+        load_results(folder)
+    assert "\n" not in str(ei.value)
+
+
+@pytest.mark.parametrize("table, change, words", [
+    ("cells", lambda df: df.drop(columns=["players"]), "column 'players' is missing"),
+    ("cells", lambda df: df.assign(players="four"), "column 'players' holds"),
+    ("positions", lambda df: df.rename(columns={"wins": "won"}), "column 'wins' is missing"),
+    ("totals", lambda df: df[["cell"]], "column 'n' is missing"),
+    ("hist", lambda df: df.assign(count="many"), "column 'count' holds"),
+])
+def test_load_results_refuses_tables_with_the_wrong_columns(tmp_path: Path, table: str, change, words: str) -> None:
+    import pandas as pd
+
+    from analyzer.stats.tables import ResultsError, load_results
+
+    folder = _finished_copy(tmp_path)
+    path = folder / "results" / f"{table}.parquet"
+    change(pd.read_parquet(path)).to_parquet(path)
+    with pytest.raises(ResultsError, match=f"{table}.parquet: {words}"):
+        load_results(folder)
+
+
+def test_load_results_reads_every_committed_report() -> None:
+    from analyzer.stats.tables import load_results
+
+    for folder in sorted((ROOT / "reports").glob("*/results")):
+        assert len(load_results(folder.parent).cells) > 0

@@ -27,9 +27,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analyzer.core.inputs import read_user_text
 from analyzer.core.rules import RulesError, describe_options, parse_description
 from analyzer.stats import intervals as stats
 from analyzer.stats import paired
+from analyzer.stats.schema import manifest_problem, results_problem
 from analyzer.stats.sums import CROSS_COLUMNS, POSITION_COLUMNS, TOTAL_COLUMNS
 
 #: Columns that describe a cell; every table carries them.
@@ -101,15 +103,21 @@ def load_results(path: str | Path) -> Results:
     """Read ``DIR/results/*.parquet`` and ``DIR/manifest.json`` (missing manifest -> {})."""
     d = Path(path)
     r = d / "results"
+    if problem := results_problem(r):  # wrong columns or types: one line, not a KeyError later
+        raise ResultsError(problem)
     cells = _normalize_cells(_read_table(r / "cells.parquet"))
     positions = _read_table(r / "positions.parquet")
     totals = _read_table(r / "totals.parquet")
     hist = _read_table(r / "hist.parquet")
     mpath = d / "manifest.json"
     try:
-        manifest = json.loads(mpath.read_text(encoding="utf-8")) if mpath.exists() else {}
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ResultsError(f"{mpath}: not valid JSON ({exc})") from None
+        manifest = json.loads(read_user_text(mpath)) if mpath.exists() else {}  # bounded read
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise ResultsError(f"{mpath}: not valid JSON ({' '.join(str(exc).split()) or 'nested too deeply'})") from None
+    except OSError as exc:
+        raise ResultsError(f"{mpath}: cannot read: {exc.strerror or exc}") from None
+    if problem := manifest_problem(manifest, mpath):
+        raise ResultsError(problem)
     return Results(cells=cells, positions=positions, totals=totals, hist=hist,
                    manifest=manifest, path=d)
 
