@@ -203,7 +203,11 @@ def hero_objective(rules: RuleSet, strategy: str, names: Sequence[str], *, refer
     or ``background`` in order), minus the fair share ``1 / players``.  The
     decks come from :func:`decks_for` and the strategies' random numbers from
     ``(seed, first deck index, deck count)``, so a candidate's score depends
-    on its parameters and the deck indices only.
+    on its parameters and the deck indices only.  Parameters left out of
+    ``names`` keep the strategy's defaults.  ``weighted`` plays the best score,
+    so multiplying all its weights by one positive factor changes no play:
+    leave one weight out (e.g. ``w_points`` at 1) so the optimum is a point,
+    not a ray along which CMA-ES's step size only grows.
     """
     target, fixed = parse_spec(strategy)
     if fixed:
