@@ -105,7 +105,8 @@ def show_wild_positions(wp: pd.DataFrame) -> pd.DataFrame:
                                             zip(wp["held_rate"], wp["held_lo"], wp["held_hi"])]
     d["lost by the wild rule [95% CI]"] = [pct_ci(a, b, c) for a, b, c in
                                            zip(wp["by_wild_rate"], wp["by_wild_lo"], wp["by_wild_hi"])]
-    d["mean points [95% CI]"] = [num_ci(a, b, c) for a, b, c in zip(wp["points_mean"], wp["points_lo"], wp["points_hi"])]
+    d["mean points [95% CI]"] = [num_ci(a, b, c) for a, b, c in
+                                 zip(wp["points_mean"], wp["points_lo"], wp["points_hi"])]
     d["n"] = [count(x) for x in wp["n"]]
     return d
 

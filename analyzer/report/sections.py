@@ -10,10 +10,11 @@ and charts of its own part further down.  The report kinds are exactly
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -132,8 +133,7 @@ def positions(ctx: Context) -> Section:
             sub = g[g["cell"].isin(chunk)]
             s.details.append(ctx.chart(
                 f"win_by_position_{variant}_{unit}_{i}",
-                lambda sub=sub, variant=variant, unit=unit: charts.plot_win_by_position(sub, variant=variant,
-                                                                                        unit=unit),
+                partial(charts.plot_win_by_position, sub, variant=variant, unit=unit),
                 f"Win rate by position, {variant}, per {unit}" + (" (lineups pooled)" if ctx.rotated else "")))
     return s
 
@@ -172,8 +172,7 @@ def head_to_head(ctx: Context) -> Section:
         title = f"{variant} {players}p per {unit}" + ("" if rt == "default rules" else f", {rt}")
         s.details.append(ctx.chart(
             f"head_to_head_{variant}_{players}p_{unit}_{rt}",
-            lambda m=m, lo=lo, hi=hi, title=title, g=g:
-            charts.plot_heatmap(m, lo=lo, hi=hi, title=title, n=float(g["n"].min())),
+            partial(charts.plot_heatmap, m, lo=lo, hi=hi, title=title, n=float(g["n"].min())),
             f"Strategy against strategy, {title}"))
     return s
 
@@ -208,7 +207,7 @@ def wild_penalty(ctx: Context) -> Section:
     wbs = tables.wild_by_strategy(res)
     for unit in sorted(wbs["unit"].unique()):
         s.details.append(ctx.chart(f"wild_penalty_{unit}",
-                                   lambda unit=unit: charts.plot_wild_penalty(wbs, unit=unit),
+                                   partial(charts.plot_wild_penalty, wbs, unit=unit),
                                    f"Wild-holding penalty per variant and strategy, per {unit}"))
     return s
 
@@ -251,7 +250,7 @@ def length(ctx: Context) -> Section:
             for i, chunk in enumerate(_chunks(list(dict.fromkeys(g["cell"])), MAX_SERIES)):
                 sub = g[g["cell"].isin(chunk)]
                 s.details.append(ctx.chart(f"hist_{kind}_{variant}_{i}",
-                                           lambda sub=sub, kind=kind: charts.plot_hist(sub, kind),
+                                           partial(charts.plot_hist, sub, kind),
                                            f"Distribution of {what}, {variant}"))
     return s
 
@@ -296,7 +295,8 @@ def run_blocks(res: Results) -> list[Block]:
         f"Experiment: {m.get('name', '–')} — {m.get('description', '') or 'no description'}",
         f"Seed: {m.get('seed', '–')}; analyzer version: {m.get('version', '–')}",
         f"Started {m.get('started', '–')}, finished {m.get('finished', '–')}; "
-        f"{count(float(m['deals_per_second'])) if isinstance(m.get('deals_per_second'), (int, float)) else '–'} deals per second",
+        f"{count(float(rate)) if isinstance(rate := m.get('deals_per_second'), (int, float)) else '–'} "
+        "deals per second",
         f"{len(res.cells)} cells; {count(deals)} deals simulated"
         + (f", {count(match_deals)} of them in {count(matches)} matches" if matches else ""),
         "Variants: " + ", ".join(sorted(res.cells["variant"].unique())) + "; player counts: "

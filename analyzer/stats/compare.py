@@ -123,7 +123,7 @@ def _div(a: float, b: float) -> float:
     return a / b if b > 0 else float("inf") if a > 0 else float("nan")
 
 
-def _fresh_se(win_rot: NDArray[np.float32], i: int, j: int) -> float:
+def _fresh_se(win_rot: NDArray[np.floating[Any]], i: int, j: int) -> float:
     """Standard error of the win difference i − j had every game of a deck's rotations had its own deck.
 
     The rotations' games are then independent, so the variance of the per-deck
@@ -159,14 +159,15 @@ def summarize_comparison(cmp: Comparison) -> dict[str, Any]:
     d, k = win.shape
     players = cmp.rules.players
     seat_games = d * players  # per strategy: one place per position per deck
-    ranking = []
+    ranking: list[dict[str, Any]] = []
     for i, name in enumerate(cmp.names):
-        w, l, pts = (_mean_ci(cmp.scores[m][:, i]) for m in METRICS)
+        w, lo_, pm = (_mean_ci(cmp.scores[m][:, i]) for m in METRICS)
         ranking.append({"strategy": name, "spec": cmp.specs[i], "win_rate": w[0], "lo": w[1], "hi": w[2],
-                        "loss_rate": l[0], "loss_lo": l[1], "loss_hi": l[2],
-                        "mean_points": pts[0], "points_lo": pts[1], "points_hi": pts[2], "n": seat_games})
+                        "loss_rate": lo_[0], "loss_lo": lo_[1], "loss_hi": lo_[2],
+                        "mean_points": pm[0], "points_lo": pm[1], "points_hi": pm[2], "n": seat_games})
     ranking.sort(key=lambda r: -r["win_rate"])
-    pairs, narrowing = [], []
+    pairs: list[dict[str, Any]] = []
+    narrowing: list[dict[str, Any]] = []
     for i, j in combinations(range(k), 2):
         a, b = cmp.names[i], cmp.names[j]
         e = paired_difference(win[:, i], win[:, j])
@@ -182,7 +183,7 @@ def summarize_comparison(cmp: Comparison) -> dict[str, Any]:
         narrowing.append({"a": a, "b": b, "paired_half_width": paired_hw, "independent_half_width": indep_hw,
                           "ratio": _div(indep_hw, paired_hw), "fresh_decks_half_width": fresh_hw,
                           "ratio_fresh_decks": _div(fresh_hw, paired_hw)})
-    p_holm = holm([p["p"] for p in pairs]) if pairs else []
+    p_holm: list[float] = holm([p["p"] for p in pairs]).tolist() if pairs else []
     for p, ph in zip(pairs, p_holm):
         p["p_holm"] = float(ph)
         sure = bool(agreed_distinguishable(p["lo"], p["hi"], p["p_holm"]))

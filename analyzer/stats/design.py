@@ -21,7 +21,7 @@ The statistics of the resulting per-deck scores are in
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def lineups(k: int, players: int) -> list[list[int]]:

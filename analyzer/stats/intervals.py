@@ -148,7 +148,7 @@ def paired_difference(a: ArrayLike, b: ArrayLike, z: float = Z95) -> Estimate:
     if d.ndim != 1:
         d = d.ravel()
     n = d.size
-    return mean_from_sums(d.sum(), (d * d).sum(), n, z)  # type: ignore[return-value]
+    return mean_from_sums(d.sum(), (d * d).sum(), n, z)
 
 
 def z_test_p(estimate: ArrayLike, se: ArrayLike, null: ArrayLike = 0.0) -> FloatArray:

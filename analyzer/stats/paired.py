@@ -94,8 +94,8 @@ def paired_diff(cells: list[tuple[float, pd.DataFrame]], a: str, b: str, metric:
     """rate_a − rate_b (mean for points) over the cells, with its paired interval."""
     r = _pair(cells, a, b, metric)
     d, se = r["diff"], r["se"]
-    return stats.Estimate(np.float64(d), np.float64(se), np.float64(d - stats.Z95 * se),
-                          np.float64(d + stats.Z95 * se), np.float64(r["n_a"]))
+    return stats.Estimate(*(np.asarray(v, dtype=np.float64) for v in
+                            (d, se, d - stats.Z95 * se, d + stats.Z95 * se, r["n_a"])))
 
 
 def paired_log_ratio_se(cells: list[tuple[float, pd.DataFrame]], a: str, b: str, metric: str,

@@ -72,7 +72,7 @@ def summarize(res: DealResults | MatchResults, strategies: list[str]) -> dict[st
         went = np.bincount(res.went_out[res.went_out >= 0], minlength=p)
         wild = res.wild_held.sum(axis=0)
         turns = res.turns.astype(np.int64)
-        totals = {
+        totals: dict[str, float] = {
             "n": n, "blocked": int((res.end == END_BLOCKED).sum()),
             "capped": int((res.end == END_CAPPED).sum()),
             "turns_sum": int(turns.sum()), "turns_sq": int((turns ** 2).sum()),

@@ -513,7 +513,8 @@ def game_length(res: Results) -> pd.DataFrame:
     with np.errstate(divide="ignore", invalid="ignore"):
         t["turnovers_mean"] = np.where(is_match, np.nan, t["turnovers_sum"] / t["n"])
         t["deals_mean"] = t["deals_sum"] / t["n"].where(t["n"] > 0)
-    qcols = {f"{k}_{q}": [] for k in ("turns", "deals") for q in ("median", "p90", "p99", "p99_open")}
+    qcols: dict[str, list[Any]] = {f"{k}_{q}": [] for k in ("turns", "deals")
+                                   for q in ("median", "p90", "p99", "p99_open")}
     hist = res.hist
     for cell, match in zip(t["cell"], is_match):
         kind = "deals" if match else "turns"
@@ -645,7 +646,8 @@ def rule_effects(res: Results) -> pd.DataFrame:
             wd = stats.diff_proportions(wa["by_wild_rate"], wa["n"], wb["by_wild_rate"], wb["n"])
             rows.append({
                 "variant": r["variant"], "players": int(r["players"]), "unit": r["unit"], "lineup": r["lineup"],
-                "switch": describe_options({k: v}), "context": rules_text(json.dumps(rest)), "cell_on": on, "cell_off": off,
+                "switch": describe_options({k: v}), "context": rules_text(json.dumps(rest)),
+                "cell_on": on, "cell_off": off,
                 "n_on": a["n"], "n_off": b["n"], "first_on": a["rate"], "first_off": b["rate"],
                 "first_diff": float(fd.est), "first_lo": float(fd.lo), "first_hi": float(fd.hi),
                 "turns_on": la["turns_mean"], "turns_off": lb["turns_mean"], "turns_diff": float(td),
