@@ -207,7 +207,13 @@ def hero_objective(rules: RuleSet, strategy: str, names: Sequence[str], *, refer
     ``names`` keep the strategy's defaults.  ``weighted`` plays the best score,
     so multiplying all its weights by one positive factor changes no play:
     leave one weight out (e.g. ``w_points`` at 1) so the optimum is a point,
-    not a ray along which CMA-ES's step size only grows.
+    not a ray.  Measured (czech 2p against greedy, 10-12 generations of 200-500
+    decks): the mean's gain stays within about ±1 pp of the start, the step
+    size grows on the flat, noisy landscape, and the hold-out check finds no
+    gain (-0.05 pp [-0.70, +0.60] on 5,000 decks) while the best candidates of
+    single generations looked up to +1.6 pp better: the winner's curse the
+    hold-out check is there for.  Finding real gains needs thousands of decks
+    per generation.
     """
     target, fixed = parse_spec(strategy)
     if fixed:
