@@ -360,3 +360,13 @@ def test_win_loss_and_histograms_pooled_over_seatings(res: tables.Results) -> No
     g = h[(h.variant == "czech") & h.rules.str.contains("sevens")]
     assert g["count"].sum() == 200 and g.loc[g["bin"] == 10, "count"].iloc[0] == 200
     assert g["label"].iloc[0] == "czech 2p sevens=on"
+
+
+def test_rule_effect_verdicts_need_the_holm_p_to_agree(res: tables.Results, tmp_path: Path) -> None:
+    """One verdict rule for the rule-effect rows too (issue 15): interval and Holm p agree."""
+    r = tables.rule_effects(res).iloc[0]
+    se = (r["first_hi"] - r["first_diff"]) / stats.Z95
+    assert r["first_p_holm"] == pytest.approx(float(stats.z_test_p(r["first_diff"], se)))  # one row: Holm = p
+    assert bool(r["first_distinguishable"]) == bool(r["first_hi"] < 0 and r["first_p_holm"] < 0.05)
+    empty = tables.rule_effects(tables.load_results(write_results(tmp_path, keep_cells=[0])))
+    assert empty.empty and {"first_p_holm", "turns_distinguishable"} <= set(empty.columns)

@@ -609,7 +609,9 @@ def rule_effects(res: Results) -> pd.DataFrame:
     option is the baseline; one row per such pair with the change (on - off) in
     the first player's win rate, mean deal length, blocked and capped shares and
     the share of losers picked by the wild rule, each with a normal interval
-    for independent samples.  ``context`` names the other options ("default
+    for independent samples (two cells never share deals).  The first
+    player's and the turns' changes carry Holm p-values over the rows and a
+    verdict only where interval and Holm p agree.  ``context`` names the other options ("default
     rules" for a switch alone).  Empty (with columns) when no pair exists.
     """
     fpa = first_player_advantage(res).set_index("cell")
@@ -619,7 +621,8 @@ def rule_effects(res: Results) -> pd.DataFrame:
             "n_on", "n_off", "first_on", "first_off", "first_diff", "first_lo", "first_hi",
             "turns_on", "turns_off", "turns_diff", "turns_lo", "turns_hi",
             "blocked_diff", "blocked_lo", "blocked_hi", "capped_diff", "capped_lo", "capped_hi",
-            "by_wild_diff", "by_wild_lo", "by_wild_hi", "first_distinguishable", "turns_distinguishable"]
+            "by_wild_diff", "by_wild_lo", "by_wild_hi", "first_p_holm", "turns_p_holm",
+            "first_distinguishable", "turns_distinguishable"]
     c = res.cells
     canon = {int(r["cell"]): json.dumps(rules_dict(r["rules"]), sort_keys=True) for _, r in c.iterrows()}
     index = {(r["variant"], int(r["players"]), r["unit"], r["lineup"], canon[int(r["cell"])]): int(r["cell"])
@@ -655,7 +658,12 @@ def rule_effects(res: Results) -> pd.DataFrame:
                 "blocked_diff": float(bd.est), "blocked_lo": float(bd.lo), "blocked_hi": float(bd.hi),
                 "capped_diff": float(cd.est), "capped_lo": float(cd.lo), "capped_hi": float(cd.hi),
                 "by_wild_diff": float(wd.est), "by_wild_lo": float(wd.lo), "by_wild_hi": float(wd.hi),
-                "first_distinguishable": bool(stats.distinguishable(fd.lo, fd.hi)),
-                "turns_distinguishable": bool(stats.distinguishable(td - stats.Z95 * se_t, td + stats.Z95 * se_t)),
+                "first_p": float(stats.z_test_p(fd.est, fd.se)), "turns_p": float(stats.z_test_p(td, se_t)),
             })
-    return pd.DataFrame(rows, columns=cols)
+    out = pd.DataFrame(rows, columns=[*cols, "first_p", "turns_p"])
+    # the one verdict rule: the interval excludes 0 and the Holm p (over the rows) agrees
+    for m in ("first", "turns"):
+        out[f"{m}_p_holm"] = stats.holm(out[f"{m}_p"].to_numpy(dtype=float))
+        out[f"{m}_distinguishable"] = stats.agreed_distinguishable(out[f"{m}_lo"], out[f"{m}_hi"],
+                                                                   out[f"{m}_p_holm"])
+    return out[cols]
