@@ -4,6 +4,9 @@ A *design* turns strategy specs and a player count into *tables*: a line-up by
 position (position 0 acts first in deal 1, G2) and the deck stream it plays
 on.  Tables on the same stream play the same deck orders deck by deck
 (duplicate), so what differs between them is the seating, never the cards.
+Tables on one stream should also hand their strategies the same random seed
+(common random numbers, as ``durak compare`` does), so a ``random`` player
+draws alike in every seating and a strategy against itself differs by 0.
 
 ``round-robin`` (2 players only)
     Every pair of strategies head to head, each pair in both seatings, both
