@@ -44,7 +44,7 @@ class Pimc:
     name = "pimc"
     description = "determinized Monte Carlo search: samples worlds, rolls every action out (worlds, rollout, objective)"
 
-    def __init__(self, *, worlds: int = 64, rollout: str = "greedy", objective: str = "loser", seed: int = 0) -> None:
+    def __init__(self, *, worlds: int = 64, rollout: str = "weighted", objective: str = "loser", seed: int = 0) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= 4096:
             raise ValueError(f"worlds must be a whole number from 1 to 4096, not {worlds!r}")
         if objective not in OBJECTIVES:
