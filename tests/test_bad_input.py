@@ -195,6 +195,49 @@ def _strats(first: str, players: int = 4) -> str:
     return ",".join([first] + ["random"] * (players - 1))
 
 
+def _fifo(path: Path) -> Path:
+    """A FIFO with no writer: reading it used to wait forever (issue 11)."""
+    os.mkfifo(path)
+    return path
+
+
+def _sparse(path: Path, size: int) -> Path:
+    with open(path, "wb") as fh:  # no disk used, but stat says ``size``
+        fh.truncate(size)
+    return path
+
+
+def _copied_report(f: Files, name: str, table: str | None = None) -> Path:
+    """A copy of a committed example report (optionally with a table's columns damaged)."""
+    import shutil
+
+    import pandas as pd
+
+    out = f.tmp / name
+    shutil.copytree(ROOT / "reports" / name, out)
+    if table is not None:
+        path = out / "results" / f"{table}.parquet"
+        pd.read_parquet(path).drop(columns=["cell"]).to_parquet(path)
+    return out
+
+
+def _damaged(out: Path, name: str, data: bytes) -> Path:
+    (out / name).write_bytes(data)
+    return out
+
+
+def _foreign(f: Files) -> Path:
+    (f.tmp / "mine").mkdir()
+    (f.tmp / "mine" / "thesis.tex").write_text("mine\n", encoding="utf-8")
+    return f.tmp / "mine"
+
+
+EXP_DEEP = "x = " + "[" * 100_000 + "]" * 100_000 + "\n"
+EXP_GRID = (GOOD_EXPERIMENT + "[grid]\nforget_rate = [" + ", ".join(str(i / 1000) for i in range(1000)) + "]\n"
+            + "target = [" + ", ".join(str(i) for i in range(1, 1001)) + "]\n")
+RUN = ["--jobs", "1", "--quiet"]
+
+
 # (id, args builder, culprits builder): each names what the message must contain.
 Case = tuple[str, Callable[[Files], list[str]], Callable[[Files], list[str]]]
 CASES: list[Case] = [
@@ -336,6 +379,52 @@ CASES: list[Case] = [
      lambda f: ["sc_illegal.toml", "move 1", "'AS'", "Ilya", "illegal", "does not hold"]),
     ("sc-moves-missing", lambda f: ["replay", f.sc_short], lambda f: ["sc_short.toml", "move 22", "Yuri", "QC"]),
     ("sc-moves-left-over", lambda f: ["replay", f.sc_long], lambda f: ["sc_long.toml", "move 23", "'8S'", "over"]),
+    # ---- issue 11: sizes and shapes bounded before any allocation
+    ("exp-deals-10^12", lambda f: ["run", _write(f.tmp / "huge.toml", GOOD_EXPERIMENT.replace(
+        "deals = 20", "deals = 1000000000000")), *RUN], lambda f: ["huge.toml", "'deals'", "too large"]),
+    ("exp-deals-int64-max", lambda f: ["run", _write(f.tmp / "max.toml", GOOD_EXPERIMENT.replace(
+        "deals = 20", "deals = 9223372036854775807")), *RUN], lambda f: ["max.toml", "'deals'", "too large"]),
+    ("exp-matches-10^12", lambda f: ["run", _write(f.tmp / "m.toml", GOOD_EXPERIMENT.replace(
+        "deals = 20", "matches = 1000000000000")), *RUN], lambda f: ["m.toml", "'matches'", "too large"]),
+    ("exp-chunk-size-10^12",
+     lambda f: ["run", _write(f.tmp / "c.toml", GOOD_EXPERIMENT + "chunk_size = 1000000000000\n"), *RUN],
+     lambda f: ["c.toml", "'chunk_size'", "too large"]),
+    ("exp-too-many-chunks", lambda f: ["run", _write(f.tmp / "many.toml", GOOD_EXPERIMENT.replace(
+        "deals = 20", "deals = 10000000000")), *RUN], lambda f: ["many.toml", "200,000 chunks", "chunk_size"]),
+    ("run-deals-too-many-chunks", lambda f: ["run", f.exp, "--deals", "10000000000", *RUN],
+     lambda f: ["deals override", "chunks"]),
+    ("exp-grid-million-cells", lambda f: ["run", _write(f.tmp / "grid.toml", EXP_GRID), *RUN],
+     lambda f: ["grid.toml", "'grid'", "1,000,000 cells"]),
+    ("exp-deep-toml", lambda f: ["run", _write(f.tmp / "deep.toml", EXP_DEEP), *RUN],
+     lambda f: ["deep.toml", "nested more than 32 levels"]),
+    ("exp-dev-zero", lambda f: ["run", "/dev/zero", *RUN], lambda f: ["/dev/zero", "not a regular file"]),
+    ("exp-fifo", lambda f: ["run", _fifo(f.tmp / "fifo.toml"), *RUN], lambda f: ["fifo.toml", "FIFO"]),
+    ("exp-2-GiB-file", lambda f: ["run", _sparse(f.tmp / "big.toml", 2 << 30), *RUN],
+     lambda f: ["big.toml", "too large"]),
+    ("exp-name-newline", lambda f: ["run", _write(f.tmp / "nl.toml", GOOD_EXPERIMENT.replace(
+        'name = "tiny"', 'name = "tiny\\n"')), *RUN], lambda f: ["nl.toml", "'name'"]),
+    ("sc-dev-zero", lambda f: ["replay", "/dev/zero"], lambda f: ["/dev/zero", "not a regular file"]),
+    ("sc-fifo", lambda f: ["replay", _fifo(f.tmp / "fifo_sc.toml")], lambda f: ["fifo_sc.toml", "FIFO"]),
+    ("sc-deep-toml", lambda f: ["replay", _write(f.tmp / "deep_sc.toml", EXP_DEEP)],
+     lambda f: ["deep_sc.toml", "nested more than 32 levels"]),
+    # ---- issue 11: output folders durak did not write, damaged stores, lost clusters
+    ("out-committed-report", lambda f: ["run", _write(f.tmp / "fp.toml", GOOD_EXPERIMENT.replace(
+        '"tiny"', '"first_player"')), "--out", _copied_report(f, "first_player"), *RUN],
+     lambda f: ["first_player", "another experiment", "another --out"]),
+    ("out-committed-report-fresh", lambda f: ["run", _write(f.tmp / "fp.toml", GOOD_EXPERIMENT.replace(
+        '"tiny"', '"first_player"')), "--out", _copied_report(f, "first_player"), "--fresh", *RUN],
+     lambda f: ["first_player", "another experiment", "another --out"]),
+    ("out-someone-elses-folder", lambda f: ["run", f.exp, "--out", _foreign(f), *RUN],
+     lambda f: ["mine", "thesis.tex", "no manifest.json"]),
+    ("resume-garbage-fingerprint", lambda f: ["run", f.exp, "--deals", "20", "--out", _damaged(
+        f.finished("garbage_fp"), "chunks/FINGERPRINT", b"\xff\xfe\x00"), *RUN],
+     lambda f: ["FINGERPRINT", "damaged", "--fresh"]),
+    ("report-list-manifest", lambda f: ["report", _damaged(f.finished("list_manifest"), "manifest.json", b"[1, 2]")],
+     lambda f: ["manifest.json", "JSON list"]),
+    ("report-wrong-columns", lambda f: ["report", _copied_report(f, "quick", "cells")],
+     lambda f: ["cells.parquet", "'cell'", "missing"]),
+    ("run-scheduler-with-loky", lambda f: ["run", f.exp, "--scheduler", "tcp://127.0.0.1:8786", *RUN],
+     lambda f: ["--scheduler", "--backend dask"]),
 ]
 
 
