@@ -146,3 +146,20 @@ def test_decks_come_from_their_own_stream():
         a = simulate_deals(rules, strats, 400, seed=9, first=100)
         b = simulate_deals(rules, strats, 400, seed=9, first=100, decks=decks)
         assert all(np.array_equal(getattr(a, f.name), getattr(b, f.name)) for f in fields(DealResults))
+
+
+def test_strategies_without_a_compiled_form_are_named():
+    """A user's Python strategy (or a subclass of a built-in) is not run by the kernel yet: one clear error."""
+    from analyzer.kernel.lineup import NotCompiled
+    from strategies.greedy import Greedy
+    from tests.plugin_example import HighestCard
+
+    class Tweaked(Greedy):
+        name = "tweaked"
+
+    rules = make_rules("czech", 2)
+    for odd in (HighestCard(), Tweaked()):
+        with pytest.raises(NotCompiled, match=odd.name):
+            simulate_deals(rules, [get_strategy("greedy"), odd], 10)
+    with pytest.raises(ValueError, match="decks must be"):
+        simulate_deals(rules, [get_strategy("greedy")] * 2, 10, decks=np.zeros((10, 36), np.int8))
