@@ -16,8 +16,6 @@ import typer
 
 from analyzer.execution.lifeline import interrupt_line, on_sigterm, was_terminated
 
-from analyzer.execution.lifeline import interrupt_line, on_sigterm, was_terminated
-
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family).")
 
@@ -297,8 +295,6 @@ def run(
             raise UsageError(f"--backend must be loky or dask, not {backend!r}")
         if scheduler is not None and backend != "dask":  # it was silently ignored
             raise UsageError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
-        if scheduler is not None and backend != "dask":  # it was silently ignored
-            raise UsageError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
         folder = run_experiment(file, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
                                 fresh=fresh, quiet=quiet, check=check)
     typer.echo(f"results and report in {folder}")
@@ -399,8 +395,6 @@ def main(argv: list[str] | None = None) -> None:
     missing value, text for a number, an unknown option or command) end like
     every other user mistake: one line naming the culprit, exit code 2.
     """
-    on_sigterm()  # SIGTERM unwinds like Ctrl-C: workers stopped, lock released, one line
-    _STOPPED_ARGV[:] = sys.argv[1:] if argv is None else argv
     on_sigterm()  # SIGTERM unwinds like Ctrl-C: workers stopped, lock released, one line
     _STOPPED_ARGV[:] = sys.argv[1:] if argv is None else argv
     click_error, usage_error, no_args = _click_errors()
