@@ -21,13 +21,11 @@ the same module as the parent.  A stand-in may define ``get_strategy`` too.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
+import inspect
 import os
-import socket
 from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
-from urllib.parse import urlsplit
 
 import pandas as pd
 from numpy.random import SeedSequence
@@ -36,6 +34,7 @@ from analyzer.execution import lineup as lineups
 from analyzer.execution.experiment import Cell, ExperimentError
 from analyzer.execution.lifeline import guarded
 from analyzer.execution.seeds import chunk_seed, content_text
+from analyzer.sim.errors import FaultContext
 from analyzer.stats.sums import summarize
 
 DEFAULT_SIMULATOR = "analyzer.sim.simulator"
@@ -92,7 +91,12 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     mod = _module(simulator_path(simulator))
     simulate = mod.simulate_matches if cell.unit == "match" else mod.simulate_deals
     strategies = lineups.build(cell.lineup, strategy_resolver(simulator))
-    res = simulate(cell.rules, strategies, n, seed, check=check)
+    kw: dict[str, Any] = {"check": check}
+    if "where" in inspect.signature(simulate).parameters:  # a stand-in simulator may not name faults
+        # faults name the cell, the chunk and the global deal number, for any --jobs
+        kw["where"] = FaultContext(cell_label=cell.label, cell=cell.index, chunk=chunk_index,
+                                   first=chunk_index * cell.chunk_size)
+    res = simulate(cell.rules, strategies, n, seed, **kw)
     if len(res) != n:
         raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
                            f"of cell {cell.index}, expected {n}")
@@ -135,43 +139,6 @@ def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: i
     from analyzer.execution.cluster import dask_results  # lazy like joblib: distributed is slow to import
 
     yield from dask_results(fn, calls, jobs=jobs, scheduler=scheduler)
-
-
-def _dask_client(stack: contextlib.ExitStack, jobs: int, scheduler: str | None) -> Any:
-    """A Client on ``scheduler`` or on a LocalCluster of ``jobs`` workers, closed with ``stack``."""
-    from distributed import Client, LocalCluster
-
-    if scheduler:
-        check_scheduler(scheduler)
-        try:
-            return stack.enter_context(Client(scheduler, set_as_default=False, timeout="10s"))
-        except (OSError, ValueError, TimeoutError) as exc:
-            raise ExperimentError(f"--scheduler {scheduler!r}: cannot connect: "
-                                  f"{' '.join(str(exc).split()) or type(exc).__name__}") from None
-    workers = jobs if jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
-    cluster = stack.enter_context(LocalCluster(
-        n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=None))
-    return stack.enter_context(Client(cluster, set_as_default=False))
-
-
-def check_scheduler(address: str) -> None:
-    """Refuse a malformed or unreachable scheduler address before dask builds a Client.
-
-    A Client that fails half-way leaves a traceback at exit and a long wait; a plain
-    socket says "no" at once.
-    """
-    url = urlsplit(address if "://" in address else f"tcp://{address}")
-    try:
-        host, port = url.hostname, url.port
-    except ValueError:
-        host, port = None, None
-    if url.scheme not in ("tcp", "tls") or not host or not port:
-        raise ExperimentError(f"--scheduler {address!r}: expected an address like tcp://HOST:8786")
-    try:
-        with socket.create_connection((host, port), timeout=10):
-            pass
-    except OSError as exc:
-        raise ExperimentError(f"--scheduler {address!r}: cannot connect: {exc.strerror or exc}") from None
 
 
 def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check: bool = False,
