@@ -209,8 +209,8 @@ def fault_state(sc: Scenario, deal: Deal) -> list[str]:
     top = deal.top
     suit = "" if deal.active_suit is None or top is None or deal.active_suit == top % 4 \
         else f" ({'SCHD'[deal.active_suit]} named)"
-    lines = [f"stopped at the faulty decision ({deal.phase}), move {len(sc.moves)}: "
-             f"{sc.names[s]} (position {(s - 1) % n}) is to act",
+    who = sc.names[s] if sc.names[s].startswith("position ") else f"{sc.names[s]} (position {(s - 1) % n})"
+    lines = [f"stopped at the faulty decision ({deal.phase}), move {len(sc.moves)}: {who} is to act",
              f"hand: {' '.join(card_str(c) for c in sorted(deal.hands[s])) or '-'}; top: "
              f"{'-' if top is None else card_str(top)}{suit}; talon: {len(deal.talon)} cards",
              "legal: " + " ".join(_tok(a) for a in deal.legal_actions())]

@@ -68,6 +68,7 @@ class BatchSim(Scoring, StrategyCalls, MoveRecorder, PlaySteps):
         self.pending_redeal = []
         next_job = 0
         while True:
+            self.step_no += 1
             done = np.nonzero(self.phase == DONE)[0]
             n_free = int(np.count_nonzero(self.job < 0)) + len(done)
             # refill in batches: dealing a few slots every step costs more than it gains

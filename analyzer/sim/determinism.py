@@ -43,15 +43,25 @@ def check_determinism(rules: RuleSet, strategies: Sequence[object], n: int, ss: 
         raise SimulationError(f"{fault} (only when the check replayed the run: the strategy is not deterministic)"
                               ) from None
     unit = "match" if matches else "deal"
+    # the first move, in the run's time, that differs: later differences may be innocent strategies
+    # whose shared generator was drawn from differently because of it
+    first: tuple[int, int, int] | None = None  # (step, job, move)
     for j in range(m):
         ha, hb = a.histories.get(j, []), b.histories.get(j, [])
         if ha == hb:
             continue
         k = next((i for i, (x, y) in enumerate(zip(ha, hb)) if x != y), min(len(ha), len(hb)))
-        who = (a.actors.get(j, []) + [None])[min(k, len(a.actors.get(j, [])))]
-        name = getattr(who, "name", repr(who)) if who is not None else "?"
-        shown = lambda h: h[k] if k < len(h) else "(end)"  # noqa: E731
-        raise SimulationError(
-            f"strategy {name!r} is not deterministic: the same seed played {rules.variant} {unit} "
-            f"{where.first + j}{where.describe()} differently from move {k} ({shown(ha)} then {shown(hb)}); "
-            "a strategy must draw from the rng it is handed, not the global random or np.random")
+        steps = a.move_steps[j] + [a.step_no + 1]
+        if first is None or steps[k] < first[0]:
+            first = (steps[k], j, k)
+    if first is None:
+        return
+    _, j, k = first
+    ha, hb = a.histories[j], b.histories[j]
+    who = (a.actors[j] + [None])[k]
+    name = getattr(who, "name", repr(who)) if who is not None else "?"
+    shown = lambda h: h[k] if k < len(h) else "(end)"  # noqa: E731
+    raise SimulationError(
+        f"strategy {name!r} is not deterministic: the same seed played {rules.variant} {unit} "
+        f"{where.first + j}{where.describe()} differently from move {k} ({shown(ha)} then {shown(hb)}); "
+        "a strategy must draw from the rng it is handed, not the global random or np.random")

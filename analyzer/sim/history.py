@@ -28,8 +28,10 @@ class MoveRecorder(SlotState):
         #: job -> the tokens of its (current) deal, and the suit named for a Jack lead
         self.histories: dict[int, list[str]] = {}
         self.lead_suits: dict[int, int | None] = {}
-        #: job -> the strategy object that made each move (None: forced)
+        #: job -> the strategy object that made each move, and the step of the run it was made in
         self.actors: dict[int, list[object | None]] = {}
+        self.move_steps: dict[int, list[int]] = {}
+        self.step_no = 0
 
     def _dealt(self, rows: NDArray[np.int64]) -> None:
         """A new deal starts in ``rows``: traced jobs start an empty history."""
@@ -42,6 +44,7 @@ class MoveRecorder(SlotState):
             self.histories[j] = []
             self.lead_suits[j] = None
             self.actors[j] = []
+            self.move_steps[j] = []
 
     def _record(self, rows, act, suit, ph) -> None:
         """Append the traced slots' decisions as replay tokens."""
@@ -55,3 +58,4 @@ class MoveRecorder(SlotState):
                 self.histories[j].append(token(int(act[i]), None if s < 0 else s))
                 row = int(rows[i])
                 self.actors[j].append(self.strats[(int(self.dealer[row]) + int(self.cur[row])) % self.n])
+                self.move_steps[j].append(self.step_no)
