@@ -64,7 +64,7 @@ def test_deals_export_rows_and_wilds() -> None:
     per_deal = d.groupby("deal")
     assert (per_deal["winner"].sum() <= 1).all() and (per_deal["loser"].sum() <= 1).all()
     assert (per_deal["wilds_dealt"].sum() <= 4).all() and d["wilds_dealt"].sum() > 0
-    assert d.dtypes["points"] == np.int64 and d.dtypes["wild_held"] == bool
+    assert d.dtypes["points"] == np.int64 and d.dtypes["wild_held"] == np.bool_
     assert d[d.winner]["points"].eq(0).mean() > 0.9  # the winner went out, most of the time
 
 

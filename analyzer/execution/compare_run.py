@@ -14,7 +14,8 @@ numbers depend on the seed alone, not on ``--jobs``.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,14 +24,22 @@ import analyzer.sim.simulator as simulator
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.outcomes import END_CAPPED
 from analyzer.core.registry import get_strategy
-from analyzer.core.rules import RuleSet, RulesError
+from analyzer.core.rules import RulesError, RuleSet
 from analyzer.engine.match import MAX_DEALS
 from analyzer.execution import lineup as lineups
 from analyzer.execution.executor import run_tasks
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.knowledge.table import KnowingStrategy, simulate_observed
-from analyzer.stats.compare import (CHUNK_DEALS, CHUNK_MATCHES, MATCH_DECKS, METRICS, SCORES, CompareError,
-                                    Comparison, FloatArray)
+from analyzer.stats.compare import (
+    CHUNK_DEALS,
+    CHUNK_MATCHES,
+    MATCH_DECKS,
+    METRICS,
+    SCORES,
+    CompareError,
+    Comparison,
+    FloatArray,
+)
 from analyzer.stats.design import labels
 from analyzer.stats.design import lineups as rotations
 

@@ -16,7 +16,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from analyzer.core.registry import StrategySpecError
 

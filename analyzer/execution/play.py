@@ -9,7 +9,8 @@ experiment holding that cell (same seed) writes.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pandas as pd
 

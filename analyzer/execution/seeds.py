@@ -19,7 +19,7 @@ for any ``--jobs`` and scheduling.
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from collections.abc import Sequence
 
 from numpy.random import SeedSequence
 
