@@ -101,6 +101,18 @@ def deck_orders(rules: RuleSet, n: int, seed: int = 0, first: int = 0) -> NDArra
     return out[:, :rules.deck_size]
 
 
+def play_keys(n: int, seed: int = 0, first: int = 0) -> NDArray[np.uint64]:
+    """(n,) the play-stream keys of deals ``first ..`` of ``seed``.
+
+    The stream is core.streams' (uniform(key, counter) = splitmix64 of key +
+    golden * (counter + 1)), so an engine Deal given ``stream_key`` = this key
+    shuffles (G8) and forgets (CZ8) exactly as the kernel does with
+    deterministic strategies; a random strategy draws from the same stream.
+    """
+    return np.array([stream_key(int(seed) & (2**63 - 1), first + i, 0, PLAY_STREAM) for i in range(n)],
+                    np.uint64)
+
+
 def empty_results(n: int, players: int) -> DealResults:
     z = np.zeros
     return DealResults(points=z((n, players), np.int16), went_out=z(n, np.int8), winner=z(n, np.int8),

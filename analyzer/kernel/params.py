@@ -2,10 +2,13 @@
 
 One compiled kernel serves every variant and option: the kernel reads these
 slots instead of branching on a variant name.  ``forget_rate`` (CZ8) is the
-one real-valued option; it travels as a 53-bit threshold on the uniform draws.
+one real-valued option; it travels as a 53-bit threshold on the uniform draws,
+so ``u < forget_rate`` is decided exactly as in the engine (core.streams).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,7 +45,8 @@ def rule_params(r: RuleSet) -> NDArray[np.int64]:
     p[QNK] = r.queen_needs_king and r.wild_rank != QUEEN  # CZ8: strict, and never on a wild Queen
     p[JACK_DOUBLES] = r.jack_finish_doubles
     p[LAST_CALL] = r.last_card_call
-    p[FORGET] = int(round(r.forget_rate * FORGET_SCALE))
+    # u < rate with u = k / 2**53  <=>  k < ceil(rate * 2**53) (the product is exact): the engine's test
+    p[FORGET] = math.ceil(r.forget_rate * FORGET_SCALE)
     p[UNTIL_PLAY] = r.no_card == "draw_until_play"
     p[VOLUNTARY] = r.voluntary_draw
     p[SHUFFLE] = r.reshuffle == "shuffle"
