@@ -53,7 +53,7 @@ def _rng(rules: RuleSet, strategies: list[FakeStrategy], seed: np.random.SeedSeq
 
 
 def simulate_deals(rules: RuleSet, strategies: list[FakeStrategy], n: int,
-                   seed: np.random.SeedSequence, *, check: bool = False) -> DealResults:
+                   seed: np.random.SeedSequence, *, check: bool = False, where: object = None) -> DealResults:
     _steer(seed)
     rng = _rng(rules, strategies, seed)
     p = rules.players
@@ -75,7 +75,7 @@ def simulate_deals(rules: RuleSet, strategies: list[FakeStrategy], n: int,
 
 
 def simulate_matches(rules: RuleSet, strategies: list[FakeStrategy], n: int,
-                     seed: np.random.SeedSequence, *, check: bool = False) -> MatchResults:
+                     seed: np.random.SeedSequence, *, check: bool = False, where: object = None) -> MatchResults:
     _steer(seed)
     rng = _rng(rules, strategies, seed)
     p = rules.players

@@ -1,0 +1,45 @@
+"""Move histories, not only outcomes (issue 10, point 4; OpenSpiel's consistency tests).
+
+For a sample of deals of every configuration of the equivalence test, the
+simulator's recorded moves (the replay tokens, forced moves included) are the
+rules engine's, token for token; a prague Jack lead's named suit agrees too.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from analyzer.core.cards import shuffled_decks
+from analyzer.core.rules import make_rules
+from analyzer.engine.deal import Deal, MoveHistory, play_deal
+from analyzer.sim.batch import BatchSim
+from tests.test_equivalence import CONFIGS, LINEUPS
+
+SAMPLE = 40
+
+
+@pytest.mark.parametrize("variant,players,overrides", CONFIGS,
+                         ids=[f"{v}-{p}-{'-'.join(f'{k}={x}' for k, x in o.items()) or 'default'}"
+                              for v, p, o in CONFIGS])
+def test_simulator_moves_equal_engine_moves(variant, players, overrides):
+    from strategies import get_strategy
+
+    rules = make_rules(variant, players, overrides)
+    rng = np.random.default_rng(zlib.crc32(f"moves-{variant}-{players}-{sorted(overrides.items())}".encode()))
+    decks = shuffled_decks(rules.deck_size, SAMPLE, rng)
+    start = int(rng.integers(len(LINEUPS)))
+    strats = [get_strategy(LINEUPS[(start + p) % len(LINEUPS)]) for p in range(players)]
+    sim = BatchSim(rules, strats, slots=11, rng=np.random.default_rng(0), trace_jobs=set(range(SAMPLE)))
+    sim.run(SAMPLE, decks)
+    n = rules.players
+    for i in range(SAMPLE):
+        hist = MoveHistory()
+        play_deal(Deal.from_deck(rules, decks[i].tolist()), [strats[(s - 1) % n] for s in range(n)],
+                  np.random.default_rng(0), history=hist)
+        assert sim.histories[i] == hist.tokens, f"deal {i}: first difference at move " + str(
+            next((k for k, (a, b) in enumerate(zip(sim.histories[i], hist.tokens)) if a != b), "end"))
+        lead = sim.lead_suits[i]
+        assert (None if lead is None or lead < 0 else lead) == hist.lead_suit, f"deal {i}: Jack lead suit"
