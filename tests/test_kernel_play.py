@@ -36,7 +36,7 @@ def test_matches_equal_engine(variant, players, overrides):
     res = simulate_matches(rules, strats, m, decks=decks)
     for i in range(m):
         it = iter(decks[i].tolist())
-        out = play_match(rules, strats, np.random.default_rng(0), lambda: next(it))
+        out = play_match(rules, strats, np.random.default_rng(0), lambda it=it: next(it))
         assert res.totals[i].tolist() == out.totals, i
         assert res.deals[i] == out.deals and res.capped_deals[i] == out.capped_deals
         assert np.allclose(res.win_share[i], out.win_share) and np.allclose(res.loss_share[i], out.loss_share)
@@ -84,8 +84,8 @@ def test_positions_taken_mid_deal_finish_as_in_the_engine(variant, players, over
     strats = [get_strategy(LINEUPS[(p + 3) % len(LINEUPS)]) for p in range(players)]
     by_seat = [strats[(s - 1) % players] for s in range(players)]
     parts, want, phases = [], [], set()
-    for deck in decks.tolist():
-        deal = Deal.from_deck(rules, deck)
+    for order in decks.tolist():
+        deal = Deal.from_deck(rules, order)
         for _ in range(int(rng.integers(0, 40))):  # play a random number of decisions first
             if deal.done:
                 break

@@ -13,8 +13,9 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Callable
+from functools import partial
 
 import numpy as np
 
@@ -92,8 +93,8 @@ def run_bench(deals: int = 200_000, rollouts: int = 200_000, threads: int | None
     for label, variant, players, strat in DEAL_CASES:
         rules = make_rules(variant, players)
         lineup = [get_strategy(strat)] * players
-        t1, res = _timed(lambda: simulate_deals(rules, lineup, deals, seed=1, threads=1))
-        tn, _ = _timed(lambda: simulate_deals(rules, lineup, deals, seed=1, threads=threads))
+        t1, res = _timed(partial(simulate_deals, rules, lineup, deals, seed=1, threads=1))
+        tn, _ = _timed(partial(simulate_deals, rules, lineup, deals, seed=1, threads=threads))
         turns = float(res.turns.mean())  # type: ignore[attr-defined]
         rows.append(BenchRow(label, deals / t1, deals / tn, deals * turns / t1, turns))
     rules = make_rules("czech", 2)
@@ -112,7 +113,8 @@ def format_bench(result: dict[str, object]) -> str:
     """A plain table of :func:`run_bench`'s result."""
     lines = [f"compile/load: {result['compile']}", f"{'case':28} {'1 core/s':>12} {'all cores/s':>12} "
              f"{'turns/s (1)':>12} {'turns':>6}"]
-    for r in result["rows"]:  # type: ignore[union-attr]
+    rows: list[dict[str, object]] = result["rows"]  # type: ignore[assignment]
+    for r in rows:
         lines.append(f"{r['label']:28} {r['per_second_1']:12,.0f} {r['per_second_all']:12,.0f} "
                      f"{r['turns_per_second_1']:12,.0f} {r['mean_turns']:6.1f}")
     lines.append(f"peak memory {result['peak_mib']} MiB on {result['cores']} cores")

@@ -25,13 +25,13 @@ def popcount(x: np.uint64) -> int:
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))  # type: ignore[return-value]
 
 
 @inner
 def lowest(x: np.uint64) -> int:
     """Id of the lowest card of a non-empty mask."""
-    return np.int64(trailing_zeros(x))
+    return np.int64(trailing_zeros(x))  # type: ignore[call-arg,return-value]  # a numba intrinsic
 
 
 @inner

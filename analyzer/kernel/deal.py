@@ -12,13 +12,37 @@ import numpy as np
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.outcomes import END_BLOCKED, END_OUT
 from analyzer.kernel import params as P
-from analyzer.kernel.jit import inner
 from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, lowest, popcount, rank_of, suit_of, wrap
+from analyzer.kernel.jit import inner
 from analyzer.kernel.policies import choose
-from analyzer.kernel.state import (ACTIVE, BEGIN, CUR, DRAWN, DRAWN_CARD, HANDS, HEAD, LAST_ACTOR, LAST_CARD,
-                                   LEAD, PHASE, SEVEN, TCOUNT, TOP, WENT_OUT)
-from analyzer.kernel.turn import (begin_turn, can_draw, draw_decision, finish, legal_mask, play_card, push_pile,
-                                  set_pending, take_seven)
+from analyzer.kernel.state import (
+    ACTIVE,
+    BEGIN,
+    CUR,
+    DRAWN,
+    DRAWN_CARD,
+    HANDS,
+    HEAD,
+    LAST_ACTOR,
+    LAST_CARD,
+    LEAD,
+    PHASE,
+    SEVEN,
+    TCOUNT,
+    TOP,
+    WENT_OUT,
+)
+from analyzer.kernel.turn import (
+    begin_turn,
+    can_draw,
+    draw_decision,
+    finish,
+    legal_mask,
+    play_card,
+    push_pile,
+    set_pending,
+    take_seven,
+)
 
 
 @inner
@@ -33,7 +57,8 @@ def reset(st: np.ndarray, m: np.ndarray) -> None:
 
 @inner
 def start_from_deck(st: np.ndarray, m: np.ndarray, ring: np.ndarray, deck: np.ndarray, p: np.ndarray) -> None:
-    """G10a/CZ2/CZ3/PR2/SV2: deal ``deck`` one card at a time from the dealer's left, dealer last, and lay the starter."""
+    """G10a/CZ2/CZ3/PR2/SV2: deal ``deck`` one card at a time from the dealer's left, dealer last;
+    lay the starter."""
     n, h, d = p[P.PLAYERS], p[P.HAND], p[P.DECK]
     reset(st, m)
     for i in range(n * h):

@@ -1,18 +1,18 @@
-"""Many deals at once: ``prange`` over deal indices, each deal run to its own end.
+"""Many deals at once: blocks of deal indices on threads, each deal run to its own end.
 
 No lock-step: each deal is played to its own end, so a deal that cycles to the
 turn cap costs only its own turns (issue 12, point 5).  The kernel is serial
 and releases the GIL; threads take blocks of deals from a queue (dynamic load
-balancing without numba's ``parallel=True``, whose compilation costs a minute).  Every random number of deal ``j`` comes from streams keyed by
-(seed, j) (analyzer.kernel.rng), so results depend on the seed and the deal
-index only — not on threads, block sizes or how a run is split.
+balancing without numba's ``parallel=True``, whose compilation costs a minute).
+Every random number of deal ``j`` comes from streams keyed by (seed, j)
+(analyzer.kernel.rng), so results depend on the seed and the deal index
+only — not on threads, block sizes or how a run is split.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
-
 import os
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -22,8 +22,8 @@ from analyzer.core.cards import deck as deck_cards
 from analyzer.core.outcomes import DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.kernel import params as P
-from analyzer.kernel.jit import helper, outer
 from analyzer.kernel.deal import run_deal, start_from_deck
+from analyzer.kernel.jit import helper, outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.rng import DECK_STREAM, PLAY_STREAM, shuffle_segment, stream_key
 from analyzer.kernel.state import END, LAST_CARD, NI, RING, RNG, TURNOVERS, TURNS, WENT_OUT

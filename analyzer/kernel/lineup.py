@@ -7,13 +7,22 @@ name of its class — exactly, never a subclass, which could override a score.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.kernel.policies import (AGGRESSIVE, GREEDY, N_WEIGHTS, RANDOM, SUIT_KEEPER, WEIGHT_NAMES, WEIGHTED,
-                                      WILD_DUMPER, WILD_KEEPER)
+from analyzer.kernel.policies import (
+    AGGRESSIVE,
+    GREEDY,
+    N_WEIGHTS,
+    RANDOM,
+    SUIT_KEEPER,
+    WEIGHT_NAMES,
+    WEIGHTED,
+    WILD_DUMPER,
+    WILD_KEEPER,
+)
 
 #: class (module, qualname) -> compiled policy code
 COMPILED = {

@@ -8,7 +8,7 @@ Deal ``k`` of match ``j`` draws from streams keyed by (seed, j, k).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,9 +18,9 @@ from analyzer.core.outcomes import END_CAPPED, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.engine.match import MAX_DEALS, match_outcome
 from analyzer.kernel import params as P
-from analyzer.kernel.jit import outer
 from analyzer.kernel.deal import run_deal, start_from_deck
 from analyzer.kernel.driver import BLOCK, deal_deck, run_blocks
+from analyzer.kernel.jit import outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.rng import PLAY_STREAM, stream_key
 from analyzer.kernel.state import END, NI, RING, RNG

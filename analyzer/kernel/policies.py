@@ -14,8 +14,8 @@ import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.kernel import params as P
-from analyzer.kernel.jit import inner
 from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, lowest, nth, popcount, rank_of, suit_of
+from analyzer.kernel.jit import inner
 from analyzer.kernel.rng import next_float
 from analyzer.kernel.state import RNG
 

@@ -11,8 +11,8 @@ random strategy or option draws.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,14 +21,41 @@ from analyzer.core.outcomes import DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal
 from analyzer.kernel import params as P
-from analyzer.kernel.jit import outer
 from analyzer.kernel.deal import run_deal
 from analyzer.kernel.driver import empty_results, run_blocks, seat_lineup
+from analyzer.kernel.jit import outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.rng import PLAY_STREAM, stream_key
-from analyzer.kernel.state import (ACTIVE, CUR, DRAWN, DRAWN_CARD, DREW, END, HANDS, HEAD, LAST_ACTOR,
-                                   LAST_CARD, LEAD, NI, PCOUNT, PDRAW, PEND7, PHASE, PLAY, PLAYED, PSKIP, RING,
-                                   RNG, SEVEN, STUCK, TCOUNT, TOP, TURNOVERS, TURNS, WENT_OUT)
+from analyzer.kernel.state import (
+    ACTIVE,
+    CUR,
+    DRAWN,
+    DRAWN_CARD,
+    DREW,
+    END,
+    HANDS,
+    HEAD,
+    LAST_ACTOR,
+    LAST_CARD,
+    LEAD,
+    NI,
+    PCOUNT,
+    PDRAW,
+    PEND7,
+    PHASE,
+    PLAY,
+    PLAYED,
+    PSKIP,
+    RING,
+    RNG,
+    SEVEN,
+    STUCK,
+    TCOUNT,
+    TOP,
+    TURNOVERS,
+    TURNS,
+    WENT_OUT,
+)
 
 _PHASES = {"play": PLAY, "drawn": DRAWN, "seven": SEVEN, "lead_suit": LEAD}
 
@@ -44,13 +71,13 @@ class Positions:
     def __len__(self) -> int:
         return int(self.st.shape[0])
 
-    def repeat(self, k: int) -> "Positions":
+    def repeat(self, k: int) -> Positions:
         """Each position ``k`` times in a row (rollouts)."""
         return Positions(np.repeat(self.st, k, axis=0), np.repeat(self.m, k, axis=0),
                          np.repeat(self.ring, k, axis=0))
 
     @staticmethod
-    def concat(parts: Sequence["Positions"]) -> "Positions":
+    def concat(parts: Sequence[Positions]) -> Positions:
         return Positions(np.concatenate([q.st for q in parts]), np.concatenate([q.m for q in parts]),
                          np.concatenate([q.ring for q in parts]))
 

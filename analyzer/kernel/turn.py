@@ -12,12 +12,38 @@ import numpy as np
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.kernel import params as P
-from analyzer.kernel.jit import inner
 from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, popcount, rank_of, suit_of, wrap
+from analyzer.kernel.jit import inner
 from analyzer.kernel.rng import next_bits53, shuffle_segment
-from analyzer.kernel.state import (ACTIVE, BEGIN, CUR, DONE, DRAWN, DRAWN_CARD, DREW, END, HANDS, HEAD, LAST_ACTOR,
-                                   LAST_CARD, PCOUNT, PDRAW, PEND7, PHASE, PLAY, PLAYED, PSKIP, RING, RNG,
-                                   SEVEN, STUCK, TCOUNT, TOP, TURNOVERS, TURNS, WENT_OUT)
+from analyzer.kernel.state import (
+    ACTIVE,
+    BEGIN,
+    CUR,
+    DONE,
+    DRAWN,
+    DRAWN_CARD,
+    DREW,
+    END,
+    HANDS,
+    HEAD,
+    LAST_ACTOR,
+    LAST_CARD,
+    PCOUNT,
+    PDRAW,
+    PEND7,
+    PHASE,
+    PLAY,
+    PLAYED,
+    PSKIP,
+    RNG,
+    SEVEN,
+    STUCK,
+    TCOUNT,
+    TOP,
+    TURNOVERS,
+    TURNS,
+    WENT_OUT,
+)
 
 
 @inner
