@@ -138,6 +138,16 @@ def replay(
     with user_errors():
         sc = load_scenario(file)
         deal, out = run_replay(sc)
+    if out is None:  # a fault scenario stops at the faulty decision (engine.replay.fault_state)
+        from analyzer.engine.replay import fault_json, fault_state
+
+        if as_json:
+            typer.echo(json.dumps(fault_json(sc, deal)))
+            return
+        typer.echo(f"{sc.rules.label()} — {file}")
+        for line in deal.log + fault_state(sc, deal):
+            typer.echo("  " + line)
+        return
     if as_json:
         typer.echo(json.dumps(outcome_json(sc, out)))
         return
@@ -347,7 +357,6 @@ def compare(
     import shlex
 
     from analyzer.execution.compare_run import run_compare
-    from analyzer.execution.lineup import parse_lineup
     from analyzer.report.compare_view import print_comparison, write_outputs
     from analyzer.stats.compare import summarize_comparison
 
