@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 from analyzer.report import charts
-
 from analyzer.stats import tables
 from tests.test_tables import write_results
 

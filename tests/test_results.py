@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzer.stats import tables
 from analyzer.core.outcomes import DealResults
+from analyzer.stats import tables
 from analyzer.stats.sums import summarize
 from tests.test_tables import write_results
 

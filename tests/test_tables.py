@@ -14,10 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzer.stats import intervals as stats
-
-from analyzer.stats import tables
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT, DealResults, MatchResults
+from analyzer.stats import intervals as stats
+from analyzer.stats import tables
 from analyzer.stats.sums import summarize
 
 
@@ -67,7 +66,7 @@ def synthetic_tables() -> dict[str, pd.DataFrame]:
     w0 = [0] * 400 + [1] * 300 + [2] * 300
     l0 = [1] * 100 + [2] * 300 + [0] * 100 + [2] * 200 + [0] * 100 + [1] * 200
     assert l0.count(0) == 200 and l0.count(1) == 300 and l0.count(2) == 500
-    assert all(w != l for w, l in zip(w0, l0))
+    assert all(win != lose for win, lose in zip(w0, l0))
     bw0 = [100 <= i < 200 for i in range(1000)]  # loser 2 in these deals
     held0 = [[False, False, 100 <= i < 250] for i in range(1000)]
     turns0 = [10] * 900 + [100] * 90 + [500] * 10

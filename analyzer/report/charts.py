@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from itertools import cycle
 from pathlib import Path
+from typing import Any, cast
 
 import matplotlib
 
@@ -149,7 +150,7 @@ def plot_win_by_position(wl: pd.DataFrame, variant: str | None = None, unit: str
         if players not in fairs_drawn:
             fairs_drawn.add(players)
             ax.hlines(1.0 / players, -0.5, players - 0.5, colors="0.4",
-                      linestyles=LINESTYLES[(len(fairs_drawn)) % len(LINESTYLES)], linewidth=1,
+                      linestyles=cast(Any, LINESTYLES[len(fairs_drawn) % len(LINESTYLES)]), linewidth=1,
                       label=f"fair share 1/{players} = {100 / players:.1f}%")
     ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_xlabel("position (0 = first to act after the deal)")
