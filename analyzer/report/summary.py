@@ -49,6 +49,13 @@ def _default_rules(df: pd.DataFrame) -> pd.DataFrame:
     return d[keep].drop(columns="_changed")
 
 
+def _bars(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Error-bar lengths below and above ``y``; an undefined bound (a cell of a few deals) draws none."""
+    below = np.nan_to_num(np.asarray(y, float) - np.asarray(lo, float), nan=0.0)
+    above = np.nan_to_num(np.asarray(hi, float) - np.asarray(y, float), nan=0.0)
+    return np.vstack([np.clip(below, 0, None), np.clip(above, 0, None)])
+
+
 def _points(x: float) -> str:
     return f"{abs(100 * x):.1f} points"
 
@@ -82,7 +89,7 @@ def first_player_panel(res: Results) -> Panel | None:
         for v, g in d.groupby("variant"):
             colour, marker = VARIANT_STYLE.get(str(v), ("#555", "D"))
             y = g["ratio"].to_numpy()
-            err = np.vstack([y - g["ratio_lo"].to_numpy(), g["ratio_hi"].to_numpy() - y])
+            err = _bars(y, g["ratio_lo"].to_numpy(), g["ratio_hi"].to_numpy())
             ax.errorbar(g["players"], y, yerr=err, color=colour, marker=marker, capsize=3, label=str(v))
         ax.axhline(1.0, color="#888", ls="--", lw=1)
         ax.set_xlabel("players")
@@ -115,7 +122,7 @@ def jack_panel(res: Results) -> Panel | None:
         def draw(ax) -> None:  # noqa: ANN001
             y = np.arange(len(d))
             x = 100 * d["loss_diff"].to_numpy()
-            err = 100 * np.vstack([d["loss_diff"] - d["loss_diff_lo"], d["loss_diff_hi"] - d["loss_diff"]])
+            err = 100 * _bars(d["loss_diff"].to_numpy(), d["loss_diff_lo"].to_numpy(), d["loss_diff_hi"].to_numpy())
             colours = ["#2ca02c" if v < 0 else "#d62728" for v in x]
             ax.barh(y, x, xerr=err, color=colours, capsize=3)
             ax.set_yticks(y, labels, fontsize=8)
