@@ -26,3 +26,17 @@ def test_allowed_values_read_as_a_user_types_them() -> None:
     assert allowed_text("hand_size") == "1..10"
     assert allowed_text("deck_size") == "32, 36, 48, 52"
     assert allowed_text("target") == "points or none"
+
+
+def test_durak_rules_prints_value_allowed_values_and_meaning_of_every_option() -> None:
+    from typer.testing import CliRunner
+
+    from analyzer.cli.app import app
+    from analyzer.core.rules import make_rules
+
+    out = CliRunner().invoke(app, ["rules", "svinya"])
+    assert out.exit_code == 0, out.output
+    lines = {line.split()[0]: line for line in out.output.splitlines()[1:] if line.strip()}
+    assert set(lines) == set(make_rules("svinya", 2).options())
+    assert "draw_until_play" in lines["no_card"] and "(G6, SV4)" in lines["no_card"]
+    assert "a hand of exactly one wild" in lines["lone_wild_points"]
