@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analyzer.core.option_docs import MEANING, allowed_text
-from analyzer.core.rules import OPTIONS
+from analyzer.core.option_docs import MEANING
+from analyzer.core.rules import OPTIONS, expected_values
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 
@@ -21,11 +21,11 @@ def test_docs_rules_md_lists_every_option() -> None:
 
 
 def test_allowed_values_read_as_a_user_types_them() -> None:
-    assert allowed_text("sevens") == "on/off"
-    assert allowed_text("seven_chain") == "transfer, accumulate"
-    assert allowed_text("hand_size") == "1..10"
-    assert allowed_text("deck_size") == "32, 36, 48, 52"
-    assert allowed_text("target") == "points or none"
+    assert expected_values("sevens") == "on/off"
+    assert expected_values("seven_chain") == "transfer | accumulate"
+    assert expected_values("hand_size") == "1..10"
+    assert expected_values("deck_size") == "32 | 36 | 48 | 52"
+    assert expected_values("target").endswith("or none")
 
 
 def test_durak_rules_prints_value_allowed_values_and_meaning_of_every_option() -> None:

@@ -250,15 +250,15 @@ def list_strategies() -> None:
 def list_rules(variant: Annotated[str, typer.Argument(help="czech | prague | svinya")] = "czech",
                players: PlayersOpt = None) -> None:
     """Show every rule option of a variant: its value, the values it takes, and what it does (docs/rules.md)."""
-    from analyzer.core.option_docs import MEANING, allowed_text
-    from analyzer.core.rules import format_value, make_rules
+    from analyzer.core.option_docs import MEANING
+    from analyzer.core.rules import expected_values, format_value, make_rules
 
     with user_errors():
         r = make_rules(variant, players)
     typer.echo(f"{r.variant} {r.players}p  (rules in the project's words, with ids: docs/rules.md)")
     for k, v in r.options().items():
         ids, meaning = MEANING[k]
-        typer.echo(f"{k:20} {format_value(v):16} {allowed_text(k):26} {meaning} ({ids})")
+        typer.echo(f"{k:20} {format_value(v):16} {expected_values(k):28} {meaning} ({ids})")
 
 
 @app.command()

@@ -7,7 +7,7 @@ the same set of names, so a new option cannot ship undocumented.
 
 from __future__ import annotations
 
-from analyzer.core.rules import OPTIONS
+from analyzer.core.rules import OPTIONS  # noqa: F401  (the names MEANING must cover)
 
 #: option -> (rule ids, meaning)
 MEANING: dict[str, tuple[str, str]] = {
@@ -31,20 +31,3 @@ MEANING: dict[str, tuple[str, str]] = {
     "lone_wild_points": ("SV6", "points of a hand of exactly one wild"),
     "wild_rule": ("CZ7, PR7", "analyzer switch: caught with a wild loses every deal, a match's last deal, or never"),
 }
-
-
-def allowed_text(option: str) -> str:
-    """The values an option accepts, as a user types them."""
-    kind, values, _ = OPTIONS[option]
-    if kind == "bool":
-        return "on/off"
-    if kind == "float":
-        return "0..1"
-    if kind == "target":
-        return "points or none"
-    if values is not None:
-        nums = all(isinstance(v, int) for v in values)
-        if nums and len(values) > 4 and list(values) == list(range(values[0], values[-1] + 1)):
-            return f"{values[0]}..{values[-1]}"
-        return ", ".join(str(v) for v in values)
-    return "a positive whole number"

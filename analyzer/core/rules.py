@@ -259,7 +259,7 @@ def parse_value(name: str, value: Any) -> Any:
     if name not in OPTIONS:
         raise RulesError(f"unknown rule option {name!r}; known: {', '.join(OPTIONS)}")
     kind, allowed, _ = OPTIONS[name]
-    bad = RulesError(f"bad value {value!r} for rule {name!r}: expected {_expected(name)}")
+    bad = RulesError(f"bad value {value!r} for rule {name!r}: expected {expected_values(name)}")
     if kind == "bool":
         if isinstance(value, bool):
             return value
@@ -297,7 +297,8 @@ def parse_value(name: str, value: Any) -> Any:
     return s
 
 
-def _expected(name: str) -> str:
+def expected_values(name: str) -> str:
+    """The values option ``name`` takes, as a user types them (error messages, ``durak rules``)."""
     kind, allowed, _ = OPTIONS[name]
     if kind == "bool":
         return "on/off"
@@ -306,6 +307,9 @@ def _expected(name: str) -> str:
     if kind == "target":
         return f"a number of points from 1 to {_MAX['target']:,}, or none"
     if allowed:
+        nums = all(isinstance(a, int) for a in allowed)
+        if nums and len(allowed) > 4 and list(allowed) == list(range(allowed[0], allowed[-1] + 1)):
+            return f"{allowed[0]}..{allowed[-1]}"
         return " | ".join(str(a) for a in allowed)
     if name in _MAX:
         return f"a whole number from 1 to {_MAX[name]:,}"
