@@ -10,7 +10,7 @@ import json
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Iterator, Optional
+from typing import Annotated, Any, Iterator, Optional
 
 import typer
 
@@ -354,6 +354,9 @@ def compare(
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     out: Annotated[Optional[Path], typer.Option(help="Also write compare.md, compare.json and a heatmap here.")] = None,
+    design: Annotated[str, typer.Option(help="field: every rotation of the line-up (a field average); "
+                                             "round-robin: every pair head to head in both seatings "
+                                             "(2 players), with ratings.")] = "field",
 ) -> None:
     """Compare strategies on duplicate deals: every deck is played by every rotation of the line-up."""
     import shlex
@@ -371,6 +374,13 @@ def compare(
         rules = _rules(variant, players, rule)
         specs = _specs(strategies, "STRATEGIES")
         n = matches or deals or 20_000
+        if design not in ("field", "round-robin"):
+            raise UsageError(f"--design must be field or round-robin, got {design!r}")
+        if design == "round-robin":
+            if matches is not None or out is not None:
+                raise UsageError("--design round-robin plays single deals and prints; drop --matches and --out")
+            _round_robin(rules, specs, n, seed, jobs, as_json)
+            return
         with _progress(n, "matches" if matches else "decks", "compare") as bar:
             cmp = run_compare(rules, specs, n, seed=seed, matches=bool(matches), jobs=jobs, on_chunk=bar.advance)
         result = summarize_comparison(cmp)
@@ -385,6 +395,24 @@ def compare(
     print_comparison(result)
     if out is not None:
         typer.echo(f"comparison written to {out}/compare.md")
+
+
+def _round_robin(rules: Any, specs: list[str], n: int, seed: int, jobs: int, as_json: bool) -> None:
+    """``durak compare --design round-robin``: every pair in both seatings on the same decks, ratings."""
+    from analyzer.execution.tournament_run import run_round_robin
+    from analyzer.report.compare_view import round_robin_blocks
+    from analyzer.report.render import render_rich
+    from analyzer.stats.tournament import TournamentError
+
+    try:
+        with _progress(n, "decks", "round-robin") as bar:
+            result = run_round_robin(rules, specs, n, seed=seed, jobs=jobs, on_chunk=bar.advance)
+    except TournamentError as exc:
+        raise UsageError(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(result))
+    else:
+        render_rich(round_robin_blocks(result))
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:

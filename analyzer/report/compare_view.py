@@ -139,3 +139,21 @@ def write_outputs(out: dict[str, Any], folder: Path, command: str | None = None)
     charts = save_figure(heatmap(out).figure, folder / "compare_heatmap")
     (folder / "compare.md").write_text(markdown(out, command, folder, charts))
     return [folder / "compare.md", folder / "compare.json", *charts]
+
+
+def round_robin_blocks(out: dict[str, Any]) -> list[Block]:
+    """A round-robin (``durak compare --design round-robin``): what it measures, pairs with verdicts, ratings."""
+    pairs = pd.DataFrame([{"pair": f"{p['a']} − {p['b']}", "margin (pp)": f"{100 * p['margin']:+.2f}",
+                           "95% interval": bounds(p["lo"], p["hi"]), "Holm p": p_value(p["p_holm"]),
+                           "verdict": p["verdict"]} for p in out["pairs"]])
+    rated = pd.DataFrame([{"strategy": r["strategy"], "rating (Elo)": f"{r['rating']:+.0f}",
+                           "95% interval": f"[{r['lo']:+.0f}, {r['hi']:+.0f}]"} for r in out["ratings"]])
+    adv = out["first_seat_advantage"]
+    return [
+        Block("h2", f"Round-robin, {out['variant']} {out['players']}p, {out['rules']}: "
+                    f"{out['n_decks']:,} duplicate decks, {out['deals_played']:,} deals"),
+        Block("p", f"Measures: {out['measures']}. The first seat's own edge, which the design cancels: "
+                   f"{100 * adv['diff']:+.2f} pp {bounds(adv['lo'], adv['hi'])}."),
+        Block("table", pairs, "head-to-head margins (win rate of the first minus the second, paired on decks)"),
+        Block("table", rated, "Bradley–Terry ratings, 95% bootstrap intervals over decks"),
+    ]

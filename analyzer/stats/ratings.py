@@ -285,7 +285,9 @@ def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int 
     margins = cross_table(s, names)
     pairs = []
     for row in margins.iloc[::2].to_dict("records"):
-        pairs.append({**{k: (_num(v) if isinstance(v, float) else v) for k, v in row.items()},
+        # p-values keep full precision: rounding would print a p of 1e-8 as 0 (issue 15)
+        pairs.append({**{k: (float(v) if k in ("p", "p_holm") else _num(v) if isinstance(v, float) else v)
+                         for k, v in row.items()},
                       "verdict": verdict(row)})
     rated = ratings(s, names, boot=boot, seed=seed, scale=scale, anchor=anchor)
     return {
