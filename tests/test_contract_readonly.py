@@ -15,10 +15,9 @@ import pytest
 
 from analyzer.core.bits import BIT
 from analyzer.core.cards import DRAW
-from analyzer.core.contract import BatchView
+from analyzer.core.contract import BatchView, StrategyError
 from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal, play_deal
-from analyzer.core.contract import StrategyError
 from analyzer.sim.simulator import SimulationError, simulate_deals
 from strategies import get_strategy
 

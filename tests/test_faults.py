@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from analyzer.core.cards import DRAW
-from analyzer.engine.replay import fault_state, load_scenario, replay
 from analyzer.core.rules import make_rules
+from analyzer.engine.replay import fault_state, load_scenario, replay
 from analyzer.sim.simulator import SimulationError, simulate_deals
 from strategies import get_strategy
 

@@ -7,7 +7,7 @@ batch simulator holds hands; the rules engine uses plain tuples of ids.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 

@@ -25,8 +25,8 @@ the new card; with nothing left to draw and no legal card the turn passes.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -153,14 +153,14 @@ class Deal:
     # ----------------------------------------------------------------- setup
     @classmethod
     def from_deck(cls, rules: RuleSet, deck: Sequence[int], rng: np.random.Generator | None = None,
-                  names: list[str] | None = None, stream_key: int | None = None) -> "Deal":
+                  names: list[str] | None = None, stream_key: int | None = None) -> Deal:
         hands, starter, talon = deal_hands(deck, rules)
         return cls.start(rules, hands, talon, starter, rng=rng, names=names, stream_key=stream_key)
 
     @classmethod
     def start(cls, rules: RuleSet, hands: list[list[int]], talon: list[int], starter: int | None,
               *, rng: np.random.Generator | None = None, names: list[str] | None = None,
-              starter_suit: int | None = None, stream_key: int | None = None) -> "Deal":
+              starter_suit: int | None = None, stream_key: int | None = None) -> Deal:
         """Lay the starter (CZ3/PR2) and begin seat 1's first turn.
 
         ``starter_suit`` is the suit the prague dealer names for a Jack lead;
@@ -520,6 +520,8 @@ class MoveHistory:
 def checked_answer(answer: object, name: str) -> tuple[int, int | None]:
     """A strategy's answer as (action, suit), exact types only (issue 11): ints or numpy integers,
     None (or -1) for no suit.  42.7, "42" or True are no card: StrategyError names the strategy."""
+    action: object
+    suit: object
     try:
         action, suit = answer  # type: ignore[misc]
     except (TypeError, ValueError):
@@ -527,7 +529,8 @@ def checked_answer(answer: object, name: str) -> tuple[int, int | None]:
     if not is_action_int(type(action)) or not (suit is None or is_action_int(type(suit))):
         raise StrategyError(f"strategy {name!r}: choose returned {(action, suit)!r}, not an action "
                             "(a card id, DRAW or TAKE as an int, with a suit int or None)")
-    return int(action), (None if suit is None or suit < 0 else int(suit))
+    a, s = int(action), (None if suit is None else int(suit))  # type: ignore[call-overload]
+    return a, (None if s is None or s < 0 else s)
 
 
 def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator,
@@ -558,7 +561,8 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
         try:
             deal.apply(action, suit)
         except IllegalMove as exc:
-            raise StrategyError(f"strategy {name!r} returned an illegal move {describe_action(action, suit)}: {exc}") from exc
+            raise StrategyError(f"strategy {name!r} returned an illegal move "
+                                f"{describe_action(action, suit)}: {exc}") from exc
         if history is not None:
             history.add(phase, action, suit)
     assert deal.outcome is not None

@@ -12,16 +12,15 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from analyzer.core.cards import action_token, card_str
 from analyzer.core.contract import StrategyError
-from analyzer.engine.deal import Deal, MoveHistory, deal_hands, play_deal
 from analyzer.core.rules import RuleSet
-
+from analyzer.engine.deal import Deal, MoveHistory, deal_hands, play_deal
 
 #: The replay token of an action (kept under its old name for callers).
 token = action_token
@@ -52,7 +51,8 @@ def write_fault_scenario(rules: RuleSet, seat_strategies: Sequence[object], deck
                          message: str = "") -> tuple[Path, bool]:
     """Reproduce the deal in the engine and write it; return the path and whether the fault recurred."""
     tokens, fault, lead_suit = reproduce(rules, seat_strategies, deck, stream_key=stream_key)
-    note = fault or "the engine did not meet the fault again (a random strategy?); all moves of its own replay are listed"
+    note = fault or ("the engine did not meet the fault again (a random strategy?); "
+                     "all moves of its own replay are listed")
     path = _write(rules, seat_strategies, deck, tokens, lead_suit, folder, label, note, stream_key,
                   (message or fault) if fault else None)
     return path, fault is not None

@@ -54,11 +54,12 @@ def match_outcome(rules: RuleSet, totals: NDArray[np.integer], wild_held: NDArra
     m, p = t.shape
     everyone = np.ones((m, p), dtype=bool)
     if variant == "svinya":
+        assert target is not None  # SV7: svinya always plays to a target
         loss = _ties(t, t >= target, most=True)
         by_wild = np.zeros(m, dtype=bool)
     else:
         by_points = _ties(t, everyone, most=True)
-        any_wild = wild_held.any(axis=1) & (rules.wild_rule != "off")
+        any_wild = np.asarray(wild_held.any(axis=1) & (rules.wild_rule != "off"))
         by_rule = _ties(t, wild_held, most=True)
         loss = np.where(any_wild[:, None], by_rule, by_points)
         by_wild = any_wild & ((by_rule > 0) != (by_points > 0)).any(axis=1)

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE, CardError, card_str, deck, parse_card, parse_suit, rank_of
-from analyzer.engine.deal import Deal, DealOutcome, IllegalMove
 from analyzer.core.inputs import loads_toml, read_user_text
-from analyzer.core.rules import RuleSet, RulesError, make_rules
+from analyzer.core.rules import RulesError, RuleSet, make_rules
+from analyzer.engine.deal import Deal, DealOutcome, IllegalMove
 
 
 class ScenarioError(ValueError):

@@ -17,7 +17,7 @@ concerned.  Finished deals are scored together when their slots are refilled
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray

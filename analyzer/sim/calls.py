@@ -97,7 +97,8 @@ class StrategyCalls(SlotState):
             raise
         except BadAnswer as bad:
             raise StrategyFault(self._where(name, rows[bad.i]) + f": choose returned {bad.value!r}, not an action "
-                                "(a card id, DRAW or TAKE as an int, with a suit int or None)", int(rows[bad.i])) from None
+                                "(a card id, DRAW or TAKE as an int, with a suit int or None)",
+                                int(rows[bad.i])) from None
         except Exception as exc:
             raise StrategyFault(self._where(name, rows[0]) + f": the strategy raised {type(exc).__name__}: {exc}",
                                 int(rows[0])) from exc

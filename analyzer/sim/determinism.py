@@ -9,7 +9,7 @@ move that differs with the strategy that made it (issue 11, point 7).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -7,16 +7,16 @@ replays the faulty deal to the faulty decision.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
+from analyzer.core.streams import base_key
 from analyzer.engine.faults import write_fault_scenario, write_trace_scenario
 from analyzer.sim.batch import BatchSim
-from analyzer.core.streams import base_key
 from analyzer.sim.determinism import check_determinism
 from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fault_dir
 from analyzer.sim.state import PHASE_NAMES
@@ -111,4 +111,4 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int,
     """Play ``n`` matches to ``rules.target`` (G11); ``strategies[i]`` is player i (0 leads deal 1)."""
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
-    return _run(rules, strategies, n, seed, decks, check, slots, True, where)  # type: ignore[return-value]
+    return _run(rules, strategies, n, seed, decks, check, slots, True, where)

@@ -9,6 +9,8 @@ the arrays of :class:`analyzer.sim.state.SlotState`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -24,6 +26,15 @@ PASSES = -2
 
 class TurnSteps(SlotState):
     """Turn flow: begin (G5, G10a, CZ8), draw (G8), pass (G10), advance."""
+
+    if TYPE_CHECKING:  # provided by the other mixins of BatchSim (scoring, calls, history)
+        recording: bool
+
+        def _end(self, rows: NDArray[np.int64], end: int) -> None: ...
+
+        def _ask(self, rows, ask, act, suit, legal, can_draw, can_take, view_hand) -> None: ...
+
+        def _record(self, rows, act, suit, ph) -> None: ...
 
     def _begin(self, rows: NDArray[np.int64]) -> None:
         """Start turns: the turn cap, then effects served (G5, G10a, CZ8)."""
@@ -85,7 +96,8 @@ class TurnSteps(SlotState):
         self._end(rows, END_OUT)
 
     # ------------------------------------------------------------ drawing
-    def _draw(self, rows: NDArray[np.int64], k: NDArray[np.integer] | int) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
+    def _draw(self, rows: NDArray[np.int64],
+              k: NDArray[np.integer] | int) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
         """Draw up to ``k`` cards into the current player's hand (G8).
 
         Returns the number drawn and the last card drawn (-1 if none).
