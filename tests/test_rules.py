@@ -127,14 +127,14 @@ def test_pr5_sv5_cz8_effect_tables():
     assert all(e.draw == 0 and not e.skip for e in cz)
     cz = make_rules("czech", 3, {"sevens": True, "eight_stop": True}).effects
     assert (cz[8].draw, cz[8].skip) == (0, True)
-    # CZ8 sevens: a 7 is served by the sevens chain (seven_penalty), not by the G5 table,
-    # so the table has no entry for 7 that anything could read by mistake
-    assert (cz[7].draw, cz[7].skip) == (0, False)
+    # CZ8 sevens: the 7 makes the next player draw 1 and lose the turn; the chain reads this entry
+    assert (cz[7].draw, cz[7].skip) == (1, True)
 
 
 def test_cz8_sevens_is_the_only_source_of_a_sevens_penalty():
     """CZ8: with sevens on, the 7's penalty comes from seven_penalty (1 card, or one per 7 when
-    accumulating), both in the engine and in the simulator; the effect table stays empty for 7."""
+    accumulating, read off the 7's table entry), both in the engine and in the simulator; the entry
+    does not also serve as a plain G5 effect (no pending draw besides the chain)."""
     from analyzer.engine.deal import Deal
 
     on = make_rules("czech", 2, {"sevens": "on", "seven_chain": "accumulate"})
@@ -143,6 +143,12 @@ def test_cz8_sevens_is_the_only_source_of_a_sevens_penalty():
     deal = Deal(rules=on, hands=[[0], [1]], talon=[])
     deal._set_pending(4 * (7 - 2), chain=0)  # the 7 of clubs (card id rank*4 + suit)
     assert (deal.pending_seven, deal.pending_draw, deal.pending_skip) == (1, 0, False)
+    import dataclasses
+
+    from analyzer.core.rules import Effect
+
+    doubled = dataclasses.replace(on, effects=tuple(Effect(2, True) if r == 7 else e for r, e in enumerate(on.effects)))
+    assert doubled.seven_penalty(3) == 6  # the entry is read, not ignored
 
 
 # ----------------------------------------------------------------- overrides

@@ -129,8 +129,13 @@ class RuleSet:
         return state
 
     def seven_penalty(self, chain):  # noqa: ANN001, ANN201 — an int or an array of chain lengths
-        """CZ8: cards drawn by the player who takes a sevens chain of ``chain`` 7s."""
-        return chain if self.seven_chain == "accumulate" else 1
+        """CZ8: cards drawn by the player who takes a sevens chain of ``chain`` 7s.
+
+        The 7's entry of the effect table gives the cards per 7: once (``transfer``)
+        or once per 7 of the chain (``accumulate``).
+        """
+        per_seven = self.effects[7].draw if self.effects else 1
+        return per_seven * chain if self.seven_chain == "accumulate" else per_seven
 
     @property
     def starter_kind(self) -> str:
@@ -233,10 +238,12 @@ def _effects(variant: str, o: Mapping[str, Any]) -> tuple[Effect, ...]:
     elif variant == "svinya":
         eff[ACE], eff[7], eff[6] = Effect(0, True), Effect(1, True), Effect(2, True)
     else:
-        # CZ8 sevens: a 7 is *not* a G5 table effect.  It starts a chain that the next
-        # player may answer with a 7 (RuleSet.seven_penalty counts the cards), which the
-        # engine and the simulator serve from ``sevens`` itself; the table keeps no entry
-        # for 7 so that nothing can read "draw 1 and skip" off it by mistake.
+        # CZ8 sevens: a 7 makes the next player draw 1 and lose the turn unless answered.
+        # The engine serves it as a chain (pending_seven), and the chain's penalty is read
+        # from this entry (RuleSet.seven_penalty: its draw, once or once per 7), so the
+        # entry is used, never ignored; strategies read it as an effect card too.
+        if o["sevens"]:
+            eff[7] = Effect(1, True)
         if o["eight_stop"]:
             eff[8] = Effect(0, True)
     return tuple(eff)

@@ -127,8 +127,9 @@ def advance(st: np.ndarray, p: np.ndarray) -> None:
 
 @inner
 def seven_penalty(chain: int, p: np.ndarray) -> int:
-    """CZ8: one card (transfer) or one per 7 of the chain (accumulate)."""
-    return chain if p[P.ACCUMULATE] else 1
+    """CZ8: the 7's table entry, once (transfer) or once per 7 of the chain (accumulate)."""
+    per_seven = p[P.EFF_DRAW + 7]
+    return per_seven * chain if p[P.ACCUMULATE] else per_seven
 
 
 @inner
