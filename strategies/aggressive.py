@@ -14,11 +14,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.cards import rank_of
-
 from analyzer.core.contract import BatchView, DecisionView
+from analyzer.core.registry import register
+
 from .builtin import ScoredStrategy, greedy_key, greedy_keys
 from .masks import card_tables
-from analyzer.core.registry import register
 
 #: The next player is "close to going out" at this many cards or fewer.
 THREAT_HAND = 2

@@ -18,8 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.cards import DRAW, TAKE, rank_of, suit_of
-
 from analyzer.core.contract import Action, BatchView, DecisionView
+
 from .masks import card_bits, card_tables, mask_of_cards, suit_counts
 
 

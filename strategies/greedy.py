@@ -6,8 +6,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.contract import BatchView, DecisionView
-from .builtin import ScoredStrategy, greedy_key, greedy_keys
 from analyzer.core.registry import register
+
+from .builtin import ScoredStrategy, greedy_key, greedy_keys
 
 
 @register("greedy")

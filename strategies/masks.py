@@ -18,9 +18,8 @@ from numpy.typing import NDArray
 from analyzer.core import bits as _bits
 from analyzer.core.bits import nth_set_card
 from analyzer.core.cards import DRAW, N_CARDS, TAKE, cards_of_mask
-from analyzer.core.rules import RuleSet
-
 from analyzer.core.contract import BatchView, DecisionView
+from analyzer.core.rules import RuleSet
 
 U64 = np.uint64
 _ONE = np.uint64(1)

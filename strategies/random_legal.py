@@ -12,11 +12,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.cards import TAKE
-
 from analyzer.core.contract import Action, BatchView, DecisionView
+from analyzer.core.registry import register
+
 from .builtin import forced_action, forced_actions
 from .masks import card_tables, nth_card, popcount
-from analyzer.core.registry import register
 
 #: Probability of answering a 7 with a 7 when it may (else it takes the penalty).
 ANSWER_SEVEN = 0.5

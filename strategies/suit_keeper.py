@@ -13,11 +13,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.cards import suit_of
-
 from analyzer.core.contract import BatchView, DecisionView
+from analyzer.core.registry import register
+
 from .builtin import ScoredStrategy, greedy_key, greedy_keys
 from .masks import CARD_SUIT, card_tables, suit_counts
-from analyzer.core.registry import register
 
 _TIER = 100  # beats any greedy key (at most 23)
 

@@ -26,11 +26,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.cards import rank_of, suit_of
-
 from analyzer.core.contract import BatchView, DecisionView
+from analyzer.core.registry import register
+
 from .builtin import ScoredStrategy
 from .masks import CARD_RANK, CARD_SUIT, card_tables, rank_counts, suit_counts
-from analyzer.core.registry import register
 
 #: The threat feature counts from this hand size of the next player down.
 THREAT_FROM = 3

@@ -10,9 +10,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.contract import BatchView, DecisionView
+from analyzer.core.registry import register
+
 from .builtin import ScoredStrategy, greedy_key, greedy_keys
 from .masks import card_tables
-from analyzer.core.registry import register
 
 #: Larger than any greedy key (2 * 11 + 1), so the wild test decides first.
 _WILD_BONUS = 100

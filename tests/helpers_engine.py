@@ -7,14 +7,15 @@ Cards are written in the project notation (``10S JH QD``); a deal is built with
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE, card_str, parse_card, parse_cards
+from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal
 from analyzer.engine.replay import parse_token
-from analyzer.core.rules import make_rules
 
 
 def C(token: str) -> int:

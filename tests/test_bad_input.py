@@ -19,8 +19,8 @@ import os
 import subprocess
 import sys
 import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import pytest
 from typer.testing import CliRunner
@@ -528,7 +528,7 @@ def catalogue() -> str:
                      else "`" + res.stderr.strip().replace("\n", " ⏎ ") + "`" if res.stderr.strip()
                      else "(nothing)")
 
-            def clean(s: str) -> str:
+            def clean(s: str, tmp: Path = tmp) -> str:
                 return s.replace(str(tmp), "<tmp>").replace(str(ROOT) + "/", "").replace("|", "\\|")
 
             cmd = "durak " + " ".join(a if a and " " not in a else repr(a) for a in args)

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from analyzer.core.bits import BIT, U64
 from analyzer.cli.app import app
+from analyzer.core.bits import BIT, U64
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.core.rules import make_rules
 from analyzer.sim.simulator import BatchSim, SimulationError, simulate_deals, simulate_matches

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, card_id, deck, rank_of, suit_of
-from analyzer.engine.deal import Deal, IllegalMove, hand_points
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.core.rules import PLAYERS, make_rules
+from analyzer.engine.deal import Deal, IllegalMove, hand_points
 
 SETTINGS = dict(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

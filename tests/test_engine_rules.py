@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from analyzer.core.cards import DRAW, TAKE, card_str, deck, parse_card
-from analyzer.engine.deal import Deal, IllegalMove, deal_hands, hand_points
-from analyzer.engine.match import match_outcome, next_dealer
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.core.rules import make_rules
+from analyzer.engine.deal import Deal, IllegalMove, deal_hands, hand_points
+from analyzer.engine.match import match_outcome, next_dealer
 from tests.helpers_engine import C, cards, hand, legal, make_deal, play, strs, top
 
 S, CL, H, D = 0, 1, 2, 3

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from analyzer.core.cards import shuffled_decks
-from analyzer.engine.deal import Deal, play_deal, play_match
 from analyzer.core.rules import make_rules
+from analyzer.engine.deal import Deal, play_deal, play_match
 from analyzer.sim.simulator import simulate_deals, simulate_matches
 from analyzer.stats.intervals import wilson
 from strategies import get_strategy
@@ -94,7 +94,7 @@ def test_match_play_equals_engine(variant, players, overrides):
     res = simulate_matches(rules, strats, m, decks=decks, slots=7)
     for i in range(m):
         it = iter(decks[i].tolist())
-        out = play_match(rules, strats, np.random.default_rng(0), lambda: next(it))
+        out = play_match(rules, strats, np.random.default_rng(0), lambda it=it: next(it))
         assert res.totals[i].tolist() == out.totals
         assert res.deals[i] == out.deals
         assert np.allclose(res.win_share[i], out.win_share)

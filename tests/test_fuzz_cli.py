@@ -30,8 +30,9 @@ import shutil
 import tempfile
 import tomllib
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings

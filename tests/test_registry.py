@@ -12,6 +12,7 @@ import pytest
 import analyzer.core.registry
 import strategies
 from analyzer.core.cards import DRAW, parse_card, parse_cards
+from analyzer.core.registry import FunctionStrategy, parse_spec, validate_strategy
 from analyzer.core.rules import make_rules
 from strategies import (
     DecisionView,
@@ -22,7 +23,6 @@ from strategies import (
     get_strategy,
     register,
 )
-from analyzer.core.registry import FunctionStrategy, parse_spec, validate_strategy
 
 BUILTINS = {"random", "greedy", "wild-keeper", "wild-dumper", "aggressive", "suit-keeper", "weighted"}
 PLUGIN = Path(__file__).with_name("plugin_example.py")

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from analyzer.core.cards import DRAW, TAKE, parse_card
-from analyzer.engine.replay import (ScenarioError, load_scenario, outcome_json, parse_token, replay,
-                             scenario_from_dict)
+from analyzer.engine.replay import ScenarioError, load_scenario, outcome_json, parse_token, replay, scenario_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "experiments" / "deal_000_prague_reference.toml"

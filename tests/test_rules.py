@@ -6,8 +6,15 @@ import dataclasses
 
 import pytest
 
-from analyzer.core.rules import (OPTIONS, RuleSet, RulesError, make_rules, parse_description, parse_rule_args,
-                                 parse_value)
+from analyzer.core.rules import (
+    OPTIONS,
+    RulesError,
+    RuleSet,
+    make_rules,
+    parse_description,
+    parse_rule_args,
+    parse_value,
+)
 
 # The RULES.md option table: option -> {variant: default}; a missing variant is "—".
 TABLE = {

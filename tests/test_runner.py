@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import os
 import random
@@ -18,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyzer.execution.experiment import load_experiment
 from analyzer.execution.executor import cell_seed
+from analyzer.execution.experiment import load_experiment
 from analyzer.execution.runner import ExperimentError, ResumeError, run_chunk, run_experiment
 from analyzer.execution.seeds import chunk_seed
 from tests import fake_sim

@@ -7,7 +7,6 @@ draws), so both paths see what the engine would hand them.
 
 from __future__ import annotations
 
-import dataclasses
 import zlib
 from dataclasses import dataclass
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Iterator, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -35,14 +36,13 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    from analyzer.core.registry import StrategySpecError
-    from analyzer.stats.compare import CompareError
-
     from analyzer.core.cards import CardError
-    from analyzer.execution.experiment import ExperimentError
-    from analyzer.engine.replay import ScenarioError
+    from analyzer.core.registry import StrategySpecError
     from analyzer.core.rules import RulesError
+    from analyzer.engine.replay import ScenarioError
+    from analyzer.execution.experiment import ExperimentError
     from analyzer.sim.simulator import SimulationError
+    from analyzer.stats.compare import CompareError
     from analyzer.stats.tables import ResultsError
 
     return (RulesError, ScenarioError, ExperimentError, StrategySpecError, SimulationError, CardError,
@@ -122,8 +122,8 @@ def _seed_jobs(seed: int, jobs: int) -> None:
         raise UsageError("--jobs must be a non-zero integer (-1 = all cores), got 0")
 
 
-RuleOpt = Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
-PlayersOpt = Annotated[Optional[int], typer.Option(help="Number of players (default: 4, svinya 2).")]
+RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
+PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default: 4, svinya 2).")]
 
 
 @app.command()
@@ -133,7 +133,8 @@ def replay(
 ) -> None:
     """Replay a deal from a scenario file, turn by turn."""
     from analyzer.core.cards import cards_str
-    from analyzer.engine.replay import load_scenario, outcome_json, replay as run_replay
+    from analyzer.engine.replay import load_scenario, outcome_json
+    from analyzer.engine.replay import replay as run_replay
 
     with user_errors():
         sc = load_scenario(file)
@@ -169,7 +170,7 @@ def simulate(
                                                  "or blanks; k=v items after 'name?' are its parameters; "
                                                  "cycled to the player count.")] = "random",
     deals: Annotated[int, typer.Option(help="Deals to play.")] = 100_000,
-    matches: Annotated[Optional[int], typer.Option(help="Play this many matches instead of deals.")] = None,
+    matches: Annotated[int | None, typer.Option(help="Play this many matches instead of deals.")] = None,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same numbers.")] = 0,
     rule: RuleOpt = None,
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
@@ -287,11 +288,11 @@ def bench(
 @app.command()
 def run(
     file: Annotated[Path, typer.Argument(help="Experiment file (TOML).")],
-    deals: Annotated[Optional[int], typer.Option(help="Override deals (or matches) per cell.")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Output folder (default reports/<name>).")] = None,
+    deals: Annotated[int | None, typer.Option(help="Override deals (or matches) per cell.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default reports/<name>).")] = None,
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
     backend: Annotated[str, typer.Option(help="loky (local) or dask.")] = "loky",
-    scheduler: Annotated[Optional[str], typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")] = None,
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")] = None,
     fresh: Annotated[bool, typer.Option(help="Discard finished chunks instead of resuming.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
@@ -346,14 +347,14 @@ def compare(
     strategies: Annotated[list[str], typer.Argument(help="Two or more strategies to compare (specs as in simulate).")],
     variant: Annotated[str, typer.Option(help="czech | prague | svinya")] = "czech",
     players: PlayersOpt = None,
-    deals: Annotated[Optional[int], typer.Option(help="Duplicate decks, each played once per rotation "
+    deals: Annotated[int | None, typer.Option(help="Duplicate decks, each played once per rotation "
                                                       "(default 20000).")] = None,
-    matches: Annotated[Optional[int], typer.Option(help="Compare over this many duplicate matches instead.")] = None,
+    matches: Annotated[int | None, typer.Option(help="Compare over this many duplicate matches instead.")] = None,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same numbers.")] = 0,
     rule: RuleOpt = None,
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    out: Annotated[Optional[Path], typer.Option(help="Also write compare.md, compare.json and a heatmap here.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Also write compare.md, compare.json and a heatmap here.")] = None,
     design: Annotated[str, typer.Option(help="field: every rotation of the line-up (a field average); "
                                              "round-robin: every pair head to head in both seatings "
                                              "(2 players), with ratings.")] = "field",

@@ -9,8 +9,7 @@ from __future__ import annotations
 from types import TracebackType
 
 from rich.console import Console
-from rich.progress import (BarColumn, Progress, ProgressColumn, Task, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
 
@@ -71,7 +70,7 @@ class RunProgress:
             self._progress.update(self._task, advance=units, description=self._describe(),
                                   units=self._units(self.done_units, self.total_units))
 
-    def __enter__(self) -> "RunProgress":
+    def __enter__(self) -> RunProgress:
         if self._progress is not None:
             self._progress.start()
         return self

@@ -22,8 +22,9 @@ import os
 import stat
 import tomllib
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 #: Largest experiment or scenario file read (the biggest shipped one is a few KiB).
 MAX_FILE_BYTES = 1 << 20

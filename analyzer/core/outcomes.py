@@ -43,7 +43,7 @@ class DealResults:
         return int(self.went_out.shape[0])
 
     @staticmethod
-    def concat(parts: list["DealResults"]) -> "DealResults":
+    def concat(parts: list[DealResults]) -> DealResults:
         return DealResults(**{f.name: np.concatenate([getattr(p, f.name) for p in parts])
                               for f in fields(DealResults)})
 
@@ -67,6 +67,6 @@ class MatchResults:
         return int(self.deals.shape[0])
 
     @staticmethod
-    def concat(parts: list["MatchResults"]) -> "MatchResults":
+    def concat(parts: list[MatchResults]) -> MatchResults:
         return MatchResults(**{f.name: np.concatenate([getattr(p, f.name) for p in parts])
                                for f in fields(MatchResults)})

@@ -31,8 +31,9 @@ import importlib.util
 import inspect
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -197,7 +198,7 @@ def validate_strategy(obj: Any, spec: str | None = None) -> Strategy:
     batch = getattr(obj, "choose_batch", None)
     if batch is not None and not callable(batch):
         raise StrategyLoadError(f"strategy {what}: choose_batch is not callable")
-    return obj  # type: ignore[no-any-return]
+    return obj
 
 
 def _build(obj: Any, spec: str, kwargs: dict[str, Any]) -> Strategy:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from analyzer.core.cards import ACE, DECK_LOW_RANK, JACK, KING, QUEEN
 
@@ -175,7 +176,7 @@ class RuleSet:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
 
-    def for_unit(self, unit: str) -> "RuleSet":
+    def for_unit(self, unit: str) -> RuleSet:
         """Self, if the rules can be played as ``unit`` ("deal" or "match"); else RulesError.
 
         The one place the match target is checked (G11): a variant without a
@@ -292,12 +293,12 @@ def parse_value(name: str, value: Any) -> Any:
         return v
     if kind == "float":
         try:
-            v = float(value)
+            f = float(value)
         except (TypeError, ValueError):
             raise bad from None
-        if not 0.0 <= v <= 1.0:
+        if not 0.0 <= f <= 1.0:
             raise bad
-        return v
+        return f
     s = str(value).strip().lower()
     if s not in allowed:  # type: ignore[operator]
         raise bad

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import resource
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
+from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal, play_deal
 from analyzer.execution.play import CHUNK, play
-from analyzer.core.rules import make_rules
 
 #: Default player counts for the benchmark (issue 3: czech 4 players).
 BENCH_PLAYERS = {"czech": 4, "prague": 3, "svinya": 2}
@@ -51,9 +51,8 @@ def engine_rate(rules, n: int, seed: int = 0) -> float:
 
 
 def simple_rate(rules, n: int, seed: int = 0) -> float:
-    from strategies import get_strategy
-
     from analyzer.sim.simulator import simulate_deals
+    from strategies import get_strategy
 
     s = SimpleOnly(get_strategy("random"))
     t0 = time.perf_counter()

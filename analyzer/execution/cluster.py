@@ -22,7 +22,8 @@ import logging
 import os
 import socket
 import time
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from distributed import Client, KilledWorker, LocalCluster

@@ -38,13 +38,12 @@ from analyzer.stats.compare import (
     SCORES,
     CompareError,
     Comparison,
-    FloatArray,
 )
 from analyzer.stats.design import labels
 from analyzer.stats.design import lineups as rotations
 
 
-def _scores(outcomes: list[dict[str, NDArray[Any]]], ups: list[list[int]], k: int) -> dict[str, FloatArray]:
+def _scores(outcomes: list[dict[str, NDArray[Any]]], ups: list[list[int]], k: int) -> dict[str, NDArray[Any]]:
     """Per-deck scores from per-rotation, per-position outcomes (D, N).
 
     Returns ``win``, ``loss``, ``points`` as (D, k) per-deck scores and
@@ -109,10 +108,10 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                 play = simulate_observed if any(isinstance(s, KnowingStrategy) for s in strats) else None
                 for up in ups:
                     lineup = [strats[s] for s in up]
-                    res = (play(rules, lineup, decks, sim_ss) if play is not None
-                           else simulator.simulate_deals(rules, lineup, n, sim_ss, decks=decks))
-                    outcomes.append(_outcomes_deals(res, players))
-                    capped += int((res.end == END_CAPPED).sum())
+                    dres = (play(rules, lineup, decks, sim_ss) if play is not None
+                            else simulator.simulate_deals(rules, lineup, n, sim_ss, decks=decks))
+                    outcomes.append(_outcomes_deals(dres, players))
+                    capped += int((dres.end == END_CAPPED).sum())
                     deals += n
             break
         except simulator.SimulationError as exc:

@@ -24,8 +24,9 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import pandas as pd
 from numpy.random import SeedSequence
@@ -65,7 +66,7 @@ def strategy_resolver(simulator: str | None = None) -> Callable[[str], Any]:
     if path != DEFAULT_SIMULATOR:
         fn = getattr(_module(path), "get_strategy", None)
         if fn is not None:
-            return fn  # type: ignore[no-any-return]
+            return fn
     from analyzer.core.registry import get_strategy  # the registry loads the built-in plugins
 
     return get_strategy

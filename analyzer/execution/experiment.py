@@ -41,21 +41,30 @@ numbered from 0 in that order.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-import math
 import json
+import math
 import re
 import tomllib
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
-from analyzer.core.rules import (OPTIONS, PLAYERS, VARIANTS, RuleSet, RulesError, check_option, format_value,
-                                 make_rules)
-from analyzer.execution.lineup import LineupError, cycle, entry_text, parse_lineup
+from analyzer.core.inputs import (
+    MAX_CHUNK,
+    MAX_COUNT,
+    cells_problem,
+    chunks_problem,
+    count_problem,
+    loads_toml,
+    name_problem,
+    read_user_text,
+)
 from analyzer.core.report_kinds import REPORT_KINDS
-from analyzer.core.inputs import (MAX_CHUNK, MAX_COUNT, cells_problem, chunks_problem, count_problem, loads_toml,
-                                  name_problem, read_user_text)
+from analyzer.core.rules import OPTIONS, PLAYERS, VARIANTS, RulesError, RuleSet, check_option, format_value, make_rules
+from analyzer.execution.lineup import LineupError, cycle, entry_text, parse_lineup
 
 UNITS = ("deal", "match")
 #: Count key of each unit in the file.
@@ -157,7 +166,7 @@ class Experiment:
     match_chunk_size: int
     reports: tuple[str, ...]
     source: str = "<experiment>"
-    _cells: tuple[Cell, ...] = field(default=(), repr=False, compare=False)
+    _cells: tuple[Cell, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     @property
     def cells(self) -> tuple[Cell, ...]:
@@ -171,7 +180,7 @@ class Experiment:
             return list(dict.fromkeys(rot))  # drop repeats, keep order
         return [cycle(self.lineup or ("random",), players)]
 
-    def with_count(self, n: int) -> "Experiment":
+    def with_count(self, n: int) -> Experiment:
         """The same experiment with ``n`` deals (matches for match cells) per cell."""
         if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
             raise ExperimentError(f"{self.source}: deals override: must be a positive integer, got {n!r}")

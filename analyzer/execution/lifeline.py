@@ -19,8 +19,9 @@ import signal
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from types import FrameType
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 R = TypeVar("R")
 

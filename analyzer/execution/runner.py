@@ -30,20 +30,28 @@ import json
 import shlex
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from analyzer.core.rules import format_value
-from analyzer.execution.executor import (BACKENDS, DEFAULT_SIMULATOR, KEYS, SIMULATOR_ENV,  # noqa: F401
-                                         cell_job as _chunk_job, cell_seed,
-                                         ordered_parts, run_cell_chunks, run_chunk, simulator_path,
-                                         strategy_resolver, sum_tables as _sum_tables)
+from analyzer.execution.executor import (  # noqa: F401
+    BACKENDS,
+    DEFAULT_SIMULATOR,
+    KEYS,
+    SIMULATOR_ENV,
+    cell_seed,
+    ordered_parts,
+    run_cell_chunks,
+    run_chunk,
+    simulator_path,
+    strategy_resolver,
+)
+from analyzer.execution.executor import sum_tables as _sum_tables
 from analyzer.execution.experiment import Cell, Experiment, ExperimentError, load_experiment
-from analyzer.execution.store import (CHUNK_FORMAT, TABLES, ChunkStore, ResumeError,  # noqa: F401
-                                      _atomic_write, _parquet_bytes)
+from analyzer.execution.store import CHUNK_FORMAT, TABLES, ChunkStore, ResumeError, _atomic_write, _parquet_bytes  # noqa: F401
 
 #: The seed derivation chunks use (analyzer.execution.seeds); part of the fingerprint so that
 #: chunks seeded another way are never resumed.
@@ -99,7 +107,7 @@ def _command(exp: Experiment, deals: int | None, out: Path | None) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def run_experiment(
