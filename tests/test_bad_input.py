@@ -208,13 +208,14 @@ def _sparse(path: Path, size: int) -> Path:
 
 
 def _copied_report(f: Files, name: str, table: str | None = None) -> Path:
-    """A copy of a committed example report (optionally with a table's columns damaged)."""
+    """A copy of a committed example report as a fresh clone has it (no local chunk store), optionally
+    with a table's columns damaged."""
     import shutil
 
     import pandas as pd
 
     out = f.tmp / name
-    shutil.copytree(ROOT / "reports" / name, out)
+    shutil.copytree(ROOT / "reports" / name, out, ignore=shutil.ignore_patterns("chunks", ".tmp*", ".chunks.lock"))
     if table is not None:
         path = out / "results" / f"{table}.parquet"
         pd.read_parquet(path).drop(columns=["cell"]).to_parquet(path)
