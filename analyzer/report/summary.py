@@ -138,14 +138,14 @@ def jack_panel(res: Results) -> Panel | None:
     if d.empty:
         return None
     labels = [f"{r.variant} {int(r.players)}p{' match' if r.unit == 'match' else ''}" for r in d.itertuples()]
-    held = d["held_mean"].to_numpy() * d["seats"].to_numpy()  # share of units ending with a wild in some hand
+    held = (d["wild_any"] / d["n"]).to_numpy()  # share of deals (matches) ending with a wild in some hand
     top = int(np.argmax(held))
     sentence = (f"A wild is still in someone's hand at the end of **{pct(held[top])}** of "
                 f"{labels[top]}{'es' if d.loc[top, 'unit'] == 'match' else ' deals'}")
     decided = d[d["by_wild_rate"] > 0]
     if len(decided):
         r = decided.loc[decided["by_wild_rate"].idxmax()]
-        sentence += (f"; the wild rule, not the points, names the дурак in {pct(r['by_wild_rate'] * r['seats'])} "
+        sentence += (f"; the wild rule, not the points, names the дурак in {pct(r['by_wild_rate'])} "
                      f"of {r['variant']} {int(r['players'])}p {'matches' if r['unit'] == 'match' else 'deals'}.")
     else:
         sentence += "."
