@@ -230,8 +230,19 @@ def fault_json(sc: Scenario, deal: Deal) -> dict[str, Any]:
 
 
 def outcome_json(sc: Scenario, out: DealOutcome) -> dict[str, Any]:
-    """Issue 2's replay JSON: seats as in the file."""
-    return {"variant": sc.rules.variant, "points": out.points, "went_out": out.went_out,
-            "loser": out.loser, "wild_holders": out.wild_holders,
+    """The replay JSON, numbered by *position* like every output (position 0 acts first, the dealer last).
+
+    The scenario file lists hands by seat from the dealer (seat 0, G2); here
+    ``names[q]`` and ``points[q]`` belong to position ``q`` = seat ``q + 1``.
+    """
+    n = sc.rules.players
+    seats = [(q + 1) % n for q in range(n)]
+
+    def pos(seat: int | None) -> int | None:
+        return None if seat is None else (seat - 1) % n
+
+    return {"variant": sc.rules.variant, "names": [sc.names[s] for s in seats],
+            "points": [out.points[s] for s in seats], "went_out": pos(out.went_out),
+            "loser": pos(out.loser), "wild_holders": sorted(pos(s) for s in out.wild_holders),
             "blocked": out.end == 1, "capped": out.end == 2, "turns": out.turns,
-            "winner": out.winner}
+            "winner": pos(out.winner)}
