@@ -113,6 +113,11 @@ def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str
 # --------------------------------------------------------------------------- running tasks
 
 
+#: Seconds an idle loky worker waits for work before it exits (its parent may be gone; loky's own
+#: default is 300 s).  ``$DURAK_IDLE_WORKER_SECONDS`` overrides it (tests).
+IDLE_WORKER_SECONDS = float(os.environ.get("DURAK_IDLE_WORKER_SECONDS", "10"))
+
+
 def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: int = 1, backend: str = "loky",
               scheduler: str | None = None) -> Iterator[R]:
     """``fn(*args)`` for every args tuple; yield each result as soon as it is finished (any order).
@@ -128,12 +133,13 @@ def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: i
         for args in calls:
             yield fn(*args)
         return
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed, parallel_config
 
     delayed_calls = (delayed(guarded)(os.getpid(), fn, *args) for args in calls)  # workers end with us
     if backend == "loky":
-        yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
-                            batch_size=1)(delayed_calls)
+        # an idle worker outlives a killed main process only this long (loky's default is 300 s)
+        with parallel_config(backend="loky", idle_worker_timeout=IDLE_WORKER_SECONDS):
+            yield from Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(delayed_calls)
         return
     # Tasks are submitted to the cluster directly (analyzer/execution/cluster.py): joblib's dask
     # backend ran them in this process on a one-thread cluster, and never noticed a lost cluster.
