@@ -46,7 +46,8 @@ window.addEventListener('load', () => {
     summary_images: summary ? imgs.filter(i => {
       // images after the Summary heading and before the next h2: the summary's own charts
       if (!(summary.compareDocumentPosition(i) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
-      const next = [...document.querySelectorAll('h2')].find(h => summary.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_FOLLOWING);
+      const next = [...document.querySelectorAll('h2')]
+        .find(h => summary.compareDocumentPosition(h) & Node.DOCUMENT_POSITION_FOLLOWING);
       return !next || (i.compareDocumentPosition(next) & Node.DOCUMENT_POSITION_FOLLOWING);
     }).map(i => top(i)) : [],
     toc: !!document.getElementById('contents'),
