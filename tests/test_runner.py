@@ -10,13 +10,13 @@ import signal
 import subprocess
 import sys
 import time
-import types
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import analyzer.execution.runner as runner_module
 from analyzer.execution.executor import cell_seed
 from analyzer.execution.experiment import load_experiment
 from analyzer.execution.runner import ExperimentError, ResumeError, run_chunk, run_experiment
@@ -187,9 +187,7 @@ def test_bad_arguments(exp_file: Path, tmp_path: Path) -> None:
 
 def test_report_hook(exp_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Path] = []
-    fake = types.ModuleType("analyzer.report.build")
-    fake.build_report = seen.append  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "analyzer.report.build", fake)
+    monkeypatch.setattr(runner_module, "build_report", seen.append)
     out = run_experiment(exp_file, out=tmp_path / "o", simulator=SIM, quiet=True, jobs=1, deals=100)
     assert seen == [out]
 

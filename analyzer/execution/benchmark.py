@@ -13,9 +13,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from analyzer.core.cards import shuffled_decks
+from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal, play_deal
 from analyzer.execution.play import CHUNK, play
+from analyzer.sim.simulator import simulate_deals
 
 #: Default player counts for the benchmark (issue 3: czech 4 players).
 BENCH_PLAYERS = {"czech": 4, "prague": 3, "svinya": 2}
@@ -37,12 +40,8 @@ def _peak_mib() -> float:
 
 
 def engine_rate(rules, n: int, seed: int = 0) -> float:
-    from strategies import get_strategy
-
     rng = np.random.default_rng(seed)
     strat = [get_strategy("random")] * rules.players
-    from analyzer.core.cards import shuffled_decks
-
     decks = shuffled_decks(rules.deck_size, n, rng)
     t0 = time.perf_counter()
     for i in range(n):
@@ -51,9 +50,6 @@ def engine_rate(rules, n: int, seed: int = 0) -> float:
 
 
 def simple_rate(rules, n: int, seed: int = 0) -> float:
-    from analyzer.sim.simulator import simulate_deals
-    from strategies import get_strategy
-
     s = SimpleOnly(get_strategy("random"))
     t0 = time.perf_counter()
     simulate_deals(rules, [s] * rules.players, n, seed)

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 import pandas as pd
 from numpy.random import SeedSequence
 
+from analyzer.core.registry import get_strategy
 from analyzer.execution import lineup as lineups
 from analyzer.execution.experiment import Cell, ExperimentError
 from analyzer.execution.lifeline import guarded
@@ -67,8 +68,6 @@ def strategy_resolver(simulator: str | None = None) -> Callable[[str], Any]:
         fn = getattr(_module(path), "get_strategy", None)
         if fn is not None:
             return fn
-    from analyzer.core.registry import get_strategy  # the registry loads the built-in plugins
-
     return get_strategy
 
 

@@ -62,6 +62,7 @@ from analyzer.core.inputs import (
     name_problem,
     read_user_text,
 )
+from analyzer.core.registry import get_strategy
 from analyzer.core.report_kinds import REPORT_KINDS
 from analyzer.core.rules import OPTIONS, PLAYERS, VARIANTS, RulesError, RuleSet, check_option, format_value, make_rules
 from analyzer.execution.lineup import LineupError, cycle, entry_text, parse_lineup
@@ -498,10 +499,6 @@ def _check_strategies(exp: Experiment, cells: list[Cell], resolve: StrategyResol
     """Resolve every strategy spec once, so an unknown name fails before any work."""
     key = "field" if exp.field is not None else "lineup"
     if resolve is None:
-        try:
-            from analyzer.core.registry import get_strategy
-        except ImportError as e:
-            raise err(key, f"cannot resolve strategies: analyzer.core.registry is unavailable ({e})") from None
         resolve = get_strategy
     for spec in dict.fromkeys(s for c in cells for s in c.lineup):
         try:

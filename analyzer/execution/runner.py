@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,6 +35,8 @@ from typing import Any
 
 import pandas as pd
 
+from analyzer import __version__
+from analyzer.cli.progress import RunProgress
 from analyzer.core.rules import format_value
 from analyzer.execution.executor import (  # noqa: F401
     BACKENDS,
@@ -52,6 +53,7 @@ from analyzer.execution.executor import (  # noqa: F401
 from analyzer.execution.executor import sum_tables as _sum_tables
 from analyzer.execution.experiment import Cell, Experiment, ExperimentError, load_experiment
 from analyzer.execution.store import CHUNK_FORMAT, TABLES, ChunkStore, ResumeError, _atomic_write, _parquet_bytes  # noqa: F401
+from analyzer.report.build import build_report
 
 #: The seed derivation chunks use (analyzer.execution.seeds); part of the fingerprint so that
 #: chunks seeded another way are never resumed.
@@ -63,8 +65,6 @@ SEEDING = "content-v1"
 
 def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dict[str, Any]]:
     """Hash of everything that determines chunk contents, and the record it hashes."""
-    from analyzer import __version__
-
     plugins: dict[str, str] = {}
     for spec in dict.fromkeys(s for c in exp.cells for s in c.lineup):
         file = spec.rsplit(":", 1)[0]
@@ -170,8 +170,6 @@ def run_experiment(
     for name, df in results.items():
         _atomic_write(res_dir / f"{name}.parquet", _parquet_bytes(df))
 
-    from analyzer import __version__
-
     totals = results["totals"]
     total_chunks = sum(len(c.chunks()) for c in exp.cells)
     manifest = {
@@ -190,13 +188,7 @@ def run_experiment(
     _atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
 
     if report and exp.reports:
-        try:
-            from analyzer.report.build import build_report
-        except ImportError as e:
-            if not quiet:
-                print(f"note: no report built ({e}); results are in {res_dir}", file=sys.stderr)
-        else:
-            build_report(out_dir)
+        build_report(out_dir)
     return out_dir
 
 
@@ -208,8 +200,6 @@ def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, back
     Returns (tables by name in (cell, chunk) order with a ``cell`` column, deals
     simulated now, chunks reused).
     """
-    from analyzer.cli.progress import RunProgress
-
     done: dict[tuple[int, int], dict[str, pd.DataFrame]] = {}
     todo: list[tuple[Cell, int, int]] = []
     for cell in exp.cells:

@@ -25,6 +25,8 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
+from analyzer.stats.tables import rules_text
+
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
 HATCHES = ("//", "..", "xx", "\\\\", "--", "++", "oo")
@@ -165,8 +167,6 @@ def plot_win_by_position(wl: pd.DataFrame, variant: str | None = None, unit: str
 
 
 def _group_label(row: pd.Series) -> str:
-    from analyzer.stats.tables import rules_text
-
     rules = rules_text(str(row.get("rules", "{}")))
     rules = "" if rules == "default rules" else f"\n{rules}"
     return f"{row['variant']} {int(row['players'])}p{rules}\n{row['strategy']}\nn={_n(row['n'])}"
