@@ -140,3 +140,31 @@ def test_guarded_runs_in_process_without_a_watch() -> None:
     """The in-process path (jobs=1) must never watch our own parent (a closed shell would end the run)."""
     assert lifeline.guarded(os.getpid(), pow, 2, 10) == 1024
     assert lifeline._watching is None
+
+
+IDLE_SCRIPT = """
+import sys, time
+from analyzer.execution.executor import run_tasks
+print(sorted(run_tasks(pow, [(2, k) for k in range(8)], jobs=2)), flush=True)
+time.sleep(600)  # the pool's workers sit idle while their parent waits here
+"""
+
+
+def test_kill_9_of_an_idle_parent_takes_its_idle_workers_along(tmp_path: Path) -> None:
+    """Workers between tasks end with their parent too, well before loky's idle timeout (set to 300 s here)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DURAK_IDLE_WORKER_SECONDS": "300"}
+    p = subprocess.Popen([sys.executable, "-c", IDLE_SCRIPT], cwd=tmp_path, env=env, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert p.stdout is not None
+    assert p.stdout.readline().strip() == str([2 ** k for k in range(8)])
+    kids = [k for k in _children(p.pid) if b"popen_loky" in Path(f"/proc/{k}/cmdline").read_bytes()]
+    assert kids, "no loky workers started"
+    p.kill()
+    p.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [k for k in kids if _alive(k)]
+    for k in left:
+        os.kill(k, signal.SIGKILL)
+    assert not left, f"idle workers {left} outlived their killed parent"

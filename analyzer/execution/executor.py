@@ -34,7 +34,7 @@ from numpy.random import SeedSequence
 from analyzer.core.registry import get_strategy
 from analyzer.execution import lineup as lineups
 from analyzer.execution.experiment import Cell, ExperimentError
-from analyzer.execution.lifeline import guarded
+from analyzer.execution.lifeline import guarded, watch_parent
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.sim.errors import FaultContext
 from analyzer.stats.sums import summarize
@@ -137,7 +137,8 @@ def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: i
     delayed_calls = (delayed(guarded)(os.getpid(), fn, *args) for args in calls)  # workers end with us
     if backend == "loky":
         # an idle worker outlives a killed main process only this long (loky's default is 300 s)
-        with parallel_config(backend="loky", idle_worker_timeout=IDLE_WORKER_SECONDS):
+        with parallel_config(backend="loky", idle_worker_timeout=IDLE_WORKER_SECONDS,
+                             initializer=watch_parent, initargs=(os.getpid(),)):
             yield from Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)(delayed_calls)
         return
     # Tasks are submitted to the cluster directly (analyzer/execution/cluster.py): joblib's dask

@@ -78,6 +78,13 @@ def guarded(parent: int, fn: Callable[..., R], *args: Any) -> R:
     return fn(*args)
 
 
+def watch_parent(parent: int) -> None:
+    """A loky worker's initializer: watch ``parent`` from start-up, so a worker that never got a task
+    (idle in the pool) ends with its parent too, not after loky's idle timeout."""
+    if os.getpid() != parent and os.getppid() == parent:
+        _watch_parent(parent)
+
+
 def _watch_parent(parent: int) -> None:
     """Start (once per process) a daemon thread that ends this process when ``parent`` is gone."""
     global _watching
