@@ -98,8 +98,8 @@ def _lineup(text: str, players: int) -> tuple[str, ...]:
 
 
 def _progress(total: int, unit: str, label: str):  # noqa: ANN202 — RunProgress, imported lazily
-    """A progress bar on stderr when it is a terminal (analyzer.cli.progress), else a no-op."""
-    from analyzer.cli.progress import RunProgress
+    """A progress bar on stderr when it is a terminal (analyzer.execution.progress), else a no-op."""
+    from analyzer.execution.progress import RunProgress
 
     return RunProgress(total_units=total, total_cells=1, unit=unit, label=label)
 
@@ -414,6 +414,70 @@ def _round_robin(rules: Any, specs: list[str], n: int, seed: int, jobs: int, as_
         typer.echo(json.dumps(result))
     else:
         render_rich(round_robin_blocks(result))
+
+
+@app.command()
+def tune(
+    strategy: Annotated[str, typer.Argument(help="A strategy with numeric parameters, e.g. weighted.")],
+    variant: Annotated[str, typer.Option(help="czech | prague | svinya")] = "czech",
+    players: PlayersOpt = None,
+    rule: RuleOpt = None,
+    reference: Annotated[str | None, typer.Option(help="The opposition: players-1 copies of this spec "
+                                                       "(default: the strategy with its defaults).")] = None,
+    budget: Annotated[int, typer.Option(help="Training decks in all (each candidate plays every seat).")] = 40_000,
+    decks: Annotated[int, typer.Option(help="Training decks per generation (every candidate plays them).")] = 2_000,
+    holdout: Annotated[int, typer.Option(help="Fresh decks of the final check, tuned against the start.")] = 20_000,
+    sigma: Annotated[float, typer.Option(help="Initial CMA-ES step, relative to each parameter's size.")] = 0.5,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same run.")] = 0,
+    jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = 1,
+    out: Annotated[Path | None, typer.Option(help="Report folder (default reports/tuning/STRATEGY-VARIANT-Np).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Tune a strategy's parameters with CMA-ES on duplicate decks; check the winner on fresh decks."""
+    import math
+    import shlex
+
+    from analyzer.core.registry import StrategySpecError, parse_spec
+    from analyzer.execution.tune import TuneError, tune_strategy, write_report
+
+    with user_errors():
+        for name, value in (("--budget", budget), ("--decks", decks), ("--holdout", holdout)):
+            _positive(name, value)
+        if decks < 2 or holdout < 2:
+            raise UsageError(f"{'--decks' if decks < 2 else '--holdout'} must be at least 2 (an interval needs a spread)")
+        if not (math.isfinite(sigma) and sigma > 0):
+            raise UsageError(f"--sigma must be a positive number, got {sigma}")
+        _seed_jobs(seed, jobs)
+        rules = _rules(variant, players, rule)
+        try:
+            target = parse_spec(strategy)[0]
+            gens = budget // decks
+            with _progress(max(gens, 1), "generations", "tune") as bar:
+                res, spec = tune_strategy(rules, strategy, reference=reference, budget=budget,
+                                          decks_per_generation=decks, holdout=holdout, sigma0=sigma, seed=seed,
+                                          jobs=jobs, on_generation=lambda _g: bar.advance(1))
+        except (TuneError, StrategySpecError) as exc:
+            raise UsageError(str(exc)) from None
+        folder = out or Path("reports") / "tuning" / f"{target}-{rules.variant}-{rules.players}p"
+        ref = reference or target
+        title = f"{target}, {rules.label()}, against {rules.players - 1} x {ref}"
+        rules_args = "".join(f" --rule {r}" for r in rule or [])
+        command = (f"durak tune {shlex.quote(strategy)} --variant {rules.variant} --players {rules.players}{rules_args}"
+                   + (f" --reference {shlex.quote(reference)}" if reference else "")
+                   + f" --budget {budget} --decks {decks} --holdout {holdout} --sigma {sigma:g} --seed {seed}")
+        write_report(res, folder, title=title, spec=spec, command=command, chart=True)
+    h = res.holdout
+    if as_json:
+        typer.echo(json.dumps({"spec": spec, "start": res.start, "tuned": res.tuned, "holdout": h,
+                               "generations": len(res.curve), "training_decks": int(res.curve["deals"].iloc[-1]),
+                               "evaluations": res.evaluations, "report": str(folder / "tune.md")}))
+        return
+    typer.echo(f"tuned: {spec}")
+    verdict = ("better than the start" if h["lo"] > 0 else "worse than the start" if h["hi"] < 0
+               else "not distinguishable from the start")
+    typer.echo(f"hold-out ({h['n_decks']:,} fresh decks, every seat against {ref}): tuned − start = "
+               f"{100 * h['margin']:+.2f} pp [{100 * h['lo']:+.2f}, {100 * h['hi']:+.2f}] (95%, paired): {verdict}")
+    typer.echo(f"report: {folder / 'tune.md'}")
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:

@@ -36,7 +36,7 @@ from typing import Any
 import pandas as pd
 
 from analyzer import __version__
-from analyzer.cli.progress import RunProgress
+from analyzer.execution.progress import RunProgress
 from analyzer.core.rules import format_value
 from analyzer.execution.executor import (  # noqa: F401
     BACKENDS,
