@@ -47,11 +47,17 @@ DEALS_PER_CONFIG = {v: -(-2000 // sum(1 for c in CONFIGS if c[0] == v)) for v in
 LINEUPS = ["greedy", "wild-keeper", "wild-dumper", "aggressive", "suit-keeper", "weighted"]
 
 
-def engine_by_position(rules, deck, strats) -> dict:
+def engine_outcome(rules, deck, strats):
+    """One deal in the engine, strategies by position (position q is seat q + 1)."""
+    n = rules.players
+    return play_deal(Deal.from_deck(rules, deck), [strats[(s - 1) % n] for s in range(n)],
+                     np.random.default_rng(0))
+
+
+def engine_by_position(rules, deck, strats, out=None) -> dict:
     """Play one deal in the engine and express it the simulator's way (by position)."""
     n = rules.players
-    out = play_deal(Deal.from_deck(rules, deck), [strats[(s - 1) % n] for s in range(n)],
-                    np.random.default_rng(0))
+    out = out if out is not None else engine_outcome(rules, deck, strats)
     pos = lambda s: -1 if s is None else (s - 1) % n  # noqa: E731
     return {
         "points": [out.points[(p + 1) % n] for p in range(n)], "went_out": pos(out.went_out),
@@ -75,9 +81,13 @@ def test_simulator_equals_engine_deal_by_deal(variant, players, overrides):
     start = rng.integers(len(LINEUPS))
     strats = [get_strategy(LINEUPS[(start + p) % len(LINEUPS)]) for p in range(players)]
     res = simulate_deals(rules, strats, n, decks=decks, check=True, slots=37)
-    mismatches = [i for i in range(n) if res.row(i) != engine_by_position(rules, decks[i].tolist(), strats)]
+    outs = [engine_outcome(rules, decks[i].tolist(), strats) for i in range(n)]
+    mismatches = [i for i in range(n) if res.row(i) != engine_by_position(rules, None, strats, outs[i])]
     assert not mismatches, f"deal {mismatches[0]}: sim {res.row(mismatches[0])} != engine " \
-                           f"{engine_by_position(rules, decks[mismatches[0]].tolist(), strats)}"
+                           f"{engine_by_position(rules, None, strats, outs[mismatches[0]])}"
+    # the wilds each position was dealt (G4, PR2), deal by deal
+    dealt = np.array([[o.wilds_dealt[(q + 1) % players] for q in range(players)] for o in outs])
+    assert res.wilds_dealt.dtype == np.int8 and np.array_equal(res.wilds_dealt, dealt)
 
 
 @pytest.mark.parametrize("variant,players,overrides", [
@@ -101,6 +111,7 @@ def test_match_play_equals_engine(variant, players, overrides):
         assert np.allclose(res.loss_share[i], out.loss_share)
         assert bool(res.loser_by_wild[i]) == out.loser_by_wild
         assert res.wild_held[i].tolist() == out.wild_held
+        assert res.wilds_dealt[i].tolist() == out.wilds_dealt  # in the last deal, by player
 
 
 @pytest.mark.parametrize("variant,players", [("czech", 4), ("prague", 3), ("svinya", 2)])
@@ -178,3 +189,24 @@ def test_simple_path_adapter_equals_fast_path(variant, players, overrides):
         ma = simulate_matches(rules, fast, 20, seed=9, slots=8)
         mb = simulate_matches(rules, simple, 20, seed=9, slots=8)
         assert (ma.totals == mb.totals).all() and (ma.deals == mb.deals).all()
+
+
+@pytest.mark.parametrize("variant,players", [("czech", 4), ("prague", 3), ("prague", 5), ("svinya", 2)])
+def test_wilds_dealt_counts_the_hands_as_dealt(variant, players):
+    """wilds_dealt is the number of wild cards (G4) among each hand's dealt cards (G10a): card i goes to
+    seat (i + 1) mod n; prague's dealer turns the last card up as the lead (PR2), so it is not counted."""
+    rules = make_rules(variant, players)
+    n, h = players, rules.hand_size
+    decks = shuffled_decks(rules.deck_size, 400, np.random.default_rng(21))
+    res = simulate_deals(rules, [get_strategy("greedy")] * n, len(decks), decks=decks)
+    wild = np.array([[c // 4 + 2 == rules.wild_rank for c in d] for d in decks])
+    want = np.zeros((len(decks), n), int)
+    for i in range(n * h):
+        want[:, (i + 1) % n] += wild[:, i]
+    if variant == "prague":
+        want[:, 0] -= wild[:, n * h - 1]  # the dealer's sixth card is the lead
+    by_position = want[:, [(q + 1) % n for q in range(n)]]
+    assert np.array_equal(res.wilds_dealt, by_position)
+    assert (by_position >= 2).any() and (by_position == 0).any()
+    if variant == "prague":
+        assert wild[:, n * h - 1].any()  # some dealer led a Jack, which the count left out

@@ -10,7 +10,7 @@ independent of ``--jobs`` and of the order chunks finish in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +22,18 @@ END_NAMES = ("out", "blocked", "capped")
 #: penalty points per hand 0..POINT_BINS-1 (likewise).
 TURN_BINS = 400
 POINT_BINS = 200
+#: ``wilds_dealt`` of a simulator that does not record it (every entry): the deal's hands are unknown.
+NOT_RECORDED = -1
+
+
+def _not_recorded() -> NDArray[np.int8]:
+    return np.zeros((0, 0), np.int8)
+
+
+def _fill_not_recorded(res: DealResults | MatchResults, like: NDArray[np.generic]) -> None:
+    """A results object built without ``wilds_dealt`` gets it as NOT_RECORDED everywhere (N, P)."""
+    if res.wilds_dealt.size == 0 and res.wilds_dealt.shape != like.shape:
+        res.wilds_dealt = np.full(like.shape, NOT_RECORDED, np.int8)
 
 
 @dataclass
@@ -38,6 +50,13 @@ class DealResults:
     turns: NDArray[np.int32]  # (N,) turns played (G10a)
     last_card: NDArray[np.int8]  # (N,) card that ended the deal, -1 if none
     turnovers: NDArray[np.int16]  # (N,) times the pile was turned into the talon (G8)
+    #: (N, P) wilds (G4) in each position's hand as dealt, before the first turn: the prague
+    #: dealer's lead card (PR2) is already on the pile, not in the hand; NOT_RECORDED (-1) where the
+    #: simulator does not record it (then the reports say so instead of counting the deals)
+    wilds_dealt: NDArray[np.int8] = field(default_factory=_not_recorded)
+
+    def __post_init__(self) -> None:
+        _fill_not_recorded(self, self.points)
 
     def __len__(self) -> int:
         return int(self.went_out.shape[0])
@@ -48,7 +67,9 @@ class DealResults:
                               for f in fields(DealResults)})
 
     def row(self, i: int) -> dict[str, object]:
-        return {f.name: getattr(self, f.name)[i].tolist() for f in fields(DealResults)}
+        """Deal ``i``'s outcome of play, every field but ``wilds_dealt`` (how the hands were dealt,
+        compared with the engine by its own test: tests/test_equivalence.py)."""
+        return {f.name: getattr(self, f.name)[i].tolist() for f in fields(DealResults) if f.name != "wilds_dealt"}
 
 
 @dataclass
@@ -62,6 +83,11 @@ class MatchResults:
     wild_held: NDArray[np.bool_]  # (N, P) held a wild at the end of the last deal
     deals: NDArray[np.int32]  # (N,) deals played
     capped_deals: NDArray[np.int32]  # (N,) deals of the match stopped by the turn cap
+    #: (N, P) wilds dealt to each player in the match's last deal (the one CZ7 judges), as DealResults'
+    wilds_dealt: NDArray[np.int8] = field(default_factory=_not_recorded)
+
+    def __post_init__(self) -> None:
+        _fill_not_recorded(self, self.totals)
 
     def __len__(self) -> int:
         return int(self.deals.shape[0])

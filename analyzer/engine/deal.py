@@ -66,6 +66,8 @@ class DealOutcome:
     turns: int
     last_card: int | None
     turnovers: int
+    #: wilds (G4) in each seat's hand as dealt, before the first turn (PR2: the dealer's lead is not in it)
+    wilds_dealt: list[int] = field(default_factory=list)
 
 
 def legal_cards(hand: Sequence[int], top: int | None, active_suit: int | None, rules: RuleSet) -> list[int]:
@@ -149,6 +151,8 @@ class Deal:
     stream: DealStream = field(default_factory=lambda: DealStream(0))
     #: the strategies' copy of the rules: nothing a strategy does to it reaches the game
     strategy_rules: RuleSet | None = field(default=None, repr=False)
+    #: wilds (G4) in each seat's hand as dealt (set by :meth:`start`, before the first turn)
+    wilds_dealt: list[int] = field(default_factory=list)
 
     # ----------------------------------------------------------------- setup
     @classmethod
@@ -174,6 +178,7 @@ class Deal:
             stream_key = int(rng.integers(0, 2**63))
         d = cls(rules=rules, hands=[list(h) for h in hands], talon=list(talon), starter=starter,
                 rng=rng, names=names, stream=DealStream(stream_key or 0))
+        d.wilds_dealt = [sum(rank_of(c) == rules.wild_rank for c in h) for h in d.hands]
         d.current = 1 % rules.players
         if starter is None:  # SV2: no card is turned up
             d._begin_turn()
@@ -470,7 +475,7 @@ class Deal:
             else:  # PR7 made the blocked deal's best hand the loser: the next best wins
                 winner = pick([s for s in range(n) if s != loser], key, order, most=False)
         self.outcome = DealOutcome(points, went_out, winner, loser, by_wild, holders, end,
-                                   self.turns, last_card, self.turnovers)
+                                   self.turns, last_card, self.turnovers, list(self.wilds_dealt))
         self.phase = "over"
         how = {END_OUT: "goes out", END_BLOCKED: "blocked", END_CAPPED: "capped at the turn cap"}[end]
         self._log(f"deal ends: {self.name(went_out) + ' ' if went_out is not None else ''}{how}")
@@ -580,6 +585,8 @@ class MatchOutcome:
     wild_held: list[bool]
     deals: int
     capped_deals: int
+    #: wilds dealt to each player in the match's last deal (the one CZ7 judges)
+    wilds_dealt: list[int] = field(default_factory=list)
 
 
 def play_match(rules: RuleSet, strategies: Sequence[object], rng: np.random.Generator,
@@ -605,11 +612,14 @@ def play_match(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
         for s, p in enumerate(seat_player):
             totals[p] += out.points[s]
         wild = [False] * n
+        dealt = [0] * n
         for s in out.wild_holders:
             wild[seat_player[s]] = True
+        for s, k in enumerate(out.wilds_dealt):
+            dealt[seat_player[s]] = k
         if max(totals) >= rules.target or deals >= MAX_DEALS:
             break
         winner = None if out.winner is None else seat_player[out.winner]
         dealer = next_dealer(rules.variant, dealer, winner, n)
     win, loss, by_wild = match_outcome(rules, np.array([totals]), np.array([wild]))
-    return MatchOutcome(totals, win[0].tolist(), loss[0].tolist(), bool(by_wild[0]), wild, deals, capped)
+    return MatchOutcome(totals, win[0].tolist(), loss[0].tolist(), bool(by_wild[0]), wild, deals, capped, dealt)

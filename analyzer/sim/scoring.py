@@ -17,11 +17,12 @@ def alloc_results(n: int, p: int, matches: bool) -> dict[str, np.ndarray]:
     if matches:
         return {"totals": z((n, p), np.int32), "win_share": z((n, p), np.float32),
                 "loss_share": z((n, p), np.float32), "loser_by_wild": z(n, bool),
-                "wild_held": z((n, p), bool), "deals": z(n, np.int32), "capped_deals": z(n, np.int32)}
+                "wild_held": z((n, p), bool), "deals": z(n, np.int32), "capped_deals": z(n, np.int32),
+                "wilds_dealt": z((n, p), np.int8)}
     return {"points": z((n, p), np.int16), "went_out": z(n, np.int8), "winner": z(n, np.int8),
             "loser": z(n, np.int8), "loser_by_wild": z(n, bool), "wild_held": z((n, p), bool),
             "end": z(n, np.int8), "turns": z(n, np.int32), "last_card": z(n, np.int8),
-            "turnovers": z(n, np.int16)}
+            "turnovers": z(n, np.int16), "wilds_dealt": z((n, p), np.int8)}
 
 
 class Scoring(SlotState):
@@ -90,6 +91,8 @@ class Scoring(SlotState):
         by_player[ar, seat_player] = pts
         wild_p = np.zeros_like(holders)
         wild_p[ar, seat_player] = holders
+        dealt_p = np.zeros((len(rows), self.n), np.int8)
+        dealt_p[ar, seat_player] = self.wilds_dealt[rows]
 
         def to_player(seat):
             seat = np.asarray(seat)
@@ -108,6 +111,7 @@ class Scoring(SlotState):
             o["turns"][j] = self.turns[rows]
             o["last_card"][j] = self.last_card[rows]
             o["turnovers"][j] = self.turnovers[rows]
+            o["wilds_dealt"][j] = dealt_p
             self.job[rows] = -1
             return
         self.totals[rows] += by_player
@@ -126,6 +130,7 @@ class Scoring(SlotState):
             o["wild_held"][j] = wild_p[over]
             o["deals"][j] = self.deals_done[fin]
             o["capped_deals"][j] = self.capped_deals[fin]
+            o["wilds_dealt"][j] = dealt_p[over]
             self.job[fin] = -1
         cont = rows[~over]
         if len(cont):

@@ -88,6 +88,7 @@ class SlotState:
         self.offsets = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n
         z = np.zeros
         self.hands = z((b, n), np.uint64)
+        self.wilds_dealt = z((b, n), np.int8)  # wilds (G4) in each seat's hand as dealt
         #: the same memory flat: hand_at[slot * n + seat] (one flat index is cheaper than a 2-D one)
         self.hand_at = self.hands.reshape(-1)
         self.ring = z((b, d), np.int8)
@@ -148,6 +149,7 @@ class SlotState:
             starter = decks[:, used - 1].copy()
             hands[:, 0] &= ~BIT[starter]
         self.hands[rows] = hands
+        self.wilds_dealt[rows] = popcount(hands & self.t.wild_mask)  # the prague lead is off the hand (PR2)
         self.slot_deck[rows] = decks
         if self.random_options:
             self.skey[rows] = deal_keys(self.stream_base, self.job[rows], self.deal_k[rows])
