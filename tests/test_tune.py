@@ -3,11 +3,14 @@ with a known optimum (no game), then weighted against a field on a tiny budget."
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from analyzer.cli.app import app
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.execution.tune import HOLDOUT_BASE, TuneError, decks_for, hero_objective, spec_with, tune, write_report
@@ -126,3 +129,28 @@ def test_tunes_weighted_against_a_field_on_a_tiny_budget(tmp_path) -> None:
     assert [p.name for p in paths] == ["tune.md", "tune_curve.csv", "tune.json"]
     with pytest.raises(TuneError, match="without parameters"):
         hero_objective(rules, "weighted?w_wild=1", WEIGHTS, reference="greedy")
+
+
+def test_against_its_own_default_the_start_scores_the_fair_share_and_a_change_does_not() -> None:
+    """Tuning weighted against default weighted: the start is a mirror (0 on every deck); a candidate is not
+    seated against itself (the hero design merges a reference of the same name into the hero)."""
+    rules = make_rules("czech", players=2)
+    names = ["w_wild", "w_effect", "w_suit_len", "w_threat", "w_same_rank"]
+    objective = hero_objective(rules, "weighted", names, reference="weighted", seed=2)
+    assert (objective(np.array([-6.0, 2.0, 1.5, 5.0, 0.5]), np.arange(200)) == 0).all()
+    other = objective(np.array([6.0, -2.0, 0.0, 0.0, 0.0]), np.arange(200))  # plays wilds first: a real change
+    assert (other != 0).any()
+
+
+def test_durak_tune_prints_the_spec_and_hold_out_margin_and_writes_the_report(tmp_path) -> None:
+    res = CliRunner().invoke(app, ["tune", "weighted", "--variant", "czech", "--players", "2", "--budget", "120",
+                                   "--decks", "40", "--holdout", "60", "--seed", "1", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["spec"].startswith("weighted") and out["generations"] == 3 and out["training_decks"] == 120
+    h = out["holdout"]
+    assert h["n_decks"] == 60 and h["lo"] <= h["margin"] <= h["hi"]
+    get_strategy(out["spec"])
+    md = (tmp_path / "tune.md").read_text()
+    assert "![curve](tune_curve.png)" in md and (tmp_path / "tune_curve.png").stat().st_size > 0
+    assert "durak tune weighted --variant czech --players 2" in md

@@ -176,9 +176,12 @@ def simulate(
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    engine: Annotated[str | None, typer.Option(help="auto (compiled kernel when every strategy has a compiled form) "
+                                                    "| compiled | numpy; default $DURAK_ENGINE or auto.")] = None,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     from analyzer.core.registry import get_strategy
+    from analyzer.execution.executor import cell_engines
     from analyzer.execution.experiment import single_cell
     from analyzer.execution.play import play_cell, summary_json
 
@@ -192,10 +195,11 @@ def simulate(
             get_strategy(s)
         n = matches or deals
         cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n)
+        used = cell_engines([cell], engine=engine, check=check)[0]
         with _progress(n, "matches" if matches else "deals", "simulate") as bar:
-            tables, elapsed = play_cell(cell, seed=seed, jobs=jobs, check=check,
+            tables, elapsed = play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine,
                                         on_chunk=lambda _cell, units: bar.advance(units))
-    out = summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches))
+    out = {**summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used}
     if as_json:
         typer.echo(json.dumps(out))
         return
@@ -357,9 +361,19 @@ def compare(
     out: Annotated[Path | None, typer.Option(help="Also write compare.md, compare.json and a heatmap here.")] = None,
     design: Annotated[str, typer.Option(help="field: every rotation of the line-up (a field average); "
                                              "round-robin: every pair head to head in both seatings "
-                                             "(2 players), with ratings.")] = "field",
+                                             "(2 players), with ratings; hero: each strategy in every "
+                                             "position against players-1 copies of --reference.")] = "field",
+    reference: Annotated[str | None, typer.Option(help="hero design: the opposition's spec (default weighted).")] = None,
+    until_ci: Annotated[float | None, typer.Option(help="Play chunks of 1,000 decks until every 95% interval is "
+                                                        "within ± this many points of win rate (--deals: the "
+                                                        "budget, default 200000).")] = None,
+    sprt: Annotated[float | None, typer.Option(help="Play chunks until Wald's SPRT decides which of two strategies "
+                                                    "is better by this many points of win rate.")] = None,
+    alpha: Annotated[float, typer.Option(help="SPRT: chance of naming the first better when it is worse by DELTA.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="SPRT: chance of naming the second better when the first is better by "
+                                             "DELTA.")] = 0.05,
 ) -> None:
-    """Compare strategies on duplicate deals: every deck is played by every rotation of the line-up."""
+    """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
     import shlex
 
     from analyzer.execution.compare_run import run_compare
@@ -372,16 +386,22 @@ def compare(
         _seed_jobs(seed, jobs)
         if deals is not None and matches is not None:
             raise UsageError("give --deals or --matches, not both")
+        if design not in ("field", "round-robin", "hero"):
+            raise UsageError(f"--design must be field, round-robin or hero, got {design!r}")
+        if reference is not None and design != "hero":
+            raise UsageError(f"--reference belongs to --design hero, not {design}")
+        rule_obj = _stopping_rule(until_ci, sprt, alpha, beta)
         rules = _rules(variant, players, rule)
         specs = _specs(strategies, "STRATEGIES")
-        n = matches or deals or 20_000
-        if design not in ("field", "round-robin"):
-            raise UsageError(f"--design must be field or round-robin, got {design!r}")
-        if design == "round-robin":
+        if design != "field" or rule_obj is not None:
+            if design == "field":
+                raise UsageError("--until-ci and --sprt run on --design round-robin or hero (tournaments), not field")
             if matches is not None or out is not None:
-                raise UsageError("--design round-robin plays single deals and prints; drop --matches and --out")
-            _round_robin(rules, specs, n, seed, jobs, as_json)
+                raise UsageError(f"--design {design} plays single deals and prints; drop --matches and --out")
+            n = deals or (200_000 if rule_obj is not None else 20_000)
+            _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj)
             return
+        n = matches or deals or 20_000
         with _progress(n, "matches" if matches else "decks", "compare") as bar:
             cmp = run_compare(rules, specs, n, seed=seed, matches=bool(matches), jobs=jobs, on_chunk=bar.advance)
         result = summarize_comparison(cmp)
@@ -398,22 +418,48 @@ def compare(
         typer.echo(f"comparison written to {out}/compare.md")
 
 
-def _round_robin(rules: Any, specs: list[str], n: int, seed: int, jobs: int, as_json: bool) -> None:
-    """``durak compare --design round-robin``: every pair in both seatings on the same decks, ratings."""
-    from analyzer.execution.tournament_run import run_round_robin
-    from analyzer.report.compare_view import round_robin_blocks
+def _stopping_rule(until_ci: float | None, sprt: float | None, alpha: float, beta: float):  # noqa: ANN202
+    """The stopping rule of ``--until-ci`` (points of win rate) or ``--sprt`` (analyzer.stats.sequential), or None."""
+    import math
+
+    from analyzer.stats.sequential import SequentialError, Sprt, UntilCI
+
+    if until_ci is not None and sprt is not None:
+        raise UsageError("give --until-ci or --sprt, not both")
+    for name, v in (("--until-ci", until_ci), ("--sprt", sprt)):
+        if v is not None and not (math.isfinite(v) and 0 < v < 100):
+            raise UsageError(f"{name} must be a number of points of win rate above 0 and below 100, got {v}")
+    for name, v in (("--alpha", alpha), ("--beta", beta)):
+        if not (math.isfinite(v) and 0 < v < 0.5):
+            raise UsageError(f"{name} must lie between 0 and 0.5, got {v}")
+    try:
+        if until_ci is not None:
+            return UntilCI(until_ci / 100)
+        if sprt is not None:
+            return Sprt.better_by(sprt / 100, alpha, beta)
+    except SequentialError as exc:
+        raise UsageError(str(exc)) from None
+    return None
+
+
+def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jobs: int, as_json: bool,
+                reference: str | None, rule: Any) -> None:
+    """``durak compare --design round-robin|hero``: every line-up of the design on the same decks."""
+    from analyzer.execution.tournament_run import run_design
+    from analyzer.report.compare_view import tournament_blocks
     from analyzer.report.render import render_rich
-    from analyzer.stats.tournament import TournamentError
+    from analyzer.stats.tournament import TournamentError, make_design
 
     try:
-        with _progress(n, "decks", "round-robin") as bar:
-            result = run_round_robin(rules, specs, n, seed=seed, jobs=jobs, on_chunk=bar.advance)
+        d = make_design(design, specs, rules.players, reference=(reference or "weighted") if design == "hero" else None)
+        with _progress(n, "decks", design) as bar:
+            result = run_design(rules, d, n, seed=seed, jobs=jobs, rule=rule, on_chunk=bar.advance)
     except TournamentError as exc:
         raise UsageError(str(exc)) from None
     if as_json:
         typer.echo(json.dumps(result))
     else:
-        render_rich(round_robin_blocks(result))
+        render_rich(tournament_blocks(result))
 
 
 @app.command()

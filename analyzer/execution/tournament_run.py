@@ -1,18 +1,27 @@
-"""The execution of a round-robin tournament (``durak compare --design round-robin``, issue 14).
+"""The execution of a tournament (``durak compare --design round-robin|hero``, issue 14).
 
-Every pair of strategies meets head to head in both seatings
-(:func:`analyzer.stats.tournament.round_robin`), every table on the same
+Every table of the design (:mod:`analyzer.stats.tournament`) plays the same
 decks: chunk ``c`` draws its decks from the ``"tournament"`` purpose of
 :mod:`analyzer.execution.seeds` keyed on the rules only, and every table of
 the chunk plays those decks with the same strategy seed (common random
 numbers).  Chunks run on the one executor, so the numbers depend on the seed
 alone, never on ``--jobs``.  The statistics (paired margins with Holm, ratings
 with bootstrap intervals over decks) are
-:func:`analyzer.stats.ratings.round_robin_summary`.
+:func:`analyzer.stats.ratings.round_robin_summary` and
+:func:`analyzer.stats.ratings.hero_summary`.
+
+Stopping when the answer is known (``--until-ci``, ``--sprt``): chunks of
+:data:`SEQ_CHUNK` decks are played in batches of ``jobs`` and the rule of
+:mod:`analyzer.stats.sequential` is checked at every chunk boundary in index
+order (:func:`analyzer.stats.sequential.run_sequential`), on the per-deck
+quantities the report headlines (:func:`watched`): so where it stops depends on
+the seed alone, never on ``--jobs``; the chunks played past the stop in the
+last batch are discarded.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,17 +37,23 @@ from analyzer.execution import lineup as lineups
 from analyzer.execution.executor import run_tasks
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.knowledge.table import KnowingStrategy, simulate_observed
-from analyzer.stats.ratings import round_robin_summary
-from analyzer.stats.tournament import Design, round_robin
+from analyzer.stats.ratings import hero_summary, round_robin_summary
+from analyzer.stats.sequential import Rule, SequentialResult, Sprt, run_sequential
+from analyzer.stats.tournament import Design, TournamentError, head_to_head, hero_scores, round_robin
 
 CHUNK_DECKS = 10_000
+#: Decks per chunk when a stopping rule runs (the rule is checked at every chunk boundary).
+SEQ_CHUNK = 1_000
+
+FloatArray = NDArray[np.float64]
 
 
-def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int) -> list[NDArray[np.float64]]:
-    """Chunk ``c``: ``n`` decks through every table; per table, (n, 2) win shares by position."""
+def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int) -> list[FloatArray]:
+    """Chunk ``c``: ``n`` decks through every table; per table, (n, players) win shares by position."""
     deck_ss, sim_ss = chunk_seed(seed, "tournament", content_text(rules, [], "deal"), c).spawn(2)
     decks = shuffled_decks(rules.deck_size, n, np.random.default_rng(deck_ss))
     entrants = lineups.build(list(design.entrants), get_strategy)  # one object per distinct spec
+    seats = np.arange(rules.players)
     wins = []
     for table in design.tables:
         lineup = [entrants[e] for e in table.seats]
@@ -46,29 +61,95 @@ def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int) 
             res = simulate_observed(rules, lineup, decks, sim_ss)
         else:
             res = simulator.simulate_deals(rules, lineup, n, sim_ss, decks=decks)
-        wins.append((res.winner[:, None] == np.arange(2)).astype(np.float64))
+        wins.append((res.winner[:, None] == seats).astype(np.float64))
     return wins
 
 
-def _job(rules: RuleSet, design: Design, n: int, seed: int, c: int) -> tuple[int, list[NDArray[np.float64]]]:
+def _job(rules: RuleSet, design: Design, n: int, seed: int, c: int) -> tuple[int, list[FloatArray]]:
     return c, tournament_chunk(rules, design, n, seed, c)
 
 
+def watched(design: Design, wins: Sequence[FloatArray], sprt: bool = False) -> FloatArray:
+    """The per-deck quantities a stopping rule watches, (decks, columns), win shares as fractions.
+
+    round-robin: every pair's margin (i's win share against j minus j's against i);
+    hero: each strategy's win share against the field minus the fair share ``1 / players`` and, with
+    two or more strategies, every pair's paired margin.  For the SPRT (``sprt``) exactly one column:
+    the one pair (round-robin of two, hero of two) or the one hero's margin over the fair share.
+    """
+    if design.name == "round-robin":
+        s = head_to_head(design, wins)
+        cols = [s[:, i, j] - s[:, j, i] for i, j in design.pairs]
+    elif design.name == "hero":
+        h = hero_scores(design, wins)
+        k = h.shape[1]
+        pairs = [h[:, i] - h[:, j] for i in range(k) for j in range(i + 1, k)]
+        cols = pairs if (sprt and k == 2) else [*(h[:, i] - 1.0 / design.players for i in range(k)), *pairs]
+    else:
+        raise TournamentError(f"stopping rules run on the round-robin and hero designs, not {design.name}")
+    if sprt and len(cols) != 1:
+        raise TournamentError(f"the SPRT compares two strategies (or one hero against its field); "
+                              f"this {design.name} has {len(cols)} comparisons: use --until-ci")
+    return np.stack(cols, axis=1)
+
+
+def _batch(jobs: int) -> int:
+    return max(1, os.cpu_count() or 1) if jobs < 0 else max(1, jobs)
+
+
+def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: int = 1, chunk: int = CHUNK_DECKS,
+               boot: int = 1000, rule: Rule | None = None, on_chunk: Callable[[int], None] | None = None,
+               ) -> dict[str, Any]:
+    """Play ``n`` duplicate decks through every table of ``design`` (or, with ``rule``, chunks of
+    :data:`SEQ_CHUNK` until the rule stops, ``n`` decks at most); the JSON-ready summary."""
+    lineups.build(list(design.entrants), get_strategy)  # an unknown strategy fails before any work
+    t0 = time.perf_counter()
+    seq: SequentialResult | None = None
+    if rule is None:
+        sizes = [min(chunk, n - i) for i in range(0, n, chunk)]
+        parts: dict[int, list[FloatArray]] = {}
+        for c, wins in run_tasks(_job, [(rules, design, m, seed, c) for c, m in enumerate(sizes)], jobs=jobs):
+            parts[c] = wins
+            if on_chunk is not None:
+                on_chunk(sizes[c])
+        used = len(sizes)
+    else:
+        size = min(SEQ_CHUNK, n)
+        sizes = [min(size, n - i) for i in range(0, n, size)]
+        parts = {}
+        is_sprt = isinstance(rule, Sprt)
+        watched(design, [np.zeros((1, rules.players))] * len(design.tables), is_sprt)  # a one-line error now
+
+        def mapper(_f: Callable[[int], Any], idx: Sequence[int]) -> list[FloatArray]:
+            for c, wins in run_tasks(_job, [(rules, design, sizes[c], seed, c) for c in idx], jobs=jobs):
+                parts[c] = wins
+                if on_chunk is not None:
+                    on_chunk(sizes[c])
+            return [watched(design, parts[c], is_sprt) for c in idx]
+
+        seq = run_sequential(lambda c: watched(design, parts[c], is_sprt), rule, max_chunks=len(sizes),
+                             min_deals=min(2 * size, n), batch=_batch(jobs), mapper=mapper)
+        used = seq.chunks
+    per_table = [np.concatenate([parts[c][t] for c in range(used)]) for t in range(len(design.tables))]
+    summary = round_robin_summary if design.name == "round-robin" else hero_summary
+    out = summary(design, per_table, boot=boot, seed=seed)
+    decks = int(per_table[0].shape[0])
+    out.update(variant=rules.variant, rules=rules.describe(), seed=seed, deals_played=decks * len(design.tables),
+               seconds=round(time.perf_counter() - t0, 2))
+    if seq is not None:
+        out["stopping"] = {"rule": seq.rule, "verdict": seq.verdict, "stopped": seq.stopped, "decks": seq.deals,
+                           "deals": seq.deals * len(design.tables), "chunks": seq.chunks, "chunk_decks": sizes[0],
+                           "budget_decks": n, "discarded_decks": seq.discarded,
+                           "half_width": float(seq.history["half_width"].iloc[-1])}
+        if isinstance(rule, Sprt):
+            out["stopping"].update(llr=float(seq.history["llr"].iloc[-1]), bounds=list(rule.bounds),
+                                   alpha=rule.alpha, beta=rule.beta, mu0=rule.mu0, mu1=rule.mu1)
+    return out
+
+
 def run_round_robin(rules: RuleSet, specs: Sequence[str], n: int, *, seed: int = 0, jobs: int = 1,
-                    chunk: int = CHUNK_DECKS, boot: int = 1000,
+                    chunk: int = CHUNK_DECKS, boot: int = 1000, rule: Rule | None = None,
                     on_chunk: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Play ``n`` duplicate decks through every seating of every pair; the JSON-ready summary."""
     design = round_robin(list(specs), rules.players)
-    lineups.build(list(design.entrants), get_strategy)  # an unknown strategy fails before any work
-    sizes = [min(chunk, n - i) for i in range(0, n, chunk)]
-    t0 = time.perf_counter()
-    parts: dict[int, list[NDArray[np.float64]]] = {}
-    for c, wins in run_tasks(_job, [(rules, design, m, seed, c) for c, m in enumerate(sizes)], jobs=jobs):
-        parts[c] = wins
-        if on_chunk is not None:
-            on_chunk(sizes[c])
-    per_table = [np.concatenate([parts[c][t] for c in range(len(sizes))]) for t in range(len(design.tables))]
-    out = round_robin_summary(design, per_table, boot=boot, seed=seed)
-    out.update(variant=rules.variant, rules=rules.describe(), seed=seed, deals_played=n * len(design.tables),
-               seconds=round(time.perf_counter() - t0, 2))
-    return out
+    return run_design(rules, design, n, seed=seed, jobs=jobs, chunk=chunk, boot=boot, rule=rule, on_chunk=on_chunk)

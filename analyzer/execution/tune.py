@@ -37,6 +37,7 @@ every position against a field (the hero design of
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -46,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import cma
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
@@ -53,6 +55,8 @@ from numpy.typing import ArrayLike, NDArray
 from analyzer.core.cards import deck
 from analyzer.core.registry import get_strategy, parse_spec
 from analyzer.core.rules import RuleSet
+from analyzer.execution.executor import run_tasks
+from analyzer.report.charts import save_figure
 from analyzer.sim.simulator import simulate_deals
 from analyzer.stats.intervals import paired_difference
 from analyzer.stats.tournament import hero
@@ -129,8 +133,14 @@ def _check(x0: ArrayLike, names: Sequence[str] | None, bounds: tuple[ArrayLike, 
 def tune(objective: Objective, x0: ArrayLike, *, names: Sequence[str] | None = None, sigma0: float = 1.0,
          bounds: tuple[ArrayLike, ArrayLike] | None = None, generations: int = 20, popsize: int | None = None,
          decks_per_generation: int = 200, holdout: int = 2000, digits: int = 3, seed: int = 0,
-         mapper: Mapper | None = None) -> TuneResult:
-    """Maximise the mean per-deck score of ``objective`` with CMA-ES, then check on hold-out decks (module doc)."""
+         mapper: Mapper | None = None, scales: ArrayLike | None = None,
+         on_generation: Callable[[int], None] | None = None) -> TuneResult:
+    """Maximise the mean per-deck score of ``objective`` with CMA-ES, then check on hold-out decks (module doc).
+
+    ``scales``: a step size per parameter (cma's ``CMA_stds``: the search moves parameter ``i`` by about
+    ``sigma0 * scales[i]``), for parameters of different magnitudes.  ``on_generation(g)`` is called after
+    each generation (a progress bar).
+    """
     x, nm = _check(x0, names, bounds, sigma0, generations, decks_per_generation, holdout)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     opts: dict[str, Any] = {"randn": lambda lam, n: rng.standard_normal((lam, n)), "seed": np.nan,
@@ -140,6 +150,11 @@ def tune(objective: Objective, x0: ArrayLike, *, names: Sequence[str] | None = N
         if popsize < 2:
             raise TuneError(f"popsize must be at least 2, got {popsize}")
         opts["popsize"] = popsize
+    if scales is not None:
+        sc = np.broadcast_to(np.asarray(scales, dtype=np.float64), x.shape)
+        if not (np.isfinite(sc).all() and (sc > 0).all()):
+            raise TuneError(f"parameter scales must be positive numbers, got {scales!r}")
+        opts["CMA_stds"] = sc.tolist()
     if bounds is not None:
         opts["bounds"] = [list(np.broadcast_to(np.asarray(b, dtype=np.float64), x.shape)) for b in bounds]
     es = cma.CMAEvolutionStrategy(x.tolist(), sigma0, opts)
@@ -162,6 +177,8 @@ def tune(objective: Objective, x0: ArrayLike, *, names: Sequence[str] | None = N
         rows.append({"generation": g, "deals": int(idx[-1] + 1), "gain": gain, "lo": lo, "hi": hi,
                      "best_gain": float(scores[best].mean() - scores[-1].mean()), "sigma": float(es.sigma),
                      "mean": [round(float(v), 6) for v in mean]})
+        if on_generation is not None:
+            on_generation(g)
     tuned = np.asarray(np.round(np.asarray(es.result.xfavorite, dtype=np.float64), digits), dtype=np.float64)
     if bounds is not None:
         lo_b, hi_b = (np.broadcast_to(np.asarray(b, dtype=np.float64), x.shape) for b in bounds)
@@ -218,18 +235,22 @@ def hero_objective(rules: RuleSet, strategy: str, names: Sequence[str], *, refer
     target, fixed = parse_spec(strategy)
     if fixed:
         raise TuneError(f"give the strategy to tune without parameters ({target!r}), not {strategy!r}")
-    start = hero([target], rules.players, reference=reference, background=background)
-    others = {e: get_strategy(s) for e, s in enumerate(start.entrants) if e != 0}
+    hero([target], rules.players, reference=reference, background=background)  # checks the field (one line)
+    # The opposition is built apart from the candidate: the hero design merges a reference equal to the
+    # hero's name into one entrant, which would seat the candidate against itself (tuning against the
+    # default of the same strategy, ``reference="weighted"``, must play the default).
+    back = list(background) if background is not None else [str(reference)] * (rules.players - 1)
+    field_objs = [get_strategy(s.strip()) for s in back]
+    lines = [(p, [None if q == p else field_objs[q - (q > p)] for q in range(rules.players)])
+             for p in range(rules.players)]
 
     def objective(params: FloatArray, indices: NDArray[np.int64]) -> FloatArray:
         cand = get_strategy(spec_with(target, names, params))
         decks = decks_for(indices, rules.deck_size, seed)
         ss = np.random.SeedSequence(seed, spawn_key=(int(indices[0]) if len(indices) else 0, len(indices)))
         score = np.zeros(len(indices))
-        for table in start.tables:
-            line = [cand if e == 0 else others[e] for e in table.seats]
-            res = simulate_deals(rules, line, len(indices), ss, decks=decks)
-            p = table.scored[0]
+        for p, line in lines:
+            res = simulate_deals(rules, [cand if s is None else s for s in line], len(indices), ss, decks=decks)
             score += (res.winner == p) / rules.players
         return score - 1.0 / rules.players
 
@@ -259,13 +280,109 @@ def report_markdown(result: TuneResult, *, title: str, spec: str | None = None, 
     return "\n".join(lines) + "\n"
 
 
+def plot_curve(result: TuneResult, title: str) -> Any:
+    """The curve: the CMA-ES mean's gain over the start per generation with 95 % bars, the hold-out margin last."""
+    c = result.curve
+    fig, ax = plt.subplots(figsize=(8.0, 4.5))
+    x = c["deals"].to_numpy()
+    y, lo, hi = (100 * c[k].to_numpy() for k in ("gain", "lo", "hi"))
+    ax.errorbar(x, y, yerr=[np.maximum(y - lo, 0), np.maximum(hi - y, 0)], fmt="o-", ms=3, capsize=2,
+                label="CMA-ES mean, on the generation's fresh decks (95 %)")
+    ax.plot(x, 100 * c["best_gain"].to_numpy(), "x", color="grey", label="best candidate (optimistic)")
+    h = result.holdout
+    hx = x[-1] * 1.06 if len(x) else 1.0
+    ax.errorbar([hx], [100 * h["margin"]], yerr=[[100 * (h["margin"] - h["lo"])], [100 * (h["hi"] - h["margin"])]],
+                fmt="s", color="crimson", capsize=4, label=f"tuned, hold-out ({h['n_decks']:,} fresh decks)")
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xlabel("training decks so far")
+    ax.set_ylabel("win rate over the start (pp)")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    return fig
+
+
 def write_report(result: TuneResult, folder: Path, *, title: str, spec: str | None = None,
-                 command: str | None = None) -> list[Path]:
-    """Write tune.md, tune_curve.csv and tune.json into ``folder``; returns the paths."""
+                 command: str | None = None, chart: bool = False) -> list[Path]:
+    """Write tune.md, tune_curve.csv and tune.json into ``folder`` (and tune_curve.png with ``chart``)."""
     folder.mkdir(parents=True, exist_ok=True)
     md, csv, js = folder / "tune.md", folder / "tune_curve.csv", folder / "tune.json"
-    md.write_text(report_markdown(result, title=title, spec=spec, command=command))
+    text = report_markdown(result, title=title, spec=spec, command=command)
+    paths = [md, csv, js]
+    if chart:
+        fig = plot_curve(result, title)
+        saved = save_figure(fig, folder / "tune_curve")
+        png = [q for q in saved if q.suffix == ".png"]
+        plt.close(fig)
+        text = text.replace("## Curve\n", f"## Curve\n\n![curve]({png[0].name})\n" if png else "## Curve\n", 1)
+        paths += saved
+    md.write_text(text)
     result.curve.to_csv(csv, index=False)
     js.write_text(json.dumps({"title": title, "spec": spec, "start": result.start, "tuned": result.tuned,
                               "holdout": result.holdout, "evaluations": result.evaluations}, indent=1) + "\n")
-    return [md, csv, js]
+    return paths
+
+
+# ---------------------------------------------------------------- durak tune
+#: Parameters held at their default because the strategy's play is unchanged when all its parameters are
+#: multiplied by one positive factor (``weighted`` plays the best score): the optimum is then a point, not a ray.
+HELD = {"weighted": ("w_points",)}
+
+
+def tunable(strategy: str) -> dict[str, float]:
+    """The numeric keyword parameters of a registered strategy with their defaults, less :data:`HELD`."""
+    target, fixed = parse_spec(strategy)
+    if fixed:
+        raise TuneError(f"give the strategy to tune without parameters ({target!r}), not {strategy!r}")
+    obj = get_strategy(target)
+    try:
+        sig = inspect.signature(type(obj))
+    except (TypeError, ValueError):
+        sig = None
+    out = {p.name: float(p.default) for p in (sig.parameters.values() if sig else [])
+           if p.kind == p.KEYWORD_ONLY and isinstance(p.default, (int, float)) and not isinstance(p.default, bool)
+           and p.name not in HELD.get(target, ())}
+    if not out:
+        raise TuneError(f"strategy {target!r} has no numeric parameters to tune")
+    return out
+
+
+def _parallel_mapper(jobs: int) -> Mapper:
+    """Evaluate candidates on the one executor; results in the order asked (the run is the same for any jobs)."""
+    def mapper(f: Callable[[FloatArray], FloatArray], xs: Sequence[FloatArray]) -> list[FloatArray]:
+        out: dict[int, FloatArray] = {}
+        for i, r in run_tasks(_indexed, [(f, i, x) for i, x in enumerate(xs)], jobs=jobs):
+            out[i] = r
+        return [out[i] for i in range(len(xs))]
+    return mapper
+
+
+def _indexed(f: Callable[[FloatArray], FloatArray], i: int, x: FloatArray) -> tuple[int, FloatArray]:
+    return i, f(x)
+
+
+def tune_strategy(rules: RuleSet, strategy: str, *, reference: str | None = None, budget: int = 40_000,
+                  decks_per_generation: int = 2_000, holdout: int = 20_000, sigma0: float = 0.5,
+                  seed: int = 0, jobs: int = 1, on_generation: Callable[[int], None] | None = None,
+                  ) -> tuple[TuneResult, str]:
+    """Tune ``strategy``'s numeric parameters against ``players - 1`` copies of ``reference`` (default: the
+    strategy with its defaults), ``budget`` training decks in generations of ``decks_per_generation``.
+
+    Each parameter moves by about ``sigma0`` times its default's size (at least 1).  Returns the result and
+    the tuned spec (parameters that did not move by at least 0.001 are left out).
+    """
+    start = tunable(strategy)
+    target = parse_spec(strategy)[0]
+    if budget < decks_per_generation:
+        raise TuneError(f"the budget ({budget:,} decks) must hold at least one generation of "
+                        f"{decks_per_generation:,} decks")
+    names = list(start)
+    x0 = np.array([start[n] for n in names])
+    objective = hero_objective(rules, target, names, reference=reference or target, seed=seed)
+    res = tune(objective, x0, names=names, sigma0=sigma0, scales=np.maximum(np.abs(x0), 1.0),
+               generations=budget // decks_per_generation, decks_per_generation=decks_per_generation,
+               holdout=holdout, seed=seed, mapper=_parallel_mapper(jobs) if jobs != 1 else None,
+               on_generation=on_generation)
+    moved = {n: v for n, v in res.tuned.items() if abs(v - res.start[n]) >= 1e-3}
+    spec = target if not moved else f"{target}?" + ",".join(f"{n}={v:g}" for n, v in moved.items())
+    return res, spec

@@ -141,11 +141,32 @@ def write_outputs(out: dict[str, Any], folder: Path, command: str | None = None)
     return [folder / "compare.md", folder / "compare.json", *charts]
 
 
+def stopping_blocks(out: dict[str, Any]) -> list[Block]:
+    """How a ``--until-ci`` or ``--sprt`` run stopped: the rule, the verdict, the decks it took."""
+    st = out.get("stopping")
+    if not st:
+        return []
+    what = {"precise": "the target precision was reached", "H1": "H1 accepted: the first is better by the margin",
+            "H0": "H0 accepted: the second is better by the margin",
+            "budget": "the budget ran out before the rule decided"}[st["verdict"]]
+    text = (f"Stopping rule: {st['rule']} (points of win rate as fractions), checked every {st['chunk_decks']:,} "
+            f"decks: {what} after {st['decks']:,} decks ({st['deals']:,} deals; budget {st['budget_decks']:,} "
+            f"decks); largest 95% half-width {100 * st['half_width']:.2f} pp.")
+    if "llr" in st:
+        text += (f" Log-likelihood ratio {st['llr']:+.2f}, bounds [{st['bounds'][0]:+.2f}, {st['bounds'][1]:+.2f}] "
+                 f"(alpha {st['alpha']:g}, beta {st['beta']:g}).")
+    return [Block("p", text)]
+
+
+def _ci(est: float, lo: float, hi: float) -> str:
+    """``+1.16 [-0.17, +2.49]`` in pp, one unbreakable cell."""
+    return f"{100 * est:+.2f} [{100 * lo:+.2f}, {100 * hi:+.2f}]"
+
+
 def round_robin_blocks(out: dict[str, Any]) -> list[Block]:
     """A round-robin (``durak compare --design round-robin``): what it measures, pairs with verdicts, ratings."""
-    pairs = pd.DataFrame([{"pair": f"{p['a']} − {p['b']}", "margin (pp)": f"{100 * p['margin']:+.2f}",
-                           "95% interval": bounds(p["lo"], p["hi"]), "Holm p": p_value(p["p_holm"]),
-                           "verdict": p["verdict"]} for p in out["pairs"]])
+    pairs = pd.DataFrame([{"A": p["a"], "B": p["b"], "A − B, pp [95% CI]": _ci(p["margin"], p["lo"], p["hi"]),
+                           "Holm p": p_value(p["p_holm"]), "verdict": p["verdict"]} for p in out["pairs"]])
     rated = pd.DataFrame([{"strategy": r["strategy"], "rating (Elo)": f"{r['rating']:+.0f}",
                            "95% interval": f"[{r['lo']:+.0f}, {r['hi']:+.0f}]"} for r in out["ratings"]])
     adv = out["first_seat_advantage"]
@@ -153,7 +174,35 @@ def round_robin_blocks(out: dict[str, Any]) -> list[Block]:
         Block("h2", f"Round-robin, {out['variant']} {out['players']}p, {out['rules']}: "
                     f"{out['n_decks']:,} duplicate decks, {out['deals_played']:,} deals"),
         Block("p", f"Measures: {out['measures']}. The first seat's own edge, which the design cancels: "
-                   f"{100 * adv['diff']:+.2f} pp {bounds(adv['lo'], adv['hi'])}."),
+                   f"{_ci(adv['diff'], adv['lo'], adv['hi'])} pp."),
+        *stopping_blocks(out),
         Block("table", pairs, "head-to-head margins (win rate of the first minus the second, paired on decks)"),
         Block("table", rated, "Bradley–Terry ratings, 95% bootstrap intervals over decks"),
     ]
+
+
+def hero_blocks(out: dict[str, Any]) -> list[Block]:
+    """A hero design (``durak compare --design hero``): what it measures, win rates against the field, pairs."""
+    fair = out["fair_share"]
+    ranked = pd.DataFrame([{
+        "strategy": r["strategy"], "win %, every position [95% CI]": _ci(r["win_rate"], r["lo"], r["hi"]).replace(
+            "+", ""),
+        "over the fair share, pp": f"{100 * r['margin']:+.2f}",
+        "win % by position": " / ".join(f"{100 * v:.1f}" for v in r["by_position"]),
+    } for r in out["ranking"]])
+    b = [Block("h2", f"Hero design, {out['variant']} {out['players']}p, {out['rules']}: {out['n_decks']:,} duplicate "
+                     f"decks, {out['deals_played']:,} deals"),
+         Block("p", f"Measures: {out['measures']}. The fair share is {100 * fair:.1f} %; the win rates by position "
+                    "run from position 0 (acts first) on."),
+         *stopping_blocks(out),
+         Block("table", ranked, f"win rate against {', '.join(out['field'])}")]
+    if out["pairs"]:
+        pairs = pd.DataFrame([{"A": p["a"], "B": p["b"], "A − B, pp [95% CI]": _ci(p["margin"], p["lo"], p["hi"]),
+                               "Holm p": p_value(p["p_holm"]), "verdict": p["verdict"]} for p in out["pairs"]])
+        b.append(Block("table", pairs, "margins against the same field, paired over decks"))
+    return b
+
+
+def tournament_blocks(out: dict[str, Any]) -> list[Block]:
+    """The blocks of a round-robin or hero result."""
+    return round_robin_blocks(out) if out["design"] == "round-robin" else hero_blocks(out)

@@ -44,7 +44,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from analyzer.stats.intervals import distinguishable, holm, paired_difference, z_test_p
-from analyzer.stats.tournament import Design, head_to_head
+from analyzer.stats.tournament import Design, head_to_head, hero_scores
 
 ELO = 400.0 / math.log(10.0)
 SCALES = {"elo": ELO, "logit": 1.0}
@@ -298,4 +298,45 @@ def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int 
         "ratings": [{k: (_num(v) if isinstance(v, float) else int(v) if k == "n_decks" else v) for k, v in r.items()}
                     for r in rated.to_dict("records")],
         "rating_scale": scale, "bootstrap": {"replicates": boot, "seed": seed, "unit": "deck"},
+    }
+
+
+def hero_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """A JSON-ready account of a hero design: each strategy's win rate against the field, paired margins.
+
+    ``wins[t]``: table ``t``'s (D, players) win shares by position.  A strategy's
+    score on a deck is its win share averaged over its ``players`` positions
+    (:func:`analyzer.stats.tournament.hero_scores`); its interval is a normal
+    interval over decks, and ``margin`` is the score minus the fair share
+    ``1 / players`` (paired with nothing: the field is the same for every
+    strategy).  Margins between two strategies are paired over decks (every
+    hero played every deck against the same field), with Holm over the pairs.
+    ``boot`` and ``seed`` are unused (the summary has no bootstrap); they keep
+    the signature of :func:`round_robin_summary`.
+    """
+    del boot, seed
+    h = hero_scores(design, wins)
+    names = list(design.strategies)
+    n = design.players
+    arrs = [np.asarray(w, dtype=np.float64) for w in wins]
+    seatings = [{"seats": list(design.lineup(t)), "hero_position": design.tables[t].scored[0],
+                 "win_rates": [_num(v) for v in a.mean(axis=0)]} for t, a in enumerate(arrs)]
+    rows: list[dict[str, Any]] = []
+    for i, name in enumerate(names):
+        e = paired_difference(h[:, i], np.zeros(h.shape[0]))
+        by_pos = [_num(float(arrs[t][:, design.tables[t].scored[0]].mean()))
+                  for t in range(len(design.tables)) if design.tables[t].group == i]
+        rows.append({"strategy": name, "win_rate": _num(float(e.est)), "lo": _num(float(e.lo)),
+                     "hi": _num(float(e.hi)), "margin": _num(float(e.est) - 1.0 / n),
+                     "by_position": by_pos, "n_decks": int(h.shape[0])})
+    ranking = sorted(rows, key=lambda r: -(r["win_rate"] or 0.0))
+    pairs = []
+    if len(names) > 1:
+        for row in paired_table(h, names).iloc[::2].to_dict("records"):
+            pairs.append({**{k: (float(v) if k in ("p", "p_holm") else _num(v) if isinstance(v, float) else v)
+                             for k, v in row.items()}, "verdict": verdict(row)})
+    back = [design.entrants[e] for q, e in enumerate(design.tables[0].seats) if q != design.tables[0].scored[0]]
+    return {
+        "design": design.name, "measures": design.measures, "players": n, "strategies": names, "field": back,
+        "fair_share": 1.0 / n, "n_decks": int(h.shape[0]), "seatings": seatings, "ranking": ranking, "pairs": pairs,
     }

@@ -1,0 +1,85 @@
+"""``durak compare --design hero`` and stopping rules on tournaments (issue 14, points 1 and 3)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from analyzer.cli.app import app
+from analyzer.core.rules import make_rules
+from analyzer.execution.tournament_run import SEQ_CHUNK, run_design, tournament_chunk, watched
+from analyzer.stats.sequential import Sprt, UntilCI
+from analyzer.stats.tournament import TournamentError, hero, round_robin
+
+#: plays exactly like weighted (its score is an argmax, so scaling every weight changes nothing)
+TWIN = "weighted?w_points=2,w_wild=-12,w_effect=4,w_suit_len=3,w_threat=10,w_same_rank=1"
+
+
+def test_hero_tables_play_the_same_decks_so_a_twin_of_the_reference_scores_the_fair_share_on_every_deck() -> None:
+    rules = make_rules("czech", 3, {})
+    design = hero([TWIN, "random"], 3, reference="weighted")
+    wins = tournament_chunk(rules, design, 200, 1, 0)
+    assert len(wins) == 6 and all(w.shape == (200, 3) for w in wins)
+    twin = sum(wins[t][:, t] for t in range(3)) / 3  # the twin at position t of table t
+    assert np.allclose(twin, 1 / 3)  # every deck, seat luck and card luck cancel exactly
+    rnd = sum(wins[3 + t][:, t] for t in range(3)) / 3
+    assert rnd.mean() < 0.3
+
+
+def test_cli_hero_reports_every_position_against_the_reference_and_paired_margins() -> None:
+    res = CliRunner().invoke(app, ["compare", "--design", "hero", "--reference", "greedy", "--players", "4",
+                                   "random", "weighted", "--deals", "300", "--jobs", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["design"] == "hero" and out["field"] == ["greedy"] * 3 and "3 copies of greedy" in out["measures"]
+    assert [tuple(s["seats"]) for s in out["seatings"][:4]] == [
+        ("random", "greedy", "greedy", "greedy"), ("greedy", "random", "greedy", "greedy"),
+        ("greedy", "greedy", "random", "greedy"), ("greedy", "greedy", "greedy", "random")]
+    assert {r["strategy"] for r in out["ranking"]} == {"random", "weighted"}
+    assert all(len(r["by_position"]) == 4 and r["lo"] <= r["win_rate"] <= r["hi"] for r in out["ranking"])
+    assert len(out["pairs"]) == 1 and "verdict" in out["pairs"][0] and out["deals_played"] == 300 * 8
+
+
+def test_cli_hero_text_says_what_it_measures() -> None:
+    res = CliRunner().invoke(app, ["compare", "--design", "hero", "--players", "2", "greedy", "--deals", "200",
+                                   "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    assert "Measures: each strategy's win rate against 1 copy of weighted" in " ".join(res.output.split())
+
+
+@pytest.mark.parametrize("rule", [UntilCI(0.03), Sprt.better_by(0.05)], ids=["until-ci", "sprt"])
+def test_stopping_is_the_same_for_any_jobs_and_reports_the_decks_taken(rule) -> None:
+    rules = make_rules("czech", 2, {})
+    design = round_robin(["random", "greedy"], 2)
+    one = run_design(rules, design, 20 * SEQ_CHUNK, seed=3, jobs=1, rule=rule, boot=20)
+    two = run_design(rules, design, 20 * SEQ_CHUNK, seed=3, jobs=2, rule=rule, boot=20)
+    assert one["stopping"] == two["stopping"] and one["pairs"] == two["pairs"]
+    st = one["stopping"]
+    assert st["stopped"] and st["decks"] == one["n_decks"] == st["chunks"] * SEQ_CHUNK < 20 * SEQ_CHUNK
+    assert st["deals"] == one["deals_played"] == st["decks"] * 2
+    if isinstance(rule, Sprt):  # random loses to greedy by far more than 5 pp: H0 (the second is better)
+        assert st["verdict"] == "H0" and st["llr"] <= st["bounds"][0]
+    else:
+        assert st["verdict"] == "precise" and st["half_width"] <= 0.03
+
+
+def test_until_ci_watches_every_pair_and_the_budget_bounds_it() -> None:
+    rules = make_rules("czech", 2, {})
+    design = round_robin(["weighted", TWIN, "greedy"], 2)
+    out = run_design(rules, design, 2 * SEQ_CHUNK, seed=0, jobs=1, rule=UntilCI(0.0001), boot=20)
+    assert out["stopping"]["verdict"] == "budget" and out["n_decks"] == 2 * SEQ_CHUNK
+
+
+def test_watched_columns_and_the_sprt_needs_one_comparison() -> None:
+    rr = round_robin(["a", "b", "c"], 2)
+    wins = [np.array([[1.0, 0.0]])] * len(rr.tables)
+    assert watched(rr, wins).shape == (1, 3)
+    with pytest.raises(TournamentError, match="SPRT"):
+        watched(rr, wins, sprt=True)
+    h = hero(["a"], 3, reference="b")
+    cols = watched(h, [np.array([[1.0, 0.0, 0.0]]), np.array([[0.0, 1.0, 0.0]]), np.array([[0.0, 0.0, 0.0]])],
+                   sprt=True)
+    assert cols.shape == (1, 1) and cols[0, 0] == pytest.approx(2 / 3 - 1 / 3)
