@@ -32,7 +32,9 @@ def _random_deals(rng: np.random.Generator, n: int, players: int, keeper_seats: 
     w[keeper_seats] = 1.5
     loser = rng.choice(players, n, p=w / w.sum())
     winner = (loser + 1 + rng.integers(0, players - 1, n)) % players
-    points = rng.integers(0, 30, (n, players))
+    points = rng.integers(1, 30, (n, players))
+    points[np.arange(n), loser] = 40  # the loser has the most points, alone (summarize derives the дурак from them)
+    points[np.arange(n), winner] = 0
     return _deals(winner, loser, players, points=points)
 
 
@@ -161,5 +163,6 @@ def test_a_shared_points_tie_for_the_durak_counts_like_a_match() -> None:
     assert pos["losses"].tolist() == [0.0, 0.5, 1.5]
     assert pos["losses_by_wild"].tolist() == [0.0, 0.5, 0.5]
     assert pos["losses_x2"].tolist() == [0.0, 0.25, 1.25]
+    # without shares, the deal's points give them (tests/test_stats_deal_ties.py): the tie of deal 0 shared
     whole = summarize(base, ["a", "b", "c"])["positions"]
-    assert whole["losses"].tolist() == [0.0, 1.0, 1.0] and whole["losses_by_wild"].tolist() == [0.0, 1.0, 0.0]
+    assert whole["losses"].tolist() == [0.0, 0.5, 1.5] and whole["losses_by_wild"].tolist() == [0.0, 0.5, 0.5]

@@ -100,7 +100,7 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     if len(res) != n:
         raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
                            f"of cell {cell.index}, expected {n}")
-    return summarize(res, lineups.display_names(cell.lineup, strategies))
+    return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)
 
 
 def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str

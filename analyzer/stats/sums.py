@@ -14,13 +14,25 @@ the cell does not have).  The wild-hand points compare like with like: hands
 other than the winner's (``rest_*``; a match counts each hand by its share of
 not winning), with and without a wild (G8/CZ7/PR7/SV6).
 
-"Lost by the wild rule" has one definition for deals and matches: a seat's
-``losses_by_wild`` adds its share of each loss whose game has
-``loser_by_wild`` set (the wild rule, not the points, picked the loser).  A
-deal is counted like a match: if its results carry a ``loss_share`` (a points
-tie for the дурак shared, as :func:`analyzer.engine.match.match_outcome`
-shares it), the shares are used; results with a single ``loser`` per deal
-(the engine breaks such a tie by seat order today) count that seat whole.
+A deal's дурак is counted the way a match's is (CZ7, :func:`analyzer.engine.match.match_outcome`),
+derived here from the deal's points, winner and wild holders (:func:`deal_losses`): the engine
+names one loser per deal (a points tie goes to the earliest seat in play order); here every hand
+tied with it shares the loss -- the wild holders tied with it where the wild rule acts on single
+deals (``wild_rule = deal``, PR7) and some hand holds a wild, else the hands other than the
+winner's.  "Lost by the wild rule" has one definition for deals and
+matches: the wild rule acted and the set of losers differs from the one the points alone give; a
+seat's ``losses_by_wild`` adds its share of each such loss.  Results that already carry a
+``loss_share`` per deal are taken as they are.
+
+The Jack question (issue 15): per position, among decided games, how many it was *dealt* 0, 1 or
+2+ wilds (``dealt{k}_n``, the deal's ``wilds_dealt``; a match counts its last deal, the one CZ7
+judges) and its дурак shares in each (``dealt{k}_losses``); how many it ended holding a wild
+(``held_n``) and its дурак shares then (``held_losses``).  Games whose simulator does not record
+``wilds_dealt`` count in no ``dealt`` column.  The holder-minus-non-holder gap of a strategy pools
+seats that share games, so its interval needs per-game sums over the strategy's seats: the
+``hv_*`` columns, stored on the strategy's first position of the line-up (0 on the others), hold
+the sums over games of the products of A = Σ held·loss, B = Σ held, C = Σ (1−held)·loss and
+E = Σ (1−held) over its seats in decided games (:func:`analyzer.stats.tables.jack_question`).
 """
 
 from __future__ import annotations
@@ -29,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, POINT_BINS, TURN_BINS, DealResults, MatchResults
+from analyzer.core.rules import RuleSet
 
 #: Seats the cross-product columns cover (czech seats up to 8, RULES.md player counts).
 MAX_SEATS = 8
@@ -36,10 +49,17 @@ MAX_SEATS = 8
 CROSS_METRICS = {"wins": "wins", "losses": "losses", "points": "points_sum"}
 #: Cross-product columns: ``{metric}_x{q}`` = sum over games of (this seat's x) * (seat q's x).
 CROSS_COLUMNS = tuple(f"{m}_x{q}" for m in CROSS_METRICS for q in range(MAX_SEATS))
+#: Wilds dealt: 0, 1, 2 or more (the last class open-ended).
+DEALT_CLASSES = (0, 1, 2)
+#: The Jack question's per-position sums (decided games; see the module docstring).
+JACK_COLUMNS = (*(f"dealt{k}_{m}" for k in DEALT_CLASSES for m in ("n", "losses")), "held_n", "held_losses")
+#: Per-strategy sums over games of products of A, B, C, E (module docstring), on its first position.
+HV_PAIRS = ("aa", "ab", "bb", "cc", "ce", "ee", "ac", "ae", "bc", "be")
+HV_COLUMNS = tuple(f"hv_{x}" for x in HV_PAIRS)
 #: Columns of the per-position summary table (one row per position of a chunk or cell).
 POSITION_COLUMNS = (
     "position", "strategy", "n", "wins", "losses", "losses_by_wild", "wild_held",
-    "went_out", "points_sum", "points_sq", *CROSS_COLUMNS,
+    "went_out", "points_sum", "points_sq", *CROSS_COLUMNS, *JACK_COLUMNS, *HV_COLUMNS,
 )
 #: Columns of the per-chunk totals (one row per chunk or cell).
 TOTAL_COLUMNS = ("n", "blocked", "capped", "turns_sum", "turns_sq", "turnovers_sum", "deals_sum",
@@ -55,12 +75,80 @@ def cross_sums(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def summarize(res: DealResults | MatchResults, strategies: list[str]) -> dict[str, pd.DataFrame]:
+def _ties_most(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Equal shares among each row's largest ``values`` inside ``mask`` (rows without any: zeros)."""
+    v = np.where(mask, values.astype(np.float64), -np.inf)
+    hit = mask & (v == v.max(axis=1, keepdims=True))
+    return hit / np.maximum(hit.sum(axis=1, keepdims=True), 1)
+
+
+def deal_losses(res: DealResults, deal_rule: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(N, P) дурак shares and (N,) "the wild rule decided" of single deals, as a match decides them.
+
+    ``deal_rule``: the wild rule acts on single deals (``wild_rule = deal``, PR7).  The engine's
+    loser keeps the loss and shares it with every hand tied with it on points in the same class:
+    the hands other than the winner's (G9/G10: the winner is settled first) or, where the wild rule
+    acted (some hand holds a wild), the wild holders -- exact ties share, as in
+    :func:`analyzer.engine.match.match_outcome`.  The rule decided the loser where it acted and its
+    losers (the holders with the most points) differ from the points' (the hands other than the
+    winner's with the most points): the one definition of deals and matches.  Capped deals: no loss.
+    """
+    n, p = res.points.shape
+    decided = (res.end != END_CAPPED) & (res.loser >= 0)
+    seats = np.arange(p)[None, :]
+    pts = res.points.astype(np.int64)
+    others = (seats != res.winner[:, None]) & decided[:, None]
+    holders = res.wild_held.astype(bool) & decided[:, None]
+    acts = holders.any(axis=1) & deal_rule
+    by_points = _ties_most(pts, others)
+    by_rule = _ties_most(pts, holders)
+    loser = seats == res.loser[:, None]
+    lp = pts[np.arange(n), np.maximum(res.loser, 0)][:, None]
+    tied = (np.where(acts[:, None], holders, others) & (pts == lp) | loser) & decided[:, None]
+    loss = tied / np.maximum(tied.sum(axis=1, keepdims=True), 1)
+    by_wild = decided & (res.loser_by_wild.astype(bool) | (acts & ((by_rule > 0) != (by_points > 0)).any(axis=1)))
+    return loss, by_wild
+
+
+def _jack_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, decided: np.ndarray,
+               strategies: list[str]) -> dict[str, np.ndarray]:
+    """The per-position Jack columns (JACK_COLUMNS, HV_COLUMNS) of one chunk."""
+    p = len(strategies)
+    d = decided.astype(np.float64)[:, None] * np.ones((1, p))
+    held_f = held.astype(np.float64) * d
+    out: dict[str, np.ndarray] = {}
+    known = dealt >= 0
+    for k in DEALT_CLASSES:
+        in_k = known & ((dealt >= k) if k == DEALT_CLASSES[-1] else (dealt == k))
+        w = in_k * d
+        out[f"dealt{k}_n"] = w.sum(axis=0)
+        out[f"dealt{k}_losses"] = (w * loss_x).sum(axis=0)
+    out["held_n"] = held_f.sum(axis=0)
+    out["held_losses"] = (held_f * loss_x).sum(axis=0)
+    hv = {c: np.zeros(p) for c in HV_COLUMNS}
+    for name in dict.fromkeys(strategies):
+        mine = np.array([s == name for s in strategies])
+        first = int(np.argmax(mine))
+        a = (held_f * loss_x)[:, mine].sum(axis=1)
+        b = held_f[:, mine].sum(axis=1)
+        c = ((d - held_f) * loss_x)[:, mine].sum(axis=1)
+        e = (d - held_f)[:, mine].sum(axis=1)
+        parts = {"a": a, "b": b, "c": c, "e": e}
+        for pair in HV_PAIRS:
+            hv[f"hv_{pair}"][first] = float(parts[pair[0]] @ parts[pair[1]])
+    return {**out, **hv}
+
+
+def summarize(res: DealResults | MatchResults, strategies: list[str],
+              rules: RuleSet | None = None) -> dict[str, pd.DataFrame]:
     """Sufficient statistics of a chunk: ``positions``, ``totals`` and ``hist`` tables.
 
     ``positions``: one row per position with counts and sums (POSITION_COLUMNS);
-    wins/losses are float because match ties share.  ``totals``: one row.
+    wins/losses are float because ties share.  ``totals``: one row.
     ``hist``: columns kind ('turns' | 'points' | 'deals'), bin, count.
+    ``rules``: the cell's rules, which say whether the wild rule acts on single deals
+    (``wild_rule = deal``); without them a chunk in which the engine's loser was ever
+    picked by the wild rule is taken to have it (tests and hand-made results).
     """
     n = len(res)
     p = len(strategies)
@@ -82,12 +170,16 @@ def summarize(res: DealResults | MatchResults, strategies: list[str]) -> dict[st
                  ("points", np.bincount(np.minimum(pts.ravel(), POINT_BINS - 1), minlength=POINT_BINS))]
         seats = np.arange(p)
         win_x = (res.winner[:, None] == seats).astype(np.float64)
-        loss_x = (res.loser[:, None] == seats).astype(np.float64)
         shared = getattr(res, "loss_share", None)
-        if shared is not None:  # a deal's points tie for the дурак shared as in a match (CZ7), when reported
+        if shared is not None:  # results that carry the shares themselves
             loss_x = np.asarray(shared, dtype=np.float64)
-            losses = loss_x.sum(axis=0)
-            lbw = (loss_x * res.loser_by_wild[:, None]).sum(axis=0)
+            by_wild = res.loser_by_wild
+        else:  # a points tie for the дурак shared as in a match (CZ7); one "decided by the wild rule"
+            deal_rule = rules.wild_rule == "deal" if rules is not None else bool(res.loser_by_wild.any())
+            loss_x, by_wild = deal_losses(res, deal_rule)
+        losses = loss_x.sum(axis=0)
+        lbw = (loss_x * by_wild[:, None]).sum(axis=0)
+        decided = res.end != END_CAPPED
     else:
         pts = res.totals.astype(np.int64)
         wins = res.win_share.sum(axis=0, dtype=np.float64)
@@ -101,6 +193,7 @@ def summarize(res: DealResults | MatchResults, strategies: list[str]) -> dict[st
         hists = [("deals", np.bincount(np.minimum(d, TURN_BINS - 1), minlength=TURN_BINS))]
         win_x = res.win_share.astype(np.float64)
         loss_x = res.loss_share.astype(np.float64)
+        decided = np.ones(n, dtype=bool)
     # the wild-holding penalty exactly, not only per position: deals with any wild left,
     # and the points of the hands that held one (totals at the end of a match)
     totals["wild_any"] = int(res.wild_held.any(axis=1).sum())
@@ -119,6 +212,7 @@ def summarize(res: DealResults | MatchResults, strategies: list[str]) -> dict[st
         "wild_held": wild.astype(np.int64), "went_out": went.astype(np.int64),
         "points_sum": pts.sum(axis=0), "points_sq": (pts ** 2).sum(axis=0),
         **{f"{m}_x{q}": cross[m][:, q] for m in CROSS_METRICS for q in range(MAX_SEATS)},
+        **_jack_sums(loss_x, res.wild_held, np.asarray(res.wilds_dealt), decided, list(strategies)),
     })
     hist = pd.concat([pd.DataFrame({"kind": k, "bin": np.arange(len(h)), "count": h.astype(np.int64)})
                       for k, h in hists], ignore_index=True)
