@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from analyzer.core.inputs import read_user_text
-from analyzer.core.rules import RulesError, describe_options, parse_description
+from analyzer.core.rules import OPTIONS, RulesError, describe_options, parse_description
 from analyzer.stats import intervals as stats
 from analyzer.stats import paired
 from analyzer.stats.schema import manifest_problem, results_problem
-from analyzer.stats.sums import CROSS_COLUMNS, POSITION_COLUMNS, TOTAL_COLUMNS
+from analyzer.stats.sums import CROSS_COLUMNS, DEALT_CLASSES, HV_COLUMNS, JACK_COLUMNS, POSITION_COLUMNS, TOTAL_COLUMNS
 
 #: Columns that describe a cell; every table carries them.
 CELL_COLUMNS = ("cell", "label", "variant", "players", "unit", "lineup", "rules")
@@ -159,7 +159,8 @@ def _attach(df: pd.DataFrame, res: Results) -> pd.DataFrame:
 
 def _positions(res: Results) -> pd.DataFrame:
     """Per-position sums with the cell's columns (the same-game products stay in res.positions)."""
-    p = res.positions.drop(columns=[c for c in CROSS_COLUMNS if c in res.positions.columns])
+    p = res.positions.drop(columns=[c for c in (*CROSS_COLUMNS, *JACK_COLUMNS, *HV_COLUMNS)
+                                    if c in res.positions.columns])
     for c in ("n", "wins", "losses", "losses_by_wild", "wild_held", "went_out", "points_sum", "points_sq"):
         p[c] = p[c].astype(np.float64)
     p["position"] = p["position"].astype(int)
@@ -667,3 +668,155 @@ def rule_effects(res: Results) -> pd.DataFrame:
         out[f"{m}_distinguishable"] = stats.agreed_distinguishable(out[f"{m}_lo"], out[f"{m}_hi"],
                                                                    out[f"{m}_p_holm"])
     return out[cols]
+
+
+# ---------------------------------------------------------------- the Jack question (issue 15)
+
+#: Words for the wilds-dealt classes of :data:`analyzer.stats.sums.DEALT_CLASSES`.
+DEALT_NAMES = {0: "no wild", 1: "one wild", 2: "two or more wilds"}
+
+
+def wild_rule_of(variant: str, rules: str) -> str:
+    """The cell's wild rule: ``deal`` (PR7), ``match`` (CZ7: a match's last deal only) or ``off``."""
+    d = rules_dict(rules)
+    return str(d.get("wild_rule", OPTIONS["wild_rule"][2].get(variant, "off")))
+
+
+def rule_acts(variant: str, rules: str, unit: str) -> bool:
+    """Whether the "caught with a wild loses" rule can decide a game of this unit: PR7 acts on every deal,
+    CZ7 only on a match's last deal, so a czech single deal is never lost by it (svinya has no such rule)."""
+    w = wild_rule_of(variant, rules)
+    return w == "deal" or (w == "match" and unit == "match")
+
+
+def jack_question(res: Results, by_strategy: bool = True) -> pd.DataFrame:
+    """The Jack question asked directly, per variant, players, unit, rules (and strategy).
+
+    Among decided games (a capped deal has no loser, G10; a match is judged on its last deal):
+    the дурак rate of a seat *dealt* no wild, one wild, or two or more (``dealt{k}_rate, _lo, _hi,
+    _n``; NaN where the simulator did not record the dealt hands: ``recorded`` False), and of a seat
+    *holding* a wild at the end against one that does not (``held_*``, ``free_*``).  Seats of a
+    strategy (or, ``by_strategy=False``, all seats) are pooled over positions and over the group's
+    cells; Wilson intervals count seats as independent, which is conservative for дурак rates (seats
+    of one game exclude each other).  ``gap`` = held − free: per strategy its interval accounts for
+    the seats of one game (same-game sums ``hv_*``, :mod:`analyzer.stats.sums`), with the z-test
+    ``p``, Holm over the rows and the one verdict rule; pooled over all strategies it carries no
+    interval.  ``rule_acts``: whether the wild rule can decide a game here (czech single deals: no).
+    Results written before these sums were stored give an empty table.
+    """
+    cols = [*GROUP_COLUMNS, "strategy", "wild_rule", "rule_acts", "recorded", "n",
+            *(f"dealt{k}_{m}" for k in DEALT_CLASSES for m in ("rate", "lo", "hi", "n")),
+            "held_rate", "held_lo", "held_hi", "held_n", "free_rate", "free_lo", "free_hi", "free_n",
+            "gap", "gap_lo", "gap_hi", "p", "p_holm", "distinguishable"]
+    if not set(JACK_COLUMNS) <= set(res.positions.columns):
+        return pd.DataFrame(columns=cols)
+    pos = res.positions.merge(res.cells[["cell", *GROUP_COLUMNS]], on="cell")
+    t = res.totals[["cell", "capped"]]
+    pos = pos.merge(t, on="cell", how="left")
+    pos["decided"] = np.where(pos["unit"] == "match", pos["n"], pos["n"] - pos["capped"].fillna(0.0))
+    have_hv = set(HV_COLUMNS) <= set(pos.columns)
+    sums = ["decided", "losses", *JACK_COLUMNS, *(HV_COLUMNS if have_hv else ())]
+    pos[sums] = pos[sums].astype(np.float64)
+    keys = GROUP_COLUMNS + (["strategy"] if by_strategy else [])
+    g = pos.groupby(keys, dropna=False, sort=True)[sums].sum().reset_index()
+    if not by_strategy:
+        g["strategy"] = "all"
+    out = g[keys + (["strategy"] if not by_strategy else [])].copy()
+    out["wild_rule"] = [wild_rule_of(v, r) for v, r in zip(g["variant"], g["rules"])]
+    out["rule_acts"] = [rule_acts(v, r, u) for v, r, u in zip(g["variant"], g["rules"], g["unit"])]
+    known = sum(g[f"dealt{k}_n"] for k in DEALT_CLASSES)
+    out["recorded"] = known > 0
+    out["n"] = g["decided"]
+    for k in DEALT_CLASSES:
+        r = stats.wilson(g[f"dealt{k}_losses"], g[f"dealt{k}_n"])
+        out[f"dealt{k}_rate"], out[f"dealt{k}_lo"], out[f"dealt{k}_hi"] = r.rate, r.lo, r.hi
+        out[f"dealt{k}_n"] = g[f"dealt{k}_n"]
+    free_n = g["decided"] - g["held_n"]
+    free_losses = g["losses"] - g["held_losses"]
+    for tag, k, m in (("held", g["held_losses"], g["held_n"]), ("free", free_losses, free_n)):
+        r = stats.wilson(k, m)
+        out[f"{tag}_rate"], out[f"{tag}_lo"], out[f"{tag}_hi"], out[f"{tag}_n"] = r.rate, r.lo, r.hi, m
+    out["gap"] = out["held_rate"] - out["free_rate"]
+    if by_strategy and have_hv:
+        rh, rf = out["held_rate"].fillna(0.0), out["free_rate"].fillna(0.0)
+        nh, nf = g["held_n"], free_n
+        h = {c[3:]: g[c] for c in HV_COLUMNS}
+        # Σ over games of z², z = (A − rh B)/nh − (C − rf E)/nf (the ratio estimator linearised, games as clusters)
+        s_h = h["aa"] - 2 * rh * h["ab"] + rh ** 2 * h["bb"]
+        s_f = h["cc"] - 2 * rf * h["ce"] + rf ** 2 * h["ee"]
+        s_hf = h["ac"] - rf * h["ae"] - rh * h["bc"] + rh * rf * h["be"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            var = s_h / nh ** 2 + s_f / nf ** 2 - 2 * s_hf / (nh * nf)
+            se = np.sqrt(np.clip(var, 0.0, None)).where((nh > 0) & (nf > 0))
+        out["gap_lo"], out["gap_hi"] = out["gap"] - stats.Z95 * se, out["gap"] + stats.Z95 * se
+        out["p"] = stats.z_test_p(out["gap"].to_numpy(), se.to_numpy())
+        out["p_holm"] = stats.holm(out["p"].to_numpy())
+        out["distinguishable"] = stats.agreed_distinguishable(out["gap_lo"], out["gap_hi"], out["p_holm"])
+    else:
+        out["gap_lo"] = out["gap_hi"] = out["p"] = out["p_holm"] = np.nan
+        out["distinguishable"] = False
+    return out[cols].reset_index(drop=True)
+
+
+def jack_rule_effect(res: Results) -> pd.DataFrame:
+    """The wild rule on against off, for the strategies holding wilds most and least (:func:`keeper_vs_dumper`).
+
+    One row per group whose rules differ from a ``wild_rule = off`` group only in the wild rule
+    (same variant, players, unit and other options): the keeper-minus-dumper дурак gap with the rule
+    (``gap_on``, paired interval) and without (``gap_off``), its change (on − off; the two groups
+    play different deals, so the variances add), and the rule's own cost to the keeper: its дурак
+    rate with the rule on minus off (``cost``, independent samples).  Where the rule cannot act
+    (``rule_acts`` False: CZ7 on single deals) the row says so and carries no numbers.  Holm over the
+    rows that act, for the change and for the cost, with the one verdict rule.
+    """
+    cols = ["variant", "players", "unit", "rules", "rules_off", "wild_rule", "rule_acts", "keeper", "dumper",
+            "gap_on", "gap_on_lo", "gap_on_hi", "gap_off", "gap_off_lo", "gap_off_hi",
+            "change", "change_lo", "change_hi", "change_p_holm", "change_distinguishable",
+            "keeper_on", "keeper_off", "n_on", "n_off", "cost", "cost_lo", "cost_hi", "cost_p_holm",
+            "cost_distinguishable"]
+    kvd = keeper_vs_dumper(res)
+    if kvd.empty:
+        return pd.DataFrame(columns=cols)
+
+    def rest(rules: str) -> str:
+        d = {k: v for k, v in rules_dict(rules).items() if k != "wild_rule"}
+        return json.dumps(d, sort_keys=True, default=str)
+
+    kvd = kvd.assign(_rest=[rest(r) for r in kvd["rules"]],
+                     _rule=[wild_rule_of(v, r) for v, r in zip(kvd["variant"], kvd["rules"])])
+    off = {(r["variant"], int(r["players"]), r["unit"], r["_rest"]): r for _, r in kvd[kvd["_rule"] == "off"].iterrows()}
+    rows = []
+    for _, on in kvd[kvd["_rule"] != "off"].iterrows():
+        base = off.get((on["variant"], int(on["players"]), on["unit"], on["_rest"]))
+        if base is None:
+            continue
+        acts = rule_acts(on["variant"], on["rules"], on["unit"])
+        row: dict[str, Any] = {"variant": on["variant"], "players": int(on["players"]), "unit": on["unit"],
+                               "rules": on["rules"], "rules_off": base["rules"], "wild_rule": on["_rule"],
+                               "rule_acts": acts, "keeper": on["keeper"], "dumper": on["dumper"]}
+        if acts:
+            se_on = (on["loss_diff_hi"] - on["loss_diff"]) / stats.Z95
+            se_off = (base["loss_diff_hi"] - base["loss_diff"]) / stats.Z95
+            ch, se = on["loss_diff"] - base["loss_diff"], float(np.hypot(se_on, se_off))
+            cost = stats.diff_proportions(on["keeper_loss_rate"], on["keeper_n"],
+                                          base["keeper_loss_rate"], base["keeper_n"])
+            row.update(gap_on=on["loss_diff"], gap_on_lo=on["loss_diff_lo"], gap_on_hi=on["loss_diff_hi"],
+                       gap_off=base["loss_diff"], gap_off_lo=base["loss_diff_lo"], gap_off_hi=base["loss_diff_hi"],
+                       change=ch, change_lo=ch - stats.Z95 * se, change_hi=ch + stats.Z95 * se,
+                       _change_p=float(stats.z_test_p(ch, se)),
+                       keeper_on=on["keeper_loss_rate"], keeper_off=base["keeper_loss_rate"],
+                       n_on=on["keeper_n"], n_off=base["keeper_n"],
+                       cost=float(cost.est), cost_lo=float(cost.lo), cost_hi=float(cost.hi),
+                       _cost_p=float(stats.z_test_p(cost.est, cost.se)))
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=[*cols, "_change_p", "_cost_p"])
+    for m in ("change", "cost"):
+        out[f"{m}_p_holm"] = np.nan
+        out[f"{m}_distinguishable"] = False
+        a = out["rule_acts"].astype(bool).to_numpy()
+        if a.any():
+            ph = stats.holm(out.loc[a, f"_{m}_p"].to_numpy(dtype=float))
+            out.loc[a, f"{m}_p_holm"] = ph
+            out.loc[a, f"{m}_distinguishable"] = stats.agreed_distinguishable(
+                out.loc[a, f"{m}_lo"].to_numpy(dtype=float), out.loc[a, f"{m}_hi"].to_numpy(dtype=float), ph)
+    return out[cols].reset_index(drop=True)
