@@ -14,6 +14,12 @@ Features:
     threat     effect x max(0, 3 - next player's hand size): punish a player close to going out
     same_rank  cards of the same rank kept (later switches of suit by rank match)
 
+Presets: ``weighted?preset=czech-2p`` takes every weight from a tuned preset
+(:data:`strategies.weighted_presets.PRESETS`, made by ``durak tune`` for the
+default rules of a variant and player count; the tuning reports are in
+``reports/tuning/``).  A preset is not combined with weights (an error, unless
+the weight is given at its default value).
+
 Both paths add the terms in this order with float64 arithmetic, so they agree
 to the last bit.
 """
@@ -31,9 +37,12 @@ from analyzer.core.registry import register
 
 from .builtin import ScoredStrategy
 from .masks import CARD_RANK, CARD_SUIT, card_tables, rank_counts, suit_counts
+from .weighted_presets import PRESETS
 
 #: The threat feature counts from this hand size of the next player down.
 THREAT_FROM = 3
+#: The default weights (the constructor's defaults).
+DEFAULTS = {"w_points": 1.0, "w_wild": -6.0, "w_effect": 2.0, "w_suit_len": 1.5, "w_threat": 5.0, "w_same_rank": 0.5}
 
 
 @register("weighted")
@@ -43,9 +52,13 @@ class Weighted(ScoredStrategy):
     name = "weighted"
     description = "plays the card with the best weighted score of points, wild, effect, suit length, threat, same rank (tunable)"
 
+    #: Tuned weights by preset name (``weighted?preset=NAME``).
+    presets = PRESETS
+
     def __init__(
         self,
         *,
+        preset: str | None = None,
         w_points: float = 1.0,
         w_wild: float = -6.0,
         w_effect: float = 2.0,
@@ -55,6 +68,13 @@ class Weighted(ScoredStrategy):
     ) -> None:
         weights = dict(w_points=w_points, w_wild=w_wild, w_effect=w_effect,
                        w_suit_len=w_suit_len, w_threat=w_threat, w_same_rank=w_same_rank)
+        if preset is not None:
+            if preset not in PRESETS:
+                raise ValueError(f"unknown weighted preset {preset!r}; known: {', '.join(PRESETS) or 'none'}")
+            given = [k for k, v in weights.items() if v != DEFAULTS[k]]
+            if given:
+                raise ValueError(f"give a preset or weights, not both (preset {preset!r} with {', '.join(given)})")
+            weights = {**weights, **PRESETS[preset]["weights"]}
         for k, v in weights.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise ValueError(f"weight {k} must be a finite number, not {v!r}")

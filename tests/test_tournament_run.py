@@ -10,9 +10,12 @@ from typer.testing import CliRunner
 
 from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
+from analyzer.execution.experiment import ExperimentError, parse_experiment
+from analyzer.execution.runner import run_experiment
 from analyzer.execution.tournament_run import SEQ_CHUNK, run_design, tournament_chunk, watched
 from analyzer.stats.sequential import Sprt, UntilCI
 from analyzer.stats.tournament import TournamentError, hero, round_robin
+from strategies.weighted_presets import PRESETS
 
 #: plays exactly like weighted (its score is an argmax, so scaling every weight changes nothing)
 TWIN = "weighted?w_points=2,w_wild=-12,w_effect=4,w_suit_len=3,w_threat=10,w_same_rank=1"
@@ -83,3 +86,62 @@ def test_watched_columns_and_the_sprt_needs_one_comparison() -> None:
     cols = watched(h, [np.array([[1.0, 0.0, 0.0]]), np.array([[0.0, 1.0, 0.0]]), np.array([[0.0, 0.0, 0.0]])],
                    sprt=True)
     assert cols.shape == (1, 1) and cols[0, 0] == pytest.approx(2 / 3 - 1 / 3)
+
+
+# ---------------------------------------------------------------- experiments with a design
+DESIGN_EXP = """
+name = "tx"
+variants = ["czech"]
+players = [2, 3]
+field = ["random", "greedy", "weighted?preset={variant}-{players}p"]
+design = {2 = "round-robin", 3 = "hero"}
+reference = "greedy"
+deals = 60
+seed = 1
+"""
+
+
+def _parse(text: str):
+    import tomllib
+
+    return parse_experiment(tomllib.loads(text), source="x.toml")
+
+
+def test_design_experiment_runs_a_tournament_per_rule_set_and_reports_it(tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(PRESETS, "czech-2p", {"weights": {"w_wild": -5.0}})
+    monkeypatch.setitem(PRESETS, "czech-3p", {"weights": {"w_wild": -4.0}})
+    exp = _parse(DESIGN_EXP)
+    assert exp.tournament and exp.design_for(2) == "round-robin" and exp.design_for(3) == "hero"
+    folder = run_experiment(exp, out=tmp_path / "tx", jobs=1, quiet=True)
+    res = json.loads((folder / "results" / "tournaments.json").read_text())
+    assert [(r["players"], r["design"]) for r in res] == [(2, "round-robin"), (3, "hero")]
+    assert res[0]["strategies"][2] == "weighted?preset=czech-2p" and res[1]["strategies"][2] == "weighted?preset=czech-3p"
+    assert res[1]["field"] == ["greedy", "greedy"] and res[0]["n_decks"] == res[1]["n_decks"] == 60
+    assert {tuple(s["seats"]) for s in res[0]["seatings"]} >= {("random", "greedy"), ("greedy", "random")}
+    md = (folder / "report.md").read_text()
+    assert "What the designs measure" in md and "one colour scale" in md
+    for t, r in enumerate(res):
+        for kind in ("ranking", "cross"):
+            assert f"charts/{kind}_czech_{r['players']}p_{t}.png" in md
+
+
+@pytest.mark.parametrize("extra, words", [
+    ('design = "round-robin"', "round-robin is for 2 players"),
+    ('design = {2 = "round-robin", 3 = "field"}', "separate experiments"),
+    ('design = "swiss"', "must be one of"),
+    ('design = {1 = "hero"}', "player count"),
+])
+def test_design_mistakes_are_one_line_errors(extra: str, words: str) -> None:
+    text = DESIGN_EXP.replace('design = {2 = "round-robin", 3 = "hero"}', extra).replace(
+        "weighted?preset={variant}-{players}p", "weighted")
+    if "hero" not in extra:
+        text = text.replace('reference = "greedy"\n', "")
+    with pytest.raises(ExperimentError, match=words) as e:
+        _parse(text)
+    assert "\n" not in str(e.value)
+
+
+def test_tournaments_play_single_deals_only() -> None:
+    text = DESIGN_EXP.replace("deals = 60", "matches = 5").replace("weighted?preset={variant}-{players}p", "weighted")
+    with pytest.raises(ExperimentError, match="single deals"):
+        _parse(text)

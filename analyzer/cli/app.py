@@ -249,6 +249,16 @@ def list_strategies() -> None:
         params = parameters(name)
         if params:
             typer.echo(f"{'':14} parameters: {', '.join(params)}")
+        presets = _presets(name) if "preset=None" in params else {}
+        for preset, entry in presets.items():
+            typer.echo(f"{'':14} {name}?preset={preset}: {entry.get('about', 'tuned weights')}")
+
+
+def _presets(name: str) -> dict[str, dict[str, Any]]:
+    """A built-in's tuned presets (its class's ``presets``), or none."""
+    from analyzer.core.registry import get_strategy
+
+    return dict(getattr(type(get_strategy(name)), "presets", None) or {})
 
 
 @app.command("rules")
@@ -324,6 +334,8 @@ def _warn_capped(folder: Path) -> None:
 
     from analyzer.stats.tables import CAPPED_ALARM
 
+    if not (folder / "results" / "cells.parquet").exists():  # tournaments (design experiments) have no cells table
+        return
     cells = pd.read_parquet(folder / "results" / "cells.parquet")
     tot = pd.read_parquet(folder / "results" / "totals.parquet").merge(cells[["cell", "label"]], on="cell")
     share = tot["capped"] / tot["deals_sum"].clip(lower=1)

@@ -21,6 +21,16 @@ optional)::
     field = ["greedy", "random"]    # instead of lineup: rotations of the field through the
                                     # positions, so that every strategy sits every position
                                     # (k strategies -> k lineups per player count).
+    design = "round-robin"          # with field: a tournament per variant x players x grid
+                                    # (analyzer.stats.tournament): "round-robin" (2 players:
+                                    # every pair in both seatings), "hero" (each strategy in
+                                    # every position against players-1 copies of reference)
+                                    # or "field" (the rotations above); a table picks one per
+                                    # player count: [design] 2 = "round-robin", 4 = "hero".
+                                    # Tournaments play single deals, every line-up on the same
+                                    # decks.  In a spec, {variant} and {players} are filled in
+                                    # per cell: "weighted?preset={variant}-{players}p".
+    reference = "weighted"          # hero: the opposition (default weighted)
     deals = 40_000                  # per cell (unit = deal) ...
     matches = 5_000                 # ... and/or per cell (unit = match); both -> both kinds of cell
     seed = 1                        # default 0; chunk seeds derive from (seed, what the cell is, chunk)
@@ -75,8 +85,10 @@ DEFAULT_CHUNK = {"deal": 50_000, "match": 2_000}
 DEFAULT_REPORTS = ("first_player", "positions")
 KNOWN_KEYS = (
     "name", "description", "variant", "variants", "players", "lineup", "field", "rules",
-    "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports",
+    "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports", "design", "reference",
 )
+#: Tournament designs of an experiment (analyzer.stats.tournament.DESIGNS, kept apart: no stats import here).
+DESIGNS = ("round-robin", "hero", "field")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 StrategyResolver = Callable[[str], object]
@@ -167,6 +179,8 @@ class Experiment:
     match_chunk_size: int
     reports: tuple[str, ...]
     source: str = "<experiment>"
+    design: tuple[tuple[int, str], ...] | None = None  # (players, design); players 0: every count
+    reference: str = "weighted"
     _cells: tuple[Cell, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     @property
@@ -180,6 +194,18 @@ class Experiment:
             rot = [tuple(self.field[(i + r) % k] for i in range(players)) for r in range(k)]
             return list(dict.fromkeys(rot))  # drop repeats, keep order
         return [cycle(self.lineup or ("random",), players)]
+
+    def design_for(self, players: int) -> str:
+        """The tournament design at ``players`` ("field" without a design key)."""
+        if self.design is None:
+            return "field"
+        d = dict(self.design)
+        return d.get(players, d.get(0, "field"))
+
+    @property
+    def tournament(self) -> bool:
+        """True when the cells are played as round-robin or hero tournaments (analyzer.execution.tournament_run)."""
+        return any(self.design_for(c.players) != "field" for c in self._cells)
 
     def with_count(self, n: int) -> Experiment:
         """The same experiment with ``n`` deals (matches for match cells) per cell."""
@@ -197,6 +223,9 @@ class Experiment:
             "name": self.name, "description": self.description, "variants": list(self.variants),
             "players": list(self.players) if self.players is not None else None,
         }
+        if self.design is not None:
+            d["design"] = {str(p) if p else "all": v for p, v in self.design}
+            d["reference"] = self.reference
         if self.field is not None:
             d["field"] = list(self.field)
         else:
@@ -275,12 +304,13 @@ def parse_experiment(
     match_chunk = (_positive(data, "match_chunk_size", err) if "match_chunk_size" in data
                    else DEFAULT_CHUNK["match"])
     reports = _reports(data, err)
+    design, reference = _design(data, fld, counts, err)
 
     exp = Experiment(
         name=name, description=description, variants=variants, players=players,
         lineup=lineup, field=fld, rules=rules, variant_rules=variant_rules, grid=grid,
         counts=counts, seed=seed, chunk_size=chunk_size, match_chunk_size=match_chunk,
-        reports=reports, source=source,
+        reports=reports, source=source, design=design, reference=reference,
     )
     n_players = len(players) if players else max(len(p) for p in PLAYERS.values())
     upper = (len(counts) * len(variants) * n_players * (len(fld) if fld else 1)
@@ -371,6 +401,45 @@ def _strategies(data: Mapping[str, Any], err: Callable[[str, str], ExperimentErr
                 names = tuple(s.strip() for s in raw)
             return (names, None) if key == "lineup" else (None, names)
     return None, None
+
+
+def _design(data: Mapping[str, Any], fld: tuple[str, ...] | None, counts: dict[str, int],
+            err: Callable[[str, str], ExperimentError]) -> tuple[tuple[tuple[int, str], ...] | None, str]:
+    """``design = "round-robin"`` or a table player count -> design; ``reference`` (hero)."""
+    reference = data.get("reference", "weighted")
+    if not isinstance(reference, str) or not reference.strip():
+        raise err("reference", f"must be a strategy spec, got {_show(reference)}")
+    if "design" not in data:
+        if "reference" in data:
+            raise err("reference", "belongs to design = \"hero\"")
+        return None, reference.strip()
+    raw = data["design"]
+    items = [("all", raw)] if isinstance(raw, str) else list(raw.items()) if isinstance(raw, dict) else None
+    if not items:
+        raise err("design", f"must be one of {', '.join(DESIGNS)} or a table player count = design, got {_show(raw)}")
+    out = []
+    for k, v in items:
+        key = "design" if k == "all" else f"design.{k}"
+        if k != "all" and not (isinstance(k, str) and k.isdigit() and int(k) >= 2):
+            raise err(key, f"a player count of 2 or more, got {k!r}")
+        if v not in DESIGNS:
+            raise err(key, f"must be one of {', '.join(DESIGNS)}, got {_show(v)}")
+        out.append((0 if k == "all" else int(k), v))
+    if any(v != "field" for _, v in out):
+        if any(v == "field" for _, v in out):
+            raise err("design", "field rotations and tournaments (round-robin, hero) go in separate experiments")
+        if fld is None:
+            raise err("design", "a tournament needs its strategies as field = [...]")
+        if "match" in counts:
+            raise err("matches", "tournaments (round-robin, hero) play single deals; give deals = N")
+    if "reference" in data and not any(v == "hero" for _, v in out):
+        raise err("reference", "belongs to design = \"hero\"")
+    return tuple(out), reference.strip()
+
+
+def fill_spec(spec: str, variant: str, players: int) -> str:
+    """A spec with ``{variant}`` and ``{players}`` filled in (``weighted?preset={variant}-{players}p``)."""
+    return spec.replace("{variant}", variant).replace("{players}", str(players))
 
 
 def _rules(raw: Any, variants: tuple[str, ...], err: Callable[[str, str], ExperimentError]
@@ -477,9 +546,12 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
                         raise err(UNIT_KEYS[unit], f"{v} has no match target by default; set target in "
                                   f"[rules.{v}] (or [rules]) to play matches") from None
                     try:
-                        seatings = exp.lineups(p)
+                        seatings = [tuple(fill_spec(s, v, p) for s in up) for up in exp.lineups(p)]
                     except LineupError as e:
                         raise err("field" if exp.field is not None else "lineup", str(e)) from None
+                    if exp.design_for(p) == "round-robin" and p != 2:
+                        raise err("design", f"round-robin is for 2 players (head to head), not {v} {p}p; "
+                                  "use hero for more players, e.g. [design] 2 = \"round-robin\", 4 = \"hero\"")
                     for lineup in seatings:
                         cells.append(Cell(
                             index=len(cells), unit=unit, rules=rs, lineup=lineup, grid=gv,
@@ -500,7 +572,10 @@ def _check_strategies(exp: Experiment, cells: list[Cell], resolve: StrategyResol
     key = "field" if exp.field is not None else "lineup"
     if resolve is None:
         resolve = get_strategy
-    for spec in dict.fromkeys(s for c in cells for s in c.lineup):
+    specs = [s for c in cells for s in c.lineup]
+    if exp.design is not None and any(d == "hero" for _, d in exp.design):
+        specs.append(exp.reference)
+    for spec in dict.fromkeys(specs):
         try:
             resolve(spec)
         except (ValueError, ImportError, AttributeError, OSError) as e:

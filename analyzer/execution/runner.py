@@ -53,6 +53,7 @@ from analyzer.execution.executor import (  # noqa: F401
 from analyzer.execution.executor import sum_tables as _sum_tables
 from analyzer.execution.experiment import Cell, Experiment, ExperimentError, load_experiment
 from analyzer.execution.store import CHUNK_FORMAT, TABLES, ChunkStore, ResumeError, _atomic_write, _parquet_bytes  # noqa: F401
+from analyzer.execution.tournament_run import run_tournaments
 from analyzer.report.build import build_report
 
 #: The seed derivation chunks use (analyzer.execution.seeds); part of the fingerprint so that
@@ -151,6 +152,9 @@ def run_experiment(
     for parent in (out_dir, *out_dir.parents):
         if parent.exists() and not parent.is_dir():
             raise ExperimentError(f"--out {out_dir}: {parent} is a file, not a folder")
+    if exp.tournament:  # design = "round-robin" | "hero": every line-up of a tournament on the same decks
+        return run_tournaments(exp, out_dir, jobs=jobs, quiet=quiet, report=report,
+                               command=_command(exp, deals, Path(out) if out is not None else None))
     started, t0 = _now(), time.perf_counter()
 
     fp, record = fingerprint(exp, sim)

@@ -21,25 +21,31 @@ last batch are discarded.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 import analyzer.sim.simulator as simulator
+from analyzer import __version__
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
 from analyzer.execution import lineup as lineups
 from analyzer.execution.executor import run_tasks
+from analyzer.execution.experiment import Experiment, ExperimentError, fill_spec
+from analyzer.execution.progress import RunProgress
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.knowledge.table import KnowingStrategy, simulate_observed
+from analyzer.report.compare_view import write_tournament_report
 from analyzer.stats.ratings import hero_summary, round_robin_summary
 from analyzer.stats.sequential import Rule, SequentialResult, Sprt, run_sequential
-from analyzer.stats.tournament import Design, TournamentError, head_to_head, hero_scores, round_robin
+from analyzer.stats.tournament import Design, TournamentError, head_to_head, hero_scores, make_design, round_robin
 
 CHUNK_DECKS = 10_000
 #: Decks per chunk when a stopping rule runs (the rule is checked at every chunk boundary).
@@ -153,3 +159,54 @@ def run_round_robin(rules: RuleSet, specs: Sequence[str], n: int, *, seed: int =
     """Play ``n`` duplicate decks through every seating of every pair; the JSON-ready summary."""
     design = round_robin(list(specs), rules.players)
     return run_design(rules, design, n, seed=seed, jobs=jobs, chunk=chunk, boot=boot, rule=rule, on_chunk=on_chunk)
+
+
+# ---------------------------------------------------------------- experiments with a design (durak run)
+def tournaments_of(exp: Experiment) -> list[tuple[RuleSet, Design]]:
+    """One tournament per rule set of the experiment's cells (variant x players x grid), in cell order."""
+    seen: dict[str, tuple[RuleSet, Design]] = {}
+    for cell in exp.cells:
+        rules = cell.rules
+        if rules.label() in seen:
+            continue
+        name = exp.design_for(rules.players)
+        specs = [fill_spec(s, rules.variant, rules.players) for s in exp.field or ()]
+        try:
+            design = make_design(name, specs, rules.players, reference=exp.reference if name == "hero" else None)
+        except TournamentError as exc:
+            raise ExperimentError(f"{exp.source}: key 'design': {rules.label()}: {exc}") from None
+        seen[rules.label()] = (rules, design)
+    return list(seen.values())
+
+
+def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bool = False,
+                    command: str = "", report: bool = True) -> Path:
+    """Play every tournament of a design experiment; write results/tournaments.json, manifest.json and the report.
+
+    Not resumable chunk by chunk (the whole of each tournament is kept in memory
+    for the paired statistics); the seed fixes every number.
+    """
+    n = exp.counts["deal"]
+    plan = tournaments_of(exp)
+    t0 = time.perf_counter()
+    results = []
+    with RunProgress(total_units=n * len(plan), total_cells=len(plan), unit="decks", enabled=not quiet) as bar:
+        for rules, design in plan:
+            out = run_design(rules, design, n, seed=exp.seed, jobs=jobs, chunk=min(exp.chunk_size, CHUNK_DECKS),
+                             on_chunk=lambda m: bar.advance(m))
+            out["label"] = rules.label()
+            results.append(out)
+            bar.advance(0, cell_done=True)
+    res_dir = out_dir / "results"
+    res_dir.mkdir(parents=True, exist_ok=True)
+    (res_dir / "tournaments.json").write_text(json.dumps(results, indent=1) + "\n")
+    seconds = time.perf_counter() - t0
+    deals = sum(o["deals_played"] for o in results)
+    manifest = {"name": exp.name, "description": exp.description, "experiment": exp.to_dict(), "seed": exp.seed,
+                "version": __version__, "kind": "tournaments", "tournaments": len(results), "total_deals": deals,
+                "deals_per_second": round(deals / seconds, 1) if seconds > 0 else None, "seconds": round(seconds, 3),
+                "command": command, "jobs": jobs}
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    if report:
+        write_tournament_report(results, out_dir, name=exp.name, description=exp.description, command=command)
+    return out_dir

@@ -12,12 +12,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.colors import Normalize
+from numpy.typing import NDArray
 
 from analyzer.report.charts import plot_heatmap, save_figure
 from analyzer.report.format import bounds, half_width, p_value, pct2, times
-from analyzer.report.render import Block, render_md, render_rich
+from analyzer.report.render import Block, render_html, render_md, render_rich
+
+NDArrayF = NDArray[np.float64]
+NDArrayB = NDArray[np.bool_]
 
 
 def title(out: dict[str, Any]) -> str:
@@ -206,3 +212,169 @@ def hero_blocks(out: dict[str, Any]) -> list[Block]:
 def tournament_blocks(out: dict[str, Any]) -> list[Block]:
     """The blocks of a round-robin or hero result."""
     return round_robin_blocks(out) if out["design"] == "round-robin" else hero_blocks(out)
+
+
+# ---------------------------------------------------------------- tournament reports (experiments with a design)
+DESIGN_WORDS = {
+    "round-robin": ("Round-robin (2 players): every pair of strategies head to head, each pair in both seatings on "
+                    "the same decks. A cell of the cross-table is the row's win rate minus the column's in their "
+                    "games against each other (paired over decks); the ratings (Bradley–Terry, Elo scale: a 100-point "
+                    "gap is a 64 % head-to-head win rate) summarise all pairs, with 95 % intervals from a bootstrap "
+                    "over decks."),
+    "hero": ("Hero (more players): each strategy in turn sits every position against copies of one reference "
+             "strategy, on the same decks. It measures each strategy's win rate against that one opposition, the seat "
+             "advantage averaged out; a cell of the cross-table is the row's win rate minus the column's against the "
+             "same opposition (paired over decks), not a head-to-head result."),
+}
+
+
+def _label(out: dict[str, Any]) -> str:
+    extra = out["rules"]
+    return f"{out['variant']} {out['players']}p{'' if extra in ('', 'default rules') else ' ' + extra}"
+
+
+def cross_matrix(out: dict[str, Any]) -> tuple[list[str], NDArrayF, NDArrayF, NDArrayF, NDArrayB]:
+    """(names, margin, lo, hi, significant) k x k matrices, row minus column; NaN on the diagonal."""
+    names = list(out["strategies"])
+    k = len(names)
+    idx = {n: i for i, n in enumerate(names)}
+    m, lo, hi = (np.full((k, k), np.nan) for _ in range(3))
+    sig = np.zeros((k, k), dtype=bool)
+    for p in out["pairs"]:
+        i, j = idx[p["a"]], idx[p["b"]]
+        m[i, j], lo[i, j], hi[i, j] = p["margin"], p["lo"], p["hi"]
+        m[j, i], lo[j, i], hi[j, i] = -p["margin"], -p["hi"], -p["lo"]
+        sig[i, j] = sig[j, i] = bool(p["significant"])
+    return names, m, lo, hi, sig
+
+
+def plot_cross_table(out: dict[str, Any], lim: float) -> Any:
+    """The cross-table as a chart: only significant cells are shaded, on the report's one scale ``±lim`` pp."""
+    names, m, lo, hi, sig = cross_matrix(out)
+    k = len(names)
+    fig, ax = plt.subplots(figsize=(1.15 * k + 3.0, 0.8 * k + 2.2))
+    cmap = plt.get_cmap("PuOr")
+    norm = Normalize(vmin=-lim, vmax=lim)
+    shade = np.where(sig, 100 * m, np.nan)
+    im = ax.imshow(np.ma.masked_invalid(shade), cmap=cmap, norm=norm)
+    for i in range(k):
+        for j in range(k):
+            if i == j:
+                ax.text(j, i, "—", ha="center", va="center", color="grey")
+                continue
+            dark = bool(sig[i, j]) and abs(100 * m[i, j]) > 0.6 * lim
+            ax.text(j, i, f"{100 * m[i, j]:+.1f}\n[{100 * lo[i, j]:+.1f}, {100 * hi[i, j]:+.1f}]", ha="center",
+                    va="center", fontsize=6.5, color="white" if dark else "black" if sig[i, j] else "grey")
+    ax.set_xticks(range(k), names, rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(k), names, fontsize=8)
+    ax.set_xlabel("column")
+    ax.set_ylabel("row (measured)")
+    what = "head to head" if out["design"] == "round-robin" else f"against {out['field'][0]} copies"
+    ax.set_title(f"{_label(out)}: row − column win rate, pp [95%], {what}\n"
+                 "shaded only where significant (interval excludes 0, Holm p < 0.05)", fontsize=9)
+    fig.colorbar(im, ax=ax, label="row − column (pp)", shrink=0.8)
+    fig.tight_layout()
+    return fig
+
+
+def ranking_points(out: dict[str, Any]) -> pd.DataFrame:
+    """strategy, value, lo, hi (ratings in Elo, or win rate in %), best first."""
+    if out["design"] == "round-robin":
+        return pd.DataFrame([{"strategy": r["strategy"], "value": r["rating"], "lo": r["lo"], "hi": r["hi"]}
+                             for r in out["ratings"]])
+    return pd.DataFrame([{"strategy": r["strategy"], "value": 100 * r["win_rate"], "lo": 100 * r["lo"],
+                          "hi": 100 * r["hi"]} for r in out["ranking"]])
+
+
+def plot_ranking(out: dict[str, Any]) -> Any:
+    """The ranking chart: each strategy's rating (or win rate) as a point with its 95 % interval bar."""
+    r = ranking_points(out).iloc[::-1]
+    fig, ax = plt.subplots(figsize=(7.5, 0.38 * len(r) + 1.6))
+    y = np.arange(len(r))
+    ax.errorbar(r["value"], y, xerr=[r["value"] - r["lo"], r["hi"] - r["value"]], fmt="o", capsize=3, color="black")
+    ax.set_yticks(y, r["strategy"], fontsize=8)
+    if out["design"] == "round-robin":
+        ax.set_xlabel("Bradley–Terry rating (Elo scale, mean 0), 95% bootstrap interval over decks")
+    else:
+        ax.axvline(100 * out["fair_share"], color="grey", lw=0.8, ls="--")
+        ax.set_xlabel(f"win % against {out['field'][0]} copies, every position, 95% interval (dashed: fair share)")
+    ax.set_title(f"{_label(out)}: ranking ({out['design']}, {out['n_decks']:,} duplicate decks)", fontsize=9)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def _pairs_table(out: dict[str, Any]) -> pd.DataFrame:
+    return pd.DataFrame([{"A": p["a"], "B": p["b"], "A − B, pp [95% CI]": _ci(p["margin"], p["lo"], p["hi"]),
+                          "Holm p": p_value(p["p_holm"]), "verdict": p["verdict"]} for p in out["pairs"]])
+
+
+def _ranking_table(out: dict[str, Any]) -> pd.DataFrame:
+    if out["design"] == "round-robin":
+        return pd.DataFrame([{"rank": i, "strategy": r["strategy"], "rating (Elo) [95% CI]":
+                              f"{r['rating']:+.0f} [{r['lo']:+.0f}, {r['hi']:+.0f}]"}
+                             for i, r in enumerate(out["ratings"], 1)])
+    return pd.DataFrame([{"rank": i, "strategy": r["strategy"], "win % [95% CI]":
+                          f"{100 * r['win_rate']:.2f} [{100 * r['lo']:.2f}, {100 * r['hi']:.2f}]",
+                          "over the fair share, pp": f"{100 * r['margin']:+.2f}",
+                          "win % by position": " / ".join(f"{100 * v:.1f}" for v in r["by_position"])}
+                         for i, r in enumerate(out["ranking"], 1)])
+
+
+def color_limit(results: list[dict[str, Any]]) -> float:
+    """The report's one colour scale: the largest significant |margin| of any table, in pp (at least 1)."""
+    vals = [abs(100 * p["margin"]) for out in results for p in out["pairs"] if p["significant"]]
+    return max([1.0, *vals])
+
+
+def tournament_report_blocks(results: list[dict[str, Any]], *, name: str, description: str, command: str,
+                             charts: dict[int, dict[str, list[Path]]]) -> list[Block]:
+    """An experiment of tournaments: what each design measures, then per tournament the ranking chart and table,
+    the cross-table chart (one colour scale for the report) and the pairs with Holm verdicts."""
+    b = [Block("h1", f"Experiment: {name}")]
+    if description:
+        b.append(Block("p", description))
+    b.append(Block("code", command))
+    designs = list(dict.fromkeys(out["design"] for out in results))
+    b.append(Block("h2", "What the designs measure"))
+    b += [Block("p", DESIGN_WORDS[d]) for d in designs]
+    b.append(Block("p", "Every line-up of a tournament plays the same decks with the same random numbers (duplicate "
+                        "deals, common random numbers), so every interval between two strategies is paired over decks, "
+                        "never computed as from independent samples. A winner is named only when the 95% interval "
+                        "excludes 0 and the Holm-adjusted p-value (over the pairs of that tournament) is below 0.05. "
+                        f"All cross-tables share one colour scale (±{color_limit(results):.1f} pp)."))
+    b.append(Block("toc", [f"{_label(o)}: {o['design']}" for o in results]))
+    for t, out in enumerate(results):
+        b.append(Block("h2", f"{_label(out)}: {out['design']}"))
+        b.append(Block("p", f"Measures: {out['measures']}. {out['n_decks']:,} duplicate decks, "
+                            f"{out['deals_played']:,} deals, seed {out['seed']}."))
+        if out["design"] == "round-robin":
+            adv = out["first_seat_advantage"]
+            b.append(Block("p", f"The first seat's own edge, which the design cancels: "
+                                f"{_ci(adv['diff'], adv['lo'], adv['hi'])} pp."))
+        c = charts.get(t, {})
+        if "ranking" in c:
+            b.append(Block("chart", c["ranking"], "ranking: points with 95% interval bars"))
+        b.append(Block("table", _ranking_table(out), "ranking"))
+        if "cross" in c:
+            b.append(Block("chart", c["cross"], "cross-table: row − column, only significant cells shaded"))
+        sig = sum(p["significant"] for p in out["pairs"])
+        b.append(Block("table", _pairs_table(out), f"all {len(out['pairs'])} pairs ({sig} significant), paired over decks"))
+    return b
+
+
+def write_tournament_report(results: list[dict[str, Any]], folder: Path, *, name: str, description: str,
+                            command: str) -> list[Path]:
+    """report.md, report.html and charts/ (ranking and cross-table per tournament) for an experiment of tournaments."""
+    lim = color_limit(results)
+    charts: dict[int, dict[str, list[Path]]] = {}
+    for t, out in enumerate(results):
+        stem = f"{out['variant']}_{out['players']}p_{t}"
+        charts[t] = {}
+        for kind, fig in (("ranking", plot_ranking(out)), ("cross", plot_cross_table(out, lim))):
+            charts[t][kind] = save_figure(fig, folder / "charts" / f"{kind}_{stem}")
+            plt.close(fig)
+    blocks = tournament_report_blocks(results, name=name, description=description, command=command, charts=charts)
+    (folder / "report.md").write_text(render_md(blocks, folder))
+    (folder / "report.html").write_text(render_html(blocks, f"Experiment: {name}"))
+    return [folder / "report.md", folder / "report.html", *(p for c in charts.values() for ps in c.values() for p in ps)]
