@@ -82,11 +82,24 @@ def compare_seed(seed: int, rules: RuleSet, matches: bool, c: int) -> np.random.
     return chunk_seed(seed, "compare", content_text(rules, [], "match" if matches else "deal"), c)
 
 
+def deals_by_player(rules: RuleSet) -> bool:
+    """Matches where the dealer follows play (SV2: the winner of a deal leads the next) deal every deck's hands
+    by player, not by seat (analyzer.stats.tournament, "Dealing by strategy"): otherwise the hands of deck k
+    follow the earlier deals' winners and the rotations stop swapping them.  Where the deal passes to the left
+    whatever happens (CZ2, PR7) the dealer of deal k is the same in every rotation and nothing changes."""
+    return rules.variant == "svinya"
+
+
 def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matches: bool,
-                  match_decks: int = MATCH_DECKS) -> dict[str, Any]:
-    """Play chunk ``c``: ``n`` decks, every rotation; per-deck scores and counts."""
+                  match_decks: int = MATCH_DECKS, by_player: bool | None = None) -> dict[str, Any]:
+    """Play chunk ``c``: ``n`` decks, every rotation; per-deck scores and counts.
+
+    ``by_player``: deal match hands by player (default :func:`deals_by_player`).
+    """
     strats = lineups.build(specs, get_strategy)  # one object per distinct spec
     k, players, size = len(specs), rules.players, rules.deck_size
+    by_player = deals_by_player(rules) if by_player is None else by_player
+    hands = list(range(players)) if by_player else None
     ups = rotations(k, players)
     deck_ss, sim_ss = compare_seed(seed, rules, matches, c).spawn(2)
     K = match_decks
@@ -98,7 +111,8 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                 decks = shuffled_decks(size, n * K, rng).reshape(n, K, size)
                 for up in ups:
                     # the same seed in every rotation: common random numbers for random strategies
-                    res = simulator.simulate_matches(rules, [strats[s] for s in up], n, sim_ss, decks=decks)
+                    res = simulator.simulate_matches(rules, [strats[s] for s in up], n, sim_ss, decks=decks,
+                                                     hands=hands)
                     outcomes.append(_outcomes_matches(res))
                     capped += int(res.capped_deals.sum())
                     deals += int(res.deals.sum())

@@ -74,7 +74,7 @@ def _streams(seed: int | np.random.SeedSequence | None) -> tuple[np.random.Gener
 
 
 def _run(rules: RuleSet, strategies: Sequence[object], n: int, seed, decks, check: bool, slots: int,
-         matches: bool, where: FaultContext | None):
+         matches: bool, where: FaultContext | None, hands: Sequence[int] | None = None):
     if len(strategies) != rules.players:
         raise ValueError(f"{len(strategies)} strategies for {rules.players} players")
     where = where or FaultContext()
@@ -84,12 +84,14 @@ def _run(rules: RuleSet, strategies: Sequence[object], n: int, seed, decks, chec
     # fewer slots than deals is pointless, so clamp (results then depend on the seed and n)
     sim = BatchSim(rules, strategies, slots=max(1, min(slots, n)), rng=play_rng, matches=matches, check=check,
                    deck_rng=deck_rng, where=where, stream_base=base_key(ss))
+    if hands is not None:
+        sim.deal_hands = np.asarray(hands, dtype=np.int64)
     try:
         res = sim.run(n, decks)
     except StrategyFault as fault:
         raise SimulationError(f"{fault}; {_reproduce(fault, rules, strategies, n, ss, decks, sim.b, matches, where)}"
                               ) from None
-    if check:
+    if check and hands is None:
         check_determinism(rules, strategies, n, ss, decks, sim.b, matches, where)
     return res
 
@@ -107,8 +109,14 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int,
 
 def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int,
                      seed: int | np.random.SeedSequence | None = None, *, decks: NDArray[np.int8] | None = None,
-                     check: bool = False, slots: int = 2048, where: FaultContext | None = None) -> MatchResults:
-    """Play ``n`` matches to ``rules.target`` (G11); ``strategies[i]`` is player i (0 leads deal 1)."""
+                     check: bool = False, slots: int = 2048, where: FaultContext | None = None,
+                     hands: Sequence[int] | None = None) -> MatchResults:
+    """Play ``n`` matches to ``rules.target`` (G11); ``strategies[i]`` is player i (0 leads deal 1).
+
+    ``hands`` (a permutation of the players): player ``p`` receives canonical hand ``hands[p]`` of every deck
+    whoever deals (:func:`analyzer.stats.tournament.arrange_deck`), for duplicate designs where the dealer
+    follows play (SV2); by default hands are dealt by seat (G10a).
+    """
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
-    return _run(rules, strategies, n, seed, decks, check, slots, True, where)
+    return _run(rules, strategies, n, seed, decks, check, slots, True, where, hands)

@@ -30,6 +30,7 @@ from analyzer.core.cards import KING, N_CARDS, QUEEN, card_id, deck
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import deal_keys
 from analyzer.sim.errors import SimulationError
+from analyzer.stats.tournament import arrange_deck
 
 BEGIN, PLAY, DRAWN, SEVEN, LEAD, IDLE, DONE = 0, 1, 2, 3, 4, 5, 6
 PHASE_NAMES = ("begin", "play", "drawn", "seven", "lead_suit", "idle", "done")
@@ -127,6 +128,10 @@ class SlotState:
         self.stream_base = stream_base
         self.skey = z(b, np.uint64)
         self.scount = z(b, np.uint64)
+        #: matches only: ``deal_hands[p]`` is the canonical hand player ``p`` receives from every deck, whoever
+        #: deals (analyzer.stats.tournament.arrange_deck); None deals by seat (G10a).  A duplicate design sets
+        #: it where the dealer follows play (SV2), so a pair's two seatings swap the hands of every deck.
+        self.deal_hands: NDArray[np.int64] | None = None
 
     # ------------------------------------------------------------ dealing
     def _seat_player(self, rows: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -136,6 +141,8 @@ class SlotState:
     def _deal(self, rows: NDArray[np.int64], decks: NDArray[np.int8]) -> None:
         """G10a/CZ2/CZ3/PR2/SV2: deal ``decks`` (R, D) into ``rows`` and lay the starter."""
         r, n, h, d = self.r, self.n, self.r.hand_size, self.d
+        if self.deal_hands is not None and self.matches:  # hands by player, not by seat (a duplicate design's hook)
+            decks = arrange_deck(decks, self.dealer[rows], self.deal_hands, players=n, hand_size=h)
         # card i goes to seat (i + 1) mod n, one at a time from the dealer's left: as a
         # (R, h, n) block, column j holds the cards of seat j + 1
         dealt = np.bitwise_or.reduce(BIT[decks[:, : n * h]].reshape(len(rows), h, n), axis=1)
