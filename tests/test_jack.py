@@ -134,3 +134,23 @@ def test_results_without_the_jack_sums_give_an_empty_table(prague4):
     old = tables.Results(cells=res.cells, positions=res.positions.drop(columns=["held_n"]), totals=res.totals,
                          hist=res.hist)
     assert tables.jack_question(old).empty
+
+
+def test_where_the_rule_cannot_act_the_report_says_so_instead_of_zero():
+    """czech single deals (CZ7 judges a match's last deal only) and svinya (no such rule): the sentences and
+    tables say the rule does not apply; czech matches and prague deals keep their measured share."""
+    from analyzer.report import display, sentences
+
+    cells = [("czech", 4, "deal", {}, KD * 2, _deals("czech", 4, {}, KD * 2, 300, 3)),
+             ("svinya", 2, "deal", {}, KD, _deals("svinya", 2, {}, KD, 300, 3)),
+             ("prague", 4, "deal", {}, KD * 2, _deals("prague", 4, {}, KD * 2, 300, 3))]
+    res = results_of(cells)
+    said = sentences.wild_sentences(tables.wild_summary(res))
+    assert "CZ7 judges only a match's last deal" in said[0] and "0.0%" not in said[0].split("(n=")[0]
+    assert "svinya has no wild rule" in said[1]
+    assert "picked the loser in" in said[2]
+    shown = display.show_wild_summary(tables.wild_summary(res))["loser picked by the wild rule [95% CI]"].tolist()
+    assert shown[:2] == [display.NOT_APPLICABLE] * 2 and shown[2].endswith("]")
+    jack = sentences.jack_sentences(tables.jack_question(res, by_strategy=False))
+    assert "CZ7" in jack[0] and "costs only its points" in jack[0]
+    assert jack[1].startswith("In prague") and "costs only" not in jack[1]

@@ -289,3 +289,86 @@ def plot_hist(ht: pd.DataFrame, kind: str, ax: Axes | None = None, max_series: i
     if cells:
         _legend_below(ax, legend_title(shown))
     return ax
+
+
+#: One colour per series where colour helps (with a marker each, so grey-scale still reads).
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+
+
+def _jack_label(row: pd.Series) -> str:
+    rules = rules_text(str(row.get("rules", "{}")))
+    extra = "" if rules == "default rules" else f" {rules}"
+    strat = "" if row.get("strategy", "all") == "all" else f" {row['strategy']}"
+    return f"{row['variant']} {int(row['players'])}p{extra}{strat}"
+
+
+def plot_jack(jq: pd.DataFrame, unit: str = "deal", fig: Figure | None = None) -> Axes:
+    """The Jack question in two panels, one series per variant, players and rules (seats pooled).
+
+    Left: the дурак rate of a player dealt 0, 1, 2+ wilds (95 % Wilson bars) against the fair
+    share 1/players (dotted, per series).  Right: the дурак rate of a player holding a wild at the
+    end against one who is not; a hollow marker where the wild rule cannot decide the game (CZ7 on
+    single deals, svinya), so the gap there is the points alone.  Returns the left axes.
+    """
+    d = jq[jq["unit"] == unit].reset_index(drop=True)
+    fig = fig or Figure(figsize=(11.0, 4.6 + 0.18 * max(0, len(d) - 4)), layout="constrained")
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
+    labels = [_jack_label(r) for _, r in d.iterrows()]
+    for i, (_, r) in enumerate(d.iterrows()):
+        colour, marker = COLOURS[i % len(COLOURS)], MARKERS[i % len(MARKERS)]
+        if r["recorded"]:
+            ks = [k for k in (0, 1, 2) if r[f"dealt{k}_n"] > 0]
+            y = np.array([r[f"dealt{k}_rate"] for k in ks], float)
+            err = _yerr(y, np.array([r[f"dealt{k}_lo"] for k in ks], float),
+                        np.array([r[f"dealt{k}_hi"] for k in ks], float))
+            x = np.array(ks) + (i - (len(d) - 1) / 2) * 0.05
+            left.errorbar(x, y, yerr=err, color=colour, marker=marker, capsize=3, label=labels[i])
+            left.hlines(1.0 / int(r["players"]), -0.2, 2.2, colors=colour, linestyles=":", linewidth=0.8)
+        hollow = not r["rule_acts"]
+        for tag, off in (("free", -0.15), ("held", 0.15)):
+            y = np.array([r[f"{tag}_rate"]], float)
+            bounds = _yerr(y, np.array([r[f"{tag}_lo"]], float), np.array([r[f"{tag}_hi"]], float))
+            right.errorbar([i + off], y, yerr=bounds, color=colour,
+                           marker="o" if tag == "held" else "s", mfc="white" if (hollow or tag == "free") else colour,
+                           capsize=3, linestyle="none")
+        right.plot([i - 0.15, i + 0.15], [r["free_rate"], r["held_rate"]], color=colour, lw=1)
+    left.set_xticks([0, 1, 2], ["no wild", "one wild", "two or more"])
+    left.set_xlabel("wilds dealt to the player" + (" (the match's last deal)" if unit == "match" else ""))
+    left.set_ylabel(f"дурак rate (% of {_plural(unit)})")
+    left.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=None))
+    left.set_title(f"Dealt wilds, per {unit} (dotted: fair share 1/players)", fontsize="medium")
+    if len(d) and d["recorded"].any():
+        left.legend(fontsize="small", frameon=False)
+    else:
+        left.text(0.5, 0.5, "dealt hands not recorded", transform=left.transAxes, ha="center")
+    right.set_xticks(range(len(d)), labels, rotation=30, ha="right", fontsize="small")
+    right.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    right.set_ylabel(f"дурак rate (% of {_plural(unit)})")
+    right.set_title("Holding a wild at the end (●) or not (□);\nhollow ○: the wild rule cannot decide here",
+                    fontsize="medium")
+    fig.suptitle(f"The Jack question per {unit}, 95% CI (n={_n(d['n'].sum())} seat-{_plural(unit)})")
+    return left
+
+
+def plot_jack_rule(eff: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Keeper-minus-dumper дурак gap with the wild rule on (●) and off (□), and the rule's cost to the
+    keeper (◆, its дурак rate on − off), per group where the rule acts, 95 % intervals, in points."""
+    d = eff[eff["rule_acts"].astype(bool)].reset_index(drop=True)
+    ax = _axes(ax, (8.0, 1.2 + 0.75 * max(len(d), 1)))
+    y = np.arange(len(d))
+    for off, (m, marker, colour, text) in zip((-0.22, 0.0, 0.22), (
+            ("gap_on", "o", COLOURS[1], "keeper − dumper, rule on"),
+            ("gap_off", "s", COLOURS[0], "keeper − dumper, rule off"),
+            ("cost", "D", COLOURS[2], "the rule's cost to the keeper (on − off)"))):
+        x = 100 * d[m].to_numpy(dtype=float)
+        err = 100 * _yerr(d[m].to_numpy(dtype=float), d[f"{m}_lo"].to_numpy(dtype=float),
+                          d[f"{m}_hi"].to_numpy(dtype=float))
+        ax.errorbar(x, y + off, xerr=err, fmt=marker, color=colour, capsize=3, label=text)
+    ax.axvline(0, color="0.3", lw=1)
+    ax.set_yticks(y, [f"{r.variant} {int(r.players)}p per {r.unit}, rule per {r.wild_rule}" for r in d.itertuples()],
+                  fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlabel("difference of дурак rates (percentage points)")
+    ax.set_title("The wild rule on and off, 95% CI", fontsize="medium")
+    _legend_below(ax)
+    return ax

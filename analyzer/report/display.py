@@ -12,7 +12,17 @@ import numpy as np
 import pandas as pd
 
 from analyzer.report.format import count, num_ci, p_value, pct, pct_ci, pp_ci
-from analyzer.stats.tables import rules_text
+from analyzer.stats.tables import DEALT_NAMES, rule_acts, rules_text
+
+#: In a "lost by the wild rule" column where the rule cannot decide a game (CZ7 on single deals, svinya, off).
+NOT_APPLICABLE = "rule does not apply"
+
+
+def _by_wild(df: pd.DataFrame, rate: str, lo: str | None = None, hi: str | None = None) -> list[str]:
+    """A wild-decided share per row, or :data:`NOT_APPLICABLE` where the rule cannot act (never a 0 %)."""
+    acts = [rule_acts(str(v), str(r), str(u)) for v, r, u in zip(df["variant"], df["rules"], df["unit"])]
+    return [(pct_ci(a, b, c) if lo else pct(a)) if ok else NOT_APPLICABLE
+            for ok, a, b, c in zip(acts, df[rate], df[lo or rate], df[hi or rate])]
 
 
 def _label_cols(df: pd.DataFrame) -> pd.DataFrame:
@@ -82,11 +92,9 @@ def show_wild_summary(ws: pd.DataFrame) -> pd.DataFrame:
     d = _label_cols(ws)
     d["held a wild, per seat (mean)"] = [pct(x) for x in ws["held_mean"]]
     d["anyone held a wild (bounds)"] = [f"{pct(a)} – {pct(b)}" for a, b in zip(ws["any_lo"], ws["any_hi"])]
-    d["loser picked by the wild rule [95% CI]"] = [pct_ci(a, b, c) for a, b, c in
-                                                   zip(ws["by_wild_rate"], ws["by_wild_lo"], ws["by_wild_hi"])]
-    d["share of losses decided by the wild"] = [pct_ci(a, b, c) for a, b, c in
-                                                zip(ws["wild_loss_share_rate"], ws["wild_loss_share_lo"],
-                                                    ws["wild_loss_share_hi"])]
+    d["loser picked by the wild rule [95% CI]"] = _by_wild(ws, "by_wild_rate", "by_wild_lo", "by_wild_hi")
+    d["share of losses decided by the wild"] = _by_wild(ws, "wild_loss_share_rate", "wild_loss_share_lo",
+                                                        "wild_loss_share_hi")
     d["mean points per hand [95% CI]"] = [num_ci(a, b, c) for a, b, c in
                                           zip(ws["points_mean"], ws["points_lo"], ws["points_hi"])]
     if "wild_hand_points" in ws:
@@ -103,8 +111,7 @@ def show_wild_positions(wp: pd.DataFrame) -> pd.DataFrame:
     d["strategy"] = wp["strategy"]
     d["held a wild at the end [95% CI]"] = [pct_ci(a, b, c) for a, b, c in
                                             zip(wp["held_rate"], wp["held_lo"], wp["held_hi"])]
-    d["lost by the wild rule [95% CI]"] = [pct_ci(a, b, c) for a, b, c in
-                                           zip(wp["by_wild_rate"], wp["by_wild_lo"], wp["by_wild_hi"])]
+    d["lost by the wild rule [95% CI]"] = _by_wild(wp, "by_wild_rate", "by_wild_lo", "by_wild_hi")
     d["mean points [95% CI]"] = [num_ci(a, b, c) for a, b, c in
                                  zip(wp["points_mean"], wp["points_lo"], wp["points_hi"])]
     d["n"] = [count(x) for x in wp["n"]]
@@ -120,7 +127,7 @@ def show_keeper(kvd: pd.DataFrame) -> pd.DataFrame:
         d[f"{what}: held a wild"] = [pct(x) for x in kvd[f"{tag}_held_rate"]]
         d[f"{what}: дурак rate"] = [pct_ci(a, b, c) for a, b, c in
                                     zip(kvd[f"{tag}_loss_rate"], kvd[f"{tag}_loss_lo"], kvd[f"{tag}_loss_hi"])]
-        d[f"{what}: lost by wild"] = [pct(x) for x in kvd[f"{tag}_by_wild_rate"]]
+        d[f"{what}: lost by wild"] = _by_wild(kvd, f"{tag}_by_wild_rate")
         d[f"{what}: n"] = [count(x) for x in kvd[f"{tag}_n"]]
     d["loss difference (most − least)"] = [pp_ci(a, b, c) for a, b, c in
                                            zip(kvd["loss_diff"], kvd["loss_diff_lo"], kvd["loss_diff_hi"])]
@@ -183,3 +190,45 @@ def show_h2h(h: pd.DataFrame) -> pd.DataFrame:
     d["n (seat-games)"] = [count(x) for x in h["n"]]
     return d
 
+
+
+def show_jack(jq: pd.DataFrame) -> pd.DataFrame:
+    """The Jack question per group and strategy: дурак rates by wilds dealt and by a wild held at the end."""
+    d = pd.DataFrame({"variant": jq["variant"], "players": jq["players"], "unit": jq["unit"],
+                      "rules": jq["rules"].map(rules_text), "strategy": jq["strategy"]})
+    for k, name in DEALT_NAMES.items():
+        d[f"дурак rate, dealt {name} [95% CI]"] = [
+            pct_ci(a, b, c) if rec else "not recorded" for a, b, c, rec in
+            zip(jq[f"dealt{k}_rate"], jq[f"dealt{k}_lo"], jq[f"dealt{k}_hi"], jq["recorded"])]
+    d["holding a wild at the end"] = [pct_ci(a, b, c) for a, b, c in zip(jq["held_rate"], jq["held_lo"], jq["held_hi"])]
+    d["not holding one"] = [pct_ci(a, b, c) for a, b, c in zip(jq["free_rate"], jq["free_lo"], jq["free_hi"])]
+    d["difference (holding − not)"] = [pp_ci(a, b, c) if np.isfinite(b) else pp_ci(a, np.nan, np.nan)
+                                       for a, b, c in zip(jq["gap"], jq["gap_lo"], jq["gap_hi"])]
+    d["p (Holm)"] = [p_value(p) for p in jq["p_holm"]]
+    d["verdict"] = [_verdict(x) if np.isfinite(p) else "–" for x, p in zip(jq["distinguishable"], jq["p_holm"])]
+    d["wild rule"] = ["acts" if a else NOT_APPLICABLE for a in jq["rule_acts"]]
+    d["n (seat-games)"] = [count(x) for x in jq["n"]]
+    return d
+
+
+def show_jack_rule(eff: pd.DataFrame) -> pd.DataFrame:
+    """The wild rule on against off: keeper-minus-dumper gaps, their change, the rule's cost to the keeper."""
+    d = pd.DataFrame({"variant": eff["variant"], "players": eff["players"], "unit": eff["unit"],
+                      "wild rule": eff["wild_rule"], "other options": eff["rules_off"].map(rules_text),
+                      "keeper / dumper": [f"{a} / {b}" for a, b in zip(eff["keeper"], eff["dumper"])]})
+    na = ~eff["rule_acts"].astype(bool)
+
+    def col(m: str, verdict: str | None = None) -> list[str]:
+        return [NOT_APPLICABLE if skip else pp_ci(a, b, c) + ("" if verdict is None else
+                                                              ("" if v else " (not distinguishable)"))
+                for skip, a, b, c, v in zip(na, eff[m], eff[f"{m}_lo"], eff[f"{m}_hi"],
+                                            eff[verdict] if verdict else na)]
+    d["дурак gap, rule on"] = col("gap_on")
+    d["дурак gap, rule off"] = col("gap_off")
+    d["change of the gap (on − off)"] = col("change", "change_distinguishable")
+    d["keeper's дурак rate: on → off"] = ["–" if skip else f"{pct(a)} → {pct(b)}"
+                                         for skip, a, b in zip(na, eff["keeper_on"], eff["keeper_off"])]
+    d["the rule's cost to the keeper (on − off)"] = col("cost", "cost_distinguishable")
+    d["p (Holm): change / cost"] = ["–" if skip else f"{p_value(a)} / {p_value(b)}"
+                                    for skip, a, b in zip(na, eff["change_p_holm"], eff["cost_p_holm"])]
+    return d

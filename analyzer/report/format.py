@@ -49,6 +49,27 @@ def num_ci(x: float, lo: float, hi: float, d: int = 1) -> str:
     return f"{x:.{d}f} [{lo:.{d}f}, {hi:.{d}f}]"
 
 
+def size_ci(x: float, lo: float, hi: float) -> str:
+    """A signed difference of rates said as a size in points: ``'7.1 points [6.5, 7.7]'``.
+
+    The sign goes into the verb (:func:`change`); bounds on both sides of 0 keep their signs.
+    """
+    if not np.isfinite(x):
+        return "–"
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return f"{abs(100 * x):.1f} points"
+    if lo < 0 < hi:
+        return f"{abs(100 * x):.1f} points [{100 * lo:+.1f} to {100 * hi:+.1f}]"
+    a, b = sorted((abs(100 * lo), abs(100 * hi)))
+    return f"{abs(100 * x):.1f} points [{a:.1f}, {b:.1f}]"
+
+
+def change(x: float, lo: float, hi: float, what: str = "the дурак rate", up: str = "raises",
+           down: str = "lowers") -> str:
+    """A signed difference in words: ``'lowers the дурак rate by 7.1 points [6.5, 7.7]'``."""
+    return f"{up if x > 0 else down} {what} by {size_ci(x, lo, hi)}"
+
+
 def count(x: float) -> str:
     if x is None or not np.isfinite(x):
         return "–"

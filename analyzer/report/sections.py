@@ -181,7 +181,16 @@ def wild_penalty(ctx: Context) -> Section:
     """The wild-holding penalty: per cell, per position, strategies compared on it, charts."""
     res = ctx.res
     kvd = tables.keeper_vs_dumper(res)
+    jq_all = tables.jack_question(res, by_strategy=False)
+    jq = tables.jack_question(res)
+    eff = tables.jack_rule_effect(res)
     s = Section()
+    if not jq_all.empty:
+        s.answers.append(Block("h3", "The Jack: does being dealt a wild, or holding one at the end, make the дурак?"))
+        s.answers.append(Block("list", sentences.jack_sentences(jq_all)))
+    if not eff.empty:
+        s.answers.append(Block("h3", "What does the wild rule itself do?"))
+        s.answers.append(Block("list", sentences.jack_rule_sentences(eff)))
     s.answers.append(Block("h3", "How much does holding a wild cost?"))
     s.answers.append(Block("list", sentences.wild_sentences(tables.wild_summary(res, pooled=True))))
     if not kvd.empty:
@@ -189,6 +198,29 @@ def wild_penalty(ctx: Context) -> Section:
     else:
         s.answers.append(Block("p", "No cell seats two strategies, so holding versus shedding wilds is not "
                                     "compared."))
+    if not jq.empty:
+        s.details.append(Block("table", display.show_jack(jq),
+                               "The Jack question per strategy: the дурак rate among decided games of a seat dealt "
+                               "no wild, one, or two or more (a match counts its last deal, the one CZ7 judges), and "
+                               "of a seat holding a wild at the end against one not; seats of a strategy pooled "
+                               "over positions and seatings (Wilson, conservative); the difference's interval "
+                               "treats the seats of one game together; Holm over the rows, a verdict needs the "
+                               "interval and the Holm p to agree. Where the wild rule cannot decide a game (CZ7 "
+                               "on single deals, svinya, wild_rule=off) the difference is the points alone."))
+        for unit in sorted(jq_all["unit"].unique()):
+            s.details.append(ctx.chart(f"jack_{unit}", partial(charts.plot_jack, jq_all, unit=unit),
+                                       f"The Jack question per {unit}: дурак rate by wilds dealt, and holding a "
+                                       "wild at the end or not (all seats pooled)"))
+    if not eff.empty:
+        s.details.append(Block("table", display.show_jack_rule(eff),
+                               "The wild rule on against off (wild_rule=off, everything else equal): the дурак "
+                               "gap of the strategy holding wilds most minus the one holding least (paired), its "
+                               "change (the two cells play different deals, so the variances add), and the "
+                               "rule's own cost to the keeper (its дурак rate on − off); Holm over the rows."))
+        if eff["rule_acts"].astype(bool).any():
+            s.details.append(ctx.chart("jack_rule", partial(charts.plot_jack_rule, eff),
+                                       "The wild rule on and off: keeper − dumper gaps and the rule's cost to the "
+                                       "keeper"))
     s.details.append(Block("p", "From the stored sums: per position, how often a hand ends holding a wild "
                                 "and how often the wild rule (CZ7/PR7) rather than the points made it the "
                                 "дурак; per cell, the share of games whose loser the wild rule picked, the "

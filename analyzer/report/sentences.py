@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer.report.format import count, num_ci, p_value, pct, pct_ci, pp_ci
+from analyzer.core.rules import describe_options
+from analyzer.report.format import change, count, num_ci, p_value, pct, pct_ci, pp_ci
 from analyzer.stats import tables
 from analyzer.stats.tables import rules_text
 
@@ -90,9 +91,13 @@ def wild_sentences(ws: pd.DataFrame) -> list[str]:
     out = []
     for _, r in ws.iterrows():
         u = _plural(r["unit"])
-        s = (f"{where(r)} the wild rule, not the points, picked the loser in "
-             f"{pct_ci(r['by_wild_rate'], r['by_wild_lo'], r['by_wild_hi'])} of {u} "
-             f"({pct(r['wild_loss_share_rate'])} of all losses; n={count(r['n'])})")
+        if not tables.rule_acts(str(r["variant"]), str(r["rules"]), str(r["unit"])):
+            s = f"{where(r)}, {_unit_words(str(r['unit']))}, {no_rule(str(r['variant']), str(r['rules']))}"
+            s += f" (n={count(r['n'])})"
+        else:
+            s = (f"{where(r)} the wild rule, not the points, picked the loser in "
+                 f"{pct_ci(r['by_wild_rate'], r['by_wild_lo'], r['by_wild_hi'])} of {u} "
+                 f"({pct(r['wild_loss_share_rate'])} of all losses; n={count(r['n'])})")
         if "wild_hand_points" in r and np.isfinite(r.get("wild_hand_points", np.nan)):
             s += (f"; a wild was left in some hand at the end of {pct(r['any_lo'])} of {u}, "
                   f"and such hands averaged {r['wild_hand_points']:.1f} points against "
@@ -193,5 +198,72 @@ def length_sentences(length: pd.DataFrame) -> list[str]:
                  f"(median {r['turns_median']:.0f}, p90 {r['turns_p90']:.0f}, "
                  f"p99 {'≥' if r['turns_p99_open'] else ''}{r['turns_p99']:.0f}); "
                  f"{pct(r['blocked_rate'])} were blocked and {pct(r['capped_rate'])} capped (n={count(r['n'])}).")
+        out.append(s)
+    return out
+
+
+#: What the report says where the wild rule cannot decide a game (issue 15 item 2), instead of a 0 %.
+NO_RULE = "the wild rule cannot decide a single deal here (CZ7 judges only a match's last deal)"
+
+
+def no_rule(variant: str, rules: str) -> str:
+    """Why no loser here is picked by the wild rule: CZ7 on single deals, no rule in svinya, or switched off."""
+    if tables.wild_rule_of(variant, rules) == "match":
+        return NO_RULE
+    if variant == "svinya":
+        return "svinya has no wild rule for the loser (SV6 scores a lone Queen 20 instead)"
+    return "the wild rule is switched off here (wild_rule=off)"
+
+
+def _unit_words(unit: str) -> str:
+    return "per match" if unit == "match" else "in single deals"
+
+
+def jack_sentences(jq: pd.DataFrame) -> list[str]:
+    """The Jack question, one sentence per variant, players, unit and rules (all seats pooled):
+    the дурак rate by wilds dealt, and holding a wild at the end against not."""
+    out = []
+    for _, r in jq.iterrows():
+        u = _plural(str(r["unit"]))
+        s = f"{group_where(r)}, {_unit_words(str(r['unit']))}: "
+        if r["recorded"]:
+            parts = [f"{tables.DEALT_NAMES[k]} {pct_ci(r[f'dealt{k}_rate'], r[f'dealt{k}_lo'], r[f'dealt{k}_hi'])}"
+                     for k in (0, 1, 2) if r[f"dealt{k}_n"] > 0]
+            what = "dealt" if r["unit"] == "deal" else "dealt (in the last deal)"
+            s += f"the дурак rate of a player {what} " + ", ".join(parts) + "; "
+        else:
+            s += "(the dealt hands were not recorded by this run's simulator) "
+        s += (f"a player left holding a wild at the end is the дурак in {pct_ci(r['held_rate'], r['held_lo'], r['held_hi'])} "
+              f"against {pct_ci(r['free_rate'], r['free_lo'], r['free_hi'])} for one who is not "
+              f"(n={count(r['n'])} {u})")
+        if r["rule_acts"]:
+            s += "."
+        else:
+            s += f"; {no_rule(str(r['variant']), str(r['rules']))}, so a wild left in hand costs only its points."
+        out.append(s)
+    return out
+
+
+def jack_rule_sentences(eff: pd.DataFrame) -> list[str]:
+    """The wild rule on against off: the keeper-minus-dumper gap and the rule's own cost to the keeper."""
+    out = []
+    for _, r in eff.iterrows():
+        other = {k: v for k, v in tables.rules_dict(str(r["rules_off"])).items() if k != "wild_rule"}
+        head = f"In {r['variant']} with {int(r['players'])} players" + (f" ({describe_options(other)})" if other else "")
+        rule = {"deal": "per deal (PR7)", "match": "per match (CZ7)"}.get(str(r["wild_rule"]), str(r["wild_rule"]))
+        if not r["rule_acts"]:
+            out.append(f"{head}, in single deals, the wild rule {rule} never applies: {NO_RULE}.")
+            continue
+        u = _plural(str(r["unit"]))
+        s = (f"{head}, {_unit_words(str(r['unit']))}, with the wild rule {rule}: keeping wilds ({r['keeper']}) "
+             f"instead of shedding them ({r['dumper']}) {change(r['gap_on'], r['gap_on_lo'], r['gap_on_hi'])}, "
+             f"against {change(r['gap_off'], r['gap_off_lo'], r['gap_off_hi'], what='it')} with the rule off")
+        verdict = "" if r["change_distinguishable"] else ", not distinguishable"
+        s += (f" (the rule moves the gap by {pp_ci(r['change'], r['change_lo'], r['change_hi'])}"
+              f"{verdict}; Holm p {p_value(r['change_p_holm'])}). ")
+        verdict = "" if r["cost_distinguishable"] else ", not distinguishable"
+        s += (f"The rule itself {change(r['cost'], r['cost_lo'], r['cost_hi'], what='the keeper’s дурак rate')}: "
+              f"{pct(r['keeper_on'])} of {u} with it, {pct(r['keeper_off'])} without "
+              f"(n={count(r['n_on'])} and {count(r['n_off'])} seat-{u}{verdict}; Holm p {p_value(r['cost_p_holm'])}).")
         out.append(s)
     return out

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analyzer.report import charts
+from analyzer.report import charts, sentences
 from analyzer.report.format import count, pct, pct_ci
 from analyzer.report.render import Block
 from analyzer.stats import tables
@@ -103,7 +103,7 @@ def first_player_panel(res: Results) -> Panel | None:
 def jack_panel(res: Results) -> Panel | None:
     kvd = tables.keeper_vs_dumper(res)
     if not kvd.empty:
-        d = kvd.reset_index(drop=True)
+        d = _default_rules(kvd).reset_index(drop=True)  # the variants' own rules (a rule grid is in the details)
         labels = [f"{r.variant} {int(r.players)}p{' match' if r.unit == 'match' else ''}" for r in d.itertuples()]
         big = d.loc[d["loss_diff"].abs().idxmax()]
         verb = "lowers" if big["loss_diff"] < 0 else "raises"
@@ -118,6 +118,7 @@ def jack_panel(res: Results) -> Panel | None:
             sentence += f"; in the other cells the change runs from {100 * lo:+.1f} to {100 * hi:+.1f} points."
         else:
             sentence += "."
+        sentence += _held_sentence(res, big)
 
         def draw(ax) -> None:  # noqa: ANN001
             y = np.arange(len(d))
@@ -131,6 +132,9 @@ def jack_panel(res: Results) -> Panel | None:
             ax.set_xlabel("дурак rate: holds wilds most − least (points)")
 
         return Panel("Keeping the Jack", sentence, draw)
+    dealt = _dealt_panel(res)
+    if dealt is not None:
+        return dealt
     ws = tables.wild_summary(res, pooled=True)
     if ws.empty:
         return None
@@ -158,6 +162,53 @@ def jack_panel(res: Results) -> Panel | None:
         ax.set_xlabel("ends with a wild in hand (%)")
 
     return Panel("The Jack", sentence, draw_held)
+
+
+def _held_sentence(res: Results, at: pd.Series) -> str:
+    """' A player left holding a wild at the end … is the дурак in X against Y' for the group of ``at``."""
+    jq = tables.jack_question(res, by_strategy=False)
+    keys = ["variant", "players", "unit", "rules"]
+    row = jq[(jq[keys] == at[keys].values).all(axis=1)] if not jq.empty else jq
+    if row.empty:
+        return ""
+    r = row.iloc[0]
+    units = "matches" if r["unit"] == "match" else "deals"
+    s = (f" There, a player left holding a wild at the end is the дурак in **{pct(r['held_rate'])}** of {units} "
+         f"against {pct(r['free_rate'])} for one who is not")
+    return s + ("." if r["rule_acts"] else f"; {sentences.no_rule(str(r['variant']), str(r['rules']))}.")
+
+
+def _dealt_panel(res: Results) -> Panel | None:
+    """Without a keeper and a dumper: the дурак rate by wilds dealt, single deals under default rules."""
+    jq = tables.jack_question(res, by_strategy=False)
+    if jq.empty or not jq["recorded"].any():
+        return None
+    d = _default_rules(jq[(jq["unit"] == "deal") & jq["recorded"]]).sort_values(["variant", "players"])
+    d = d.reset_index(drop=True)
+    if d.empty:
+        return None
+    gap = (d["dealt2_rate"] - d["dealt0_rate"]).abs()
+    r = d.loc[gap.idxmax()] if gap.notna().any() else d.iloc[0]
+    sentence = (f"In **{r['variant']} {int(r['players'])}p** deals a player dealt two or more wilds is the дурак in "
+                f"{pct_ci(r['dealt2_rate'], r['dealt2_lo'], r['dealt2_hi'])} of deals, one dealt none in "
+                f"{pct_ci(r['dealt0_rate'], r['dealt0_lo'], r['dealt0_hi'])}; left holding a wild at the end, "
+                f"{pct(r['held_rate'])} against {pct(r['free_rate'])}")
+    sentence += "." if r["rule_acts"] else f"; {sentences.no_rule(str(r['variant']), str(r['rules']))}."
+
+    def draw(ax) -> None:  # noqa: ANN001
+        for i, (_, g) in enumerate(d.iterrows()):
+            colour, marker = VARIANT_STYLE.get(str(g["variant"]), ("#555", "D"))
+            ks = [k for k in (0, 1, 2) if g[f"dealt{k}_n"] > 0]
+            y = np.array([g[f"dealt{k}_rate"] for k in ks])
+            err = _bars(y, np.array([g[f"dealt{k}_lo"] for k in ks]), np.array([g[f"dealt{k}_hi"] for k in ks]))
+            ax.errorbar(np.array(ks) + 0.04 * i, 100 * y, yerr=100 * err, color=colour, marker=marker, capsize=3,
+                        ls=("-", "--", ":", "-.")[int(g["players"]) % 4], label=f"{g['variant']} {int(g['players'])}p")
+        ax.set_xticks([0, 1, 2], ["0", "1", "2+"])
+        ax.set_xlabel("wilds dealt")
+        ax.set_ylabel("дурак rate (% of deals)")
+        ax.legend(fontsize=7, frameon=False)
+
+    return Panel("The Jack", sentence, draw)
 
 
 def strategy_panel(res: Results) -> Panel | None:
