@@ -56,8 +56,8 @@ from analyzer.core.cards import deck
 from analyzer.core.registry import get_strategy, parse_spec
 from analyzer.core.rules import RuleSet
 from analyzer.execution.executor import run_tasks
+from analyzer.execution.tournament_run import play_deals
 from analyzer.report.charts import save_figure
-from analyzer.sim.simulator import simulate_deals
 from analyzer.stats.intervals import paired_difference
 from analyzer.stats.tournament import hero
 
@@ -250,7 +250,7 @@ def hero_objective(rules: RuleSet, strategy: str, names: Sequence[str], *, refer
         ss = np.random.SeedSequence(seed, spawn_key=(int(indices[0]) if len(indices) else 0, len(indices)))
         score = np.zeros(len(indices))
         for p, line in lines:
-            res = simulate_deals(rules, [cand if s is None else s for s in line], len(indices), ss, decks=decks)
+            res = play_deals(rules, [cand if s is None else s for s in line], decks, ss)
             score += (res.winner == p) / rules.players
         return score - 1.0 / rules.players
 
