@@ -1,4 +1,4 @@
-"""``durak bench`` (issue 3, point 7): every figure it prints is a measured, positive rate.
+"""``durak bench`` (issue 3, point 7; issue 12): every figure it prints is a measured, positive rate.
 
 Timings are never asserted (STYLE.md: speed lives in benchmarks, not tests);
 only that the command runs from the CLI and reports each measurement.
@@ -13,23 +13,29 @@ from typer.testing import CliRunner
 from analyzer.cli.app import app
 
 
-def test_bench_json_reports_every_path_for_each_variant() -> None:
-    res = CliRunner().invoke(app, ["bench", "--deals", "4000", "--simple-deals", "300", "--engine-deals", "20",
-                                   "--variants", "czech,svinya", "--json"])
+def test_bench_json_reports_every_engine_for_each_case() -> None:
+    res = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "100", "--engine-deals", "5",
+                                   "--rollouts", "1000", "--variants", "svinya", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert out["unit"] == "deals per second" and out["cores"] >= 1 and 0 < out["peak_mib"] < 1024
-    assert [v["variant"] for v in out["variants"]] == ["czech", "svinya"]
-    for v in out["variants"]:
-        for key in ("one_core", "all_cores", "simple_path", "engine"):
-            assert v[key] > 0, (v["variant"], key)
-        assert abs(v["speed_up"] - v["all_cores"] / v["one_core"]) < 0.01
-        assert v["players"] == {"czech": 4, "svinya": 2}[v["variant"]]
+    assert out["unit"] == "per second" and out["cores"] >= 1 and 0 < out["peak_mib"] < 1024
+    assert {"deals_s", "matches_s", "positions_s", "cache_hits"} <= set(out["compile"])
+    rows = {(r["case"], r["engine"]): r for r in out["rows"]}
+    for engine in ("numpy", "compiled", "kernel", "simple path", "rules engine"):
+        r = rows[("svinya 2p random", engine)]
+        assert r["one_core"] > 0 and r["ns_per_turn"] > 0 and r["turns"] > 0, r
+    for engine in ("numpy", "compiled", "kernel"):
+        assert rows[("svinya 2p greedy vs greedy", engine)]["all_cores"] > 0
+    roll = rows[("czech 2p greedy from positions", "kernel")]
+    assert roll["unit"] == "rollouts" and roll["n"] >= 1000 and roll["all_cores"] > 0
+    assert not any(case.startswith(("czech 4p", "prague")) for case, _ in rows)
 
 
-def test_bench_without_simple_or_engine_runs_prints_null() -> None:
-    res = CliRunner().invoke(app, ["bench", "--deals", "2000", "--simple-deals", "0", "--engine-deals", "0",
-                                   "--variants", "prague", "--json"])
+def test_bench_without_simple_engine_or_rollouts_and_bad_variants() -> None:
+    res = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0",
+                                   "--rollouts", "0", "--variants", "prague", "--json"])
     assert res.exit_code == 0, res.output
-    (v,) = json.loads(res.stdout)["variants"]
-    assert v["simple_path"] is None and v["engine"] is None and v["one_core"] > 0
+    engines = [(r["case"], r["engine"]) for r in json.loads(res.stdout)["rows"]]
+    assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel")]
+    bad = CliRunner().invoke(app, ["bench", "--variants", "durak"])
+    assert bad.exit_code == 2 and "unknown variant 'durak'" in bad.output

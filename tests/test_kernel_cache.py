@@ -60,3 +60,16 @@ def test_nothing_writable_runs_without_cache_with_a_one_line_note(monkeypatch, c
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "compile on every run" in err
     assert os.environ.get("NUMBA_CACHE_DIR") == before
+
+
+def test_a_kernel_compiles_runs_and_caches_where_only_the_temp_dir_is_writable(tmp_path):
+    """A read-only $NUMBA_CACHE_DIR, home and user cache: a kernel function still compiles, runs and is
+    cached in the temp folder (a small one: the suite compiles the big kernels once, in-process)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(UNWRITABLE / "numba"), "XDG_CACHE_HOME": str(UNWRITABLE),
+           "HOME": str(UNWRITABLE), "TMPDIR": str(tmp_path)}
+    code = ("import numpy as np; from analyzer.kernel.rng import mix; "
+            "from analyzer.core.streams import mix64; print(int(mix(np.uint64(7))) == mix64(7))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.split() == ["True"], out.stderr
+    assert out.stderr == ""
+    assert list(tmp_path.glob("durak-analyzer-*/kernels-*/**/*.nbi")), "nothing cached in the temp folder"

@@ -278,25 +278,31 @@ def list_rules(variant: Annotated[str, typer.Argument(help="czech | prague | svi
 
 @app.command()
 def bench(
-    deals: Annotated[int, typer.Option(help="Deals per fast-path measurement (in chunks of 100,000).")] = 1_000_000,
-    simple_deals: Annotated[int, typer.Option(help="Deals through the simple per-decision path.")] = 50_000,
-    engine_deals: Annotated[int, typer.Option(help="Deals through the rules engine.")] = 2_000,
+    deals: Annotated[int, typer.Option(help="Deals per measurement of each case and engine.")] = 200_000,
+    simple_deals: Annotated[int, typer.Option(help="Deals through the simple per-decision path (0: skip).")] = 20_000,
+    engine_deals: Annotated[int, typer.Option(help="Deals through the rules engine (0: skip).")] = 2_000,
+    rollouts: Annotated[int, typer.Option(help="Rollouts from czech 2p positions (0: skip).")] = 200_000,
     variants: Annotated[str, typer.Option(help="Comma-separated variants.")] = "czech,prague,svinya",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
 ) -> None:
-    """Deals/second per variant (random play): fast path on 1 core and all cores, simple path, rules engine."""
-    from analyzer.execution.benchmark import run_bench
+    """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts."""
+    from analyzer.execution.benchmark import CASES, run_bench
 
     with user_errors():
         _positive("--deals", deals)
-        for name, value in (("--simple-deals", simple_deals), ("--engine-deals", engine_deals)):
+        for name, value in (("--simple-deals", simple_deals), ("--engine-deals", engine_deals),
+                            ("--rollouts", rollouts)):
             if value < 0:
                 raise UsageError(f"{name} must be 0 (skip that measurement) or a positive number, got {value}")
             _positive(name, value or None)
         names = [v.strip() for v in variants.split(",")]
-        with _progress(len(names), "variants", "bench") as bar:
-            run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, variants=names,
-                      as_json=as_json, on_variant=lambda: bar.advance(1))
+        known = {c[1] for c in CASES}
+        if bad := [v for v in names if v not in known]:
+            raise UsageError(f"--variants: unknown variant {bad[0]!r} (known: {', '.join(sorted(known))})")
+        steps = sum(1 for c in CASES if c[1] in names) + 1
+        with _progress(steps, "cases", "bench") as bar:
+            run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
+                      variants=names, as_json=as_json, on_row=lambda: bar.advance(1))
 
 
 @app.command()

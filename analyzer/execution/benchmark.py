@@ -1,27 +1,68 @@
-"""``durak bench``: deals/second of the simulator and the rules engine, measured in one run.
+"""``durak bench``: one benchmark of every engine, measured in one run (issue 3, point 7; issue 12).
 
-The machines are shared and noisy, so the figures that matter are the ratios
-printed side by side (all cores / one core, fast path / simple path / engine).
+Rows (a case on an engine), each on one core and on every core:
+
+* ``numpy`` — the numpy lock-step simulator through the executor (what
+  ``durak simulate --engine numpy`` does, chunk sums included);
+* ``compiled`` — the compiled kernel through the executor (``--engine compiled``);
+* ``kernel`` — the kernel alone (no chunk sums): the engine's own speed;
+* ``simple path`` / ``rules engine`` — a Python ``choose`` strategy on the
+  numpy simulator, and the rules engine (one core);
+* ``rollouts`` — czech 2p positions played out by the compiled ``greedy``
+  policy (what search spends its time on);
+* rows of :mod:`analyzer.execution.bench_search` (search: decisions and
+  rollouts per second), when that module exists.
+
+Each row also gives nanoseconds per turn on one core.  The first calls of the
+kernels (compiling, or loading them from the cache) are timed apart.  The
+machines are shared and noisy: compare ratios measured in one run.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import resource
 import time
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
-from analyzer.core.rules import make_rules
-from analyzer.engine.deal import Deal, play_deal
-from analyzer.execution.play import CHUNK, play
-from analyzer.sim.simulator import simulate_deals
+from analyzer.core.rules import RuleSet, make_rules
+from analyzer.engine.deal import Deal, forced_action, play_deal
+from analyzer.execution.play import play
+from analyzer.kernel.driver import deals_kernel, simulate_deals
+from analyzer.kernel.matches import matches_kernel
+from analyzer.kernel.positions import Positions, encode_deal, play_from_positions, positions_kernel
+from analyzer.sim import simulator
 
-#: Default player counts for the benchmark (issue 3: czech 4 players).
-BENCH_PLAYERS = {"czech": 4, "prague": 3, "svinya": 2}
+#: (label, variant, players, strategies by position): the deal cases
+CASES = [
+    ("czech 4p random", "czech", 4, ["random"]),
+    ("czech 4p greedy", "czech", 4, ["greedy"]),
+    ("czech 4p weighted", "czech", 4, ["weighted"]),
+    ("prague 4p random", "prague", 4, ["random"]),
+    ("svinya 2p random", "svinya", 2, ["random"]),
+    ("svinya 2p greedy vs greedy", "svinya", 2, ["greedy"]),
+]
+#: chunk of the executor rows: large, so that a run hides the pool's fixed costs
+CHUNK = 100_000
+
+
+@dataclass
+class Row:
+    case: str
+    engine: str
+    unit: str  # deals, matches, rollouts, decisions
+    n: int
+    one_core: float  # per second
+    all_cores: float | None  # per second on every core (None: not measured)
+    ns_per_turn: float | None  # one core
+    turns: float | None  # mean turns per unit
 
 
 class SimpleOnly:
@@ -39,69 +80,178 @@ def _peak_mib() -> float:
     return max(own, kids) / 1024.0
 
 
-def engine_rate(rules, n: int, seed: int = 0) -> float:
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def _row(case: str, engine: str, n: int, t1: float, tn: float | None, turns: float | None,
+         unit: str = "deals") -> Row:
+    ns = None if turns is None else 1e9 * t1 / (n * turns)
+    return Row(case, engine, unit, n, n / t1, None if tn is None else n / tn, ns, turns)
+
+
+def _turns(tables: dict[str, Any]) -> float:
+    tot = tables["totals"].iloc[0]
+    return float(tot["turns_sum"] / tot["n"])
+
+
+def executor_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[Row]:
+    """The case through the executor on each engine, on one core and on all (same job, same seeds)."""
+    rows = []
+    chunk = max(1, min(CHUNK, n // (os.cpu_count() or 1)))
+    for engine in ("numpy", "compiled"):
+        play(rules, specs, min(n, 20_000), seed=99, jobs=-1, chunk=10_000, engine=engine)  # warm-up (pool, caches)
+        tables, t1 = play(rules, specs, n, seed=1, jobs=1, chunk=chunk, engine=engine)
+        _, tn = play(rules, specs, n, seed=1, jobs=-1, chunk=chunk, engine=engine)
+        rows.append(_row(case, engine, n, t1, tn, _turns(tables)))
+    return rows
+
+
+def kernel_row(case: str, rules: RuleSet, specs: list[str], n: int) -> Row:
+    """The kernel alone: deals with their own deck streams, no chunk sums."""
+    lineup = [get_strategy(specs[p % len(specs)]) for p in range(rules.players)]
+    t1, res = _timed(lambda: simulate_deals(rules, lineup, n, seed=1, threads=1))
+    tn, _ = _timed(lambda: simulate_deals(rules, lineup, n, seed=1))
+    return _row(case, "kernel", n, t1, tn, float(res.turns.mean()))
+
+
+def simple_row(case: str, rules: RuleSet, n: int) -> Row:
+    """random through its simple path (``choose`` per decision) on the numpy simulator."""
+    s = SimpleOnly(get_strategy("random"))
+    t1, res = _timed(lambda: simulator.simulate_deals(rules, [s] * rules.players, n, 0))
+    return _row(case, "simple path", n, t1, None, float(res.turns.mean()))
+
+
+def engine_row(case: str, rules: RuleSet, n: int, seed: int = 0) -> Row:
+    """random on the rules engine (analyzer.engine.deal), one deal at a time."""
     rng = np.random.default_rng(seed)
     strat = [get_strategy("random")] * rules.players
     decks = shuffled_decks(rules.deck_size, n, rng)
     t0 = time.perf_counter()
-    for i in range(n):
-        play_deal(Deal.from_deck(rules, decks[i].tolist(), rng=rng), strat, rng)
-    return n / (time.perf_counter() - t0)
+    turns = sum(play_deal(Deal.from_deck(rules, decks[i].tolist(), rng=rng), strat, rng).turns for i in range(n))
+    return _row(case, "rules engine", n, time.perf_counter() - t0, None, turns / n)
 
 
-def simple_rate(rules, n: int, seed: int = 0) -> float:
-    s = SimpleOnly(get_strategy("random"))
-    t0 = time.perf_counter()
-    simulate_deals(rules, [s] * rules.players, n, seed)
-    return n / (time.perf_counter() - t0)
+def rollout_positions(k: int = 500, seed: int = 0) -> Positions:
+    """``k`` czech 2p positions a few greedy decisions into engine deals (rollout starting points)."""
+    rules = make_rules("czech", 2)
+    greedy = get_strategy("greedy")
+    rng = np.random.default_rng(seed)
+    parts = []
+    for deck in shuffled_decks(32, k * 2, rng).tolist():
+        deal = Deal.from_deck(rules, deck)
+        for _ in range(int(rng.integers(2, 8))):
+            if deal.done:
+                break
+            a = forced_action(deal)
+            if a is None:
+                a, s = greedy.choose(deal.view(), rng)
+                deal.apply(a, s)
+            else:
+                deal.apply(a)
+        if not deal.done:
+            parts.append(encode_deal(deal))
+        if len(parts) == k:
+            break
+    return Positions.concat(parts)
+
+
+def rollout_row(n: int) -> Row:
+    """Rollouts from czech 2p positions with the compiled greedy policy (search's inner loop)."""
+    rules = make_rules("czech", 2)
+    greedy = [get_strategy("greedy")] * 2
+    pos = rollout_positions()
+    pos = pos.repeat(-(-n // len(pos)))
+    t1, res = _timed(lambda: play_from_positions(rules, greedy, pos, threads=1))
+    tn, _ = _timed(lambda: play_from_positions(rules, greedy, pos))
+    return _row("czech 2p greedy from positions", "kernel", len(pos), t1, tn, float(res.turns.mean()), "rollouts")
+
+
+def compile_seconds() -> dict[str, float | int]:
+    """Seconds of the first (compiling or cache-loading) call of each kernel; how many came from the cache."""
+    rules = make_rules("czech", 2, {"target": 30})
+    greedy = [get_strategy("greedy")] * 2
+    out: dict[str, float | int] = {}
+    out["deals_s"] = round(_timed(lambda: simulate_deals(rules, greedy, 1, threads=1))[0], 3)
+    from analyzer.kernel.matches import simulate_matches
+
+    out["matches_s"] = round(_timed(lambda: simulate_matches(rules, greedy, 1, threads=1))[0], 3)
+    pos = rollout_positions(1)
+    out["positions_s"] = round(_timed(lambda: play_from_positions(rules, greedy, pos, threads=1))[0], 3)
+    out["cache_hits"] = sum(len(k.stats.cache_hits) for k in (deals_kernel, matches_kernel, positions_kernel))
+    return out
+
+
+def search_rows() -> list[Row]:
+    """Rows of analyzer.execution.bench_search (search), if that module exists."""
+    if importlib.util.find_spec("analyzer.execution.bench_search") is None:
+        return []
+    mod = importlib.import_module("analyzer.execution.bench_search")
+    return [r if isinstance(r, Row) else Row(**r) for r in mod.search_rows()]
+
+
+def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: list[str],
+            on_row: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Every row of the benchmark for ``variants``, the compile times and the peak memory."""
+    comp = compile_seconds()
+    rows: list[Row] = []
+    tick = on_row or (lambda: None)
+    for case, variant, players, specs in CASES:
+        if variant not in variants:
+            continue
+        rules = make_rules(variant, players)
+        rows += executor_rows(case, rules, specs, deals)
+        rows.append(kernel_row(case, rules, specs, deals))
+        if specs == ["random"]:
+            if simple_deals:
+                rows.append(simple_row(case, rules, simple_deals))
+            if engine_deals:
+                rows.append(engine_row(case, rules, engine_deals))
+        tick()
+    if rollouts:
+        rows.append(rollout_row(rollouts))
+    rows += search_rows()
+    tick()
+    return {"cores": os.cpu_count() or 1, "compile": comp, "rows": [asdict(r) for r in rows],
+            "peak_mib": round(_peak_mib(), 1)}
 
 
 def _json_number(x: object) -> object:
-    """Floats rounded to 2 places; NaN (a measurement that was skipped) becomes null."""
+    """Floats rounded to 2 places; NaN becomes null."""
     if not isinstance(x, float):
         return x
     return None if x != x else round(x, 2)
 
 
-def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str],
-              as_json: bool = False, on_variant: Callable[[], None] | None = None) -> list[dict]:
-    """Measure every variant and print the table (or JSON); ``on_variant()`` after each (a progress bar)."""
-    from rich.console import Console
-    from rich.table import Table
-
-    cores = os.cpu_count() or 1
-    rows = []
-    table = Table(title=f"durak bench — random play, default rules; {cores} cores")
-    for col in ("variant", "players", "1 core", f"{cores} cores", "speed-up", "simple path", "engine",
-                "fast/engine"):
-        table.add_column(col, justify="right")
-    for v in variants:
-        rules = make_rules(v, BENCH_PLAYERS.get(v, 2))
-        specs = ["random"] * rules.players
-        play(rules, specs, 20_000, seed=99, jobs=1)  # warm-up (imports, caches) ...
-        play(rules, specs, 20_000, seed=99, jobs=-1, chunk=10_000)  # ... and the worker pool
-        # the same job (same chunks, same seeds) on one core and on all: what `durak simulate` does;
-        # chunks of CHUNK deals, so that a run long enough to matter hides the pool's fixed costs
-        chunk = max(1, min(CHUNK, deals // cores))
-        _, t1 = play(rules, specs, deals, seed=1, jobs=1, chunk=chunk)
-        _, tn = play(rules, specs, deals, seed=1, jobs=-1, chunk=chunk)
-        one, many = deals / t1, deals / tn
-        simple = simple_rate(rules, simple_deals) if simple_deals else float("nan")
-        eng = engine_rate(rules, engine_deals) if engine_deals else float("nan")
-        rows.append({"variant": v, "players": rules.players, "deals": deals, "one_core": one, "all_cores": many,
-                     "speed_up": many / one, "simple_path": simple, "engine": eng, "fast_over_engine": one / eng})
-        row = rows[-1]
-        table.add_row(v, str(rules.players), f"{one:,.0f}", f"{many:,.0f}", f"{row['speed_up']:.2f}x",
-                      f"{simple:,.0f}", f"{eng:,.0f}", f"{row['fast_over_engine']:.0f}x")
-        if on_variant is not None:
-            on_variant()
+def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str], rollouts: int = 200_000,
+              as_json: bool = False, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Measure (:func:`measure`) and print the table (or JSON)."""
+    result = measure(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
+                     variants=variants, on_row=on_row)
     if as_json:
         import json
 
-        print(json.dumps({"unit": "deals per second", "cores": cores, "peak_mib": round(_peak_mib(), 1),
-                          "variants": [{k: _json_number(x) for k, x in r.items()} for r in rows]}, indent=1))
-        return rows
+        print(json.dumps({**result, "unit": "per second",
+                          "rows": [{k: _json_number(x) for k, x in r.items()} for r in result["rows"]]}, indent=1))
+        return result
+    from rich.console import Console
+    from rich.table import Table
+
+    cores = result["cores"]
+    table = Table(title=f"durak bench — default rules; {cores} cores; per second")
+    for col in ("case", "engine", "unit", "1 core", f"{cores} cores", "speed-up", "ns/turn", "turns"):
+        table.add_column(col, justify="left" if col in ("case", "engine", "unit") else "right")
+    fmt = lambda x, f: "" if x is None else format(x, f)  # noqa: E731
+    for r in result["rows"]:
+        up = None if r["all_cores"] is None else r["all_cores"] / r["one_core"]
+        table.add_row(r["case"], r["engine"], r["unit"], f"{r['one_core']:,.0f}", fmt(r["all_cores"], ",.0f"),
+                      fmt(up, ".2f"), fmt(r["ns_per_turn"], ",.0f"), fmt(r["turns"], ".1f"))
     c = Console(width=max(120, Console().width))
     c.print(table)
-    c.print(f"deals/second; peak memory {_peak_mib():,.0f} MiB (largest process)")
-    return rows
+    comp = result["compile"]
+    c.print(f"first calls (compile, or load from the cache): deals {comp['deals_s']} s, matches {comp['matches_s']} s, "
+            f"positions {comp['positions_s']} s ({comp['cache_hits']} from the cache); "
+            f"peak memory {result['peak_mib']:,.0f} MiB (largest process)")
+    return result

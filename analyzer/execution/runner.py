@@ -36,14 +36,15 @@ from typing import Any
 import pandas as pd
 
 from analyzer import __version__
-from analyzer.execution.progress import RunProgress
 from analyzer.core.rules import format_value
 from analyzer.execution.executor import (  # noqa: F401
     BACKENDS,
     DEFAULT_SIMULATOR,
     KEYS,
     SIMULATOR_ENV,
+    cell_engines,
     cell_seed,
+    engine_mode,
     ordered_parts,
     run_cell_chunks,
     run_chunk,
@@ -52,6 +53,7 @@ from analyzer.execution.executor import (  # noqa: F401
 )
 from analyzer.execution.executor import sum_tables as _sum_tables
 from analyzer.execution.experiment import Cell, Experiment, ExperimentError, load_experiment
+from analyzer.execution.progress import RunProgress
 from analyzer.execution.store import CHUNK_FORMAT, TABLES, ChunkStore, ResumeError, _atomic_write, _parquet_bytes  # noqa: F401
 from analyzer.execution.tournament_run import run_tournaments
 from analyzer.report.build import build_report
@@ -64,8 +66,9 @@ SEEDING = "content-v1"
 # --------------------------------------------------------------------------- fingerprint
 
 
-def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dict[str, Any]]:
-    """Hash of everything that determines chunk contents, and the record it hashes."""
+def fingerprint(exp: Experiment, simulator: str | None = None, check: bool = False) -> tuple[str, dict[str, Any]]:
+    """Hash of everything that determines chunk contents, and the record it hashes (the engine of each cell too:
+    the compiled kernel and the numpy simulator draw random play from different streams)."""
     plugins: dict[str, str] = {}
     for spec in dict.fromkeys(s for c in exp.cells for s in c.lineup):
         file = spec.rsplit(":", 1)[0]
@@ -74,6 +77,7 @@ def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dic
     record = {
         "format": CHUNK_FORMAT, "version": __version__, "simulator": simulator_path(simulator),
         "seed": exp.seed, "seeding": SEEDING, "plugins": plugins,
+        "engines": cell_engines(exp.cells, check=check, simulator=simulator),
         "cells": [{"index": c.index, "unit": c.unit, "lineup": list(c.lineup),
                    "chunk_size": c.chunk_size, "rules": {"variant": c.variant, "players": c.players,
                                                          **c.rules.options()}}
@@ -157,7 +161,7 @@ def run_experiment(
                                command=_command(exp, deals, Path(out) if out is not None else None))
     started, t0 = _now(), time.perf_counter()
 
-    fp, record = fingerprint(exp, sim)
+    fp, record = fingerprint(exp, sim, check)
     store = ChunkStore(out_dir / "chunks", fp)
     store.open(fresh=fresh or not resume, record=record, experiment=exp.to_dict())  # refuses a foreign --out
     try:
@@ -187,6 +191,7 @@ def run_experiment(
         "seconds": round(elapsed, 3), "chunks": total_chunks, "chunks_resumed": resumed,
         "command": _command(exp, deals, Path(out) if out is not None else None),
         "jobs": jobs, "backend": backend, "scheduler": scheduler, "check": check,
+        "engine": engine_mode(), "engines": record["engines"],
         "reports": list(exp.reports),
     }
     _atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())

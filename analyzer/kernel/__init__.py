@@ -11,7 +11,9 @@ Modules, from the bottom up:
 * ``policies`` / ``lineup`` — compiled built-in strategies and their codes;
 * ``deal`` — dealing and the loop of one deal to its end;
 * ``driver`` (deals), ``matches``, ``positions`` (rollouts from mid-deal states);
-* ``bench`` — speed measurements.
+* ``npdecks`` — numpy's deck shuffles, compiled; ``serve`` — the executor's entry (one chunk of a cell).
+
+The benchmark (``durak bench``) is analyzer.execution.benchmark.
 
 Results are by position (column q = seat q + 1), exactly as
 analyzer.core.outcomes.DealResults / MatchResults of the numpy simulator.

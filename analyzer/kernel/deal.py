@@ -13,7 +13,7 @@ from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.outcomes import END_BLOCKED, END_OUT
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, lowest, popcount, rank_of, suit_of, wrap
-from analyzer.kernel.jit import inner
+from analyzer.kernel.jit import helper, inner
 from analyzer.kernel.policies import choose
 from analyzer.kernel.state import (
     ACTIVE,
@@ -21,15 +21,20 @@ from analyzer.kernel.state import (
     CUR,
     DRAWN,
     DRAWN_CARD,
+    END,
     HANDS,
     HEAD,
     LAST_ACTOR,
     LAST_CARD,
     LEAD,
+    NI,
     PHASE,
+    RING,
     SEVEN,
     TCOUNT,
     TOP,
+    TURNOVERS,
+    TURNS,
     WENT_OUT,
 )
 from analyzer.kernel.turn import (
@@ -157,3 +162,38 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
             take_seven(st, m, ring, p)
         elif play_card(st, m, ring, action, suit, p) == END_OUT:
             return finish(st, m, END_OUT, st[LAST_ACTOR], action, p, points, holders)
+
+
+@helper
+def scratch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One thread's working arrays for deals of ``n`` players: (st, m, ring, deck, points, holders, dealt)."""
+    return (np.zeros(NI, np.int64), np.zeros(HANDS + n, np.uint64), np.zeros(RING, np.int64),
+            np.zeros(RING, np.int64), np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(n, np.int64))
+
+
+@inner
+def count_dealt(m: np.ndarray, p: np.ndarray, dealt: np.ndarray) -> None:
+    """``dealt[seat]``: the wilds (G4) in each hand as dealt (the prague lead, PR2, is already on the pile)."""
+    wild = RANK_MASKS[p[P.WILD]]
+    for s in range(dealt.shape[0]):
+        dealt[s] = popcount(m[HANDS + s] & wild)
+
+
+@inner
+def store_deal(i: int, st: np.ndarray, win: int, lose: int, by_wild: bool, pts: np.ndarray, held: np.ndarray,
+               n: int, out: tuple) -> None:
+    """Row ``i`` of the results ``out`` (DealResults' arrays in field order but ``wilds_dealt``), by position:
+    position q is seat q + 1."""
+    points, went_out, winner, loser, loser_by_wild, wild_held, end, turns, last_card, turnovers = out
+    for q in range(n):
+        s = q + 1 if q + 1 < n else 0
+        points[i, q] = pts[s]
+        wild_held[i, q] = held[s]
+    went_out[i] = -1 if st[WENT_OUT] < 0 else (st[WENT_OUT] - 1) % n
+    winner[i] = -1 if win < 0 else (win - 1) % n
+    loser[i] = -1 if lose < 0 else (lose - 1) % n
+    loser_by_wild[i] = by_wild
+    end[i] = st[END]
+    turns[i] = st[TURNS]
+    last_card[i] = st[LAST_CARD]
+    turnovers[i] = st[TURNOVERS]

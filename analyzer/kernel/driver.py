@@ -7,36 +7,51 @@ balancing without numba's ``parallel=True``, whose compilation costs a minute).
 Every random number of deal ``j`` comes from streams keyed by (seed, j)
 (analyzer.kernel.rng), so results depend on the seed and the deal index
 only — not on threads, block sizes or how a run is split.
+
+The play stream of deal ``j`` is core.streams' ``deal_key(seed, j)``, the key
+the numpy simulator gives deal ``j`` of a chunk whose base key is ``seed``;
+given that simulator's decks too (:func:`analyzer.kernel.npdecks.numpy_decks`),
+a deterministic line-up plays the same deals in both engines.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.cards import deck as deck_cards
-from analyzer.core.outcomes import DealResults
+from analyzer.core.outcomes import NOT_RECORDED, DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.kernel import params as P
-from analyzer.kernel.deal import run_deal, start_from_deck
-from analyzer.kernel.jit import helper, outer
+from analyzer.kernel.deal import count_dealt, run_deal, scratch, start_from_deck, store_deal
+from analyzer.kernel.jit import helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup
-from analyzer.kernel.rng import DECK_STREAM, PLAY_STREAM, shuffle_segment, stream_key
-from analyzer.kernel.state import END, LAST_CARD, NI, RING, RNG, TURNOVERS, TURNS, WENT_OUT
+from analyzer.kernel.npdecks import numpy_decks
+from analyzer.kernel.rng import DECK_STREAM, deal_key, shuffle_segment, stream_key
+from analyzer.kernel.state import RING, RNG
 
 #: deals handed to a thread at a time (a slow deal holds up only its own block)
 BLOCK = 2048
+#: deals whose numpy decks are drawn at once (memory stays bounded for any run size)
+WINDOW = 1 << 16
+_U64 = (1 << 64) - 1
 
 
-@helper
-def deal_deck(base: np.ndarray, seed: int, index: int, sub: int, m: np.ndarray, out: np.ndarray) -> None:
+def seed_word(seed: int) -> np.uint64:
+    """A seed as the kernel's 64-bit word (any int; negative ones wrap)."""
+    return np.uint64(int(seed) & _U64)
+
+
+@inner
+def deal_deck(base: np.ndarray, seed: np.uint64, index: int, sub: int, m: np.ndarray, out: np.ndarray) -> None:
     """The deck order of deal ``index`` (deal ``sub`` of a match): a shuffle from its own stream."""
     d = base.shape[0]
-    out[:d] = base
+    for j in range(d):
+        out[j] = base[j]
     m[RNG] = stream_key(seed, index, sub, DECK_STREAM)
     shuffle_segment(out, 0, d, d, m, RNG)
 
@@ -53,81 +68,76 @@ def seat_lineup(kinds_pos: np.ndarray, weights_pos: np.ndarray, n: int) -> tuple
 
 
 @outer
-def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: int, first: int,
-                 lo: int, hi: int, base: np.ndarray, decks: np.ndarray,
-                 points: np.ndarray, went_out: np.ndarray, winner: np.ndarray, loser: np.ndarray,
-                 by_wild: np.ndarray, wild_held: np.ndarray, end: np.ndarray, turns: np.ndarray,
-                 last_card: np.ndarray, turnovers: np.ndarray) -> None:
-    """Play rows ``lo .. hi`` of the output, deal index ``first + row``; ``decks`` (N, D) if given, else (0, 0)."""
+def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
+                 lo: int, hi: int, base: np.ndarray, decks: np.ndarray, deck_row: int, out: tuple,
+                 wilds_dealt: np.ndarray) -> None:
+    """Play rows ``lo .. hi`` of the results ``out`` and ``wilds_dealt`` (deal index ``first + row``).
+
+    ``decks`` (R, D) holds the deck of row ``i`` at ``i - deck_row`` if given, else it is (0, 0).
+    """
     n = p[P.PLAYERS]
-    st = np.zeros(NI, np.int64)
-    m = np.zeros(2 + n, np.uint64)
-    ring = np.zeros(RING, np.int64)
-    deck = np.zeros(RING, np.int64)
-    pts = np.zeros(n, np.int64)
-    held = np.zeros(n, np.bool_)
+    st, m, ring, deck, pts, held, dealt = scratch(n)
     kinds, weights = seat_lineup(kinds_pos, weights_pos, n)
     for i in range(lo, hi):
         index = first + i
         if decks.shape[0] > 0:
             for j in range(decks.shape[1]):
-                deck[j] = decks[i, j]
+                deck[j] = decks[i - deck_row, j]
         else:
             deal_deck(base, seed, index, 0, m, deck)
-        m[RNG] = stream_key(seed, index, 0, PLAY_STREAM)
+        m[RNG] = deal_key(seed, index, 0)
         start_from_deck(st, m, ring, deck, p)
+        count_dealt(m, p, dealt)
+        for q in range(n):
+            wilds_dealt[i, q] = dealt[(q + 1) % n]
         win, lose, bw = run_deal(st, m, ring, kinds, weights, p, pts, held)
-        for q in range(n):  # results by position: position q is seat q + 1
-            s = (q + 1) % n
-            points[i, q] = pts[s]
-            wild_held[i, q] = held[s]
-        went_out[i] = -1 if st[WENT_OUT] < 0 else (st[WENT_OUT] - 1) % n
-        winner[i] = -1 if win < 0 else (win - 1) % n
-        loser[i] = -1 if lose < 0 else (lose - 1) % n
-        by_wild[i] = bw
-        end[i] = st[END]
-        turns[i] = st[TURNS]
-        last_card[i] = st[LAST_CARD]
-        turnovers[i] = st[TURNOVERS]
+        store_deal(i, st, win, lose, bw, pts, held, n, out)
 
 
 def deck_orders(rules: RuleSet, n: int, seed: int = 0, first: int = 0) -> NDArray[np.int64]:
-    """(n, D) the deck orders :func:`simulate_deals` deals for deals ``first ..`` of ``seed``."""
+    """(n, D) the deck orders :func:`simulate_deals` deals for deals ``first ..`` of ``seed`` (no decks given)."""
     base = np.asarray(deck_cards(rules.deck_size), np.int64)
     out = np.zeros((n, RING), np.int64)
     m = np.zeros(2, np.uint64)
     for i in range(n):
-        deal_deck(base, int(seed) & (2**63 - 1), first + i, 0, m, out[i])
+        deal_deck(base, seed_word(seed), first + i, 0, m, out[i])
     return out[:, :rules.deck_size]
 
 
 def play_keys(n: int, seed: int = 0, first: int = 0) -> NDArray[np.uint64]:
-    """(n,) the play-stream keys of deals ``first ..`` of ``seed``.
+    """(n,) the play-stream keys of deals ``first ..`` of ``seed`` (core.streams.deal_key).
 
-    The stream is core.streams' (uniform(key, counter) = splitmix64 of key +
-    golden * (counter + 1)), so an engine Deal given ``stream_key`` = this key
-    shuffles (G8) and forgets (CZ8) exactly as the kernel does with
-    deterministic strategies; a random strategy draws from the same stream.
+    An engine Deal given ``stream_key`` = this key shuffles (G8) and forgets
+    (CZ8) exactly as the kernel does with deterministic strategies; a random
+    strategy draws from the same stream.
     """
-    return np.array([stream_key(int(seed) & (2**63 - 1), first + i, 0, PLAY_STREAM) for i in range(n)],
-                    np.uint64)
+    return np.array([deal_key(seed_word(seed), first + i, 0) for i in range(n)], np.uint64)
 
 
-def empty_results(n: int, players: int) -> DealResults:
+def empty_results(n: int, players: int, dealt: bool = True) -> DealResults:
+    """Results to fill; ``dealt=False``: ``wilds_dealt`` is NOT_RECORDED (rollouts start mid-deal)."""
     z = np.zeros
     return DealResults(points=z((n, players), np.int16), went_out=z(n, np.int8), winner=z(n, np.int8),
                        loser=z(n, np.int8), loser_by_wild=z(n, np.bool_), wild_held=z((n, players), np.bool_),
                        end=z(n, np.int8), turns=z(n, np.int32), last_card=z(n, np.int8),
-                       turnovers=z(n, np.int16))
+                       turnovers=z(n, np.int16),
+                       wilds_dealt=z((n, players), np.int8) if dealt else np.full((n, players), NOT_RECORDED, np.int8))
+
+
+def result_arrays(out: DealResults) -> tuple[np.ndarray, ...]:
+    """The arrays the kernels fill (deal.store_deal's order)."""
+    return (out.points, out.went_out, out.winner, out.loser, out.loser_by_wild, out.wild_held, out.end,
+            out.turns, out.last_card, out.turnovers)
 
 
 def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: int = 0, *,
                    first: int = 0, decks: NDArray[np.integer] | None = None,
-                   threads: int | None = None) -> DealResults:
+                   deck_rng: np.random.Generator | None = None, threads: int | None = None) -> DealResults:
     """Play deals ``first .. first + n - 1`` of ``seed`` with compiled strategies (by position).
 
-    ``decks`` (n, D) fixes the deck orders (tests build the same decks for the
-    engine); otherwise deal ``j``'s deck is drawn from its own stream.
+    Deal ``j``'s deck is ``decks[j]`` if given (tests build the same decks for
+    the engine), else the next of ``deck_rng`` as numpy's ``shuffled_decks``
+    draws it (the numpy simulator's decks), else a shuffle from its own stream.
     ``threads`` (default: every core) play blocks of deals side by side;
     results do not depend on it.
     """
@@ -136,32 +146,36 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
         raise ValueError(f"{rules.players} players need {rules.players} strategies, not {len(kinds)}")
     p = P.rule_params(rules)
     base = np.asarray(deck_cards(rules.deck_size), np.int64)
-    if decks is None:
-        dk = np.zeros((0, 0), np.int64)
-    else:
-        dk = np.ascontiguousarray(decks, dtype=np.int64)
-        if dk.shape != (n, rules.deck_size):
-            raise ValueError(f"decks must be ({n}, {rules.deck_size}), not {dk.shape}")
+    given = None if decks is None else np.ascontiguousarray(decks, dtype=np.int64)
+    if given is not None and given.shape != (n, rules.deck_size):
+        raise ValueError(f"decks must be ({n}, {rules.deck_size}), not {given.shape}")
     out = empty_results(n, rules.players)
-    seed = int(seed) & (2**63 - 1)
+    arrays = result_arrays(out)
+    word = seed_word(seed)
+    for w0 in range(0, n, WINDOW if deck_rng is not None else max(n, 1)):
+        w1 = min(n, w0 + WINDOW) if deck_rng is not None else n
+        if deck_rng is not None:
+            dk, row0 = numpy_decks(base, w1 - w0, deck_rng), w0
+        elif given is not None:
+            dk, row0 = given, 0
+        else:
+            dk, row0 = np.zeros((0, 0), np.int64), 0
 
-    def block(lo: int) -> None:
-        deals_kernel(p, kinds, weights, seed, first, lo, min(n, lo + BLOCK), base, dk, out.points,
-                     out.went_out, out.winner, out.loser, out.loser_by_wild, out.wild_held, out.end,
-                     out.turns, out.last_card, out.turnovers)
+        def block(lo: int, hi: int, dk: NDArray[np.int64] = dk, row0: int = row0) -> None:
+            deals_kernel(p, kinds, weights, word, first, lo, hi, base, dk, row0, arrays, out.wilds_dealt)
 
-    run_blocks(block, n, threads)
+        run_blocks(block, w0, w1, threads)
     return out
 
 
-def run_blocks(block, n: int, threads: int | None, size: int = BLOCK) -> None:  # noqa: ANN001
-    """Call ``block(lo)`` for lo = 0, size, 2 size … < n, on ``threads`` threads (default: every core)."""
-    starts = range(0, n, size)
+def run_blocks(block: Callable[[int, int], None], lo: int, hi: int, threads: int | None, size: int = BLOCK) -> None:
+    """Call ``block(a, b)`` over [lo, hi) in pieces of ``size`` on ``threads`` threads (default: every core)."""
+    starts = range(lo, hi, size)
     workers = max(1, min(threads or os.cpu_count() or 1, len(starts)))
     if workers == 1:
-        for lo in starts:
-            block(lo)
+        for a in starts:
+            block(a, min(hi, a + size))
         return
     with ThreadPoolExecutor(workers) as pool:
-        for f in [pool.submit(block, lo) for lo in starts]:
+        for f in [pool.submit(block, a, min(hi, a + size)) for a in starts]:
             f.result()

@@ -3,7 +3,9 @@
 Each match runs its deals in sequence, on one thread, to the target: the
 rotation of analyzer.engine.deal.play_match, the outcome by the same
 analyzer.engine.match.match_outcome the engine and the numpy simulator use.
-Deal ``k`` of match ``j`` draws from streams keyed by (seed, j, k).
+Deal ``k`` of match ``j`` draws from streams keyed by (seed, j, k): its deck from
+the kernel's own stream, its play from core.streams' ``deal_key(seed, j, k)``
+(the numpy simulator's key for that deal).
 """
 
 from __future__ import annotations
@@ -18,30 +20,29 @@ from analyzer.core.outcomes import END_CAPPED, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.engine.match import MAX_DEALS, match_outcome
 from analyzer.kernel import params as P
-from analyzer.kernel.deal import run_deal, start_from_deck
-from analyzer.kernel.driver import BLOCK, deal_deck, run_blocks
+from analyzer.kernel.deal import count_dealt, run_deal, scratch, start_from_deck
+from analyzer.kernel.driver import deal_deck, run_blocks, seed_word
 from analyzer.kernel.jit import outer
 from analyzer.kernel.lineup import compile_lineup
-from analyzer.kernel.rng import PLAY_STREAM, stream_key
-from analyzer.kernel.state import END, NI, RING, RNG
+from analyzer.kernel.rng import deal_key
+from analyzer.kernel.state import END, RNG
+
+#: matches handed to a thread at a time: small, so that a run of a few hundred matches still uses every core
+MATCH_BLOCK = 32
 
 
 @outer
-def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: int, first: int,
+def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
                    lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
-                   totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray) -> None:
+                   totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
+                   wilds_dealt: np.ndarray) -> None:
     """Play matches ``lo .. hi`` (index ``first + row``); ``decks`` (M, K, D) if given, else (0, 0, 0).
 
     Player i acts first in deal 1, so player n-1 deals it (engine.match.first_dealer).
     """
     n = p[P.PLAYERS]
     svinya = p[P.IS_SVINYA]
-    st = np.zeros(NI, np.int64)
-    m = np.zeros(2 + n, np.uint64)
-    ring = np.zeros(RING, np.int64)
-    deck = np.zeros(RING, np.int64)
-    pts = np.zeros(n, np.int64)
-    held = np.zeros(n, np.bool_)
+    st, m, ring, deck, pts, held, dealt = scratch(n)
     kinds = np.zeros(n, np.int64)
     weights = np.zeros_like(weights_pl)
     for i in range(lo, hi):
@@ -57,8 +58,9 @@ def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, 
                     deck[j] = decks[i, k, j]
             else:
                 deal_deck(base, seed, index, k, m, deck)
-            m[RNG] = stream_key(seed, index, k, PLAY_STREAM)
+            m[RNG] = deal_key(seed, index, k)
             start_from_deck(st, m, ring, deck, p)
+            count_dealt(m, p, dealt)
             win, _lose, _bw = run_deal(st, m, ring, kinds, weights, p, pts, held)
             k += 1
             capped[i] += st[END] == END_CAPPED
@@ -67,6 +69,7 @@ def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, 
                 pl = (dealer + s) % n
                 totals[i, pl] += pts[s]
                 wild_held[i, pl] = held[s]
+                wilds_dealt[i, pl] = dealt[s]
                 top = max(top, totals[i, pl])
             if top >= p[P.TARGET] or k >= max_deals:
                 break
@@ -104,13 +107,15 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed:
     wild = np.zeros((n, pl), np.bool_)
     deals = np.zeros(n, np.int32)
     capped = np.zeros(n, np.int32)
-    seed = int(seed) & (2**63 - 1)
+    dealt = np.zeros((n, pl), np.int8)
+    word = seed_word(seed)
 
-    def block(lo: int) -> None:
-        matches_kernel(p, kinds, weights, seed, first, lo, min(n, lo + BLOCK // 16), base, dk, max_deals,
-                       totals, wild, deals, capped)
+    def block(lo: int, hi: int) -> None:
+        matches_kernel(p, kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped,
+                       dealt)
 
-    run_blocks(block, n, threads, BLOCK // 16)
+    run_blocks(block, 0, n, threads, MATCH_BLOCK)
     win, loss, by_wild = match_outcome(rules, totals, wild)
     return MatchResults(totals=totals, win_share=win.astype(np.float32), loss_share=loss.astype(np.float32),
-                        loser_by_wild=by_wild, wild_held=wild, deals=deals, capped_deals=capped)
+                        loser_by_wild=by_wild, wild_held=wild, deals=deals, capped_deals=capped,
+                        wilds_dealt=dealt)

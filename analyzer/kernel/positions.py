@@ -21,11 +21,11 @@ from analyzer.core.outcomes import DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal
 from analyzer.kernel import params as P
-from analyzer.kernel.deal import run_deal
-from analyzer.kernel.driver import empty_results, run_blocks, seat_lineup
+from analyzer.kernel.deal import run_deal, scratch, store_deal
+from analyzer.kernel.driver import empty_results, result_arrays, run_blocks, seat_lineup, seed_word
 from analyzer.kernel.jit import outer
 from analyzer.kernel.lineup import compile_lineup
-from analyzer.kernel.rng import PLAY_STREAM, stream_key
+from analyzer.kernel.rng import deal_key
 from analyzer.kernel.state import (
     ACTIVE,
     CUR,
@@ -108,37 +108,19 @@ def encode_deal(deal: Deal) -> Positions:
 
 
 @outer
-def positions_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: int, first: int,
-                     lo: int, hi: int, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray,
-                     points: np.ndarray, went_out: np.ndarray, winner: np.ndarray, loser: np.ndarray,
-                     by_wild: np.ndarray, wild_held: np.ndarray, end: np.ndarray, turns: np.ndarray,
-                     last_card: np.ndarray, turnovers: np.ndarray) -> None:
-    """Play positions ``lo .. hi`` to their ends (row j draws from the streams of ``first + j``)."""
+def positions_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
+                     lo: int, hi: int, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray, out: tuple) -> None:
+    """Play positions ``lo .. hi`` to their ends (row j draws from the play stream of ``first + j``)."""
     n = p[P.PLAYERS]
-    st = np.zeros(NI, np.int64)
-    m = np.zeros(2 + n, np.uint64)
-    ring = np.zeros(RING, np.int64)
-    pts = np.zeros(n, np.int64)
-    held = np.zeros(n, np.bool_)
+    st, m, ring, _deck, pts, held, _dealt = scratch(n)
     kinds, weights = seat_lineup(kinds_pos, weights_pos, n)
     for i in range(lo, hi):
         st[:] = st0[i]
         m[:] = m0[i]
         ring[:] = ring0[i]
-        m[RNG] = stream_key(seed, first + i, 0, PLAY_STREAM)
+        m[RNG] = deal_key(seed, first + i, 0)
         win, lose, bw = run_deal(st, m, ring, kinds, weights, p, pts, held)
-        for q in range(n):
-            s = (q + 1) % n
-            points[i, q] = pts[s]
-            wild_held[i, q] = held[s]
-        went_out[i] = -1 if st[WENT_OUT] < 0 else (st[WENT_OUT] - 1) % n
-        winner[i] = -1 if win < 0 else (win - 1) % n
-        loser[i] = -1 if lose < 0 else (lose - 1) % n
-        by_wild[i] = bw
-        end[i] = st[END]
-        turns[i] = st[TURNS]
-        last_card[i] = st[LAST_CARD]
-        turnovers[i] = st[TURNOVERS]
+        store_deal(i, st, win, lose, bw, pts, held, n, out)
 
 
 def play_from_positions(rules: RuleSet, strategies: Sequence[object], positions: Positions, seed: int = 0, *,
@@ -149,16 +131,15 @@ def play_from_positions(rules: RuleSet, strategies: Sequence[object], positions:
         raise ValueError(f"positions and strategies must be for {rules.players} players")
     p = P.rule_params(rules)
     n = len(positions)
-    out = empty_results(n, rules.players)
-    seed = int(seed) & (2**63 - 1)
+    out = empty_results(n, rules.players, dealt=False)
+    word = seed_word(seed)
+    arrays = result_arrays(out)
     st0 = np.ascontiguousarray(positions.st)
     m0 = np.ascontiguousarray(positions.m)
     ring0 = np.ascontiguousarray(positions.ring)
 
-    def block(lo: int) -> None:
-        positions_kernel(p, kinds, weights, seed, first, lo, min(n, lo + 2048), st0, m0, ring0, out.points,
-                         out.went_out, out.winner, out.loser, out.loser_by_wild, out.wild_held, out.end,
-                         out.turns, out.last_card, out.turnovers)
+    def block(lo: int, hi: int) -> None:
+        positions_kernel(p, kinds, weights, word, first, lo, hi, st0, m0, ring0, arrays)
 
-    run_blocks(block, n, threads, 2048)
+    run_blocks(block, 0, n, threads)
     return out

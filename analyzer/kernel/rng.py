@@ -18,8 +18,8 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 
-#: stream purposes: the deck order, and play (strategies, forget_rate, reshuffles)
-DECK_STREAM, PLAY_STREAM = 1, 2
+#: stream purpose of the kernel's own deck orders (the play streams are core.streams' deal keys)
+DECK_STREAM = 1
 
 
 @inner
@@ -37,6 +37,16 @@ def stream_key(seed: int, index: int, sub: int, purpose: int) -> np.uint64:
     k = mix(k + np.uint64(index) * GOLDEN)
     k = mix(k + np.uint64(sub) * _M1)
     return mix(k + np.uint64(purpose) * _M2)
+
+
+@inner
+def deal_key(base: np.uint64, index: int, sub: int) -> np.uint64:
+    """The play stream (strategies, forget_rate, reshuffles) of deal ``sub`` of job ``index``.
+
+    analyzer.core.streams.deal_key, the key the numpy simulator and the rules
+    engine give the same deal, so the options' draws agree deal by deal.
+    """
+    return mix(mix(base + GOLDEN * np.uint64(index + 1)) + GOLDEN * np.uint64(sub + 1))
 
 
 @inner

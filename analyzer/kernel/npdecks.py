@@ -1,0 +1,104 @@
+"""numpy's deck shuffles, compiled: the decks ``analyzer.core.cards.shuffled_decks`` draws, bit for bit.
+
+The numpy simulator deals deal ``j`` of a chunk the ``j``-th row of
+``rng.permuted(tile(deck), axis=1)`` (a Fisher-Yates per row, numpy's
+``random_interval``: masked rejection on 32-bit draws of PCG64).  The kernel
+serves the same chunk with the same decks, so a deterministic line-up gives
+the numbers of the numpy simulator deal by deal (and the executor may pick
+either engine).  ``rng.permuted`` costs ~1 µs a deck; this port of PCG64
+(O'Neill 2014, XSL-RR output, numpy's 128-bit multiplier and 32-bit buffer)
+~0.1 µs, and it leaves ``rng`` in the state numpy would.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analyzer.kernel.jit import inner, outer
+
+_MUL_HI = np.uint64(0x2360ED051FC65DA4)  # numpy's PCG_DEFAULT_MULTIPLIER_128
+_MUL_LO = np.uint64(0x4385DF649FCCF645)
+_M32 = np.uint64(0xFFFFFFFF)
+_U64 = (1 << 64) - 1
+# slots of the state array
+S_HI, S_LO, INC_HI, INC_LO, HAS32, UINT32 = range(6)
+
+
+@inner
+def _mulhi(a: np.uint64, b: np.uint64) -> np.uint64:
+    """The high 64 bits of the 128-bit product a * b."""
+    a_lo, a_hi = a & _M32, a >> np.uint64(32)
+    b_lo, b_hi = b & _M32, b >> np.uint64(32)
+    lo_lo = a_lo * b_lo
+    mid1 = a_hi * b_lo
+    mid2 = a_lo * b_hi
+    carry = ((lo_lo >> np.uint64(32)) + (mid1 & _M32) + (mid2 & _M32)) >> np.uint64(32)
+    return a_hi * b_hi + (mid1 >> np.uint64(32)) + (mid2 >> np.uint64(32)) + carry
+
+
+@inner
+def next64(s: np.ndarray) -> np.uint64:
+    """PCG64: state = state * mul + inc (mod 2**128); output XSL-RR of the new state."""
+    hi, lo = s[S_HI], s[S_LO]
+    new_lo = lo * _MUL_LO
+    new_hi = _mulhi(lo, _MUL_LO) + hi * _MUL_LO + lo * _MUL_HI
+    lo2 = new_lo + s[INC_LO]
+    new_hi = new_hi + s[INC_HI] + (np.uint64(1) if lo2 < new_lo else np.uint64(0))
+    s[S_HI], s[S_LO] = new_hi, lo2
+    x = new_hi ^ lo2
+    rot = new_hi >> np.uint64(58)
+    return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+
+
+@inner
+def next32(s: np.ndarray) -> np.uint64:
+    """numpy's next_uint32: the low half of a 64-bit draw, the high half kept for the next call."""
+    if s[HAS32]:
+        s[HAS32] = 0
+        return s[UINT32]
+    v = next64(s)
+    s[HAS32] = 1
+    s[UINT32] = v >> np.uint64(32)
+    return v & _M32
+
+
+@inner
+def interval(s: np.ndarray, hi: int) -> int:
+    """numpy's random_interval(hi) for 0 < hi < 2**32: a uniform integer on [0, hi]."""
+    mask = np.uint64(hi)
+    mask |= mask >> np.uint64(1)
+    mask |= mask >> np.uint64(2)
+    mask |= mask >> np.uint64(4)
+    mask |= mask >> np.uint64(8)
+    mask |= mask >> np.uint64(16)
+    while True:
+        v = next32(s) & mask
+        if v <= np.uint64(hi):
+            return np.int64(v)  # type: ignore[return-value]
+
+
+@outer
+def _decks(s: np.ndarray, base: np.ndarray, out: np.ndarray) -> None:
+    d = base.shape[0]
+    for r in range(out.shape[0]):
+        for c in range(d):
+            out[r, c] = base[c]
+        for i in range(d - 1, 0, -1):  # numpy's _shuffle_raw: i from the last down to 1
+            j = interval(s, i)
+            out[r, i], out[r, j] = out[r, j], out[r, i]
+
+
+def numpy_decks(base: NDArray[np.int64], n: int, rng: np.random.Generator) -> NDArray[np.int64]:
+    """(n, D) the rows of ``shuffled_decks(D, n, rng)`` (as int64), advancing ``rng`` as numpy would."""
+    bg = rng.bit_generator
+    st = bg.state
+    if st["bit_generator"] != "PCG64":
+        raise ValueError(f"numpy_decks reproduces PCG64 only, not {st['bit_generator']}")
+    x, inc = st["state"]["state"], st["state"]["inc"]
+    s = np.array([x >> 64, x & _U64, inc >> 64, inc & _U64, st["has_uint32"], st["uinteger"]], np.uint64)
+    out = np.empty((n, base.shape[0]), np.int64)
+    _decks(s, base, out)
+    bg.state = {"bit_generator": "PCG64", "state": {"state": (int(s[S_HI]) << 64) | int(s[S_LO]), "inc": inc},
+                "has_uint32": int(s[HAS32]), "uinteger": int(s[UINT32])}
+    return out

@@ -1,0 +1,44 @@
+"""The compiled kernel as an engine of the executor: one chunk of a cell, seeded as the numpy simulator is.
+
+A chunk's SeedSequence ``ss`` gives the numpy simulator (analyzer.sim.simulator)
+a deck generator (its child 1) and a base key for the per-deal streams of the
+rule options (core.streams.base_key).  The kernel takes the same two: deal
+``j`` of the chunk gets the ``j``-th deck that generator draws and the play
+stream ``deal_key(base, j)``.  So a deterministic line-up gives the numpy
+simulator's results deal by deal, even under reshuffle=shuffle or forget_rate;
+``random`` draws from the deal's play stream (numpy's from one generator per
+chunk), so it agrees statistically.  Matches draw their decks from the
+kernel's own streams keyed by (base, match, deal): the numpy simulator deals
+them in an order that depends on its slots, which no other engine can follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from analyzer.core.outcomes import DealResults, MatchResults
+from analyzer.core.rules import RuleSet
+from analyzer.core.streams import base_key
+from analyzer.kernel.driver import simulate_deals
+from analyzer.kernel.lineup import policy_code
+from analyzer.kernel.matches import simulate_matches
+
+
+def not_compiled(strategies: Sequence[object]) -> object | None:
+    """The first strategy without a compiled form (a Python strategy), or None if all have one."""
+    return next((s for s in strategies if policy_code(s) is None), None)
+
+
+def deck_generator(ss: np.random.SeedSequence) -> np.random.Generator:
+    """The numpy simulator's deck generator of a chunk seeded ``ss`` (its child 1)."""
+    return np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, 1)))
+
+
+def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
+                   matches: bool, threads: int = 1) -> DealResults | MatchResults:
+    """``n`` deals (or matches) of one chunk on the kernel, on ``threads`` threads (results do not depend on it)."""
+    if matches:
+        return simulate_matches(rules, strategies, n, base_key(ss), threads=threads)
+    return simulate_deals(rules, strategies, n, base_key(ss), deck_rng=deck_generator(ss), threads=threads)

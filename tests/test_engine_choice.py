@@ -1,0 +1,148 @@
+"""The executor's engines (issue 12): the compiled kernel where it can serve a cell, the numpy simulator elsewhere.
+
+A chunk on the kernel is seeded as the numpy simulator seeds it (the same
+decks, the same per-deal option streams), so deterministic line-ups give the
+same deals on both engines, field for field, and the same sums through the
+executor; random play agrees statistically.  Results do not depend on --jobs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from analyzer.cli.app import app
+from analyzer.core.cards import shuffled_decks
+from analyzer.core.outcomes import DealResults, MatchResults
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import make_rules
+from analyzer.core.streams import base_key
+from analyzer.execution.executor import ENGINE_ENV, choose_engine, engine_mode, simulate_cells
+from analyzer.execution.experiment import ExperimentError, single_cell
+from analyzer.execution.runner import fingerprint
+from analyzer.kernel.matches import simulate_matches as kernel_matches
+from analyzer.kernel.serve import simulate_chunk
+from analyzer.sim import simulator
+from analyzer.stats.intervals import wilson
+from tests.plugin_example import HighestCard
+
+DETERMINISTIC = ["greedy", "weighted", "wild-keeper", "wild-dumper", "aggressive", "suit-keeper"]
+
+
+def _same(a: DealResults | MatchResults, b: DealResults | MatchResults) -> list[str]:
+    """The fields in which two results differ."""
+    return [f.name for f in fields(a) if not np.array_equal(getattr(a, f.name), getattr(b, f.name))]
+
+
+@pytest.mark.parametrize("variant,players,overrides", [
+    ("czech", 4, {}),
+    ("prague", 3, {"reshuffle": "shuffle", "hand_size": 8}),  # G8: the option's draws from the deal's stream
+    ("czech", 3, {"sevens": True, "last_card_call": True, "forget_rate": 0.4}),  # CZ8
+    ("svinya", 2, {"deck_size": 52}),
+])
+def test_a_chunk_on_the_kernel_equals_the_numpy_simulator_deal_by_deal(variant, players, overrides):
+    """Same chunk seed: every field of every deal equal (wilds_dealt too), deterministic line-ups."""
+    rules = make_rules(variant, players, overrides)
+    strats = [get_strategy(DETERMINISTIC[(p + players) % len(DETERMINISTIC)]) for p in range(players)]
+    ss = np.random.SeedSequence(42, spawn_key=(7, players))
+    a = simulate_chunk(rules, strats, 700, ss, matches=False, threads=2)
+    b = simulator.simulate_deals(rules, strats, 700, ss)
+    assert _same(a, b) == []
+    assert (a.wilds_dealt >= 0).all() and a.wilds_dealt.sum() > 0
+
+
+def test_kernel_matches_on_given_decks_equal_the_numpy_simulator():
+    """Matches (G11, CZ2 rotation, CZ7) on the same decks and play streams, field for field."""
+    rules = make_rules("czech", 3, {"target": 60, "last_card_call": True, "forget_rate": 0.3})
+    strats = [get_strategy(s) for s in ("greedy", "aggressive", "weighted")]
+    ss = np.random.SeedSequence(5)
+    decks = shuffled_decks(32, 60 * 30, np.random.default_rng(1)).reshape(60, 30, 32)
+    a = kernel_matches(rules, strats, 60, base_key(ss), decks=decks, threads=1)
+    b = simulator.simulate_matches(rules, strats, 60, ss, decks=decks)
+    assert _same(a, b) == []
+    assert a.deals.max() > 1
+
+
+def _tables(rules, specs, n, *, matches=False, chunk=None, **kw):
+    cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n, chunk_size=chunk)
+    return simulate_cells([cell], seed=3, **kw)
+
+
+def _equal_tables(a, b) -> bool:
+    return all(a[k].equals(b[k]) for k in a)
+
+
+def test_the_executor_gives_the_same_sums_on_both_engines_and_any_jobs():
+    """Deterministic line-up through the executor (3 chunks): compiled = numpy; --jobs 1 = --jobs 2."""
+    rules = make_rules("czech", 4)
+    specs = ["greedy", "weighted", "wild-keeper", "suit-keeper"]
+    comp = _tables(rules, specs, 2500, chunk=1000, engine="compiled", jobs=1)
+    assert _equal_tables(comp, _tables(rules, specs, 2500, chunk=1000, engine="numpy", jobs=1))
+    assert _equal_tables(comp, _tables(rules, specs, 2500, chunk=1000, engine="compiled", jobs=2))
+
+
+def test_random_play_results_do_not_depend_on_jobs_deals_and_matches():
+    rules = make_rules("svinya", 2)
+    for matches, n, chunk in ((False, 3000, 1000), (True, 150, 40)):
+        one = _tables(rules, ["random"], n, matches=matches, chunk=chunk, jobs=1)
+        two = _tables(rules, ["random"], n, matches=matches, chunk=chunk, jobs=2)
+        assert _equal_tables(one, two), matches
+
+
+def test_random_play_agrees_statistically_with_the_numpy_simulator():
+    """czech 4p random: win rates and mean turns of the two engines within 99.9% intervals of each other."""
+    rules = make_rules("czech", 4)
+    n = 20_000
+    comp = _tables(rules, ["random"], n, engine="compiled", jobs=1)
+    nump = _tables(rules, ["random"], n, engine="numpy", jobs=1)
+    assert not _equal_tables(comp, nump)  # the random strategy draws from other streams
+    wc, wn = comp["positions"]["wins"].to_numpy(), nump["positions"]["wins"].to_numpy()
+    rc, rn = wilson(wc, n, z=3.29), wilson(wn, n, z=3.29)
+    assert np.all((rc.lo <= rn.hi) & (rn.lo <= rc.hi)), (wc, wn)
+    tc, tn = comp["totals"].iloc[0], nump["totals"].iloc[0]
+    mean = lambda t: t["turns_sum"] / n  # noqa: E731
+    var = lambda t: t["turns_sq"] / n - mean(t) ** 2  # noqa: E731
+    assert abs(mean(tc) - mean(tn)) < 3.29 * np.sqrt((var(tc) + var(tn)) / n)
+
+
+def test_which_engine_serves_a_line_up(monkeypatch):
+    built_ins = [get_strategy("greedy"), get_strategy("random")]
+    python = [get_strategy("greedy"), HighestCard()]
+    assert choose_engine(built_ins) == "compiled"
+    assert choose_engine(python) == "numpy"  # a Python strategy keeps the numpy path
+    assert choose_engine(built_ins, check=True) == "numpy"  # --check is the numpy simulator's
+    assert choose_engine(built_ins, engine="numpy") == "numpy"
+    assert choose_engine(built_ins, simulator="tests.fake_sim") == "numpy"
+    with pytest.raises(ExperimentError, match="'highest-card' has no compiled form"):
+        choose_engine(python, engine="compiled")
+    with pytest.raises(ExperimentError, match="--check"):
+        choose_engine(built_ins, engine="compiled", check=True)
+    monkeypatch.setenv(ENGINE_ENV, "numpy")
+    assert engine_mode() == "numpy" and choose_engine(built_ins) == "numpy"
+    monkeypatch.setenv(ENGINE_ENV, "fast")
+    with pytest.raises(ExperimentError, match=r"got 'fast' \(from \$DURAK_ENGINE\)"):
+        engine_mode()
+
+
+def test_the_engine_is_recorded(tmp_path):
+    """durak simulate --json says which engine ran; a run's fingerprint holds each cell's engine."""
+    out = CliRunner().invoke(app, ["simulate", "--deals", "300", "--strategies", "greedy", "--json", "--jobs", "1"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["engine"] == "compiled"
+    out = CliRunner().invoke(app, ["simulate", "--deals", "300", "--json", "--engine", "numpy", "--jobs", "1"])
+    assert json.loads(out.output)["engine"] == "numpy"
+    bad = CliRunner().invoke(app, ["simulate", "--deals", "30", "--engine", "compiled", "--check"])
+    assert bad.exit_code == 2 and "--check" in bad.output
+    from analyzer.execution.experiment import load_experiment
+
+    for field, engines in ((["greedy", "random"], ["compiled"] * 2), (["greedy", "tests/plugin_example.py:HighestCard"],
+                                                                      ["numpy"] * 2)):
+        exp_file = tmp_path / "e.toml"
+        exp_file.write_text(f'name = "e"\nvariants = ["czech"]\nplayers = [2]\nfield = {json.dumps(field)}\ndeals = 100\n')
+        exp = load_experiment(exp_file)
+        assert fingerprint(exp)[1]["engines"] == engines
+        assert fingerprint(exp, check=True)[1]["engines"] == ["numpy"] * 2
