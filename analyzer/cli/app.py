@@ -330,8 +330,18 @@ def run(
             raise UsageError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
         folder = run_experiment(file, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
                                 fresh=fresh, quiet=quiet, check=check)
-    typer.echo(f"results and report in {folder}")
+    _run_ending(folder)
     _warn_capped(folder)
+
+
+def _run_ending(folder: Path) -> None:
+    """Issue 15 item 5: the headline answers (the summary's sentences) and where the report is, on any stdout."""
+    from analyzer.report.summary import headlines
+
+    for line in headlines(folder):
+        typer.echo(line)
+    html = folder / "report.html"
+    typer.echo(f"report: {html}" if html.exists() else f"results and report in {folder}")
 
 
 def _warn_capped(folder: Path) -> None:
@@ -395,6 +405,7 @@ def compare(
     import shlex
 
     from analyzer.execution.compare_run import run_compare
+    from analyzer.report.compare_page import write_compare_page
     from analyzer.report.compare_view import print_comparison, write_outputs
     from analyzer.stats.compare import summarize_comparison
 
@@ -428,12 +439,13 @@ def compare(
             command = (f"durak compare --variant {variant} --players {rules.players} {shlex.join(specs)} "
                        f"--{'matches' if matches else 'deals'} {n} --seed {seed}{rules_args} --out {out}")
             write_outputs(result, out, command=command)
+            write_compare_page(result, out, command=command)
     if as_json:
         typer.echo(json.dumps(result))
         return
     print_comparison(result)
     if out is not None:
-        typer.echo(f"comparison written to {out}/compare.md")
+        typer.echo(f"comparison written to {out}/compare.md and {out}/compare.html")
 
 
 def _stopping_rule(until_ci: float | None, sprt: float | None, alpha: float, beta: float):  # noqa: ANN202

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -261,3 +262,13 @@ def summary_blocks(res: Results, outdir, toc: list[str]) -> tuple[list[Block], l
         blocks.append(Block("p", "No headline applies to this experiment's cells."))
     blocks.append(Block("toc", toc))
     return blocks, made
+
+
+def headlines(folder: Path) -> list[str]:
+    """The summary's sentences as plain text lines (``durak run`` prints them when it ends), or none for a
+    folder without a cells table (an experiment of tournaments)."""
+    if not (folder / "results" / "cells.parquet").exists():
+        return []
+    res = tables.load_results(folder)
+    panels = [p for p in (first_player_panel(res), jack_panel(res), strategy_panel(res)) if p is not None]
+    return [f"{p.title}: {p.sentence.replace('**', '')}" for p in panels]
