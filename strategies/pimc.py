@@ -28,11 +28,12 @@ import numpy as np
 from analyzer.core.cards import DRAW, TAKE, rank_of
 from analyzer.core.contract import Action, DecisionView, StrategyError
 from analyzer.core.registry import get_strategy, register
-from analyzer.engine.deal import Deal, IllegalMove
-from analyzer.kernel.positions import Positions, encode_deal, play_from_positions
+from analyzer.engine.deal import Deal
+from analyzer.kernel.lineup import compile_lineup
+from analyzer.kernel.params import rule_params
+from analyzer.kernel.positions import encode_deal
 from analyzer.knowledge.observer import Knowledge
-from analyzer.knowledge.sampler import sample_worlds
-from analyzer.knowledge.table import world_deal
+from analyzer.knowledge.search import OBJECTIVE_CODES, search_scores, world_arrays
 
 OBJECTIVES = ("loser", "win", "points")
 
@@ -52,6 +53,7 @@ class Pimc:
         self.worlds, self.objective, self.seed = worlds, objective, int(seed)
         self.rollout_spec = rollout
         self.rollout = get_strategy(rollout)
+        self._compiled: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.decisions = 0
         self.rollouts = 0
 
@@ -75,47 +77,19 @@ class Pimc:
         if len(options) == 1:
             return options[0]
         self.decisions += 1
-        worlds = sample_worlds(knowledge, self.worlds, rng)
-        me = table.current
-        n = table.rules.players
-        score = np.zeros(len(options))
-        stream = int(rng.integers(2**62))  # this decision's rollout streams, shared by every action (CRN)
-        for i, (action, suit) in enumerate(options):
-            rows, done_scores = [], []
-            for w in worlds:
-                d = world_deal(table, w)
-                try:
-                    d.apply(action, suit)
-                except IllegalMove as exc:  # a world cannot make a legal action illegal: a bug, not a choice
-                    raise AssertionError(f"pimc: {exc}") from exc
-                if d.done:
-                    done_scores.append(self._utility_deal(d, me))
-                else:
-                    rows.append(encode_deal(d))
-            total = float(sum(done_scores))
-            if rows:
-                res = play_from_positions(table.rules, [self.rollout] * n, Positions.concat(rows), seed=stream)
-                self.rollouts += len(rows)
-                total += float(self._utility(res, (me - 1) % n).sum())
-            score[i] = total / len(worlds)
+        rules = table.rules
+        compiled = self._compiled.get(rules)
+        if compiled is None:
+            kinds, weights = compile_lineup([self.rollout] * rules.players)
+            compiled = self._compiled[rules] = (rule_params(rules), kinds, weights)
+        p, kinds, weights = compiled
+        key = int(rng.integers(2**62))  # this decision's streams: its worlds, and rollouts shared by every action
+        hands, talons = world_arrays(knowledge, self.worlds, key, rng)
+        pos = encode_deal(table)
+        actions = np.array([a for a, _ in options], np.int64)
+        suits = np.array([-1 if s is None else s for _, s in options], np.int64)
+        score = search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands, talons,
+                              knowledge.talon_size, actions, suits, table.current, OBJECTIVE_CODES[self.objective],
+                              key)
+        self.rollouts += len(options) * self.worlds
         return options[int(np.argmax(score))]
-
-    def _utility(self, res, pos: int) -> np.ndarray:  # noqa: ANN001 - DealResults by position
-        if self.objective == "win":
-            return (res.winner == pos).astype(float)
-        pts = res.points[:, pos].astype(float)
-        if self.objective == "points":
-            return -pts
-        return -(res.loser == pos).astype(float) - pts / 10_000.0
-
-    def _utility_deal(self, d: Deal, seat: int) -> float:
-        o = d.outcome
-        assert o is not None
-        if self.objective == "win":
-            return float(o.winner == seat)
-        if self.objective == "points":
-            return -float(o.points[seat])
-        return -float(o.loser == seat) - o.points[seat] / 10_000.0
-
-
-

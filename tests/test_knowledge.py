@@ -23,6 +23,7 @@ from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal, forced_action
 from analyzer.knowledge.observer import NEVER_SEEN, Knowledge, Public, cards_in, mask
 from analyzer.knowledge.sampler import Classes, InconsistentKnowledge, Sampler, classes_of, sample_worlds
+from analyzer.knowledge.search import world_arrays
 from tests.helpers_engine import make_deal, play
 
 
@@ -110,6 +111,11 @@ def test_inference_is_sound_and_sampled_worlds_never_contradict_it(variant: str,
                 for w in sample_worlds(k, 3, rng):
                     why = consistent(k, [list(h) for h in w.hands], list(w.talon))
                     assert why is None, f"deal {d} step {steps}: a sampled world contradicts the view: {why}"
+                hands, talons = world_arrays(k, 3, steps, rng)  # the compiled sampler (pimc's)
+                for row in range(3):
+                    world = [[c for c in range(52) if int(hands[row, s]) >> c & 1] for s in range(players)]
+                    why = consistent(k, world, [int(c) for c in talons[row, :k.talon_size]])
+                    assert why is None, f"deal {d} step {steps}: a compiled world contradicts the view: {why}"
             steps += 1
     if not rules.voluntary_draw:  # svinya's draws may be by choice (SV4): only rare passes prove a void
         assert voids_seen > 0, "no void was ever inferred: the inference paths were not exercised"

@@ -17,8 +17,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from analyzer.core.cards import shuffled_decks
 from analyzer.core.contract import Action, DecisionView
 from analyzer.core.outcomes import DealResults
+from analyzer.core.registry import StrategySpecError
 from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal, DealOutcome, forced_action
 from analyzer.knowledge.observer import Knowledge, Public
@@ -40,6 +42,8 @@ def copy_deal(deal: Deal) -> Deal:
     d = copy.copy(deal)
     d.hands = [list(h) for h in deal.hands]
     d.talon, d.pile, d.played, d.log = list(deal.talon), list(deal.pile), set(deal.played), []
+    if hasattr(deal, "stream"):  # the deal's own random stream: the copy steps a copy of it
+        d.stream = copy.copy(deal.stream)
     return d
 
 
@@ -118,3 +122,27 @@ def simulate_observed(rules: RuleSet, strategies: Sequence[Any], decks: np.ndarr
         out.last_card[j] = -1 if o.last_card is None else o.last_card
         out.turnovers[j] = o.turnovers
     return out
+
+
+def knows(strategies: Sequence[Any]) -> bool:
+    """Does the line-up hold a player who remembers (its chunks then play on :func:`simulate_known`)?"""
+    return any(isinstance(s, KnowingStrategy) for s in strategies)
+
+
+def simulate_known(rules: RuleSet, strategies: Sequence[Any], n: int, seed: np.random.SeedSequence,
+                   unit: str = "deal") -> DealResults:
+    """``n`` deals of a line-up with players who remember, from one chunk seed (the executor's path).
+
+    The decks are shuffled from the seed's first child and the deals played by
+    :func:`simulate_observed` from its second, so a chunk's results depend on
+    its seed alone (not on ``--jobs``).  The strategy views of the batch
+    simulator carry no public history, so these line-ups play on the engine's
+    table runner, which keeps every knower's :class:`Knowledge`.
+    """
+    if unit != "deal":
+        names = ", ".join(sorted({str(getattr(s, "name", s)) for s in strategies if isinstance(s, KnowingStrategy)}))
+        raise StrategySpecError(f"{names} remember a deal's history and play single deals; "
+                                "matches with them are not supported yet (play deals)")
+    deck_ss, play_ss = (np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, k)) for k in (0, 1))
+    decks = shuffled_decks(rules.deck_size, n, np.random.default_rng(deck_ss))
+    return simulate_observed(rules, strategies, decks, play_ss)
