@@ -17,6 +17,17 @@ The simulator is imported by module path (default ``analyzer.sim.simulator``;
 ``simulator=`` or ``$DURAK_SIMULATOR`` for a stand-in such as
 ``tests.fake_sim``); the path travels with every task so that workers import
 the same module as the parent.  A stand-in may define ``get_strategy`` too.
+
+Engines (issue 12): with the default simulator, a chunk whose line-up is all
+built-ins with a compiled form runs on the compiled kernel
+(:mod:`analyzer.kernel.serve`), seeded as the numpy simulator is, so
+deterministic line-ups give the same numbers on both; anything else runs on
+the numpy simulator.  ``engine=`` or ``$DURAK_ENGINE`` (``auto`` | ``compiled``
+| ``numpy``) forces one for checking.  ``--check`` always runs on the numpy
+simulator: its invariant checks and determinism replay are of that engine
+(the kernel plays only built-ins, which cannot fault).  Compiled chunks run in
+this process on threads (the kernel releases the GIL): no worker start-up, and
+a run of one chunk still uses every core.
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ import importlib
 import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from types import ModuleType
 from typing import Any, TypeVar
 
@@ -36,12 +48,15 @@ from analyzer.execution import lineup as lineups
 from analyzer.execution.experiment import Cell, ExperimentError
 from analyzer.execution.lifeline import guarded, watch_parent
 from analyzer.execution.seeds import chunk_seed, content_text
+from analyzer.kernel import serve
 from analyzer.knowledge.table import knows, simulate_known
 from analyzer.sim.errors import FaultContext
 from analyzer.stats.sums import summarize
 
 DEFAULT_SIMULATOR = "analyzer.sim.simulator"
 SIMULATOR_ENV = "DURAK_SIMULATOR"
+ENGINE_ENV = "DURAK_ENGINE"
+ENGINES = ("auto", "compiled", "numpy")
 BACKENDS = ("loky", "dask")
 TABLES = ("positions", "totals", "hist")
 #: Key columns of each summed table (besides ``cell``); every other column is summed.
@@ -72,6 +87,42 @@ def strategy_resolver(simulator: str | None = None) -> Callable[[str], Any]:
     return get_strategy
 
 
+# --------------------------------------------------------------------------- engines
+
+
+def engine_mode(engine: str | None = None) -> str:
+    """The engine asked for: the argument, else $DURAK_ENGINE, else ``auto``."""
+    mode = engine or os.environ.get(ENGINE_ENV) or "auto"
+    if mode not in ENGINES:
+        raise ExperimentError(f"engine: must be one of {', '.join(ENGINES)}, got {mode!r}"
+                              + ("" if engine else f" (from ${ENGINE_ENV})"))
+    return mode
+
+
+def choose_engine(strategies: Sequence[object], *, engine: str | None = None, check: bool = False,
+                  simulator: str | None = None) -> str:
+    """``compiled`` or ``numpy`` for a line-up (see the module notes); a forced engine that cannot
+    serve it is a user error naming why."""
+    mode = engine_mode(engine)
+    if mode == "numpy" or simulator_path(simulator) != DEFAULT_SIMULATOR:
+        return "numpy"  # a stand-in simulator is its own engine: it is called as the numpy one is
+    python = serve.not_compiled(strategies)
+    if mode == "compiled" and python is not None:
+        raise ExperimentError(f"engine compiled: strategy {getattr(python, 'name', python)!r} has no compiled form "
+                              "(use engine auto or numpy)")
+    if mode == "compiled" and check:
+        raise ExperimentError("engine compiled: --check runs on the numpy simulator (use engine auto or numpy)")
+    return "compiled" if python is None and not check else "numpy"
+
+
+def cell_engines(cells: Iterable[Cell], *, engine: str | None = None, check: bool = False,
+                 simulator: str | None = None) -> list[str]:
+    """The engine of each cell (a run's manifest records them)."""
+    resolve = strategy_resolver(simulator)
+    return [choose_engine(lineups.build(c.lineup, resolve), engine=engine, check=check, simulator=simulator)
+            for c in cells]
+
+
 # --------------------------------------------------------------------------- one chunk of a cell
 
 
@@ -82,19 +133,23 @@ def cell_seed(seed: int, cell: Cell, chunk: int) -> SeedSequence:
 
 
 def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: bool, *,
-              simulator: str | None = None) -> dict[str, pd.DataFrame]:
+              simulator: str | None = None, engine: str | None = None, threads: int = 1) -> dict[str, pd.DataFrame]:
     """Simulate ``n`` deals (or matches) of one cell and return their sums.
 
     Strategies are built afresh per chunk, one per distinct spec, so a stateful
     strategy cannot carry anything from one chunk to the next (that would make
-    results depend on which chunks a worker happened to run).
+    results depend on which chunks a worker happened to run).  ``threads``:
+    the compiled kernel's threads (results do not depend on them).
     """
-    mod = _module(simulator_path(simulator))
-    simulate = mod.simulate_matches if cell.unit == "match" else mod.simulate_deals
     strategies = lineups.build(cell.lineup, strategy_resolver(simulator))
     if knows(strategies):  # players who remember (tracker, pimc) play on the engine's table runner (issue 13)
         known = simulate_known(cell.rules, strategies, n, seed, cell.unit)
         return summarize(known, lineups.display_names(cell.lineup, strategies), cell.rules)
+    if choose_engine(strategies, engine=engine, check=check, simulator=simulator) == "compiled":
+        res = serve.simulate_chunk(cell.rules, strategies, n, seed, matches=cell.unit == "match", threads=threads)
+        return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)
+    mod = _module(simulator_path(simulator))
+    simulate = mod.simulate_matches if cell.unit == "match" else mod.simulate_deals
     kw: dict[str, Any] = {"check": check}
     if "where" in inspect.signature(simulate).parameters:  # a stand-in simulator may not name faults
         # faults name the cell, the chunk and the global deal number, for any --jobs
@@ -107,10 +162,11 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)
 
 
-def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str
-             ) -> tuple[int, int, int, dict[str, pd.DataFrame]]:
+def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str, engine: str = "auto",
+             threads: int = 1) -> tuple[int, int, int, dict[str, pd.DataFrame]]:
     """Worker entry: run_chunk plus the chunk's identity (results arrive unordered)."""
-    return cell.index, k, n, run_chunk(cell, k, n, cell_seed(seed, cell, k), check, simulator=simulator)
+    return cell.index, k, n, run_chunk(cell, k, n, cell_seed(seed, cell, k), check, simulator=simulator,
+                                       engine=engine, threads=threads)
 
 
 # --------------------------------------------------------------------------- running tasks
@@ -152,13 +208,44 @@ def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: i
     yield from dask_results(fn, calls, jobs=jobs, scheduler=scheduler)
 
 
+def cores(jobs: int) -> int:
+    """Cores that ``jobs`` asks for, joblib style (-1 = all, -2 = all but one, ...)."""
+    n = os.cpu_count() or 1
+    return max(1, min(jobs, n) if jobs > 0 else n + 1 + jobs)
+
+
 def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check: bool = False,
                     simulator: str | None = None, jobs: int = 1, backend: str = "loky",
-                    scheduler: str | None = None) -> Iterator[tuple[int, int, int, dict[str, pd.DataFrame]]]:
-    """Run (cell, chunk index, size) tasks; yield (cell index, chunk, size, sums) as they finish."""
+                    scheduler: str | None = None, engine: str | None = None
+                    ) -> Iterator[tuple[int, int, int, dict[str, pd.DataFrame]]]:
+    """Run (cell, chunk index, size) tasks; yield (cell index, chunk, size, sums) as they finish.
+
+    On loky, compiled chunks run here on ``jobs`` threads (many chunks: one
+    thread each; fewer chunks than threads: every thread on each chunk in
+    turn), then the rest on the worker processes.
+    """
     sim = simulator_path(simulator)
-    calls = [(cell, k, n, seed, check, sim) for cell, k, n in tasks]
+    mode = engine_mode(engine)
+    calls = [(cell, k, n, seed, check, sim, mode) for cell, k, n in tasks]
+    if backend == "loky":
+        cells = list({c.index: c for c, _, _ in tasks}.values())
+        engines = dict(zip([c.index for c in cells], cell_engines(cells, engine=mode, check=check, simulator=sim)))
+        here = [c for c in calls if engines[c[0].index] == "compiled"]
+        calls = [c for c in calls if engines[c[0].index] != "compiled"]
+        yield from _run_threaded(here, cores(jobs))
     yield from run_tasks(cell_job, calls, jobs=jobs, backend=backend, scheduler=scheduler)
+
+
+def _run_threaded(calls: Sequence[tuple[Cell, int, int, int, bool, str, str]], threads: int
+                  ) -> Iterator[tuple[int, int, int, dict[str, pd.DataFrame]]]:
+    """Compiled chunks in this process: a pool of ``threads`` chunks at a time, or each chunk on every thread."""
+    if len(calls) >= threads > 1:
+        with ThreadPoolExecutor(threads) as pool:
+            for f in as_completed([pool.submit(cell_job, *args) for args in calls]):
+                yield f.result()
+        return
+    for cell, k, n, seed, check, sim, mode in calls:
+        yield cell_job(cell, k, n, seed, check, sim, mode, threads)
 
 
 # --------------------------------------------------------------------------- sums
@@ -187,7 +274,8 @@ def ordered_parts(cells: Iterable[Cell], done: dict[tuple[int, int], dict[str, p
 
 def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, simulator: str | None = None,
                    jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
-                   on_chunk: Callable[[int, int], None] | None = None) -> dict[str, pd.DataFrame]:
+                   on_chunk: Callable[[int, int], None] | None = None, engine: str | None = None
+                   ) -> dict[str, pd.DataFrame]:
     """Every chunk of ``cells`` run and summed per cell (no chunk store: ``simulate``, the API).
 
     ``on_chunk(cell index, units)`` is called as each chunk finishes (a progress bar).
@@ -195,7 +283,7 @@ def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, sim
     tasks = [(c, k, n) for c in cells for k, n in c.chunks()]
     done: dict[tuple[int, int], dict[str, pd.DataFrame]] = {}
     for ci, k, n, tables in run_cell_chunks(tasks, seed=seed, check=check, simulator=simulator, jobs=jobs,
-                                            backend=backend, scheduler=scheduler):
+                                            backend=backend, scheduler=scheduler, engine=engine):
         done[(ci, k)] = tables
         if on_chunk is not None:
             on_chunk(ci, n)
