@@ -120,9 +120,15 @@ def test_design_experiment_runs_a_tournament_per_rule_set_and_reports_it(tmp_pat
     assert {tuple(s["seats"]) for s in res[0]["seatings"]} >= {("random", "greedy"), ("greedy", "random")}
     md = (folder / "report.md").read_text()
     assert "What the designs measure" in md and "one colour scale" in md
+    assert md.index("## Summary") < md.index("charts/overview.png") < md.index("## What the designs measure")
+    assert "**czech 2p** (round-robin)" in md and "**czech 3p** (hero)" in md
     for t, r in enumerate(res):
         for kind in ("ranking", "cross"):
             assert f"charts/{kind}_czech_{r['players']}p_{t}.png" in md
+    (folder / "report.md").unlink()
+    again = CliRunner().invoke(app, ["report", str(folder)])  # durak report rebuilds it from tournaments.json
+    assert again.exit_code == 0, again.output
+    assert (folder / "report.md").read_text() == md
 
 
 @pytest.mark.parametrize("extra, words", [

@@ -369,6 +369,12 @@ def report(folder: Annotated[Path, typer.Argument(help="An experiment's output f
     with user_errors():
         if not (folder / "results").is_dir():
             raise UsageError(f"{folder}: no results/ folder here (run the experiment first)")
+        if (folder / "results" / "tournaments.json").is_file():  # an experiment of tournaments (design = ...)
+            from analyzer.report.compare_view import rebuild_tournament_report
+
+            written = rebuild_tournament_report(folder)
+            typer.echo(f"report written: {written[0]} and {written[1]} ({len(written) - 2} chart files)")
+            return
         paths = build_report(folder)
     typer.echo(f"report written: {paths.markdown} and {paths.html} ({len(paths.charts)} chart files)")
     _warn_capped(folder)

@@ -327,14 +327,62 @@ def color_limit(results: list[dict[str, Any]]) -> float:
     return max([1.0, *vals])
 
 
+def summary_sentence(out: dict[str, Any]) -> str:
+    """One line per tournament: who leads, by how much, and how many pairs are decided."""
+    sig = sum(p["significant"] for p in out["pairs"])
+    if out["design"] == "round-robin":
+        top = out["ratings"][0]
+        lead = (f"{top['strategy']} rates highest ({top['rating']:+.0f} Elo [{top['lo']:+.0f}, {top['hi']:+.0f}])")
+    else:
+        ref = out["field"][0]
+        others = [r for r in out["ranking"] if r["strategy"] != ref] or out["ranking"]
+        top = others[0]
+        lead = (f"{top['strategy']} wins most against {ref} ({100 * top['win_rate']:.2f} % "
+                f"[{100 * top['lo']:.2f}, {100 * top['hi']:.2f}], fair share {100 * out['fair_share']:.0f} %)")
+        if len(others) < len(out["ranking"]):
+            lead += f"; {ref} itself scores the fair share against its own copies"
+    return f"**{_label(out)}** ({out['design']}): {lead}; {sig} of {len(out['pairs'])} pairs decided."
+
+
+def plot_overview(results: list[dict[str, Any]]) -> Any:
+    """Every tournament's ranking side by side (points with 95 % interval bars): the summary chart."""
+    k = len(results)
+    cols = min(k, 3)
+    rows = -(-k // cols)
+    size = max(len(o["strategies"]) for o in results)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 0.3 * size * rows + 1.3 * rows), squeeze=False)
+    for ax in axes.flat[k:]:
+        ax.set_visible(False)
+    for ax, out in zip(axes.flat, results):
+        r = ranking_points(out).iloc[::-1]
+        y = np.arange(len(r))
+        ax.errorbar(r["value"], y, xerr=[r["value"] - r["lo"], r["hi"] - r["value"]], fmt="o", ms=3, capsize=2,
+                    color="black")
+        ax.set_yticks(y, r["strategy"], fontsize=7)
+        ax.tick_params(axis="x", labelsize=7)
+        if out["design"] == "hero":
+            ax.axvline(100 * out["fair_share"], color="grey", lw=0.8, ls="--")
+        unit = "Elo" if out["design"] == "round-robin" else f"win % vs {out['field'][0]}"
+        ax.set_title(f"{_label(out)}, {out['design']} ({unit})", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
 def tournament_report_blocks(results: list[dict[str, Any]], *, name: str, description: str, command: str,
-                             charts: dict[int, dict[str, list[Path]]]) -> list[Block]:
-    """An experiment of tournaments: what each design measures, then per tournament the ranking chart and table,
-    the cross-table chart (one colour scale for the report) and the pairs with Holm verdicts."""
-    b = [Block("h1", f"Experiment: {name}")]
+                             charts: dict[int, dict[str, list[Path]]],
+                             overview: list[Path] | None = None) -> list[Block]:
+    """An experiment of tournaments: a summary (one line and the ranking of each tournament), what each design
+    measures, then per tournament the ranking chart and table, the cross-table chart (one colour scale for the
+    report) and the pairs with Holm verdicts."""
+    b = [Block("h1", f"Experiment: {name}"), Block("h2", "Summary"),
+         Block("list", [summary_sentence(o) for o in results])]
+    if overview:
+        b.append(Block("chart", overview, "ranking of every tournament: points with 95% interval bars"))
     if description:
         b.append(Block("p", description))
     b.append(Block("code", command))
+    b.append(Block("toc", ["What the designs measure", *(f"{_label(o)}: {o['design']}" for o in results)]))
     designs = list(dict.fromkeys(out["design"] for out in results))
     b.append(Block("h2", "What the designs measure"))
     b += [Block("p", DESIGN_WORDS[d]) for d in designs]
@@ -343,7 +391,6 @@ def tournament_report_blocks(results: list[dict[str, Any]], *, name: str, descri
                         "never computed as from independent samples. A winner is named only when the 95% interval "
                         "excludes 0 and the Holm-adjusted p-value (over the pairs of that tournament) is below 0.05. "
                         f"All cross-tables share one colour scale (±{color_limit(results):.1f} pp)."))
-    b.append(Block("toc", [f"{_label(o)}: {o['design']}" for o in results]))
     for t, out in enumerate(results):
         b.append(Block("h2", f"{_label(out)}: {out['design']}"))
         b.append(Block("p", f"Measures: {out['measures']}. {out['n_decks']:,} duplicate decks, "
@@ -374,7 +421,20 @@ def write_tournament_report(results: list[dict[str, Any]], folder: Path, *, name
         for kind, fig in (("ranking", plot_ranking(out)), ("cross", plot_cross_table(out, lim))):
             charts[t][kind] = save_figure(fig, folder / "charts" / f"{kind}_{stem}")
             plt.close(fig)
-    blocks = tournament_report_blocks(results, name=name, description=description, command=command, charts=charts)
+    fig = plot_overview(results)
+    overview = save_figure(fig, folder / "charts" / "overview")
+    plt.close(fig)
+    blocks = tournament_report_blocks(results, name=name, description=description, command=command, charts=charts,
+                                      overview=overview)
     (folder / "report.md").write_text(render_md(blocks, folder))
     (folder / "report.html").write_text(render_html(blocks, f"Experiment: {name}"))
-    return [folder / "report.md", folder / "report.html", *(p for c in charts.values() for ps in c.values() for p in ps)]
+    return [folder / "report.md", folder / "report.html", *overview,
+            *(p for c in charts.values() for ps in c.values() for p in ps)]
+
+
+def rebuild_tournament_report(folder: Path) -> list[Path]:
+    """``durak report FOLDER`` for an experiment of tournaments: the report again from results/tournaments.json."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    results = json.loads((folder / "results" / "tournaments.json").read_text())
+    return write_tournament_report(results, folder, name=manifest["name"], description=manifest.get("description", ""),
+                                   command=manifest.get("command", ""))
