@@ -1,13 +1,39 @@
 """Tuned weights of ``weighted`` for the default rules of each variant (``weighted?preset=NAME``, issue 14).
 
-Each preset was found by ``durak tune weighted`` (CMA-ES on duplicate decks,
-every seat against copies of default ``weighted``) and checked on fresh
-hold-out decks; ``command`` reruns it and ``report`` is its tuning report with
-the curve and the hold-out margin.  Weights not listed keep their defaults.
+Each preset was found by ``durak tune weighted`` (CMA-ES on duplicate decks, every seat against copies of
+default ``weighted``) and checked on fresh hold-out decks; ``command`` reruns it, ``report`` is its tuning
+report (the curve with intervals and the hold-out margin) and ``about`` says what the check found.  Where
+tuning found no gain the preset is shipped all the same (it plays differently, no better or worse within
+the interval) and ``about`` says so.  ``w_points`` is held at 1 (scaling every weight changes no play).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-PRESETS: dict[str, dict[str, Any]] = {}
+PRESETS: dict[str, dict[str, Any]] = {
+    "czech-2p": {
+        "weights": {"w_wild": -31.529, "w_effect": -0.408, "w_suit_len": 8.907, "w_threat": 50.822, "w_same_rank": 0.916},
+        "about": "no gain found: +0.01 pp [-0.16, +0.17] on 20,000 hold-out decks",
+        "command": "durak tune weighted --variant czech --players 2 --budget 80000 --decks 2000 --holdout 20000 --sigma 0.5 --seed 1",
+        "report": "reports/tuning/weighted-czech-2p/tune.md",
+    },
+    "czech-4p": {
+        "weights": {"w_wild": -132.873, "w_effect": -17.994, "w_suit_len": 34.927, "w_threat": 19.566, "w_same_rank": 15.542},
+        "about": "+0.93 pp [+0.77, +1.08] over default weighted on 20,000 hold-out decks",
+        "command": "durak tune weighted --variant czech --players 4 --budget 60000 --decks 2000 --holdout 20000 --sigma 0.5 --seed 1",
+        "report": "reports/tuning/weighted-czech-4p/tune.md",
+    },
+    "prague-4p": {
+        "weights": {"w_wild": -80.396, "w_effect": 5.603, "w_suit_len": 14.23, "w_threat": 35.392, "w_same_rank": 7.674},
+        "about": "+2.23 pp [+1.97, +2.49] over default weighted on 20,000 hold-out decks",
+        "command": "durak tune weighted --variant prague --players 4 --budget 60000 --decks 2000 --holdout 20000 --sigma 0.5 --seed 1",
+        "report": "reports/tuning/weighted-prague-4p/tune.md",
+    },
+    "svinya-2p": {
+        "weights": {"w_wild": -9.937, "w_effect": -0.127, "w_suit_len": -0.364, "w_threat": 8.919, "w_same_rank": -2.133},
+        "about": "+1.52 pp [+0.97, +2.06] over default weighted on 10,000 hold-out decks",
+        "command": "durak tune weighted --variant svinya --players 2 --budget 24000 --decks 2000 --holdout 10000 --sigma 0.5 --seed 1",
+        "report": "reports/tuning/weighted-svinya-2p/tune.md",
+    },
+}

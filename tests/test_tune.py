@@ -14,6 +14,7 @@ from analyzer.cli.app import app
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.execution.tune import HOLDOUT_BASE, TuneError, decks_for, hero_objective, spec_with, tune, write_report
+from strategies.weighted_presets import PRESETS
 
 OPTIMUM = np.array([1.5, -2.0, 0.5])
 
@@ -154,3 +155,18 @@ def test_durak_tune_prints_the_spec_and_hold_out_margin_and_writes_the_report(tm
     md = (tmp_path / "tune.md").read_text()
     assert "![curve](tune_curve.png)" in md and (tmp_path / "tune_curve.png").stat().st_size > 0
     assert "durak tune weighted --variant czech --players 2" in md
+
+
+def test_presets_build_their_weights_and_are_listed() -> None:
+    assert {"czech-2p", "svinya-2p"} <= set(PRESETS)
+    for name, entry in PRESETS.items():
+        w = get_strategy(f"weighted?preset={name}").weights
+        assert w == {**get_strategy("weighted").weights, **entry["weights"]}
+        assert entry["report"].startswith("reports/tuning/") and entry["command"].startswith("durak tune weighted")
+    with pytest.raises(ValueError, match="preset or weights"):
+        get_strategy("weighted?preset=czech-2p,w_wild=-1")
+    with pytest.raises(ValueError, match="unknown weighted preset 'moscow-2p'"):
+        get_strategy("weighted?preset=moscow-2p")
+    out = CliRunner().invoke(app, ["strategies"]).output
+    assert all(f"weighted?preset={name}:" in out for name in PRESETS)
+    assert out.count("?preset=czech-2p") == 1  # under weighted only, not repeated for strategies built on it

@@ -255,10 +255,10 @@ def list_strategies() -> None:
 
 
 def _presets(name: str) -> dict[str, dict[str, Any]]:
-    """A built-in's tuned presets (its class's ``presets``), or none."""
+    """A built-in's tuned presets (its class's own ``presets``), or none."""
     from analyzer.core.registry import get_strategy
 
-    return dict(getattr(type(get_strategy(name)), "presets", None) or {})
+    return dict(vars(type(get_strategy(name))).get("presets") or {})  # its own, not a subclass's inherited ones
 
 
 @app.command("rules")

@@ -270,6 +270,9 @@ def report_markdown(result: TuneResult, *, title: str, spec: str | None = None, 
     lines += [f"| {n} | {result.start[n]:g} | {result.tuned[n]:g} |" for n in result.names]
     lines += ["", f"**Hold-out check** on {h['n_decks']:,} fresh decks no generation played: tuned − start = "
               f"{100 * h['margin']:+.2f} pp [{100 * h['lo']:+.2f}, {100 * h['hi']:+.2f}] (95 %, paired).", "",
+              "The score is a strategy's win rate in every seat against the field, minus the fair share; so the "
+              "margin is how many points of win rate the tuned weights gain over the start against the same field "
+              "(against copies of the start, the start itself scores exactly the fair share).", "",
               "## Curve", "",
               "Gain of the CMA-ES mean over the start on each generation's own fresh decks (paired, 95 %); "
               "the best candidate's gain was picked on the same decks and is optimistic.", "",
@@ -318,9 +321,23 @@ def write_report(result: TuneResult, folder: Path, *, title: str, spec: str | No
         paths += saved
     md.write_text(text)
     result.curve.to_csv(csv, index=False)
-    js.write_text(json.dumps({"title": title, "spec": spec, "start": result.start, "tuned": result.tuned,
-                              "holdout": result.holdout, "evaluations": result.evaluations}, indent=1) + "\n")
+    js.write_text(json.dumps({"title": title, "spec": spec, "command": command, "start": result.start,
+                              "tuned": result.tuned, "holdout": result.holdout, "evaluations": result.evaluations},
+                             indent=1) + "\n")
     return paths
+
+
+def rewrite_report(folder: Path) -> list[Path]:
+    """Write a tuning report again from its tune.json and tune_curve.csv (new wording or chart, same numbers)."""
+    meta = json.loads((folder / "tune.json").read_text())
+    curve = pd.read_csv(folder / "tune_curve.csv")
+    command = meta.get("command")
+    if command is None:  # reports written before the command was kept in tune.json: read it off tune.md
+        lines = (folder / "tune.md").read_text().splitlines()
+        command = next((lines[i + 1] for i, t in enumerate(lines[:-1]) if t.startswith("```sh")), None)
+    result = TuneResult(names=list(meta["start"]), start=meta["start"], tuned=meta["tuned"], holdout=meta["holdout"],
+                        curve=curve, evaluations=meta.get("evaluations", 0))
+    return write_report(result, folder, title=meta["title"], spec=meta["spec"], command=command, chart=True)
 
 
 # ---------------------------------------------------------------- durak tune
