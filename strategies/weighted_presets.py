@@ -24,6 +24,12 @@ PRESETS: dict[str, dict[str, Any]] = {
         "command": "durak tune weighted --variant czech --players 4 --budget 60000 --decks 2000 --holdout 20000 --sigma 0.5 --seed 1",
         "report": "reports/tuning/weighted-czech-4p/tune.md",
     },
+    "prague-2p": {
+        "weights": {"w_wild": -12.965, "w_effect": 4.671, "w_suit_len": 0.317, "w_threat": 4.925, "w_same_rank": -0.12},
+        "about": "+1.27 pp [+0.85, +1.69] over default weighted on 20,000 hold-out decks",
+        "command": "durak tune weighted --variant prague --players 2 --budget 80000 --decks 2000 --holdout 20000 --sigma 0.5 --seed 1",
+        "report": "reports/tuning/weighted-prague-2p/tune.md",
+    },
     "prague-4p": {
         "weights": {"w_wild": -80.396, "w_effect": 5.603, "w_suit_len": 14.23, "w_threat": 35.392, "w_same_rank": 7.674},
         "about": "+2.23 pp [+1.97, +2.49] over default weighted on 20,000 hold-out decks",
@@ -31,9 +37,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "report": "reports/tuning/weighted-prague-4p/tune.md",
     },
     "svinya-2p": {
-        "weights": {"w_wild": -9.937, "w_effect": -0.127, "w_suit_len": -0.364, "w_threat": 8.919, "w_same_rank": -2.133},
-        "about": "+1.52 pp [+0.97, +2.06] over default weighted on 10,000 hold-out decks",
-        "command": "durak tune weighted --variant svinya --players 2 --budget 24000 --decks 2000 --holdout 10000 --sigma 0.5 --seed 1",
+        "weights": {"w_wild": -50.095, "w_effect": -2.16, "w_suit_len": -1.201, "w_threat": 29.865, "w_same_rank": -12.769},
+        "about": "+3.08 pp [+2.65, +3.50] over default weighted on 20,000 hold-out decks",
+        "command": "durak tune weighted --variant svinya --players 2 --budget 80000 --decks 2000 --holdout 20000 --sigma 0.5 --seed 1",
         "report": "reports/tuning/weighted-svinya-2p/tune.md",
     },
 }
