@@ -36,6 +36,13 @@ def test_lineups_rotate_every_strategy_through_every_position(k: int, players: i
         assert sorted(up[p] for up in ups) == list(range(k))
 
 
+@pytest.fixture(autouse=True)
+def _numpy_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests spy on the numpy simulator; the kernel would serve the built-ins (tests/test_engine_choice.py
+    holds compare equal on both engines)."""
+    monkeypatch.setenv("DURAK_ENGINE", "numpy")
+
+
 def test_labels_tell_a_repeated_spec_apart() -> None:
     assert design.labels(["greedy", "random", "greedy", "greedy"]) == ["greedy", "random", "greedy#2", "greedy#3"]
 

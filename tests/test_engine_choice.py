@@ -146,3 +146,16 @@ def test_the_engine_is_recorded(tmp_path):
         exp = load_experiment(exp_file)
         assert fingerprint(exp)[1]["engines"] == engines
         assert fingerprint(exp, check=True)[1]["engines"] == ["numpy"] * 2
+
+
+def test_compare_plays_its_duplicate_deals_on_either_engine_alike(monkeypatch):
+    """durak compare of built-ins runs on the kernel; a deterministic line-up scores every deck as on numpy."""
+    from analyzer.execution.compare_run import run_compare
+
+    rules = make_rules("czech", 3, {"reshuffle": "shuffle"})
+    comp = run_compare(rules, ["greedy", "weighted", "aggressive"], 300, seed=4)
+    monkeypatch.setenv(ENGINE_ENV, "numpy")
+    nump = run_compare(rules, ["greedy", "weighted", "aggressive"], 300, seed=4)
+    assert comp.scores.keys() == nump.scores.keys()
+    for m in comp.scores:
+        assert np.array_equal(comp.scores[m], nump.scores[m]), m

@@ -27,7 +27,7 @@ from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RulesError, RuleSet
 from analyzer.engine.match import MAX_DEALS
 from analyzer.execution import lineup as lineups
-from analyzer.execution.executor import run_tasks
+from analyzer.execution.executor import run_tasks, simulate_on_decks
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.knowledge.table import KnowingStrategy, simulate_observed
 from analyzer.stats.compare import (
@@ -123,7 +123,7 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                 for up in ups:
                     lineup = [strats[s] for s in up]
                     dres = (play(rules, lineup, decks, sim_ss) if play is not None
-                            else simulator.simulate_deals(rules, lineup, n, sim_ss, decks=decks))
+                            else simulate_on_decks(rules, lineup, decks, sim_ss))
                     outcomes.append(_outcomes_deals(dres, players))
                     capped += int((dres.end == END_CAPPED).sum())
                     deals += n

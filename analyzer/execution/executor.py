@@ -40,10 +40,14 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from types import ModuleType
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
 from numpy.random import SeedSequence
+from numpy.typing import NDArray
 
+from analyzer.core.outcomes import DealResults
 from analyzer.core.registry import get_strategy
+from analyzer.core.rules import RuleSet
 from analyzer.execution import lineup as lineups
 from analyzer.execution.experiment import Cell, ExperimentError
 from analyzer.execution.lifeline import guarded, watch_parent
@@ -113,6 +117,18 @@ def choose_engine(strategies: Sequence[object], *, engine: str | None = None, ch
     if mode == "compiled" and check:
         raise ExperimentError("engine compiled: --check runs on the numpy simulator (use engine auto or numpy)")
     return "compiled" if python is None and not check else "numpy"
+
+
+def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArray[np.integer], ss: SeedSequence, *,
+                      engine: str | None = None) -> DealResults:
+    """Deals on given decks (compare's duplicate deals) on the engine :func:`choose_engine` picks.
+
+    Both engines give a deterministic line-up the same deals (same decks, same option streams).
+    """
+    if choose_engine(strategies, engine=engine) == "compiled":
+        return serve.simulate_on_decks(rules, strategies, decks, ss)
+    res: DealResults = _module(DEFAULT_SIMULATOR).simulate_deals(rules, strategies, len(decks), ss, decks=decks)
+    return res
 
 
 def cell_engines(cells: Iterable[Cell], *, engine: str | None = None, check: bool = False,

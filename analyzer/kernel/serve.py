@@ -36,6 +36,12 @@ def deck_generator(ss: np.random.SeedSequence) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, 1)))
 
 
+def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: np.ndarray, ss: np.random.SeedSequence
+                      ) -> DealResults:
+    """Deals on given decks (duplicate designs), with the play streams the numpy simulator gives ``ss``."""
+    return simulate_deals(rules, strategies, len(decks), base_key(ss), decks=decks, threads=1)
+
+
 def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
                    matches: bool, threads: int = 1) -> DealResults | MatchResults:
     """``n`` deals (or matches) of one chunk on the kernel, on ``threads`` threads (results do not depend on it)."""
