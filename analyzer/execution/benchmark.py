@@ -62,7 +62,7 @@ class Row:
     one_core: float  # per second
     all_cores: float | None  # per second on every core (None: not measured)
     ns_per_turn: float | None  # one core
-    turns: float | None  # mean turns per unit
+    turns: float | None  # mean turns per unit (matches: deals per match)
 
 
 class SimpleOnly:
@@ -106,6 +106,21 @@ def executor_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[R
         tables, t1 = play(rules, specs, n, seed=1, jobs=1, chunk=chunk, engine=engine)
         _, tn = play(rules, specs, n, seed=1, jobs=-1, chunk=chunk, engine=engine)
         rows.append(_row(case, engine, n, t1, tn, _turns(tables)))
+    return rows
+
+
+def match_rows(n: int) -> list[Row]:
+    """czech 4p random matches to 100 through the executor, default match chunks: a run of one chunk uses
+    one core on numpy, every core on the kernel (threads over blocks of matches)."""
+    rules = make_rules("czech", 4, {"target": 100})
+    rows = []
+    for engine in ("numpy", "compiled"):
+        play(rules, ["random"], min(n, 200), seed=99, jobs=-1, matches=True, engine=engine)  # warm-up
+        tables, t1 = play(rules, ["random"], n, seed=1, jobs=1, matches=True, engine=engine)
+        _, tn = play(rules, ["random"], n, seed=1, jobs=-1, matches=True, engine=engine)
+        tot = tables["totals"].iloc[0]
+        rows.append(_row("czech 4p random matches to 100", engine, n, t1, tn, None, "matches"))
+        rows[-1].turns = float(tot["deals_sum"] / tot["n"])  # deals per match
     return rows
 
 
@@ -210,6 +225,8 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
             if engine_deals:
                 rows.append(engine_row(case, rules, engine_deals))
         tick()
+    if "czech" in variants:
+        rows += match_rows(max(100, deals // 100))
     if rollouts:
         rows.append(rollout_row(rollouts))
     rows += search_rows()
