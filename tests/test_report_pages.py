@@ -38,3 +38,64 @@ def test_run_ends_with_the_headline_answers_and_the_report_path(tmp_path: Path) 
     assert any(ln.startswith("Which strategy wins: ") for ln in lines)
     assert lines[-1] == f"report: {out / 'report.html'}" and (out / "report.html").exists()
     assert "**" not in r.stdout
+
+
+# ---------------------------------------------------------------- charts people read (issue 15 item 4)
+
+def _quick_results():
+    import numpy as np  # noqa: F401
+
+    from analyzer.core.rules import make_rules
+    from analyzer.sim.simulator import simulate_deals
+    from strategies import get_strategy
+    from tests.test_jack import results_of
+
+    cells = []
+    for variant, players, over in (("czech", 2, {}), ("czech", 2, {"queen_needs_king": True}), ("prague", 3, {})):
+        for lineup in (["greedy", "random"] * 2)[:players], (["random", "greedy"] * 2)[:players]:
+            rules = make_rules(variant, players, over)
+            cells.append((variant, players, "deal", over, list(lineup),
+                          simulate_deals(rules, [get_strategy(s) for s in lineup], 300, seed=len(cells))))
+    return results_of(cells)
+
+
+def test_every_heat_map_of_a_report_shares_one_colour_scale(tmp_path: Path, monkeypatch) -> None:
+    from analyzer.report import charts, sections
+
+    seen: list[float] = []
+    real = charts.plot_heatmap
+
+    def spy(*args, **kw):  # noqa: ANN002, ANN003
+        seen.append(kw["lim"])
+        ax = real(*args, **kw)
+        assert ax.images[0].get_clim() == (-kw["lim"], kw["lim"])
+        return ax
+
+    monkeypatch.setattr(charts, "plot_heatmap", spy)
+    sections.head_to_head(sections.Context(_quick_results(), tmp_path))
+    assert len(seen) == 3 and len(set(seen)) == 1
+
+
+def test_point_histograms_leave_out_the_winners_empty_hand() -> None:
+    import pandas as pd
+
+    from analyzer.report import charts
+
+    ht = pd.DataFrame({"cell": 0, "label": "czech 2p", "lineup": "a,b", "bin": range(6),
+                       "count": [900, 0, 10, 30, 40, 20]})
+    ax = charts.plot_hist(ht, "points")
+    x = ax.lines[0].get_xdata()
+    assert min(x) >= 1 and "left out" in ax.get_xlabel()
+
+
+def test_deal_length_chart_has_one_row_per_rule_set_on_a_log_scale_when_needed() -> None:
+    from analyzer.report import charts
+    from analyzer.stats import tables
+
+    length = tables.game_length(_quick_results())
+    ax = charts.plot_length(length, "deal")
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["czech 2p (default)", "czech 2p queen_needs_king=on", "prague 3p (default)"]
+    means = length.groupby("rules")["turns_mean"].mean()
+    assert means.max() > 3 * means.min()  # queen_needs_king makes czech 2p deals several times longer
+    assert ax.get_xscale() == ("log" if means.max() > 10 * means.min() else "linear")

@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import PercentFormatter  # noqa: E402
+from matplotlib.ticker import LogLocator, NullFormatter, PercentFormatter, ScalarFormatter  # noqa: E402
 
 from analyzer.stats.tables import rules_text
 
@@ -203,18 +203,24 @@ def plot_wild_penalty(ws: pd.DataFrame, unit: str = "deal", ax: Axes | None = No
 def plot_heatmap(matrix: pd.DataFrame, ax: Axes | None = None, title: str = "Strategy against strategy",
                  value_label: str = "win rate − fair share (percentage points)",
                  lo: pd.DataFrame | None = None, hi: pd.DataFrame | None = None,
-                 n: float | None = None, scale: float = 100.0) -> Axes:
+                 n: float | None = None, scale: float = 100.0, lim: float | None = None,
+                 verdict: pd.DataFrame | None = None) -> Axes:
     """Heatmap of a square strategy x opponent DataFrame of differences.
 
     Every cell is annotated with its value (times ``scale``), so the chart reads
-    in grey-scale; with ``lo``/``hi`` matrices, a cell whose interval contains 0
-    is marked "≈" (not distinguishable).  Empty cells (e.g. the diagonal) show "—".
+    in grey-scale; a cell not distinguishable from 0 is marked "≈": by the
+    table's verdict (``verdict``, the one rule: interval and Holm p agree) where
+    given, else where its ``lo``/``hi`` interval contains 0.  ``lim``: the colour
+    scale's half-range in scaled units -- one for every heat map of a report, so
+    equal colours mean equal differences; default: this matrix's largest value.
+    Empty cells (e.g. the diagonal) show "—".
     """
     names = list(matrix.index)
     ax = _axes(ax, (1.1 * len(names) + 3.5, 0.9 * len(names) + 2.5))
     v = matrix.to_numpy(dtype=float) * scale
     finite = v[np.isfinite(v)]
-    lim = float(np.max(np.abs(finite))) if finite.size else 1.0
+    if lim is None:
+        lim = float(np.max(np.abs(finite))) if finite.size else 1.0
     lim = lim or 1.0
     im = ax.imshow(np.ma.masked_invalid(v), cmap="PuOr", vmin=-lim, vmax=lim)
     for i in range(v.shape[0]):
@@ -223,7 +229,9 @@ def plot_heatmap(matrix: pd.DataFrame, ax: Axes | None = None, title: str = "Str
                 ax.text(j, i, "—", ha="center", va="center", color="black")
                 continue
             mark = ""
-            if lo is not None and hi is not None:
+            if verdict is not None:
+                mark = "" if verdict.iloc[i, j] > 0.5 else "≈"
+            elif lo is not None and hi is not None:
                 a, b = lo.iloc[i, j], hi.iloc[i, j]
                 if np.isfinite(a) and np.isfinite(b) and a <= 0 <= b:
                     mark = "≈"
@@ -236,7 +244,7 @@ def plot_heatmap(matrix: pd.DataFrame, ax: Axes | None = None, title: str = "Str
     ax.set_xlabel(f"{matrix.columns.name or 'opponent'}")
     ax.set_ylabel(f"{matrix.index.name or 'strategy'} (row is measured)")
     suffix = f" (n={_n(n)})" if n is not None else ""
-    note = "; ≈ = not distinguishable" if lo is not None else ""
+    note = "; ≈ = not distinguishable" if lo is not None or verdict is not None else ""
     ax.set_title(f"{title}{suffix}{note}", fontsize="medium")
     ax.figure.colorbar(im, ax=ax, label=value_label)
     return ax
@@ -244,7 +252,8 @@ def plot_heatmap(matrix: pd.DataFrame, ax: Axes | None = None, title: str = "Str
 
 _HIST_TEXT = {
     "turns": ("turns per deal", "share of deals", "Deal length"),
-    "points": ("penalty points per hand", "share of hands", "Penalty points"),
+    "points": ("penalty points per hand left with cards (the winner's 0 left out)", "share of those hands",
+               "Penalty points"),
     "deals": ("deals per match", "share of matches", "Match length"),
 }
 
@@ -259,6 +268,8 @@ def plot_hist(ht: pd.DataFrame, kind: str, ax: Axes | None = None, max_series: i
     (">="), as in :func:`analyzer.stats.sums.summarize`.
     """
     xlabel, ylabel, title = _HIST_TEXT.get(kind, (kind, "share", kind))
+    if kind == "points":  # like with like: the hands left with cards (the winner's empty hand scores 0)
+        ht = ht[ht["bin"] > 0]
     cells = list(dict.fromkeys(ht["cell"]))[:max_series]
     ax = _axes(ax, _size_for_legend(len(cells)))
     shown = ht[ht["cell"].isin(cells)]
@@ -371,4 +382,48 @@ def plot_jack_rule(eff: pd.DataFrame, ax: Axes | None = None) -> Axes:
     ax.set_xlabel("difference of дурак rates (percentage points)")
     ax.set_title("The wild rule on and off, 95% CI", fontsize="medium")
     _legend_below(ax)
+    return ax
+
+
+def plot_length(length: pd.DataFrame, unit: str = "deal", ax: Axes | None = None) -> Axes:
+    """Mean deal length in turns (per match: deals) per cell with 95 % bars, one row per variant, players
+    and rule set, so a rule that lengthens the game stands out (CZ8 ``queen_needs_king`` in czech 2p);
+    the median (|) and p90 (×) from the stored histogram beside it; a log scale when lengths differ
+    more than tenfold."""
+    d = length[length["unit"] == unit].copy()
+    if unit == "match":
+        d["mean"], d["lo"], d["hi"] = d["deals_mean"], d["deals_mean"], d["deals_mean"]
+        med, p90, what = d["deals_median"], d["deals_p90"], "deals per match"
+    else:
+        d["mean"], d["lo"], d["hi"] = d["turns_mean"], d["turns_lo"], d["turns_hi"]
+        med, p90, what = d["turns_median"], d["turns_p90"], "turns per deal"
+    labels = [f"{v} {int(p)}p " + (rules_text(str(r)) if rules_text(str(r)) != "default rules" else "(default)")
+              for v, p, r in zip(d["variant"], d["players"], d["rules"])]
+    # seatings of one rule set read the same: show each label once, with the mean over its cells
+    d["label"] = labels
+    g = d.groupby("label", sort=False).agg(mean=("mean", "mean"), lo=("lo", "min"), hi=("hi", "max"),
+                                           med=(med.name, "mean"), p90=(p90.name, "mean"),
+                                           variant=("variant", "first"), n=("n", "sum")).reset_index()
+    g = g.sort_values(["variant", "label"]).reset_index(drop=True)
+    ax = _axes(ax, (11.0, 1.9 + 0.3 * max(len(g), 1)))
+    y = np.arange(len(g))
+    colours = {v: COLOURS[i % len(COLOURS)] for i, v in enumerate(dict.fromkeys(g["variant"]))}
+    for i, r in g.iterrows():
+        err = _yerr(np.array([r["mean"]]), np.array([r["lo"]]), np.array([r["hi"]]))
+        ax.errorbar([r["mean"]], [i], xerr=err, fmt=MARKERS[list(colours).index(r["variant"]) % len(MARKERS)],
+                    color=colours[r["variant"]], capsize=3)
+    ax.plot(g["med"], y, "|", color="0.3", markersize=10, label="median")
+    ax.plot(g["p90"], y, "x", color="0.3", label="90th percentile")
+    ax.set_yticks(y, g["label"], fontsize="small")
+    ax.invert_yaxis()
+    positive = g["mean"][g["mean"] > 0]
+    if len(positive) and positive.max() > 10 * positive.min():
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel(f"{what}: mean with 95% CI (●), median (|), 90th percentile (×)")
+    ax.set_title(f"{'Match' if unit == 'match' else 'Deal'} length per rule set (n={_n(g['n'].sum())} {_plural(unit)})",
+                 fontsize="medium")
+    ax.grid(axis="x", color="0.9")
     return ax

@@ -163,17 +163,23 @@ def head_to_head(ctx: Context) -> Section:
                            "Cells with exactly two strategies, pooled over seatings: the row strategy's "
                            "win rate per decided seat-game against the fair share; Holm over the rows, "
                            "a verdict needs the interval and the Holm p to agree."))
+    # one colour scale for every heat map of the report: equal colours, equal differences
+    lim = max(1.0, float(np.nanmax(np.abs(100 * h2h["diff"].to_numpy(dtype=float)))))
     for key, g in h2h.groupby(tables.GROUP_COLUMNS, sort=True, dropna=False):
         variant, players, unit, rules = key
         m = tables.head_to_head_matrix(g)
         lo = tables.head_to_head_matrix(g, "lo_diff")
         hi = tables.head_to_head_matrix(g, "hi_diff")
+        verdict = tables.head_to_head_matrix(g.assign(distinguishable=g["distinguishable"].astype(float)),
+                                             "distinguishable")
         rt = rules_text(str(rules))
         title = f"{variant} {players}p per {unit}" + ("" if rt == "default rules" else f", {rt}")
         s.details.append(ctx.chart(
             f"head_to_head_{variant}_{players}p_{unit}_{rt}",
-            partial(charts.plot_heatmap, m, lo=lo, hi=hi, title=title, n=float(g["n"].min())),
-            f"Strategy against strategy, {title}"))
+            partial(charts.plot_heatmap, m, lo=lo, hi=hi, title=title, n=float(g["n"].min()), lim=lim,
+                    verdict=verdict),
+            f"Strategy against strategy, {title} (one colour scale for all heat maps; ≈: the verdict is "
+            "not distinguishable)"))
     return s
 
 
@@ -263,7 +269,7 @@ def house_rules(ctx: Context) -> Section:
 
 #: Histograms drawn by the length section: stored kind, what it measures.
 _HISTS = (("turns", "deal length"),
-          ("points", "penalty points per hand (all hands, the winner's 0 included)"),
+          ("points", "penalty points per hand left with cards (the winner's empty hand left out)"),
           ("deals", "match length"))
 
 
@@ -272,6 +278,9 @@ def length(ctx: Context) -> Section:
     s = Section()
     s.answers.append(Block("h3", "How long are the games?"))
     s.answers.append(Block("list", sentences.length_sentences(ctx.length)))
+    for unit in sorted(ctx.length["unit"].unique()):
+        s.details.append(ctx.chart(f"length_{unit}", partial(charts.plot_length, ctx.length, unit=unit),
+                                   f"{'Match' if unit == 'match' else 'Deal'} length per rule set"))
     s.details.append(Block("table", display.show_length(ctx.length),
                            "Turns count every go, lost goes included (G10a); the last histogram bin is "
                            "open-ended (≥). Match cells count capped deals inside the matches."))

@@ -233,9 +233,12 @@ def jack_sentences(jq: pd.DataFrame) -> list[str]:
             s += f"the дурак rate of a player {what} " + ", ".join(parts) + "; "
         else:
             s += "(the dealt hands were not recorded by this run's simulator) "
-        s += (f"a player left holding a wild at the end is the дурак in {pct_ci(r['held_rate'], r['held_lo'], r['held_hi'])} "
-              f"against {pct_ci(r['free_rate'], r['free_lo'], r['free_hi'])} for one who is not "
-              f"(n={count(r['n'])} {u})")
+        if r["held_n"] > 0:
+            s += (f"a player left holding a wild at the end is the дурак in "
+                  f"{pct_ci(r['held_rate'], r['held_lo'], r['held_hi'])} against "
+                  f"{pct_ci(r['free_rate'], r['free_lo'], r['free_hi'])} for one who is not (n={count(r['n'])} {u})")
+        else:
+            s += f"no hand ended holding a wild (n={count(r['n'])} {u})"
         if r["rule_acts"]:
             s += "."
         else:

@@ -173,6 +173,8 @@ def _held_sentence(res: Results, at: pd.Series) -> str:
     if row.empty:
         return ""
     r = row.iloc[0]
+    if not r["held_n"] > 0:
+        return ""
     units = "matches" if r["unit"] == "match" else "deals"
     s = (f" There, a player left holding a wild at the end is the дурак in **{pct(r['held_rate'])}** of {units} "
          f"against {pct(r['free_rate'])} for one who is not")
@@ -192,8 +194,9 @@ def _dealt_panel(res: Results) -> Panel | None:
     r = d.loc[gap.idxmax()] if gap.notna().any() else d.iloc[0]
     sentence = (f"In **{r['variant']} {int(r['players'])}p** deals a player dealt two or more wilds is the дурак in "
                 f"{pct_ci(r['dealt2_rate'], r['dealt2_lo'], r['dealt2_hi'])} of deals, one dealt none in "
-                f"{pct_ci(r['dealt0_rate'], r['dealt0_lo'], r['dealt0_hi'])}; left holding a wild at the end, "
-                f"{pct(r['held_rate'])} against {pct(r['free_rate'])}")
+                f"{pct_ci(r['dealt0_rate'], r['dealt0_lo'], r['dealt0_hi'])}")
+    if r["held_n"] > 0:
+        sentence += f"; left holding a wild at the end, {pct(r['held_rate'])} against {pct(r['free_rate'])}"
     sentence += "." if r["rule_acts"] else f"; {sentences.no_rule(str(r['variant']), str(r['rules']))}."
 
     def draw(ax) -> None:  # noqa: ANN001
@@ -237,7 +240,8 @@ def strategy_panel(res: Results) -> Panel | None:
         ax.set_yticks(range(grid.shape[0]), grid.index, fontsize=8)
         for (i, j), v in np.ndenumerate(vals):
             if np.isfinite(v):
-                ax.text(j, i, f"{v:+.1f}", ha="center", va="center", fontsize=7)
+                ax.text(j, i, f"{v:+.1f}", ha="center", va="center", fontsize=7,
+                        color="white" if abs(v) > 0.6 * lim else "black")
         ax.figure.colorbar(im, ax=ax, shrink=0.8, label="win rate − fair (points)")
 
     return Panel("Which strategy wins", sentence, draw)
