@@ -23,6 +23,8 @@ rather than play blind.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE, rank_of
@@ -36,6 +38,8 @@ from analyzer.knowledge.observer import Knowledge
 from analyzer.knowledge.search import OBJECTIVE_CODES, search_scores, world_arrays
 
 OBJECTIVES = ("loser", "win", "points")
+#: worlds searched at every decision whatever the budget
+MIN_WORLDS = 32
 
 
 @register("pimc")
@@ -45,17 +49,21 @@ class Pimc:
     name = "pimc"
     description = "determinized Monte Carlo search: samples worlds, rolls every action out (worlds, rollout, objective)"
 
-    def __init__(self, *, worlds: int = 64, rollout: str = "weighted", objective: str = "loser", seed: int = 0) -> None:
+    def __init__(self, *, worlds: int = 1024, budget: int = 40_000, rollout: str = "weighted", objective: str = "loser",
+                 seed: int = 0) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= 4096:
             raise ValueError(f"worlds must be a whole number from 1 to 4096, not {worlds!r}")
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+            raise ValueError(f"budget must be a whole number of rollout turns (0 = every world), not {budget!r}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
-        self.worlds, self.objective, self.seed = worlds, objective, int(seed)
+        self.worlds, self.budget, self.objective, self.seed = worlds, budget, objective, int(seed)
         self.rollout_spec = rollout
         self.rollout = get_strategy(rollout)
         self._compiled: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self.decisions = 0
+        self.decisions = 0  # searched decisions, the rollouts they played and the seconds they took
         self.rollouts = 0
+        self.seconds = 0.0
 
     def choose(self, view: DecisionView, rng: np.random.Generator) -> Action:
         raise StrategyError("pimc needs the deal's public history (perfect memory); play it through "
@@ -76,6 +84,7 @@ class Pimc:
         options = self.candidates(view, table)
         if len(options) == 1:
             return options[0]
+        t0 = time.perf_counter()
         self.decisions += 1
         rules = table.rules
         compiled = self._compiled.get(rules)
@@ -88,8 +97,9 @@ class Pimc:
         pos = encode_deal(table)
         actions = np.array([a for a, _ in options], np.int64)
         suits = np.array([-1 if s is None else s for _, s in options], np.int64)
-        score = search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands, talons,
-                              knowledge.talon_size, actions, suits, table.current, OBJECTIVE_CODES[self.objective],
-                              key)
-        self.rollouts += len(options) * self.worlds
+        score, used, _turns = search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands, talons,
+                                            knowledge.talon_size, actions, suits, table.current,
+                                            OBJECTIVE_CODES[self.objective], key, self.budget, MIN_WORLDS)
+        self.rollouts += len(options) * used
+        self.seconds += time.perf_counter() - t0
         return options[int(np.argmax(score))]

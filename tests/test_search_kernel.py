@@ -120,7 +120,7 @@ def test_kernel_rollouts_end_as_the_engine_plays_on(variant: str, players: int, 
             for action, suit in options_:
                 got = search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands[w:w + 1],
                                     talons[w:w + 1], k.talon_size, np.array([action]),
-                                    np.array([-1 if suit is None else suit]), deal.current, LOSER, seed)[0]
+                                    np.array([-1 if suit is None else suit]), deal.current, LOSER, seed)[0][0]
                 d = world_deal(table, world, np.random.default_rng(0))
                 d.apply(action, suit)
                 if d.done:

@@ -38,7 +38,7 @@ from analyzer.kernel.bitops import bit, suit_of
 from analyzer.kernel.deal import run_deal
 from analyzer.kernel.jit import outer
 from analyzer.kernel.rng import next_float, stream_key
-from analyzer.kernel.state import ACTIVE, BEGIN, CUR, HANDS, LAST_ACTOR, LEAD, NI, PCOUNT, PHASE, RING, RNG, TCOUNT
+from analyzer.kernel.state import ACTIVE, BEGIN, CUR, HANDS, LAST_ACTOR, LEAD, NI, PCOUNT, PHASE, RING, RNG, TCOUNT, TURNS
 from analyzer.kernel.turn import draw_decision, finish, play_card, take_seven
 from analyzer.knowledge.observer import Knowledge, mask
 from analyzer.knowledge.sampler import Classes, InconsistentKnowledge, Sampler, classes_of
@@ -148,13 +148,18 @@ def draw_worlds(f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.nd
 @outer
 def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray,
                   ring0: np.ndarray, hands: np.ndarray, talons: np.ndarray, talon_size: int,
-                  actions: np.ndarray, suits: np.ndarray, me: int, objective: int, key: int) -> np.ndarray:
-    """(A,) the summed outcome of every action over every world (higher is better for seat ``me``).
+                  actions: np.ndarray, suits: np.ndarray, me: int, objective: int, key: int,
+                  budget: int = 0, min_worlds: int = 1) -> tuple[np.ndarray, int, int]:
+    """(scores, worlds, turns): every action's outcome summed over the worlds searched (higher is better
+    for seat ``me``), how many worlds that was, and the rollout turns they took.
 
     ``st0``/``m0``/``ring0`` is the public position (analyzer.kernel.positions
     layout, one row, empty talon and opponents' hands); ``kinds``/``weights``
     the rollout policy by seat.  World ``w``'s rollouts draw from the play
     stream keyed (``key``, ``w``) for every action: common random numbers.
+    ``budget`` > 0 stops after the first world (at least ``min_worlds``) at
+    which the rollouts have played that many turns in all: long deals get fewer
+    worlds, short ones more (deterministic: turns do not depend on timing).
     """
     n = p[P.PLAYERS]
     d = p[P.DECK]
@@ -167,7 +172,12 @@ def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np
     pts = np.zeros(n, np.int64)
     held = np.zeros(n, np.bool_)
     out = np.zeros(n_actions, np.float64)
+    turns = 0
+    used = 0
     for w in range(n_worlds):
+        if budget > 0 and w >= min_worlds and turns >= budget:
+            break
+        used += 1
         play_key = stream_key(key, w, 0, ROLLOUT_STREAM)
         for a in range(n_actions):
             st[:] = st0
@@ -197,13 +207,14 @@ def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np
                 done = True
             if not done:
                 win, lose, _ = run_deal(st, m, ring, kinds, weights, p, pts, held)
+            turns += st[TURNS] - st0[TURNS] + 1
             if objective == WIN:
                 out[a] += 1.0 if win == me else 0.0
             elif objective == POINTS:
                 out[a] -= pts[me]
             else:
                 out[a] -= (1.0 if lose == me else 0.0) + pts[me] / 10_000.0
-    return out
+    return out, used, turns
 
 
 def knowledge_arrays(k: Knowledge) -> tuple[Classes, NDArray[np.bool_], NDArray[np.uint64], NDArray[np.int64]]:
