@@ -151,3 +151,12 @@ def test_tournaments_play_single_deals_only() -> None:
     text = DESIGN_EXP.replace("deals = 60", "matches = 5").replace("weighted?preset={variant}-{players}p", "weighted")
     with pytest.raises(ExperimentError, match="single deals"):
         _parse(text)
+
+
+def test_cli_until_ci_reports_the_decks_it_took() -> None:
+    res = CliRunner().invoke(app, ["compare", "--design", "hero", "--players", "2", "random", "--reference", "greedy",
+                                   "--until-ci", "4", "--deals", "5000", "--jobs", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    st = json.loads(res.output)["stopping"]
+    assert st["verdict"] == "precise" and st["half_width"] <= 0.04 and st["decks"] % SEQ_CHUNK == 0
+    assert st["budget_decks"] == 5000 and st["rule"].startswith("until the 95% interval")
