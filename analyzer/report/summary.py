@@ -25,7 +25,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analyzer.report import charts, sentences
-from analyzer.report.format import count, pct, pct_ci
+from analyzer.report.format import change, count, pct, pct_ci
 from analyzer.report.render import Block
 from analyzer.stats import tables
 from analyzer.stats.tables import Results, rules_dict
@@ -93,9 +93,9 @@ def first_player_panel(res: Results) -> Panel | None:
             err = _bars(y, g["ratio_lo"].to_numpy(), g["ratio_hi"].to_numpy())
             ax.errorbar(g["players"], y, yerr=err, color=colour, marker=marker, capsize=3, label=str(v))
         ax.axhline(1.0, color="#888", ls="--", lw=1)
+        ax.set_xticks(sorted(int(p) for p in d["players"].unique()))
         ax.set_xlabel("players")
         ax.set_ylabel("first player's win rate ÷ fair share")
-        ax.xaxis.get_major_locator().set_params(integer=True)
         ax.legend(fontsize=8, frameon=False)
 
     return Panel("Going first", sentence, draw)
@@ -119,7 +119,7 @@ def jack_panel(res: Results) -> Panel | None:
             sentence += f"; in the other cells the change runs from {100 * lo:+.1f} to {100 * hi:+.1f} points."
         else:
             sentence += "."
-        sentence += _held_sentence(res, big)
+        sentence += _held_sentence(res, big) + _rule_cost_sentence(res)
 
         def draw(ax) -> None:  # noqa: ANN001
             y = np.arange(len(d))
@@ -179,6 +179,19 @@ def _held_sentence(res: Results, at: pd.Series) -> str:
     s = (f" There, a player left holding a wild at the end is the дурак in **{pct(r['held_rate'])}** of {units} "
          f"against {pct(r['free_rate'])} for one who is not")
     return s + ("." if r["rule_acts"] else f"; {sentences.no_rule(str(r['variant']), str(r['rules']))}.")
+
+
+def _rule_cost_sentence(res: Results) -> str:
+    """' The wild rule itself raises the keeper's дурак rate by …' where the experiment also plays it off."""
+    eff = tables.jack_rule_effect(res)
+    eff = eff[eff["rule_acts"].astype(bool)] if not eff.empty else eff
+    if eff.empty:
+        return ""
+    r = eff.loc[eff["cost"].abs().idxmax()]
+    rule = {"deal": "per deal (PR7)", "match": "per match (CZ7)"}.get(str(r["wild_rule"]), str(r["wild_rule"]))
+    units = "matches" if r["unit"] == "match" else "deals"
+    return (f" The wild rule {rule} itself {change(r['cost'], r['cost_lo'], r['cost_hi'], what='the keeper’s дурак rate')}"
+            f" in {r['variant']} {int(r['players'])}p {units} (rule on − off; the section below has every case).")
 
 
 def _dealt_panel(res: Results) -> Panel | None:
