@@ -54,8 +54,9 @@ def write_compare_page(out: dict[str, Any], folder: Path, command: str | None = 
     details = compare_view.blocks(out, command, None)
     titles = [b.content for b in details if b.kind == "h2"]
     blocks = [details[0], Block("h2", "Summary"), Block("p", compare_view.title(out)),
+              Block("list", answer_sentences(out)),
               Block("chart", chart, "Paired differences of win rates, row − column (≈ = not distinguishable)"),
-              Block("list", answer_sentences(out)), Block("toc", titles), *details[1:]]
+              Block("toc", titles), *details[1:]]
     path = folder / "compare.html"
     path.write_text(render_html(blocks, f"durak compare: {', '.join(out['strategies'])}"), encoding="utf-8")
     return path
