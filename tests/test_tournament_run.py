@@ -160,3 +160,22 @@ def test_cli_until_ci_reports_the_decks_it_took() -> None:
     st = json.loads(res.output)["stopping"]
     assert st["verdict"] == "precise" and st["half_width"] <= 0.04 and st["decks"] % SEQ_CHUNK == 0
     assert st["budget_decks"] == 5000 and st["rule"].startswith("until the 95% interval")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--background", "greedy"], "names 2 strategies, got 1"),
+    (["--background", "greedy,weighted", "--reference", "greedy"], "--reference or --background"),
+])
+def test_cli_hero_background_mistakes_are_one_line(args: list[str], words: str) -> None:
+    res = CliRunner().invoke(app, ["compare", "--design", "hero", "--players", "3", "random", *args, "--deals", "50",
+                                   "--jobs", "1"])
+    assert res.exit_code == 2 and words in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_cli_hero_background_fills_the_other_positions_in_order() -> None:
+    res = CliRunner().invoke(app, ["compare", "--design", "hero", "--players", "3", "random", "--background",
+                                   "greedy,weighted", "--deals", "50", "--jobs", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert [s["seats"] for s in out["seatings"]] == [["random", "greedy", "weighted"], ["greedy", "random", "weighted"],
+                                                     ["greedy", "weighted", "random"]]

@@ -398,6 +398,8 @@ def compare(
                                              "(2 players), with ratings; hero: each strategy in every "
                                              "position against players-1 copies of --reference.")] = "field",
     reference: Annotated[str | None, typer.Option(help="hero design: the opposition's spec (default weighted).")] = None,
+    background: Annotated[str | None, typer.Option(help="hero design: the other players-1 strategies by position "
+                                                        "instead of copies of --reference, e.g. 'greedy,weighted,random'.")] = None,
     until_ci: Annotated[float | None, typer.Option(help="Play chunks of 1,000 decks until every 95% interval is "
                                                         "within ± this many points of win rate (--deals: the "
                                                         "budget, default 200000).")] = None,
@@ -423,8 +425,12 @@ def compare(
             raise UsageError("give --deals or --matches, not both")
         if design not in ("field", "round-robin", "hero"):
             raise UsageError(f"--design must be field, round-robin or hero, got {design!r}")
-        if reference is not None and design != "hero":
-            raise UsageError(f"--reference belongs to --design hero, not {design}")
+        for name, given in (("--reference", reference), ("--background", background)):
+            if given is not None and design != "hero":
+                raise UsageError(f"{name} belongs to --design hero, not {design}")
+        if reference is not None and background is not None:
+            raise UsageError("give --reference or --background, not both")
+        field_specs = _specs([background], "--background") if background is not None else None
         rule_obj = _stopping_rule(until_ci, sprt, alpha, beta)
         rules = _rules(variant, players, rule)
         specs = _specs(strategies, "STRATEGIES")
@@ -434,7 +440,7 @@ def compare(
             if matches is not None or out is not None:
                 raise UsageError(f"--design {design} plays single deals and prints; drop --matches and --out")
             n = deals or (200_000 if rule_obj is not None else 20_000)
-            _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj)
+            _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj, field_specs)
             return
         n = matches or deals or 20_000
         with _progress(n, "matches" if matches else "decks", "compare") as bar:
@@ -479,7 +485,7 @@ def _stopping_rule(until_ci: float | None, sprt: float | None, alpha: float, bet
 
 
 def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jobs: int, as_json: bool,
-                reference: str | None, rule: Any) -> None:
+                reference: str | None, rule: Any, background: list[str] | None = None) -> None:
     """``durak compare --design round-robin|hero``: every line-up of the design on the same decks."""
     from analyzer.execution.tournament_run import run_design
     from analyzer.report.compare_view import tournament_blocks
@@ -487,7 +493,8 @@ def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jo
     from analyzer.stats.tournament import TournamentError, make_design
 
     try:
-        d = make_design(design, specs, rules.players, reference=(reference or "weighted") if design == "hero" else None)
+        hero_ref = (reference or "weighted") if design == "hero" and background is None else None
+        d = make_design(design, specs, rules.players, reference=hero_ref, background=background)
         with _progress(n, "decks", design) as bar:
             result = run_design(rules, d, n, seed=seed, jobs=jobs, rule=rule, on_chunk=bar.advance)
     except TournamentError as exc:
