@@ -1,15 +1,20 @@
 """``pimc``: determinized Monte Carlo search (perfect-information Monte Carlo, issue 13 item 4).
 
-At a decision with more than one action it samples ``worlds`` hidden states
-consistent with what the player knows (:mod:`analyzer.knowledge.sampler`:
-own hand, hand sizes, every card seen, inferred voids, the talon's order when
-the rules make it known), plays every legal action in every world — a wild
-once per suit it can name — and finishes each deal with the ``rollout``
-policy in every seat on the compiled kernel
-(:func:`analyzer.kernel.positions.play_from_positions`).  Every action of a
-world rolls out on the same random stream (common random numbers), so the
-comparison between actions is paired.  The action with the best mean outcome
-is played (ties: the first in legal order).
+At a decision with more than one action it samples up to ``worlds`` hidden
+states consistent with what the player knows (own hand, hand sizes, every card
+seen, inferred voids, the talon's order when the rules make it known), plays
+every legal action in every world — a wild once per suit it can name — and
+finishes each deal with the ``rollout`` policy in every seat, all in one call
+of the compiled search (:mod:`analyzer.knowledge.search`: the exact sampler,
+the action applied with the kernel's own phase functions, the kernel's
+``run_deal``).  Every action of a world rolls out on the same random stream
+(common random numbers), so the comparison between actions is paired.  The
+action with the best mean outcome is played (ties: the first in legal order).
+
+Budget: worlds are searched one after another until the rollouts have played
+``budget`` turns (at least 32 worlds, at most ``worlds``), so a short czech
+deal gets about a thousand worlds and a long svinya deal a few hundred, at a
+few milliseconds per decision; ``budget=0`` searches every world.
 
 Objectives: ``loser`` (default: avoid being the дурак; the player's points
 break ties between equally safe actions), ``win`` (go out first / win the
@@ -18,7 +23,8 @@ deal), ``points`` (fewest points in hand at the end).
 Perfect memory needs the public history of the deal, which the table runner
 (:func:`analyzer.knowledge.table.play_observed`) keeps; the plain ``choose``
 contract does not carry it yet, so ``choose`` refuses with a one-line message
-rather than play blind.
+rather than play blind.  Every command reaches it: the executor routes
+line-ups with players who remember to the table runner.
 """
 
 from __future__ import annotations
@@ -47,17 +53,18 @@ class Pimc:
     """Determinized Monte Carlo search with rollouts on the compiled kernel (needs the table runner)."""
 
     name = "pimc"
-    description = "determinized Monte Carlo search: samples worlds, rolls every action out (worlds, rollout, objective)"
+    description = ("determinized Monte Carlo search: samples up to `worlds` worlds, rolls every action out with `rollout` "
+                   "until `budget` rollout turns, picks the best mean `objective`")
 
-    def __init__(self, *, worlds: int = 1024, budget: int = 40_000, rollout: str = "weighted", objective: str = "loser",
-                 seed: int = 0) -> None:
+    def __init__(self, *, worlds: int = 1024, budget: int = 40_000, rollout: str = "weighted",
+                 objective: str = "loser") -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= 4096:
             raise ValueError(f"worlds must be a whole number from 1 to 4096, not {worlds!r}")
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
             raise ValueError(f"budget must be a whole number of rollout turns (0 = every world), not {budget!r}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
-        self.worlds, self.budget, self.objective, self.seed = worlds, budget, objective, int(seed)
+        self.worlds, self.budget, self.objective = worlds, budget, objective
         self.rollout_spec = rollout
         self.rollout = get_strategy(rollout)
         self._compiled: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
