@@ -13,7 +13,14 @@ from typer.testing import CliRunner
 from analyzer.cli.app import app
 
 
-def test_bench_json_reports_every_engine_for_each_case() -> None:
+def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
+    """Every engine's row; search's rows come from analyzer.execution.bench_search (stubbed here: a real
+    search measurement takes tens of seconds)."""
+    from analyzer.execution import bench_search
+
+    fake = {"case": "czech 2p pimc", "engine": "search", "unit": "decisions", "n": 10, "one_core": 5.0,
+            "all_cores": None, "ns_per_turn": None, "turns": None}
+    monkeypatch.setattr(bench_search, "search_rows", lambda: [fake])
     res = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "100", "--engine-deals", "5",
                                    "--rollouts", "1000", "--variants", "svinya", "--json"])
     assert res.exit_code == 0, res.output
@@ -28,12 +35,13 @@ def test_bench_json_reports_every_engine_for_each_case() -> None:
         assert rows[("svinya 2p greedy vs greedy", engine)]["all_cores"] > 0
     roll = rows[("czech 2p greedy from positions", "kernel")]
     assert roll["unit"] == "rollouts" and roll["n"] >= 1000 and roll["all_cores"] > 0
+    assert rows[("czech 2p pimc", "search")]["one_core"] == 5.0
     assert not any(case.startswith(("czech 4p", "prague")) for case, _ in rows)
 
 
 def test_bench_without_simple_engine_or_rollouts_and_bad_variants() -> None:
     res = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0",
-                                   "--rollouts", "0", "--variants", "prague", "--json"])
+                                   "--rollouts", "0", "--variants", "prague", "--no-search", "--json"])
     assert res.exit_code == 0, res.output
     engines = [(r["case"], r["engine"]) for r in json.loads(res.stdout)["rows"]]
     assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel")]

@@ -283,6 +283,7 @@ def bench(
     engine_deals: Annotated[int, typer.Option(help="Deals through the rules engine (0: skip).")] = 2_000,
     rollouts: Annotated[int, typer.Option(help="Rollouts from czech 2p positions (0: skip).")] = 200_000,
     variants: Annotated[str, typer.Option(help="Comma-separated variants.")] = "czech,prague,svinya",
+    search: Annotated[bool, typer.Option(help="Also measure search (pimc decisions and rollouts per second).")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts."""
@@ -302,7 +303,7 @@ def bench(
         steps = sum(1 for c in CASES if c[1] in names) + 1
         with _progress(steps, "cases", "bench") as bar:
             run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-                      variants=names, as_json=as_json, on_row=lambda: bar.advance(1))
+                      variants=names, search=search, as_json=as_json, on_row=lambda: bar.advance(1))
 
 
 @app.command()

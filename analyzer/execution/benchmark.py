@@ -11,7 +11,7 @@ Rows (a case on an engine), each on one core and on every core:
 * ``rollouts`` — czech 2p positions played out by the compiled ``greedy``
   policy (what search spends its time on);
 * rows of :mod:`analyzer.execution.bench_search` (search: decisions and
-  rollouts per second), when that module exists.
+  rollouts per second of pimc).
 
 Each row also gives nanoseconds per turn on one core.  The first calls of the
 kernels (compiling, or loading them from the cache) are timed apart.  The
@@ -20,7 +20,6 @@ machines are shared and noisy: compare ratios measured in one run.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import resource
 import time
@@ -34,6 +33,7 @@ from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.engine.deal import Deal, forced_action, play_deal
+from analyzer.execution import bench_search
 from analyzer.execution.play import play
 from analyzer.kernel.driver import deals_kernel, simulate_deals
 from analyzer.kernel.matches import matches_kernel
@@ -200,15 +200,12 @@ def compile_seconds() -> dict[str, float | int]:
 
 
 def search_rows() -> list[Row]:
-    """Rows of analyzer.execution.bench_search (search), if that module exists."""
-    if importlib.util.find_spec("analyzer.execution.bench_search") is None:
-        return []
-    mod = importlib.import_module("analyzer.execution.bench_search")
-    return [r if isinstance(r, Row) else Row(**r) for r in mod.search_rows()]
+    """Rows of analyzer.execution.bench_search: pimc's searched decisions and rollouts per second."""
+    return [Row(**r) for r in bench_search.search_rows()]  # type: ignore[arg-type]  # dicts in Row's fields
 
 
 def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: list[str],
-            on_row: Callable[[], None] | None = None) -> dict[str, Any]:
+            search: bool = True, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
     """Every row of the benchmark for ``variants``, the compile times and the peak memory."""
     comp = compile_seconds()
     rows: list[Row] = []
@@ -229,7 +226,8 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
         rows += match_rows(max(100, deals // 100))
     if rollouts:
         rows.append(rollout_row(rollouts))
-    rows += search_rows()
+    if search:
+        rows += search_rows()
     tick()
     return {"cores": os.cpu_count() or 1, "compile": comp, "rows": [asdict(r) for r in rows],
             "peak_mib": round(_peak_mib(), 1)}
@@ -243,10 +241,10 @@ def _json_number(x: object) -> object:
 
 
 def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str], rollouts: int = 200_000,
-              as_json: bool = False, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
+              search: bool = True, as_json: bool = False, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
     """Measure (:func:`measure`) and print the table (or JSON)."""
     result = measure(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-                     variants=variants, on_row=on_row)
+                     variants=variants, search=search, on_row=on_row)
     if as_json:
         import json
 

@@ -236,9 +236,8 @@ def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check:
                     ) -> Iterator[tuple[int, int, int, dict[str, pd.DataFrame]]]:
     """Run (cell, chunk index, size) tasks; yield (cell index, chunk, size, sums) as they finish.
 
-    On loky, compiled chunks run here on ``jobs`` threads (many chunks: one
-    thread each; fewer chunks than threads: every thread on each chunk in
-    turn), then the rest on the worker processes.
+    On loky, compiled chunks run here on ``jobs`` threads (:func:`_run_threaded`),
+    then the rest on the worker processes.
     """
     sim = simulator_path(simulator)
     mode = engine_mode(engine)
@@ -254,14 +253,21 @@ def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check:
 
 def _run_threaded(calls: Sequence[tuple[Cell, int, int, int, bool, str, str]], threads: int
                   ) -> Iterator[tuple[int, int, int, dict[str, pd.DataFrame]]]:
-    """Compiled chunks in this process: a pool of ``threads`` chunks at a time, or each chunk on every thread."""
-    if len(calls) >= threads > 1:
-        with ThreadPoolExecutor(threads) as pool:
-            for f in as_completed([pool.submit(cell_job, *args) for args in calls]):
-                yield f.result()
+    """Compiled chunks in this process: ``threads`` chunks at a time, each on ``threads`` kernel threads.
+
+    Blocks of a chunk go to whichever thread is free, so the last chunk (or the
+    only one: a small match run) still uses every core; while one chunk's sums
+    are taken (Python, the GIL), the kernels of the others run on.
+    """
+    if threads == 1 or len(calls) == 1:
+        for cell, k, n, seed, check, sim, mode in calls:
+            yield cell_job(cell, k, n, seed, check, sim, mode, threads)
         return
-    for cell, k, n, seed, check, sim, mode in calls:
-        yield cell_job(cell, k, n, seed, check, sim, mode, threads)
+    with ThreadPoolExecutor(threads) as pool:
+        futures = [pool.submit(cell_job, cell, k, n, seed, check, sim, mode, threads)
+                   for cell, k, n, seed, check, sim, mode in calls]
+        for f in as_completed(futures):
+            yield f.result()
 
 
 # --------------------------------------------------------------------------- sums

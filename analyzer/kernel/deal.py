@@ -66,8 +66,10 @@ def start_from_deck(st: np.ndarray, m: np.ndarray, ring: np.ndarray, deck: np.nd
     lay the starter."""
     n, h, d = p[P.PLAYERS], p[P.HAND], p[P.DECK]
     reset(st, m)
-    for i in range(n * h):
-        m[HANDS + (i + 1) % n] |= bit(deck[i])
+    seat = 0
+    for i in range(n * h):  # card i goes to seat (i + 1) mod n
+        seat = wrap(seat + 1, n)
+        m[HANDS + seat] |= bit(deck[i])
     for i in range(d):
         ring[i] = deck[i]
     st[HEAD], st[TCOUNT] = n * h, d - n * h
@@ -180,6 +182,14 @@ def count_dealt(m: np.ndarray, p: np.ndarray, dealt: np.ndarray) -> None:
 
 
 @inner
+def position(seat: int, n: int) -> int:
+    """The position of ``seat`` (seat 1 acts first: position 0; the dealer, seat 0, is last); -1 stays -1."""
+    if seat < 0:
+        return -1
+    return n - 1 if seat == 0 else seat - 1
+
+
+@inner
 def store_deal(i: int, st: np.ndarray, win: int, lose: int, by_wild: bool, pts: np.ndarray, held: np.ndarray,
                n: int, out: tuple) -> None:
     """Row ``i`` of the results ``out`` (DealResults' arrays in field order but ``wilds_dealt``), by position:
@@ -189,9 +199,9 @@ def store_deal(i: int, st: np.ndarray, win: int, lose: int, by_wild: bool, pts: 
         s = q + 1 if q + 1 < n else 0
         points[i, q] = pts[s]
         wild_held[i, q] = held[s]
-    went_out[i] = -1 if st[WENT_OUT] < 0 else (st[WENT_OUT] - 1) % n
-    winner[i] = -1 if win < 0 else (win - 1) % n
-    loser[i] = -1 if lose < 0 else (lose - 1) % n
+    went_out[i] = position(st[WENT_OUT], n)
+    winner[i] = position(win, n)
+    loser[i] = position(lose, n)
     loser_by_wild[i] = by_wild
     end[i] = st[END]
     turns[i] = st[TURNS]

@@ -27,6 +27,7 @@ from analyzer.core.cards import deck as deck_cards
 from analyzer.core.outcomes import NOT_RECORDED, DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.kernel import params as P
+from analyzer.kernel.bitops import wrap
 from analyzer.kernel.deal import count_dealt, run_deal, scratch, start_from_deck, store_deal
 from analyzer.kernel.jit import helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup
@@ -89,7 +90,7 @@ def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, 
         start_from_deck(st, m, ring, deck, p)
         count_dealt(m, p, dealt)
         for q in range(n):
-            wilds_dealt[i, q] = dealt[(q + 1) % n]
+            wilds_dealt[i, q] = dealt[wrap(q + 1, n)]
         win, lose, bw = run_deal(st, m, ring, kinds, weights, p, pts, held)
         store_deal(i, st, win, lose, bw, pts, held, n, out)
 

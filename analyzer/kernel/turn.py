@@ -157,7 +157,7 @@ def pick(values: np.ndarray, allowed: int, after: int, most: bool, n: int) -> in
     """The seat in bit mask ``allowed`` with the most (fewest) value; ties to the earliest after ``after`` (G10)."""
     best = -1
     for k in range(1, n + 1):
-        s = (after + k) % n
+        s = wrap(after + k, n)  # after < n, k <= n
         if (allowed >> s) & 1 and (best < 0 or (values[s] > values[best] if most else values[s] < values[best])):
             best = s
     return best
