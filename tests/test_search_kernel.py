@@ -105,15 +105,15 @@ def test_kernel_rollouts_end_as_the_engine_plays_on(variant: str, players: int, 
     kinds, weights = compile_lineup([weighted] * players)
     p = rule_params(rules)
     checked = 0
-    for seed in range(12):
+    for seed in range(8):
         deal, k = _walk(rules, seed, me=1 % players, stop=seed % 4)
         if deal is None:
             continue
         table = public_table(deal, deal.current)
-        hands, talons = world_arrays(k, 3, seed, np.random.default_rng(seed))
+        hands, talons = world_arrays(k, 2, seed, np.random.default_rng(seed))
         pos = encode_deal(table)
         options_ = Pimc().candidates(deal.view(), table)
-        for w in range(3):
+        for w in range(2):
             world = World(tuple(tuple(c for c in range(52) if int(hands[w, s]) >> c & 1) for s in range(players)),
                           tuple(int(c) for c in talons[w, :k.talon_size]))
             assert consistent(k, [list(h) for h in world.hands], list(world.talon)) is None
@@ -134,7 +134,7 @@ def test_kernel_rollouts_end_as_the_engine_plays_on(variant: str, players: int, 
                 if "reshuffle" not in options:  # a shuffled turn-over draws from each engine's own stream
                     assert got == pytest.approx(want), (seed, w, action, suit)
                 checked += 1
-    assert checked >= 10
+    assert checked >= 8
 
 
 def test_pimc_sees_only_its_view() -> None:
