@@ -38,55 +38,49 @@ def _mulhi(a: np.uint64, b: np.uint64) -> np.uint64:
 
 
 @inner
-def next64(s: np.ndarray) -> np.uint64:
-    """PCG64: state = state * mul + inc (mod 2**128); output XSL-RR of the new state."""
-    hi, lo = s[S_HI], s[S_LO]
-    new_lo = lo * _MUL_LO
-    new_hi = _mulhi(lo, _MUL_LO) + hi * _MUL_LO + lo * _MUL_HI
-    lo2 = new_lo + s[INC_LO]
-    new_hi = new_hi + s[INC_HI] + (np.uint64(1) if lo2 < new_lo else np.uint64(0))
-    s[S_HI], s[S_LO] = new_hi, lo2
-    x = new_hi ^ lo2
-    rot = new_hi >> np.uint64(58)
-    return (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
-
-
-@inner
-def next32(s: np.ndarray) -> np.uint64:
-    """numpy's next_uint32: the low half of a 64-bit draw, the high half kept for the next call."""
-    if s[HAS32]:
-        s[HAS32] = 0
-        return s[UINT32]
-    v = next64(s)
-    s[HAS32] = 1
-    s[UINT32] = v >> np.uint64(32)
-    return v & _M32
-
-
-@inner
-def interval(s: np.ndarray, hi: int) -> int:
-    """numpy's random_interval(hi) for 0 < hi < 2**32: a uniform integer on [0, hi]."""
+def smear(hi: int) -> np.uint64:
+    """The smallest mask 2**k - 1 >= hi (numpy's random_interval)."""
     mask = np.uint64(hi)
     mask |= mask >> np.uint64(1)
     mask |= mask >> np.uint64(2)
     mask |= mask >> np.uint64(4)
     mask |= mask >> np.uint64(8)
     mask |= mask >> np.uint64(16)
-    while True:
-        v = next32(s) & mask
-        if v <= np.uint64(hi):
-            return np.int64(v)  # type: ignore[return-value]
+    return mask
 
 
 @outer
 def _decks(s: np.ndarray, base: np.ndarray, out: np.ndarray) -> None:
+    """Fill ``out`` row by row as ``permuted(axis=1)`` does; the generator's state lives in locals (registers)."""
     d = base.shape[0]
+    hi, lo, inc_hi, inc_lo, has32, buf = s[S_HI], s[S_LO], s[INC_HI], s[INC_LO], s[HAS32], s[UINT32]
+    zero, one = np.uint64(0), np.uint64(1)
     for r in range(out.shape[0]):
         for c in range(d):
             out[r, c] = base[c]
         for i in range(d - 1, 0, -1):  # numpy's _shuffle_raw: i from the last down to 1
-            j = interval(s, i)
+            mask = smear(i)
+            while True:  # random_interval(i): masked rejection on next_uint32
+                if has32 != zero:
+                    has32 = zero
+                    v = buf
+                else:  # PCG64: state = state * mul + inc (mod 2**128); XSL-RR output of the new state
+                    new_lo = lo * _MUL_LO
+                    new_hi = _mulhi(lo, _MUL_LO) + hi * _MUL_LO + lo * _MUL_HI
+                    lo = new_lo + inc_lo
+                    hi = new_hi + inc_hi + (one if lo < new_lo else zero)
+                    x = hi ^ lo
+                    rot = hi >> np.uint64(58)
+                    word = (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+                    has32 = one
+                    buf = word >> np.uint64(32)
+                    v = word & _M32
+                v &= mask
+                if v <= np.uint64(i):
+                    break
+            j = np.int64(v)
             out[r, i], out[r, j] = out[r, j], out[r, i]
+    s[S_HI], s[S_LO], s[HAS32], s[UINT32] = hi, lo, has32, buf
 
 
 def numpy_decks(base: NDArray[np.int64], n: int, rng: np.random.Generator) -> NDArray[np.int64]:
