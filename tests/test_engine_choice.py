@@ -159,3 +159,18 @@ def test_compare_plays_its_duplicate_deals_on_either_engine_alike(monkeypatch):
     assert comp.scores.keys() == nump.scores.keys()
     for m in comp.scores:
         assert np.array_equal(comp.scores[m], nump.scores[m]), m
+
+
+def test_cells_of_both_engines_in_one_run():
+    """A run mixing a compiled cell and a Python one: each cell's sums as when it runs alone on numpy."""
+    from analyzer.execution.experiment import Cell
+
+    rules = make_rules("czech", 3)
+    cells: list[Cell] = []
+    for i, lineup in enumerate((["greedy", "weighted", "aggressive"], ["greedy", "tests/plugin_example.py:HighestCard",
+                                                                      "greedy"])):
+        c = single_cell(rules, lineup, n=900, chunk_size=400)
+        cells.append(Cell(**{**c.__dict__, "index": i}))
+    mixed = simulate_cells(cells, seed=2, jobs=1)
+    nump = simulate_cells(cells, seed=2, jobs=1, engine="numpy")
+    assert _equal_tables(mixed, nump)
