@@ -174,3 +174,28 @@ def test_cells_of_both_engines_in_one_run():
     mixed = simulate_cells(cells, seed=2, jobs=1)
     nump = simulate_cells(cells, seed=2, jobs=1, engine="numpy")
     assert _equal_tables(mixed, nump)
+
+
+def test_compiled_chunks_stop_when_the_run_stops(monkeypatch):
+    """Ctrl-C (or any consumer that stops) cancels the queued compiled chunks; only the running ones finish."""
+    import threading
+    import time
+
+    from analyzer.execution import executor
+
+    started = []
+    lock = threading.Lock()
+
+    def slow_job(cell, k, n, *rest):
+        with lock:
+            started.append(k)
+        time.sleep(0.1)
+        return cell.index, k, n, {}
+
+    monkeypatch.setattr(executor, "cell_job", slow_job)
+    cell = single_cell(make_rules("czech", 2), ["greedy"], n=40 * 10, chunk_size=10)
+    run = executor.run_cell_chunks([(cell, k, n) for k, n in cell.chunks()], seed=1, jobs=2)
+    next(run)
+    run.close()
+    time.sleep(0.3)
+    assert 1 <= len(started) <= 6, started  # not the 40 chunks

@@ -263,11 +263,14 @@ def _run_threaded(calls: Sequence[tuple[Cell, int, int, int, bool, str, str]], t
         for cell, k, n, seed, check, sim, mode in calls:
             yield cell_job(cell, k, n, seed, check, sim, mode, threads)
         return
-    with ThreadPoolExecutor(threads) as pool:
+    pool = ThreadPoolExecutor(threads)
+    try:
         futures = [pool.submit(cell_job, cell, k, n, seed, check, sim, mode, threads)
                    for cell, k, n, seed, check, sim, mode in calls]
         for f in as_completed(futures):
             yield f.result()
+    finally:  # Ctrl-C, a failed chunk or a consumer that stops: no queued chunk starts (running ones finish)
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 # --------------------------------------------------------------------------- sums

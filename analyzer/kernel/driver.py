@@ -177,6 +177,9 @@ def run_blocks(block: Callable[[int, int], None], lo: int, hi: int, threads: int
         for a in starts:
             block(a, min(hi, a + size))
         return
-    with ThreadPoolExecutor(workers) as pool:
+    pool = ThreadPoolExecutor(workers)
+    try:
         for f in [pool.submit(block, a, min(hi, a + size)) for a in starts]:
             f.result()
+    finally:  # Ctrl-C or a failure: no queued block starts (running ones finish: they hold no Python state)
+        pool.shutdown(wait=True, cancel_futures=True)
