@@ -17,6 +17,8 @@ from analyzer.stats.sequential import Sprt, UntilCI
 from analyzer.stats.tournament import TournamentError, hero, round_robin
 from strategies.weighted_presets import PRESETS
 
+#: a user strategy (tests/plugin_example.py): plays the highest legal card
+HIGHEST = "tests/plugin_example.py:HighestCard"
 #: plays exactly like weighted (its score is an argmax, so scaling every weight changes nothing)
 TWIN = "weighted?w_points=2,w_wild=-12,w_effect=4,w_suit_len=3,w_threat=10,w_same_rank=1"
 
@@ -56,15 +58,19 @@ def test_cli_hero_text_says_what_it_measures() -> None:
 @pytest.mark.parametrize("rule", [UntilCI(0.03), Sprt.better_by(0.05)], ids=["until-ci", "sprt"])
 def test_stopping_is_the_same_for_any_jobs_and_reports_the_decks_taken(rule) -> None:
     rules = make_rules("czech", 2, {})
-    design = round_robin(["random", "greedy"], 2)
+    # a plugin has no compiled form: the numpy simulator, so two fresh worker processes need no kernel
+    design = round_robin(["random", HIGHEST], 2)
     one = run_design(rules, design, 20 * SEQ_CHUNK, seed=3, jobs=1, rule=rule, boot=20)
     two = run_design(rules, design, 20 * SEQ_CHUNK, seed=3, jobs=2, rule=rule, boot=20)
     assert one["stopping"] == two["stopping"] and one["pairs"] == two["pairs"]
     st = one["stopping"]
     assert st["stopped"] and st["decks"] == one["n_decks"] == st["chunks"] * SEQ_CHUNK < 20 * SEQ_CHUNK
     assert st["deals"] == one["deals_played"] == st["decks"] * 2
-    if isinstance(rule, Sprt):  # random loses to greedy by far more than 5 pp: H0 (the second is better)
-        assert st["verdict"] == "H0" and st["llr"] <= st["bounds"][0]
+    if isinstance(rule, Sprt):  # the two differ by far more than 5 pp: the SPRT names the better one
+        margin = one["pairs"][0]["margin"]
+        assert abs(margin) > 0.05
+        assert (st["verdict"], st["llr"] >= st["bounds"][1]) == (("H1", True) if margin > 0 else ("H0", False))
+        assert st["llr"] >= st["bounds"][1] or st["llr"] <= st["bounds"][0]
     else:
         assert st["verdict"] == "precise" and st["half_width"] <= 0.03
 

@@ -44,7 +44,10 @@ each deck once), and hero puts the hero on every hand once.  For single deals
 and for CZ2/PR7 matches (the deal passes to the left whatever happens) the
 dealer of deal ``k`` is the same at every table, so the arrangement changes
 nothing that matters; it is needed where the dealer follows play (SV2).
-The simulator applies it at deal time (a hook for the executor to wire in).
+The numpy simulator applies it at deal time (``SlotState.deal_hands``, set by
+``simulate_matches(hands=...)``); ``durak compare --matches`` sets it for svinya
+(:func:`analyzer.execution.compare_run.deals_by_player`).  The compiled kernel
+has no such hook: duplicate match comparisons run on the numpy simulator.
 Measured with the rules engine (svinya matches, greedy against weighted, 400
 stacks of decks, both seatings, 95 % half-width of the paired margin of match
 win shares): ±7.8 pp dealt by seat, ±7.1 pp with an independent stack per
