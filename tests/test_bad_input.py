@@ -327,8 +327,6 @@ CASES: list[Case] = [
                                          "--variants", "moscow"], lambda f: ["'moscow'"]),
     ("simulate-engine-unknown", lambda f: ["simulate", "--deals", "20", "--engine", "turbo"],
      lambda f: ["engine", "'turbo'"]),
-    ("simulate-engine-compiled-check", lambda f: ["simulate", "--deals", "20", "--engine", "compiled", "--check"],
-     lambda f: ["compiled", "--check"]),
     ("simulate-engine-compiled-python-strategy",
      lambda f: ["simulate", "--deals", "20", "--engine", "compiled", "--strategies", f"greedy,{PLUGIN}:HighestCard"],
      lambda f: ["'highest-card'", "no compiled form"]),

@@ -64,6 +64,13 @@ CONFIGS: list[tuple[str, int, dict[str, Any]]] = [
 DEALS = 2000
 
 
+@pytest.fixture(autouse=True)
+def _numpy_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The numpy simulator's check mode (tests break its BatchSim); the kernel's check is in
+    tests/test_engine_choice.py."""
+    monkeypatch.setenv("DURAK_ENGINE", "numpy")
+
+
 def _lineup(players: int, kind: str) -> list[object]:
     """All random, all greedy, or mixed by position (one object per distinct strategy)."""
     r, g = get_strategy("random"), get_strategy("greedy")

@@ -114,13 +114,10 @@ def test_which_engine_serves_a_line_up(monkeypatch):
     python = [get_strategy("greedy"), HighestCard()]
     assert choose_engine(built_ins) == "compiled"
     assert choose_engine(python) == "numpy"  # a Python strategy keeps the numpy path
-    assert choose_engine(built_ins, check=True) == "numpy"  # --check is the numpy simulator's
     assert choose_engine(built_ins, engine="numpy") == "numpy"
     assert choose_engine(built_ins, simulator="tests.fake_sim") == "numpy"
     with pytest.raises(ExperimentError, match="'highest-card' has no compiled form"):
         choose_engine(python, engine="compiled")
-    with pytest.raises(ExperimentError, match="--check"):
-        choose_engine(built_ins, engine="compiled", check=True)
     monkeypatch.setenv(ENGINE_ENV, "numpy")
     assert engine_mode() == "numpy" and choose_engine(built_ins) == "numpy"
     monkeypatch.setenv(ENGINE_ENV, "fast")
@@ -135,8 +132,6 @@ def test_the_engine_is_recorded(tmp_path):
     assert json.loads(out.output)["engine"] == "compiled"
     out = CliRunner().invoke(app, ["simulate", "--deals", "300", "--json", "--engine", "numpy", "--jobs", "1"])
     assert json.loads(out.output)["engine"] == "numpy"
-    bad = CliRunner().invoke(app, ["simulate", "--deals", "30", "--engine", "compiled", "--check"])
-    assert bad.exit_code == 2 and "--check" in bad.output
     from analyzer.execution.experiment import load_experiment
 
     for field, engines in ((["greedy", "random"], ["compiled"] * 2), (["greedy", "tests/plugin_example.py:HighestCard"],
@@ -145,7 +140,6 @@ def test_the_engine_is_recorded(tmp_path):
         exp_file.write_text(f'name = "e"\nvariants = ["czech"]\nplayers = [2]\nfield = {json.dumps(field)}\ndeals = 100\n')
         exp = load_experiment(exp_file)
         assert fingerprint(exp)[1]["engines"] == engines
-        assert fingerprint(exp, check=True)[1]["engines"] == ["numpy"] * 2
 
 
 def test_compare_plays_its_duplicate_deals_on_either_engine_alike(monkeypatch):
@@ -199,3 +193,43 @@ def test_compiled_chunks_stop_when_the_run_stops(monkeypatch):
     run.close()
     time.sleep(0.3)
     assert 1 <= len(started) <= 6, started  # not the 40 chunks
+
+
+def test_check_on_the_kernel_keeps_the_numbers_and_names_a_broken_deal(monkeypatch):
+    """--check keeps the engine: the same numbers with and without it; the kernel's check (every card exactly
+    once at the end of each deal) finds a lost or doubled card, and a broken deal is one line naming it."""
+    from analyzer.kernel import serve
+    from analyzer.kernel.deal import conserved
+    from analyzer.kernel.driver import Broken
+    from analyzer.kernel.params import rule_params
+    from analyzer.kernel.state import HANDS, HEAD, PCOUNT, TCOUNT, new_state
+    from analyzer.sim.errors import FaultContext, SimulationError
+
+    args = ["simulate", "--deals", "600", "--strategies", "random,greedy", "--players", "2", "--json", "--jobs", "1"]
+    plain = json.loads(CliRunner().invoke(app, args).stdout)
+    checked = json.loads(CliRunner().invoke(app, [*args, "--check"]).stdout)
+    assert plain.pop("deals_per_second") and checked.pop("deals_per_second") and plain == checked
+    assert checked["engine"] == "compiled"
+
+    rules = make_rules("czech", 2)
+    p = rule_params(rules)
+    deck = np.arange(20, 52)  # the 32-card deck's ids
+    mask = np.uint64(sum(1 << int(c) for c in deck))
+    st, m, ring = new_state(2)
+    m[HANDS], m[HANDS + 1] = np.uint64(sum(1 << int(c) for c in deck[:5])), np.uint64(sum(1 << int(c) for c in deck[5:10]))
+    ring[:22] = deck[10:]
+    st[HEAD], st[TCOUNT], st[PCOUNT] = 0, 20, 2
+    assert conserved(st, m, ring, mask, p)
+    m[HANDS] &= ~np.uint64(1 << 20)  # a card lost
+    assert not conserved(st, m, ring, mask, p)
+    m[HANDS] |= np.uint64(1 << 20)
+    ring[21] = ring[20]  # a card twice
+    assert not conserved(st, m, ring, mask, p)
+
+    def broken(*a, **k):
+        raise Broken(3)
+
+    monkeypatch.setattr(serve, "simulate_deals", broken)
+    with pytest.raises(SimulationError, match=r"^invariant broken: cards not conserved in czech deal 103 \(cell 0, chunk 1\)"):
+        serve.simulate_chunk(rules, [get_strategy("greedy")] * 2, 10, np.random.SeedSequence(1), matches=False,
+                             check=True, where=FaultContext(cell=0, chunk=1, first=100))

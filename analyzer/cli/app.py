@@ -195,7 +195,7 @@ def simulate(
             get_strategy(s)
         n = matches or deals
         cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n)
-        used = cell_engines([cell], engine=engine, check=check)[0]
+        used = cell_engines([cell], engine=engine)[0]
         with _progress(n, "matches" if matches else "deals", "simulate") as bar:
             tables, elapsed = play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine,
                                         on_chunk=lambda _cell, units: bar.advance(units))

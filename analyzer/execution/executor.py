@@ -23,9 +23,11 @@ built-ins with a compiled form runs on the compiled kernel
 (:mod:`analyzer.kernel.serve`), seeded as the numpy simulator is, so
 deterministic line-ups give the same numbers on both; anything else runs on
 the numpy simulator.  ``engine=`` or ``$DURAK_ENGINE`` (``auto`` | ``compiled``
-| ``numpy``) forces one for checking.  ``--check`` always runs on the numpy
-simulator: its invariant checks and determinism replay are of that engine
-(the kernel plays only built-ins, which cannot fault).  Compiled chunks run in
+| ``numpy``) forces one for checking.  ``--check`` keeps the engine (results
+unchanged): the kernel checks that every deal ends with every card exactly
+once; the numpy simulator checks every step and replays a sample to catch a
+Python strategy that is not deterministic (the kernel plays only built-ins,
+which cannot fault and are deterministic).  Compiled chunks run in
 this process on threads (the kernel releases the GIL): no worker start-up, and
 a run of one chunk still uses every core.
 """
@@ -103,8 +105,7 @@ def engine_mode(engine: str | None = None) -> str:
     return mode
 
 
-def choose_engine(strategies: Sequence[object], *, engine: str | None = None, check: bool = False,
-                  simulator: str | None = None) -> str:
+def choose_engine(strategies: Sequence[object], *, engine: str | None = None, simulator: str | None = None) -> str:
     """``compiled`` or ``numpy`` for a line-up (see the module notes); a forced engine that cannot
     serve it is a user error naming why."""
     mode = engine_mode(engine)
@@ -114,9 +115,7 @@ def choose_engine(strategies: Sequence[object], *, engine: str | None = None, ch
     if mode == "compiled" and python is not None:
         raise ExperimentError(f"engine compiled: strategy {getattr(python, 'name', python)!r} has no compiled form "
                               "(use engine auto or numpy)")
-    if mode == "compiled" and check:
-        raise ExperimentError("engine compiled: --check runs on the numpy simulator (use engine auto or numpy)")
-    return "compiled" if python is None and not check else "numpy"
+    return "compiled" if python is None else "numpy"
 
 
 def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArray[np.integer], ss: SeedSequence, *,
@@ -131,12 +130,10 @@ def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArr
     return res
 
 
-def cell_engines(cells: Iterable[Cell], *, engine: str | None = None, check: bool = False,
-                 simulator: str | None = None) -> list[str]:
+def cell_engines(cells: Iterable[Cell], *, engine: str | None = None, simulator: str | None = None) -> list[str]:
     """The engine of each cell (a run's manifest records them)."""
     resolve = strategy_resolver(simulator)
-    return [choose_engine(lineups.build(c.lineup, resolve), engine=engine, check=check, simulator=simulator)
-            for c in cells]
+    return [choose_engine(lineups.build(c.lineup, resolve), engine=engine, simulator=simulator) for c in cells]
 
 
 # --------------------------------------------------------------------------- one chunk of a cell
@@ -161,16 +158,17 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     if knows(strategies):  # players who remember (tracker, pimc) play on the engine's table runner (issue 13)
         known = simulate_known(cell.rules, strategies, n, seed, cell.unit)
         return summarize(known, lineups.display_names(cell.lineup, strategies), cell.rules)
-    if choose_engine(strategies, engine=engine, check=check, simulator=simulator) == "compiled":
-        res = serve.simulate_chunk(cell.rules, strategies, n, seed, matches=cell.unit == "match", threads=threads)
+    # faults and broken invariants name the cell, the chunk and the global deal number, for any --jobs
+    where = FaultContext(cell_label=cell.label, cell=cell.index, chunk=chunk_index, first=chunk_index * cell.chunk_size)
+    if choose_engine(strategies, engine=engine, simulator=simulator) == "compiled":
+        res = serve.simulate_chunk(cell.rules, strategies, n, seed, matches=cell.unit == "match", threads=threads,
+                                   check=check, where=where)
         return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)
     mod = _module(simulator_path(simulator))
     simulate = mod.simulate_matches if cell.unit == "match" else mod.simulate_deals
     kw: dict[str, Any] = {"check": check}
     if "where" in inspect.signature(simulate).parameters:  # a stand-in simulator may not name faults
-        # faults name the cell, the chunk and the global deal number, for any --jobs
-        kw["where"] = FaultContext(cell_label=cell.label, cell=cell.index, chunk=chunk_index,
-                                   first=chunk_index * cell.chunk_size)
+        kw["where"] = where
     res = simulate(cell.rules, strategies, n, seed, **kw)
     if len(res) != n:
         raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
@@ -244,7 +242,7 @@ def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check:
     calls = [(cell, k, n, seed, check, sim, mode) for cell, k, n in tasks]
     if backend == "loky":
         cells = list({c.index: c for c, _, _ in tasks}.values())
-        engines = dict(zip([c.index for c in cells], cell_engines(cells, engine=mode, check=check, simulator=sim)))
+        engines = dict(zip([c.index for c in cells], cell_engines(cells, engine=mode, simulator=sim)))
         here = [c for c in calls if engines[c[0].index] == "compiled"]
         calls = [c for c in calls if engines[c[0].index] != "compiled"]
         yield from _run_threaded(here, cores(jobs))

@@ -66,7 +66,7 @@ SEEDING = "content-v1"
 # --------------------------------------------------------------------------- fingerprint
 
 
-def fingerprint(exp: Experiment, simulator: str | None = None, check: bool = False) -> tuple[str, dict[str, Any]]:
+def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dict[str, Any]]:
     """Hash of everything that determines chunk contents, and the record it hashes (the engine of each cell too:
     the compiled kernel and the numpy simulator draw random play from different streams)."""
     plugins: dict[str, str] = {}
@@ -77,7 +77,7 @@ def fingerprint(exp: Experiment, simulator: str | None = None, check: bool = Fal
     record = {
         "format": CHUNK_FORMAT, "version": __version__, "simulator": simulator_path(simulator),
         "seed": exp.seed, "seeding": SEEDING, "plugins": plugins,
-        "engines": cell_engines(exp.cells, check=check, simulator=simulator),
+        "engines": cell_engines(exp.cells, simulator=simulator),
         "cells": [{"index": c.index, "unit": c.unit, "lineup": list(c.lineup),
                    "chunk_size": c.chunk_size, "rules": {"variant": c.variant, "players": c.players,
                                                          **c.rules.options()}}
@@ -161,7 +161,7 @@ def run_experiment(
                                command=_command(exp, deals, Path(out) if out is not None else None))
     started, t0 = _now(), time.perf_counter()
 
-    fp, record = fingerprint(exp, sim, check)
+    fp, record = fingerprint(exp, sim)
     store = ChunkStore(out_dir / "chunks", fp)
     store.open(fresh=fresh or not resume, record=record, experiment=exp.to_dict())  # refuses a foreign --out
     try:

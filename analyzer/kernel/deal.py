@@ -28,6 +28,7 @@ from analyzer.kernel.state import (
     LAST_CARD,
     LEAD,
     NI,
+    PCOUNT,
     PHASE,
     RING,
     SEVEN,
@@ -171,6 +172,29 @@ def scratch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.
     """One thread's working arrays for deals of ``n`` players: (st, m, ring, deck, points, holders, dealt)."""
     return (np.zeros(NI, np.int64), np.zeros(HANDS + n, np.uint64), np.zeros(RING, np.int64),
             np.zeros(RING, np.int64), np.zeros(n, np.int64), np.zeros(n, np.bool_), np.zeros(n, np.int64))
+
+
+@inner
+def conserved(st: np.ndarray, m: np.ndarray, ring: np.ndarray, deck_mask: np.uint64, p: np.ndarray) -> bool:
+    """--check: every card of the deck exactly once in the hands, the talon and the pile (G1, G8)."""
+    d = p[P.DECK]
+    seen = ZERO
+    count = 0
+    for s in range(p[P.PLAYERS]):
+        h = m[HANDS + s]
+        if (seen & h) != ZERO:
+            return False
+        seen |= h
+        count += popcount(h)
+    k = st[HEAD]
+    for _ in range(st[TCOUNT] + st[PCOUNT]):
+        c = bit(ring[k])
+        if (seen & c) != ZERO:
+            return False
+        seen |= c
+        count += 1
+        k = wrap(k + 1, d)
+    return count == d and seen == deck_mask
 
 
 @inner

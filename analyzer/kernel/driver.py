@@ -27,8 +27,8 @@ from analyzer.core.cards import deck as deck_cards
 from analyzer.core.outcomes import NOT_RECORDED, DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.kernel import params as P
-from analyzer.kernel.bitops import wrap
-from analyzer.kernel.deal import count_dealt, run_deal, scratch, start_from_deck, store_deal
+from analyzer.kernel.bitops import ZERO, bit, wrap
+from analyzer.kernel.deal import conserved, count_dealt, run_deal, scratch, start_from_deck, store_deal
 from analyzer.kernel.jit import helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.npdecks import numpy_decks
@@ -40,6 +40,14 @@ BLOCK = 2048
 #: deals whose numpy decks are drawn at once (memory stays bounded for any run size)
 WINDOW = 1 << 16
 _U64 = (1 << 64) - 1
+
+
+class Broken(RuntimeError):
+    """--check: deal (or match) ``index`` (counted from the call's first) ended without every card exactly once."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(f"cards not conserved in deal or match {index}")
+        self.index = index
 
 
 def seed_word(seed: int) -> np.uint64:
@@ -71,12 +79,16 @@ def seat_lineup(kinds_pos: np.ndarray, weights_pos: np.ndarray, n: int) -> tuple
 @outer
 def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
                  lo: int, hi: int, base: np.ndarray, decks: np.ndarray, deck_row: int, out: tuple,
-                 wilds_dealt: np.ndarray) -> None:
+                 wilds_dealt: np.ndarray, check: bool, broken: np.ndarray) -> None:
     """Play rows ``lo .. hi`` of the results ``out`` and ``wilds_dealt`` (deal index ``first + row``).
 
     ``decks`` (R, D) holds the deck of row ``i`` at ``i - deck_row`` if given, else it is (0, 0).
+    ``check``: ``broken[i]`` is set where a deal ends without every card exactly once (--check).
     """
     n = p[P.PLAYERS]
+    deck_mask = ZERO
+    for c in base:
+        deck_mask |= bit(c)
     st, m, ring, deck, pts, held, dealt = scratch(n)
     kinds, weights = seat_lineup(kinds_pos, weights_pos, n)
     for i in range(lo, hi):
@@ -93,6 +105,8 @@ def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, 
             wilds_dealt[i, q] = dealt[wrap(q + 1, n)]
         win, lose, bw = run_deal(st, m, ring, kinds, weights, p, pts, held)
         store_deal(i, st, win, lose, bw, pts, held, n, out)
+        if check and not conserved(st, m, ring, deck_mask, p):
+            broken[i] = True
 
 
 def deck_orders(rules: RuleSet, n: int, seed: int = 0, first: int = 0) -> NDArray[np.int64]:
@@ -133,14 +147,17 @@ def result_arrays(out: DealResults) -> tuple[np.ndarray, ...]:
 
 def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: int = 0, *,
                    first: int = 0, decks: NDArray[np.integer] | None = None,
-                   deck_rng: np.random.Generator | None = None, threads: int | None = None) -> DealResults:
+                   deck_rng: np.random.Generator | None = None, threads: int | None = None,
+                   check: bool = False) -> DealResults:
     """Play deals ``first .. first + n - 1`` of ``seed`` with compiled strategies (by position).
 
     Deal ``j``'s deck is ``decks[j]`` if given (tests build the same decks for
     the engine), else the next of ``deck_rng`` as numpy's ``shuffled_decks``
     draws it (the numpy simulator's decks), else a shuffle from its own stream.
     ``threads`` (default: every core) play blocks of deals side by side;
-    results do not depend on it.
+    results do not depend on it.  ``check``: every deal must end with every
+    card exactly once in hands, talon and pile, else :class:`Broken` names
+    the first deal that does not (results unchanged).
     """
     kinds, weights = compile_lineup(strategies)
     if len(kinds) != rules.players:
@@ -152,6 +169,7 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
         raise ValueError(f"decks must be ({n}, {rules.deck_size}), not {given.shape}")
     out = empty_results(n, rules.players)
     arrays = result_arrays(out)
+    broken = np.zeros(n if check else 0, np.bool_)
     word = seed_word(seed)
     for w0 in range(0, n, WINDOW if deck_rng is not None else max(n, 1)):
         w1 = min(n, w0 + WINDOW) if deck_rng is not None else n
@@ -163,9 +181,12 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
             dk, row0 = np.zeros((0, 0), np.int64), 0
 
         def block(lo: int, hi: int, dk: NDArray[np.int64] = dk, row0: int = row0) -> None:
-            deals_kernel(p, kinds, weights, word, first, lo, hi, base, dk, row0, arrays, out.wilds_dealt)
+            deals_kernel(p, kinds, weights, word, first, lo, hi, base, dk, row0, arrays, out.wilds_dealt, check,
+                         broken)
 
         run_blocks(block, w0, w1, threads)
+    if broken.any():
+        raise Broken(int(np.argmax(broken)))
     return out
 
 

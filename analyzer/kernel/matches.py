@@ -20,8 +20,9 @@ from analyzer.core.outcomes import END_CAPPED, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.engine.match import MAX_DEALS, match_outcome
 from analyzer.kernel import params as P
-from analyzer.kernel.deal import count_dealt, run_deal, scratch, start_from_deck
-from analyzer.kernel.driver import deal_deck, run_blocks, seed_word
+from analyzer.kernel.bitops import ZERO, bit
+from analyzer.kernel.deal import conserved, count_dealt, run_deal, scratch, start_from_deck
+from analyzer.kernel.driver import Broken, deal_deck, run_blocks, seed_word
 from analyzer.kernel.jit import outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.rng import deal_key
@@ -35,13 +36,16 @@ MATCH_BLOCK = 32
 def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
                    lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
                    totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
-                   wilds_dealt: np.ndarray) -> None:
+                   wilds_dealt: np.ndarray, check: bool, broken: np.ndarray) -> None:
     """Play matches ``lo .. hi`` (index ``first + row``); ``decks`` (M, K, D) if given, else (0, 0, 0).
 
     Player i acts first in deal 1, so player n-1 deals it (engine.match.first_dealer).
     """
     n = p[P.PLAYERS]
     svinya = p[P.IS_SVINYA]
+    deck_mask = ZERO
+    for c in base:
+        deck_mask |= bit(c)
     st, m, ring, deck, pts, held, dealt = scratch(n)
     kinds = np.zeros(n, np.int64)
     weights = np.zeros_like(weights_pl)
@@ -62,6 +66,8 @@ def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, 
             start_from_deck(st, m, ring, deck, p)
             count_dealt(m, p, dealt)
             win, _lose, _bw = run_deal(st, m, ring, kinds, weights, p, pts, held)
+            if check and not conserved(st, m, ring, deck_mask, p):
+                broken[i] = True
             k += 1
             capped[i] += st[END] == END_CAPPED
             top = 0
@@ -82,7 +88,7 @@ def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, 
 
 def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed: int = 0, *,
                      first: int = 0, decks: NDArray[np.integer] | None = None,
-                     threads: int | None = None) -> MatchResults:
+                     threads: int | None = None, check: bool = False) -> MatchResults:
     """Play matches ``first .. first + n - 1`` to ``rules.target`` (G11); strategies by player.
 
     ``decks`` (n, K, D) fixes the deck of each match's first K deals (tests).
@@ -108,13 +114,16 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed:
     deals = np.zeros(n, np.int32)
     capped = np.zeros(n, np.int32)
     dealt = np.zeros((n, pl), np.int8)
+    broken = np.zeros(n if check else 0, np.bool_)
     word = seed_word(seed)
 
     def block(lo: int, hi: int) -> None:
         matches_kernel(p, kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped,
-                       dealt)
+                       dealt, check, broken)
 
     run_blocks(block, 0, n, threads, MATCH_BLOCK)
+    if broken.any():
+        raise Broken(int(np.argmax(broken)))
     win, loss, by_wild = match_outcome(rules, totals, wild)
     return MatchResults(totals=totals, win_share=win.astype(np.float32), loss_share=loss.astype(np.float32),
                         loser_by_wild=by_wild, wild_held=wild, deals=deals, capped_deals=capped,

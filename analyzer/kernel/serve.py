@@ -21,9 +21,10 @@ import numpy as np
 from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import base_key
-from analyzer.kernel.driver import simulate_deals
+from analyzer.kernel.driver import Broken, simulate_deals
 from analyzer.kernel.lineup import policy_code
 from analyzer.kernel.matches import simulate_matches
+from analyzer.sim.errors import FaultContext, SimulationError
 
 
 def not_compiled(strategies: Sequence[object]) -> object | None:
@@ -43,8 +44,22 @@ def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: np.nd
 
 
 def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
-                   matches: bool, threads: int = 1) -> DealResults | MatchResults:
-    """``n`` deals (or matches) of one chunk on the kernel, on ``threads`` threads (results do not depend on it)."""
-    if matches:
-        return simulate_matches(rules, strategies, n, base_key(ss), threads=threads)
-    return simulate_deals(rules, strategies, n, base_key(ss), deck_rng=deck_generator(ss), threads=threads)
+                   matches: bool, threads: int = 1, check: bool = False, where: FaultContext | None = None
+                   ) -> DealResults | MatchResults:
+    """``n`` deals (or matches) of one chunk on the kernel, on ``threads`` threads (results do not depend on it).
+
+    ``check`` (--check): every deal must end with every card exactly once in hands, talon and pile; a
+    deal that does not is a SimulationError naming it as the numpy simulator's check does (results
+    unchanged).  The compiled strategies are the built-ins, deterministic given their streams, so the
+    numpy simulator's replay of a sample (a strategy that is not deterministic) has nothing to find here.
+    """
+    where = where or FaultContext()
+    try:
+        if matches:
+            return simulate_matches(rules, strategies, n, base_key(ss), threads=threads, check=check)
+        return simulate_deals(rules, strategies, n, base_key(ss), deck_rng=deck_generator(ss), threads=threads,
+                              check=check)
+    except Broken as exc:
+        unit = "match" if matches else "deal"
+        raise SimulationError(f"invariant broken: cards not conserved in {rules.variant} {unit} "
+                              f"{where.first + exc.index}{where.describe()} (compiled kernel)") from None
