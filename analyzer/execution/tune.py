@@ -358,7 +358,7 @@ def tunable(strategy: str) -> dict[str, float]:
         sig = None
     out = {p.name: float(p.default) for p in (sig.parameters.values() if sig else [])
            if p.kind == p.KEYWORD_ONLY and isinstance(p.default, (int, float)) and not isinstance(p.default, bool)
-           and p.name not in HELD.get(target, ())}
+           and p.name not in HELD.get(target, ()) and p.name != "seed"}  # a seed is no parameter to tune
     if not out:
         raise TuneError(f"strategy {target!r} has no numeric parameters to tune")
     return out

@@ -152,9 +152,14 @@ def stopping_blocks(out: dict[str, Any]) -> list[Block]:
     st = out.get("stopping")
     if not st:
         return []
-    what = {"precise": "the target precision was reached", "H1": "H1 accepted: the first is better by the margin",
-            "H0": "H0 accepted: the second is better by the margin",
-            "budget": "the budget ran out before the rule decided"}[st["verdict"]]
+    if out.get("pairs"):
+        a, b = out["pairs"][0]["a"], out["pairs"][0]["b"]
+        h1, h0 = f"H1 ({a} − {b} = +δ, {a} better) over H0", f"H0 ({a} − {b} = −δ, {b} better) over H1"
+    else:  # a hero alone: its win rate against the field minus the fair share
+        a = out["strategies"][0]
+        h1, h0 = f"H1 ({a} above the fair share by δ) over H0", f"H0 ({a} below the fair share by δ) over H1"
+    what = {"precise": "the target precision was reached", "H1": f"the SPRT chose {h1}",
+            "H0": f"the SPRT chose {h0}", "budget": "the budget ran out before the rule decided"}[st["verdict"]]
     text = (f"Stopping rule: {st['rule']} (points of win rate as fractions), checked every {st['chunk_decks']:,} "
             f"decks: {what} after {st['decks']:,} decks ({st['deals']:,} deals; budget {st['budget_decks']:,} "
             f"decks); largest 95% half-width {100 * st['half_width']:.2f} pp.")

@@ -173,7 +173,8 @@ def round_robin(specs: Sequence[str], players: int = 2, *, shared_decks: bool = 
     k = len(specs)
     return Design(name="round-robin", strategies=specs, players=2, entrants=specs, tables=tuple(tables),
                   measures=(f"head-to-head margins of all {k * (k - 1) // 2} pairs of {k} strategies, "
-                            "each pair in both seatings on the same decks"))
+                            "each pair in both seatings on the same decks" if k > 2 else
+                            "the head-to-head margin of the two strategies, in both seatings on the same decks"))
 
 
 def hero(specs: Sequence[str], players: int, *, reference: str | None = None,
