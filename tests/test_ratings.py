@@ -17,6 +17,7 @@ from analyzer.stats.intervals import paired_difference
 from analyzer.stats.ratings import (
     ELO,
     RatingError,
+    _narrowing,
     bootstrap_ratings,
     cross_table,
     fit_bradley_terry,
@@ -265,3 +266,17 @@ def test_round_robin_summary_shows_every_seating_margins_verdicts_and_ratings() 
     assert all("p_holm" in p and p["lo"] <= p["margin"] <= p["hi"] for p in out["pairs"])
     assert [r["strategy"] for r in out["ratings"]][0] == "A" and out["n_decks"] == 400
     assert out["design"] == "round-robin" and "both seatings" in out["measures"]
+
+
+def test_narrowing_against_fresh_decks_is_the_ratio_of_the_variances_without_the_covariance() -> None:
+    rng = np.random.default_rng(0)
+    w = rng.integers(0, 2, 4000).astype(float)
+    first = np.stack([w, 1 - w], axis=1)  # i wins exactly where it won seated first ...
+    same_seat_luck = np.stack([w, 1 - w], axis=1)  # ... and j seated first wins on those decks: the deck's luck
+    cancel = _narrowing(first, same_seat_luck)  # the seatings' differences cancel deck by deck: no spread at all
+    assert cancel["paired_half_width"] == 0 and cancel["narrowing"] is None
+    repeat = _narrowing(first, same_seat_luck[:, ::-1])  # i wins both seatings of the same decks: luck adds up
+    assert repeat["narrowing"] == pytest.approx(math.sqrt(0.5), rel=1e-6)
+    other = rng.integers(0, 2, 4000).astype(float)
+    indep = _narrowing(first, np.stack([other, 1 - other], axis=1))
+    assert 0.9 < indep["narrowing"] < 1.1

@@ -177,7 +177,8 @@ def _ci(est: float, lo: float, hi: float) -> str:
 def round_robin_blocks(out: dict[str, Any]) -> list[Block]:
     """A round-robin (``durak compare --design round-robin``): what it measures, pairs with verdicts, ratings."""
     pairs = pd.DataFrame([{"A": p["a"], "B": p["b"], "A − B, pp [95% CI]": _ci(p["margin"], p["lo"], p["hi"]),
-                           "Holm p": p_value(p["p_holm"]), "verdict": p["verdict"]} for p in out["pairs"]])
+                           "Holm p": p_value(p["p_holm"]), "verdict": p["verdict"],
+                           "narrowing": times(p.get("narrowing"))} for p in out["pairs"]])
     rated = pd.DataFrame([{"strategy": r["strategy"], "rating (Elo)": f"{r['rating']:+.0f}",
                            "95% interval": f"[{r['lo']:+.0f}, {r['hi']:+.0f}]"} for r in out["ratings"]])
     adv = out["first_seat_advantage"]
@@ -187,7 +188,8 @@ def round_robin_blocks(out: dict[str, Any]) -> list[Block]:
         Block("p", f"Measures: {out['measures']}. The first seat's own edge, which the design cancels: "
                    f"{_ci(adv['diff'], adv['lo'], adv['hi'])} pp."),
         *stopping_blocks(out),
-        Block("table", pairs, "head-to-head margins (win rate of the first minus the second, paired on decks)"),
+        Block("table", pairs, "head-to-head margins (win rate of the first minus the second, paired on decks); "
+                              "narrowing: the interval's half-width on fresh decks for every game over this one"),
         Block("table", rated, "Bradley–Terry ratings, 95% bootstrap intervals over decks"),
     ]
 

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from analyzer.stats.intervals import distinguishable, holm, paired_difference, z_test_p
+from analyzer.stats.intervals import Z95, distinguishable, holm, paired_difference, z_test_p
 from analyzer.stats.tournament import Design, head_to_head, hero_scores
 
 ELO = 400.0 / math.log(10.0)
@@ -264,6 +264,27 @@ def _num(x: float) -> float | None:
     return round(float(x), 6) if math.isfinite(x) else None
 
 
+def _narrowing(first: FloatArray, second: FloatArray) -> dict[str, float | None]:
+    """The pair's duplicate half-width against the fair baseline, a fresh deck for every game.
+
+    ``first``/``second``: the (D, 2) win shares of the pair's two seatings (``i``
+    first, then ``j`` first).  Per deck the margin is the mean of the two
+    seatings' differences ``d1 = w_i - w_j`` and ``d2``; played on the same deck
+    its variance is ``var((d1 + d2) / 2)``, on fresh decks the covariance is gone:
+    ``(var d1 + var d2) / 4``.  ``narrowing`` is the ratio of the half-widths.
+    """
+    d1 = first[:, 0] - first[:, 1]
+    d2 = second[:, 1] - second[:, 0]
+    n = d1.shape[0]
+    if n < 2:
+        return {"paired_half_width": None, "fresh_decks_half_width": None, "narrowing": None}
+    dup = float(np.var((d1 + d2) / 2, ddof=1))
+    fresh = float((np.var(d1, ddof=1) + np.var(d2, ddof=1)) / 4)
+    hw = lambda v: Z95 * math.sqrt(v / n)  # noqa: E731
+    return {"paired_half_width": _num(hw(dup)), "fresh_decks_half_width": _num(hw(fresh)),
+            "narrowing": _num(math.sqrt(fresh / dup)) if dup > 0 else None}
+
+
 def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int = 1000, seed: int = 0,
                         scale: str = "elo", anchor: str | None = None) -> dict[str, Any]:
     """A JSON-ready account of a round-robin: every seating, every pair's paired margin and verdict, ratings.
@@ -284,11 +305,11 @@ def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int 
     adv = paired_difference(first, second)
     margins = cross_table(s, names)
     pairs = []
-    for row in margins.iloc[::2].to_dict("records"):
+    for g, row in enumerate(margins.iloc[::2].to_dict("records")):
         # p-values keep full precision: rounding would print a p of 1e-8 as 0 (issue 15)
         pairs.append({**{k: (float(v) if k in ("p", "p_holm") else _num(v) if isinstance(v, float) else v)
                          for k, v in row.items()},
-                      "verdict": verdict(row)})
+                      "verdict": verdict(row), **_narrowing(arrs[2 * g], arrs[2 * g + 1])})
     rated = ratings(s, names, boot=boot, seed=seed, scale=scale, anchor=anchor)
     return {
         "design": design.name, "measures": design.measures, "players": design.players, "strategies": names,
