@@ -312,8 +312,12 @@ def plot_ranking(out: dict[str, Any]) -> Any:
 
 
 def _pairs_table(out: dict[str, Any]) -> pd.DataFrame:
-    return pd.DataFrame([{"A": p["a"], "B": p["b"], "A − B, pp [95% CI]": _ci(p["margin"], p["lo"], p["hi"]),
-                          "Holm p": p_value(p["p_holm"]), "verdict": p["verdict"]} for p in out["pairs"]])
+    rows = [{"A": p["a"], "B": p["b"], "A − B, pp [95% CI]": _ci(p["margin"], p["lo"], p["hi"]),
+             "Holm p": p_value(p["p_holm"]), "verdict": p["verdict"]} for p in out["pairs"]]
+    if out["design"] == "round-robin":  # the duplicate design's gain over a fresh deck for every game
+        for row, p in zip(rows, out["pairs"]):
+            row["narrowing (fresh decks)"] = times(p.get("narrowing"))
+    return pd.DataFrame(rows)
 
 
 def _ranking_table(out: dict[str, Any]) -> pd.DataFrame:
