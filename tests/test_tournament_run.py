@@ -55,16 +55,18 @@ def test_cli_hero_text_says_what_it_measures() -> None:
     assert "Measures: each strategy's win rate against 1 copy of weighted" in " ".join(res.output.split())
 
 
-@pytest.mark.parametrize("rule", [UntilCI(0.03), Sprt.better_by(0.05)], ids=["until-ci", "sprt"])
+@pytest.mark.parametrize("rule", [UntilCI(0.04), Sprt.better_by(0.05)], ids=["until-ci", "sprt"])
 def test_stopping_is_the_same_for_any_jobs_and_reports_the_decks_taken(rule) -> None:
     rules = make_rules("czech", 2, {})
     # a plugin has no compiled form: the numpy simulator, so two fresh worker processes need no kernel
     design = round_robin([HIGHEST, "greedy"], 2)
-    one = run_design(rules, design, 20 * SEQ_CHUNK, seed=3, jobs=1, rule=rule, boot=20)
-    two = run_design(rules, design, 20 * SEQ_CHUNK, seed=3, jobs=2, rule=rule, boot=20)
-    assert one["stopping"] == two["stopping"] and one["pairs"] == two["pairs"]
+    one = run_design(rules, design, 4000, seed=3, jobs=1, rule=rule, boot=20, seq_chunk=200)
+    two = run_design(rules, design, 4000, seed=3, jobs=2, rule=rule, boot=20, seq_chunk=200)
+    # everything but the decks played past the stop in the last batch (work done, not used) is the same
+    same = {k: v for k, v in one["stopping"].items() if k != "discarded_decks"}
+    assert same == {k: v for k, v in two["stopping"].items() if k != "discarded_decks"} and one["pairs"] == two["pairs"]
     st = one["stopping"]
-    assert st["stopped"] and st["decks"] == one["n_decks"] == st["chunks"] * SEQ_CHUNK < 20 * SEQ_CHUNK
+    assert st["stopped"] and st["decks"] == one["n_decks"] == st["chunks"] * 200 < 4000
     assert st["deals"] == one["deals_played"] == st["decks"] * 2
     if isinstance(rule, Sprt):  # the two differ by far more than 5 pp: the SPRT names the better one
         margin = one["pairs"][0]["margin"]
@@ -72,7 +74,7 @@ def test_stopping_is_the_same_for_any_jobs_and_reports_the_decks_taken(rule) -> 
         assert (st["verdict"], st["llr"] >= st["bounds"][1]) == (("H1", True) if margin > 0 else ("H0", False))
         assert st["llr"] >= st["bounds"][1] or st["llr"] <= st["bounds"][0]
     else:
-        assert st["verdict"] == "precise" and st["half_width"] <= 0.03
+        assert st["verdict"] == "precise" and st["half_width"] <= 0.04 and st["chunks"] > 2
 
 
 def test_until_ci_watches_every_pair_and_the_budget_bounds_it() -> None:

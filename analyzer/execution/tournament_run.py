@@ -121,9 +121,9 @@ def _batch(jobs: int) -> int:
 
 def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: int = 1, chunk: int = CHUNK_DECKS,
                boot: int = 1000, rule: Rule | None = None, on_chunk: Callable[[int], None] | None = None,
-               ) -> dict[str, Any]:
+               seq_chunk: int = SEQ_CHUNK) -> dict[str, Any]:
     """Play ``n`` duplicate decks through every table of ``design`` (or, with ``rule``, chunks of
-    :data:`SEQ_CHUNK` until the rule stops, ``n`` decks at most); the JSON-ready summary."""
+    ``seq_chunk`` decks until the rule stops, ``n`` decks at most); the JSON-ready summary."""
     lineups.build(list(design.entrants), get_strategy)  # an unknown strategy fails before any work
     t0 = time.perf_counter()
     seq: SequentialResult | None = None
@@ -136,7 +136,7 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
                 on_chunk(sizes[c])
         used = len(sizes)
     else:
-        size = min(SEQ_CHUNK, n)
+        size = min(seq_chunk, n)
         sizes = [min(size, n - i) for i in range(0, n, size)]
         parts = {}
         is_sprt = isinstance(rule, Sprt)
