@@ -73,7 +73,7 @@ def test_table_runner_gives_the_simulators_results_for_players_without_memory() 
         lineup = [get_strategy(s) for s in ("greedy", "wild-keeper", "suit-keeper")[:players]]
         ours = simulate_observed(rules, lineup, decks, np.random.SeedSequence(1))
         theirs = simulate_deals(rules, lineup, 40, np.random.SeedSequence(1), decks=decks)
-        for field in ("points", "winner", "loser", "end", "turns", "wild_held", "went_out", "last_card"):
+        for field in ("points", "winner", "loser", "end", "turns", "wild_held", "went_out", "last_card", "wilds_dealt"):
             assert np.array_equal(getattr(ours, field), getattr(theirs, field)), (variant, field)
 
 

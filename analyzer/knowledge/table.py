@@ -106,7 +106,7 @@ def simulate_observed(rules: RuleSet, strategies: Sequence[Any], decks: np.ndarr
                       winner=np.full(n, -1, np.int8), loser=np.full(n, -1, np.int8),
                       loser_by_wild=np.zeros(n, bool), wild_held=np.zeros((n, p), bool),
                       end=np.zeros(n, np.int8), turns=np.zeros(n, np.int32), last_card=np.full(n, -1, np.int8),
-                      turnovers=np.zeros(n, np.int16))
+                      turnovers=np.zeros(n, np.int16), wilds_dealt=np.zeros((n, p), np.int8))
     by_seat = [(q + 1) % p for q in range(p)]
 
     def pos(seat: int | None) -> int:
@@ -121,6 +121,7 @@ def simulate_observed(rules: RuleSet, strategies: Sequence[Any], decks: np.ndarr
         out.loser_by_wild[j], out.end[j], out.turns[j] = o.loser_by_wild, o.end, o.turns
         out.last_card[j] = -1 if o.last_card is None else o.last_card
         out.turnovers[j] = o.turnovers
+        out.wilds_dealt[j] = [o.wilds_dealt[s] for s in by_seat]
     return out
 
 
