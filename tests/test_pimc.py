@@ -15,6 +15,7 @@ from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal
 from analyzer.knowledge.table import play_observed, public_table
+from strategies.pimc import Pimc
 from tests.helpers_engine import make_deal
 
 
@@ -47,9 +48,9 @@ def test_pimc_refuses_to_play_blind_through_the_plain_contract() -> None:
 def test_a_wild_is_searched_once_per_suit_it_can_name() -> None:
     deal = make_deal("czech", ["7C 8C 9C 10C QC", "JS 8D 9D 10D QD"], talon="AS 7D 8H 9H", starter="8S")
     table = public_table(deal, 1)
-    options = get_strategy("pimc").candidates(deal.view(), table)
+    options = Pimc().candidates(deal.view(), table)
     jack = parse_card("JS")
-    assert sorted(s for a, s in options if a == jack) == [0, 1, 2, 3]
+    assert sorted(s if s is not None else -1 for a, s in options if a == jack) == [0, 1, 2, 3]
     assert table.hands[0] == [] and table.talon == []  # the public table hides what the player may not see
 
 

@@ -8,7 +8,7 @@ from analyzer.core.cards import DRAW, parse_card, suit_of
 from analyzer.core.registry import get_strategy
 from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.table import public_table
-from strategies.tracker import known_voids
+from strategies.tracker import Tracker, known_voids
 from tests.helpers_engine import make_deal, play
 
 
@@ -22,8 +22,7 @@ def test_G6_void_is_known_and_a_wild_names_it() -> None:
     assert deal.current == 0
     hearts = suit_of(parse_card("KH"))
     assert hearts in known_voids(k, 1)
-    action, suit = get_strategy("tracker").choose_known(deal.view(), k, public_table(deal, 0),
-                                                        np.random.default_rng(0))
+    action, suit = Tracker().choose_known(deal.view(), k, public_table(deal, 0), np.random.default_rng(0))
     assert (action, suit) == (parse_card("JC"), hearts)  # its only legal card; weighted would name clubs
     assert get_strategy("weighted").choose(deal.view(), np.random.default_rng(0))[1] != hearts
 
