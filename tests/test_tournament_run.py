@@ -155,6 +155,20 @@ def test_design_mistakes_are_one_line_errors(extra: str, words: str) -> None:
     assert "\n" not in str(e.value)
 
 
+def test_a_design_experiment_can_stop_each_tournament_at_a_target_precision(tmp_path) -> None:
+    text = (DESIGN_EXP.replace("weighted?preset={variant}-{players}p", "weighted").replace("deals = 60", "deals = 6000")
+            .replace("players = [2, 3]", "players = [2]").replace('reference = "greedy"\n', "") + "until_ci = 4\n")
+    exp = _parse(text)
+    assert exp.until_ci == 4.0 and exp.to_dict()["until_ci"] == 4.0
+    folder = run_experiment(exp, out=tmp_path / "tx", jobs=1, quiet=True)
+    res = json.loads((folder / "results" / "tournaments.json").read_text())
+    st = res[0]["stopping"]
+    assert st["verdict"] == "precise" and st["half_width"] <= 0.04 and res[0]["n_decks"] == st["decks"] < 6000
+    assert "Stopping rule: until the 95% interval is within ±0.04" in (folder / "report.md").read_text()
+    with pytest.raises(ExperimentError, match="until_ci"):
+        _parse(text.replace("until_ci = 4", "until_ci = 0"))
+
+
 def test_tournaments_play_single_deals_only() -> None:
     text = DESIGN_EXP.replace("deals = 60", "matches = 5").replace("weighted?preset={variant}-{players}p", "weighted")
     with pytest.raises(ExperimentError, match="single deals"):

@@ -31,6 +31,8 @@ optional)::
                                     # decks.  In a spec, {variant} and {players} are filled in
                                     # per cell: "weighted?preset={variant}-{players}p".
     reference = "weighted"          # hero: the opposition (default weighted)
+    until_ci = 0.5                  # tournaments: play chunks of 1,000 decks until every interval is
+                                    # within +- this many points of win rate (deals: the budget)
     deals = 40_000                  # per cell (unit = deal) ...
     matches = 5_000                 # ... and/or per cell (unit = match); both -> both kinds of cell
     seed = 1                        # default 0; chunk seeds derive from (seed, what the cell is, chunk)
@@ -86,6 +88,7 @@ DEFAULT_REPORTS = ("first_player", "positions")
 KNOWN_KEYS = (
     "name", "description", "variant", "variants", "players", "lineup", "field", "rules",
     "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports", "design", "reference",
+    "until_ci",
 )
 #: Tournament designs of an experiment (analyzer.stats.tournament.DESIGNS, kept apart: no stats import here).
 DESIGNS = ("round-robin", "hero", "field")
@@ -181,6 +184,7 @@ class Experiment:
     source: str = "<experiment>"
     design: tuple[tuple[int, str], ...] | None = None  # (players, design); players 0: every count
     reference: str = "weighted"
+    until_ci: float | None = None  # tournaments: stop at this 95 % half-width, in points of win rate
     _cells: tuple[Cell, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     @property
@@ -226,6 +230,8 @@ class Experiment:
         if self.design is not None:
             d["design"] = {str(p) if p else "all": v for p, v in self.design}
             d["reference"] = self.reference
+            if self.until_ci is not None:
+                d["until_ci"] = self.until_ci
         if self.field is not None:
             d["field"] = list(self.field)
         else:
@@ -305,12 +311,19 @@ def parse_experiment(
                    else DEFAULT_CHUNK["match"])
     reports = _reports(data, err)
     design, reference = _design(data, fld, counts, err)
+    until_ci = data.get("until_ci")
+    if until_ci is not None:
+        if isinstance(until_ci, bool) or not isinstance(until_ci, (int, float)) or not 0 < until_ci < 100:
+            raise err("until_ci", f"must be a number of points of win rate above 0 and below 100, got {_show(until_ci)}")
+        if design is None or all(v == "field" for _, v in design):
+            raise err("until_ci", "stops tournaments (design = \"round-robin\" or \"hero\")")
+        until_ci = float(until_ci)
 
     exp = Experiment(
         name=name, description=description, variants=variants, players=players,
         lineup=lineup, field=fld, rules=rules, variant_rules=variant_rules, grid=grid,
         counts=counts, seed=seed, chunk_size=chunk_size, match_chunk_size=match_chunk,
-        reports=reports, source=source, design=design, reference=reference,
+        reports=reports, source=source, design=design, reference=reference, until_ci=until_ci,
     )
     n_players = len(players) if players else max(len(p) for p in PLAYERS.values())
     upper = (len(counts) * len(variants) * n_players * (len(fld) if fld else 1)

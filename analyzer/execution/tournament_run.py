@@ -46,7 +46,7 @@ from analyzer.kernel.lineup import policy_code
 from analyzer.knowledge.table import KnowingStrategy, simulate_observed
 from analyzer.report.compare_view import write_tournament_report
 from analyzer.stats.ratings import hero_summary, round_robin_summary
-from analyzer.stats.sequential import Rule, SequentialResult, Sprt, run_sequential
+from analyzer.stats.sequential import Rule, SequentialResult, Sprt, UntilCI, run_sequential
 from analyzer.stats.tournament import Design, TournamentError, head_to_head, hero_scores, make_design, round_robin
 
 CHUNK_DECKS = 10_000
@@ -200,7 +200,10 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
     """Play every tournament of a design experiment; write results/tournaments.json, manifest.json and the report.
 
     Not resumable chunk by chunk (the whole of each tournament is kept in memory
-    for the paired statistics); the seed fixes every number.
+    for the paired statistics); the seed fixes every number.  With the
+    experiment's ``until_ci`` each tournament stops at the first chunk boundary
+    where every watched interval is that narrow (:func:`watched`), its deals
+    the budget.
     """
     n = exp.counts["deal"]
     plan = tournaments_of(exp)
@@ -208,8 +211,9 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
     results = []
     with RunProgress(total_units=n * len(plan), total_cells=len(plan), unit="decks", enabled=not quiet) as bar:
         for rules, design in plan:
+            rule = UntilCI(exp.until_ci / 100) if exp.until_ci is not None else None
             out = run_design(rules, design, n, seed=exp.seed, jobs=jobs, chunk=min(exp.chunk_size, CHUNK_DECKS),
-                             on_chunk=lambda m: bar.advance(m))
+                             rule=rule, on_chunk=lambda m: bar.advance(m))
             out["label"] = rules.label()
             results.append(out)
             bar.advance(0, cell_done=True)

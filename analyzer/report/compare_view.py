@@ -406,6 +406,7 @@ def tournament_report_blocks(results: list[dict[str, Any]], *, name: str, descri
         b.append(Block("h2", f"{_label(out)}: {out['design']}"))
         b.append(Block("p", f"Measures: {out['measures']}. {out['n_decks']:,} duplicate decks, "
                             f"{out['deals_played']:,} deals, seed {out['seed']}."))
+        b += stopping_blocks(out)
         if out["design"] == "round-robin":
             adv = out["first_seat_advantage"]
             b.append(Block("p", f"The first seat's own edge, which the design cancels: "
