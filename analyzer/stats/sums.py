@@ -75,11 +75,57 @@ def cross_sums(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _ties_most(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Equal shares among each row's largest ``values`` inside ``mask`` (rows without any: zeros)."""
-    v = np.where(mask, values.astype(np.float64), -np.inf)
-    hit = mask & (v == v.max(axis=1, keepdims=True))
-    return hit / np.maximum(hit.sum(axis=1, keepdims=True), 1)
+# (N, P) arrays are handled flat (row-major, with each entry's seat in ``seat``): numpy loops over an
+# (N, P) array broadcast against an (N, 1) one a row at a time, slowly when P is a handful of seats.
+def _seats(n: int, p: int) -> np.ndarray:
+    """The seat of each entry of a flattened (n, p) array."""
+    return np.tile(np.arange(p, dtype=np.intp), n)
+
+
+def _column_sums(seat: np.ndarray, p: int, x: np.ndarray | None = None, group: np.ndarray | None = None,
+                 groups: int = 1) -> np.ndarray:
+    """``(groups, p)`` float sums of flat ``x`` (1 without it) per seat and ``group`` (all in group 0 without it).
+
+    Each sum adds its terms one row after another, as ``(x * (group == g)).sum(axis=0)`` does on the
+    (N, p) array (numpy reduces axis 0 row by row), so the floats are bit-identical to it; entries
+    whose group is outside ``0 .. groups - 1`` are left out.  One ``np.bincount`` pass for all groups.
+    """
+    if group is None:
+        bins = seat
+    else:
+        bins = np.where((group >= 0) & (group < groups), group.astype(np.intp) * p + seat, groups * p)
+    out = np.bincount(bins, weights=None if x is None else x.astype(np.float64, copy=False),
+                      minlength=groups * p + 1)
+    return out[:groups * p].reshape(groups, p).astype(np.float64)
+
+
+def _row_any(x: np.ndarray) -> np.ndarray:
+    """Row-wise any of an (N, P) bool array, a column at a time."""
+    out = x[:, 0].copy()
+    for s in range(1, x.shape[1]):
+        out |= x[:, s]
+    return out
+
+
+def _row_sum(x: np.ndarray, cols: list[int] | range) -> np.ndarray:
+    """Float row sums of ``x[:, cols]``, bit-identical to ``x[:, cols].sum(axis=1)``: numpy's pairwise sum
+    adds fewer than 8 terms one after another (as here, a column at a time) and 8 or more in its own order."""
+    cols = list(cols)
+    if len(cols) >= 8:
+        return x[:, cols].sum(axis=1).astype(np.float64)
+    out = x[:, cols[0]].astype(np.float64)
+    for s in cols[1:]:
+        out += x[:, s]
+    return out
+
+
+def _most(pts: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Flat: each row's hands inside ``mask`` (both (N, P)) with the most points (rows without any: none)."""
+    none = np.iinfo(np.int64).min
+    top = np.full(len(pts), none, dtype=np.int64)
+    for s in range(pts.shape[1]):
+        np.maximum(top, np.where(mask[:, s], pts[:, s], none), out=top)
+    return mask.ravel() & (pts.ravel() == np.repeat(top, pts.shape[1]))
 
 
 def deal_losses(res: DealResults, deal_rule: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -94,48 +140,56 @@ def deal_losses(res: DealResults, deal_rule: bool) -> tuple[np.ndarray, np.ndarr
     winner's with the most points): the one definition of deals and matches.  Capped deals: no loss.
     """
     n, p = res.points.shape
+    seat = _seats(n, p)
     decided = (res.end != END_CAPPED) & (res.loser >= 0)
-    seats = np.arange(p)[None, :]
-    pts = res.points.astype(np.int64)
-    others = (seats != res.winner[:, None]) & decided[:, None]
-    holders = res.wild_held.astype(bool) & decided[:, None]
-    acts = holders.any(axis=1) & deal_rule
-    by_points = _ties_most(pts, others)
-    by_rule = _ties_most(pts, holders)
-    loser = seats == res.loser[:, None]
-    lp = pts[np.arange(n), np.maximum(res.loser, 0)][:, None]
-    tied = (np.where(acts[:, None], holders, others) & (pts == lp) | loser) & decided[:, None]
-    loss = tied / np.maximum(tied.sum(axis=1, keepdims=True), 1)
-    by_wild = decided & (res.loser_by_wild.astype(bool) | (acts & ((by_rule > 0) != (by_points > 0)).any(axis=1)))
-    return loss, by_wild
+    dec = np.repeat(decided, p)
+    pts = res.points.ravel()
+    others = (seat != np.repeat(res.winner, p)) & dec
+    holders = res.wild_held.astype(bool, copy=False).ravel() & dec
+    acts = _row_any(holders.reshape(n, p)) & deal_rule
+    lp = np.repeat(res.points[np.arange(n), np.maximum(res.loser, 0)], p)
+    tied = (np.where(np.repeat(acts, p), holders, others) & (pts == lp) | (seat == np.repeat(res.loser, p))) & dec
+    share = 1.0 / np.maximum(_row_sum(tied.reshape(n, p), range(p)), 1.0)  # tied / count, bit for bit
+    loss = (tied * np.repeat(share, p)).reshape(n, p)
+    by_wild = res.loser_by_wild.astype(bool)
+    if acts.any():
+        differ = _most(res.points, holders.reshape(n, p)) != _most(res.points, others.reshape(n, p))
+        by_wild = by_wild | (acts & _row_any(differ.reshape(n, p)))
+    return loss, decided & by_wild
 
 
 def _jack_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, decided: np.ndarray,
                strategies: list[str]) -> dict[str, np.ndarray]:
-    """The per-position Jack columns (JACK_COLUMNS, HV_COLUMNS) of one chunk."""
-    p = len(strategies)
-    d = decided.astype(np.float64)[:, None] * np.ones((1, p))
-    held_f = held.astype(np.float64) * d
+    """The per-position Jack columns (JACK_COLUMNS, HV_COLUMNS) of one chunk.
+
+    Column sums in row order (:func:`_column_sums`); the ``hv_*`` products are summed by numpy's
+    pairwise sum, a fixed order (a BLAS dot product's order depends on its thread count).
+    """
+    n, p = loss_x.shape
+    seat = _seats(n, p)
+    dec = np.repeat(decided, p)
+    loss = loss_x.ravel()
+    held_d = held.astype(bool, copy=False).ravel() & dec
+    dealt = dealt.ravel()
+    cls = np.where(dec & (dealt >= 0), np.minimum(dealt, DEALT_CLASSES[-1]), -1)
+    k = len(DEALT_CLASSES)
+    n_k, loss_k = _column_sums(seat, p, group=cls, groups=k), _column_sums(seat, p, loss, cls, k)
     out: dict[str, np.ndarray] = {}
-    known = dealt >= 0
-    for k in DEALT_CLASSES:
-        in_k = known & ((dealt >= k) if k == DEALT_CLASSES[-1] else (dealt == k))
-        w = in_k * d
-        out[f"dealt{k}_n"] = w.sum(axis=0)
-        out[f"dealt{k}_losses"] = (w * loss_x).sum(axis=0)
-    out["held_n"] = held_f.sum(axis=0)
-    out["held_losses"] = (held_f * loss_x).sum(axis=0)
+    for i, c in enumerate(DEALT_CLASSES):
+        out[f"dealt{c}_n"] = n_k[i]
+        out[f"dealt{c}_losses"] = loss_k[i]
+    out["held_n"] = _column_sums(seat[held_d], p)[0]
+    out["held_losses"] = _column_sums(seat[held_d], p, loss[held_d])[0]
+    not_held = (dec & ~held_d).reshape(n, p)
+    hl = np.where(held_d, loss, 0.0).reshape(n, p)  # held * loss in decided games
+    cl = np.where(not_held.ravel(), loss, 0.0).reshape(n, p)
+    held_d = held_d.reshape(n, p)
     hv = {c: np.zeros(p) for c in HV_COLUMNS}
     for name in dict.fromkeys(strategies):
-        mine = np.array([s == name for s in strategies])
-        first = int(np.argmax(mine))
-        a = (held_f * loss_x)[:, mine].sum(axis=1)
-        b = held_f[:, mine].sum(axis=1)
-        c = ((d - held_f) * loss_x)[:, mine].sum(axis=1)
-        e = (d - held_f)[:, mine].sum(axis=1)
-        parts = {"a": a, "b": b, "c": c, "e": e}
+        mine = [q for q, s in enumerate(strategies) if s == name]
+        parts = {"a": _row_sum(hl, mine), "b": _row_sum(held_d, mine), "c": _row_sum(cl, mine), "e": _row_sum(not_held, mine)}
         for pair in HV_PAIRS:
-            hv[f"hv_{pair}"][first] = float(parts[pair[0]] @ parts[pair[1]])
+            hv[f"hv_{pair}"][mine[0]] = float((parts[pair[0]] * parts[pair[1]]).sum())
     return {**out, **hv}
 
 
@@ -155,10 +209,7 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
     if isinstance(res, DealResults):
         pts = res.points.astype(np.int64)
         wins = np.bincount(res.winner[res.winner >= 0], minlength=p).astype(float)
-        losses = np.bincount(res.loser[res.loser >= 0], minlength=p).astype(float)
-        lbw = np.bincount(res.loser[(res.loser >= 0) & res.loser_by_wild], minlength=p)
         went = np.bincount(res.went_out[res.went_out >= 0], minlength=p)
-        wild = res.wild_held.sum(axis=0)
         turns = res.turns.astype(np.int64)
         totals: dict[str, float] = {
             "n": n, "blocked": int((res.end == END_BLOCKED).sum()),
@@ -168,8 +219,8 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
         }
         hists = [("turns", np.bincount(np.minimum(turns, TURN_BINS - 1), minlength=TURN_BINS)),
                  ("points", np.bincount(np.minimum(pts.ravel(), POINT_BINS - 1), minlength=POINT_BINS))]
-        seats = np.arange(p)
-        win_x = (res.winner[:, None] == seats).astype(np.float64)
+        seat = _seats(n, p)  # (N, P) arrays flat (see _seats)
+        win_x = (seat == np.repeat(res.winner, p)).astype(np.float64).reshape(n, p)
         shared = getattr(res, "loss_share", None)
         if shared is not None:  # results that carry the shares themselves
             loss_x = np.asarray(shared, dtype=np.float64)
@@ -177,8 +228,8 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
         else:  # a points tie for the дурак shared as in a match (CZ7); one "decided by the wild rule"
             deal_rule = rules.wild_rule == "deal" if rules is not None else bool(res.loser_by_wild.any())
             loss_x, by_wild = deal_losses(res, deal_rule)
-        losses = loss_x.sum(axis=0)
-        lbw = (loss_x * by_wild[:, None]).sum(axis=0)
+        losses = _column_sums(seat, p, loss_x.ravel())[0]  # loss_x.sum(axis=0), bit for bit
+        lbw = _column_sums(seat, p, loss_x.ravel() * np.repeat(by_wild, p))[0]
         decided = res.end != END_CAPPED
     else:
         pts = res.totals.astype(np.int64)
@@ -186,7 +237,6 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
         losses = res.loss_share.sum(axis=0, dtype=np.float64)
         lbw = (res.loss_share * res.loser_by_wild[:, None]).sum(axis=0)
         went = np.zeros(p, dtype=np.int64)
-        wild = res.wild_held.sum(axis=0)
         d = res.deals.astype(np.int64)
         totals = {"n": n, "blocked": 0, "capped": int(res.capped_deals.sum()), "turns_sum": 0,
                   "turns_sq": 0, "turnovers_sum": 0, "deals_sum": int(d.sum())}
@@ -194,6 +244,8 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
         win_x = res.win_share.astype(np.float64)
         loss_x = res.loss_share.astype(np.float64)
         decided = np.ones(n, dtype=bool)
+    wild = np.ascontiguousarray(res.wild_held.T).sum(axis=1)  # integer sums: any order, rows contiguous
+    pts_t = np.ascontiguousarray(pts.T)
     # the wild-holding penalty exactly, not only per position: deals with any wild left,
     # and the points of the hands that held one (totals at the end of a match)
     totals["wild_any"] = int(res.wild_held.any(axis=1).sum())
@@ -210,7 +262,7 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
         "position": np.arange(p), "strategy": list(strategies), "n": n,
         "wins": wins, "losses": losses, "losses_by_wild": np.asarray(lbw, dtype=float),
         "wild_held": wild.astype(np.int64), "went_out": went.astype(np.int64),
-        "points_sum": pts.sum(axis=0), "points_sq": (pts ** 2).sum(axis=0),
+        "points_sum": pts_t.sum(axis=1), "points_sq": (pts_t ** 2).sum(axis=1),
         **{f"{m}_x{q}": cross[m][:, q] for m in CROSS_METRICS for q in range(MAX_SEATS)},
         **_jack_sums(loss_x, res.wild_held, np.asarray(res.wilds_dealt), decided, list(strategies)),
     })
