@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from analyzer.kernel import _cache
 
 UNWRITABLE = Path("/dev/null/cannot-be-a-folder")  # not writable even for root
@@ -73,3 +75,60 @@ def test_a_kernel_compiles_runs_and_caches_where_only_the_temp_dir_is_writable(t
     assert out.returncode == 0 and out.stdout.split() == ["True"], out.stderr
     assert out.stderr == ""
     assert list(tmp_path.glob("durak-analyzer-*/kernels-*/**/*.nbi")), "nothing cached in the temp folder"
+
+
+# --- the one line before a cold compile ------------------------------------------------------------------
+def _index(folder: Path, name: str) -> None:
+    """A numba index file as numba names it: <cache folder>/<source folder>_<hash>/<module>.<function>-<line>.py311.nbi."""
+    (folder / "kernel_0123abcd").mkdir(parents=True, exist_ok=True)
+    (folder / "kernel_0123abcd" / name).write_bytes(b"")
+
+
+def test_a_kernel_is_cold_until_its_index_file_is_in_the_folder(tmp_path):
+    assert _cache.is_cold("driver.deals_kernel", tmp_path)
+    _index(tmp_path, "bitops.bit-17.py311.nbi")  # small helpers cached, the driver not: still compiles
+    _index(tmp_path, "matches.matches_kernel-35.py311.nbi")
+    assert _cache.is_cold("driver.deals_kernel", tmp_path)
+    assert not _cache.is_cold("matches.matches_kernel", tmp_path)
+    _index(tmp_path, "driver.deals_kernel-79.py311.nbi")
+    assert not _cache.is_cold("driver.deals_kernel", tmp_path)
+    assert _cache.is_cold("driver.deals_kernel", None)  # no cache folder: compiles every run
+
+
+def test_the_compile_line_goes_to_stderr_once_and_only_when_cold(tmp_path, monkeypatch, capsys):
+    from analyzer.kernel import serve
+    monkeypatch.setattr(serve, "simulate_deals", lambda *a, **k: "deals")  # the wiring, without compiling
+    monkeypatch.setattr(serve, "simulate_matches", lambda *a, **k: "matches")
+    monkeypatch.setattr(_cache, "_announced", set())
+    monkeypatch.setattr(_cache, "_watched", lambda: True)  # stderr a terminal
+    ss = np.random.SeedSequence(1)
+    monkeypatch.setattr(_cache, "FOLDER", tmp_path)  # an empty cache folder: cold
+    assert serve.simulate_chunk(None, [], 1, ss, matches=False) == "deals"
+    serve.simulate_chunk(None, [], 1, ss, matches=False)
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.splitlines() == [_cache.COMPILING]
+    _index(tmp_path, "matches.matches_kernel-35.py311.nbi")  # matches cached: nothing to say
+    assert serve.simulate_chunk(None, [], 1, ss, matches=True) == "matches"
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(_cache, "_announced", set())
+    monkeypatch.setattr(_cache, "FOLDER", None)  # no cache at all: it compiles, and says it does every run
+    serve.simulate_chunk(None, [], 1, ss, matches=True)
+    assert capsys.readouterr().err.splitlines() == [_cache.COMPILING_UNCACHED]
+
+
+def test_after_a_kernel_ran_the_real_cache_is_warm():
+    """numba's own index file names match what is_cold looks for (a deal or two on the kernel)."""
+    from analyzer.core.rules import make_rules
+    from analyzer.kernel.driver import simulate_deals
+    from strategies import get_strategy
+    assert _cache.CACHE  # the temp folder at least is writable here
+    simulate_deals(make_rules("czech", 4), [get_strategy("greedy")] * 4, 2, seed=1, threads=1)
+    assert not _cache.is_cold("driver.deals_kernel", _cache.FOLDER)
+
+
+def test_no_compile_line_into_a_stream_nobody_watches(tmp_path, monkeypatch, capsys):
+    """Captured or redirected stderr (logs, CliRunner, pipes) gets no progress talk, cold or not."""
+    monkeypatch.setattr(_cache, "_announced", set())
+    monkeypatch.setattr(_cache, "FOLDER", tmp_path)
+    _cache.announce_if_cold("driver.deals_kernel")
+    assert capsys.readouterr().err == ""

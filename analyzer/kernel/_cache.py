@@ -12,6 +12,13 @@ Runs *before* numba is imported (``analyzer.kernel`` imports it first) and sets
   temp dir; the first writable one wins.  If none is writable, caching is
   switched off with a one-line note: kernels then compile on every run
   (slower start, same results).
+
+The first use of a kernel whose compiled form is not in the folder compiles it
+(about 30 s); :func:`announce_if_cold` says so in one line on stderr first
+when someone watches it (a terminal; never on stdout, so ``--json`` output stays
+clean, and not into logs or captured streams), and says nothing when the kernel
+is cached: numba keeps an index file ``<module>.<function>-<line>.py*.nbi``
+per cached function, which is cheap to look for.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import hashlib
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -69,15 +77,53 @@ def choose_cache_dir(bases: list[Path] | None = None, package_dir: Path = _PACKA
 
 def configure() -> bool:
     """Set NUMBA_CACHE_DIR (before numba is imported); returns whether to cache."""
+    global FOLDER
     folder = choose_cache_dir()
     if folder is None:
         print("note: no writable folder for compiled kernels; they compile on every run", file=sys.stderr)
         return False
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    FOLDER = folder
     if "numba" in sys.modules:  # imported before us: numba reads its config at import
         sys.modules["numba"].config.CACHE_DIR = str(folder)
     return True
 
 
+#: The folder compiled kernels are kept in (None: no cache, they compile on every run).
+FOLDER: Path | None = None
 #: Whether the kernels are compiled with ``cache=True``.
 CACHE = configure()
+
+COMPILING = "durak: compiling the engine for this machine (once, about 30 s)…"
+COMPILING_UNCACHED = "durak: compiling the engine (about 30 s; no folder to keep it in, so on every run)…"
+_announced: set[str] = set()
+_announce_lock = threading.Lock()
+
+
+def is_cold(kernel: str, folder: Path | None) -> bool:
+    """Whether ``kernel`` (``"module.function"`` of analyzer.kernel, e.g. ``"driver.deals_kernel"``) will
+    compile on its first call: ``folder`` (None: no cache) holds no numba index file for it."""
+    if folder is None:
+        return True
+    module, function = kernel.split(".")
+    return not any(folder.glob(f"*/{module}.{function}-*.nbi"))
+
+
+def _watched() -> bool:
+    """stderr is a terminal (a person waits on the compile)."""
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stream
+        return False
+
+
+def announce_if_cold(kernel: str) -> None:
+    """Before the first call of ``kernel`` in this process: one line on stderr if it is about to compile."""
+    if not _watched():
+        return
+    with _announce_lock:
+        if kernel in _announced:
+            return
+        _announced.add(kernel)
+    if is_cold(kernel, FOLDER):
+        print(COMPILING if FOLDER is not None else COMPILING_UNCACHED, file=sys.stderr, flush=True)

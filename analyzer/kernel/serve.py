@@ -21,6 +21,7 @@ import numpy as np
 from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import base_key
+from analyzer.kernel._cache import announce_if_cold
 from analyzer.kernel.driver import Broken, simulate_deals
 from analyzer.kernel.lineup import policy_code
 from analyzer.kernel.matches import simulate_matches
@@ -40,6 +41,7 @@ def deck_generator(ss: np.random.SeedSequence) -> np.random.Generator:
 def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: np.ndarray, ss: np.random.SeedSequence
                       ) -> DealResults:
     """Deals on given decks (duplicate designs), with the play streams the numpy simulator gives ``ss``."""
+    announce_if_cold("driver.deals_kernel")
     return simulate_deals(rules, strategies, len(decks), base_key(ss), decks=decks, threads=1)
 
 
@@ -54,6 +56,7 @@ def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.
     numpy simulator's replay of a sample (a strategy that is not deterministic) has nothing to find here.
     """
     where = where or FaultContext()
+    announce_if_cold("matches.matches_kernel" if matches else "driver.deals_kernel")  # a cold cache: one line first
     try:
         if matches:
             return simulate_matches(rules, strategies, n, base_key(ss), threads=threads, check=check)
