@@ -82,18 +82,14 @@ def _seats(n: int, p: int) -> np.ndarray:
     return np.tile(np.arange(p, dtype=np.intp), n)
 
 
-def _column_sums(seat: np.ndarray, p: int, x: np.ndarray | None = None, group: np.ndarray | None = None,
-                 groups: int = 1) -> np.ndarray:
-    """``(groups, p)`` float sums of flat ``x`` (1 without it) per seat and ``group`` (all in group 0 without it).
+def _column_sums(bins: np.ndarray, p: int, x: np.ndarray | None = None, groups: int = 1) -> np.ndarray:
+    """``(groups, p)`` float sums of flat ``x`` (1 without it) per bin ``group * p + seat`` (``bins``: the seats
+    when there is one group; ``groups * p``: left out).
 
     Each sum adds its terms one row after another, as ``(x * (group == g)).sum(axis=0)`` does on the
-    (N, p) array (numpy reduces axis 0 row by row), so the floats are bit-identical to it; entries
-    whose group is outside ``0 .. groups - 1`` are left out.  One ``np.bincount`` pass for all groups.
+    (N, p) array (numpy reduces axis 0 row by row), so the floats are bit-identical to it.  One
+    ``np.bincount`` pass for all groups.
     """
-    if group is None:
-        bins = seat
-    else:
-        bins = np.where((group >= 0) & (group < groups), group.astype(np.intp) * p + seat, groups * p)
     out = np.bincount(bins, weights=None if x is None else x.astype(np.float64, copy=False),
                       minlength=groups * p + 1)
     return out[:groups * p].reshape(groups, p).astype(np.float64)
@@ -173,7 +169,8 @@ def _jack_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, decided:
     dealt = dealt.ravel()
     cls = np.where(dec & (dealt >= 0), np.minimum(dealt, DEALT_CLASSES[-1]), -1)
     k = len(DEALT_CLASSES)
-    n_k, loss_k = _column_sums(seat, p, group=cls, groups=k), _column_sums(seat, p, loss, cls, k)
+    bins = np.where(cls >= 0, cls.astype(np.intp) * p + seat, k * p)  # (class, seat), or none
+    n_k, loss_k = _column_sums(bins, p, groups=k), _column_sums(bins, p, loss, groups=k)
     out: dict[str, np.ndarray] = {}
     for i, c in enumerate(DEALT_CLASSES):
         out[f"dealt{c}_n"] = n_k[i]
@@ -248,7 +245,7 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
     pts_t = np.ascontiguousarray(pts.T)
     # the wild-holding penalty exactly, not only per position: deals with any wild left,
     # and the points of the hands that held one (totals at the end of a match)
-    totals["wild_any"] = int(res.wild_held.any(axis=1).sum())
+    totals["wild_any"] = int(_row_any(res.wild_held).sum())
     totals["wild_hands"] = int(res.wild_held.sum())
     totals["wild_points_sum"] = int((pts * res.wild_held).sum())
     # like with like: the hands other than the winner's (whose hand is empty when it went out)
