@@ -147,19 +147,21 @@ def test_progress_bar_on_a_terminal(args: list[str], label: str) -> None:
     master, slave = pty.openpty()
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": "120", "TERM": "xterm"}
-    proc = subprocess.run([sys.executable, "-m", "analyzer", *args], stdout=subprocess.PIPE, stderr=slave,
-                          env=env, timeout=300, check=False)
+    proc = subprocess.Popen([sys.executable, "-m", "analyzer", *args], stdout=subprocess.PIPE, stderr=slave, env=env)
     os.close(slave)
     seen = b""
-    while True:
+    while True:  # read while it runs: a full terminal buffer would block its progress bar (and so the run)
         try:
             chunk = os.read(master, 65536)
-        except OSError:
+        except OSError:  # EIO: the command has exited and closed the terminal
             break
         if not chunk:
             break
         seen += chunk
     os.close(master)
+    assert proc.stdout is not None
+    proc.stdout.read()
+    proc.wait(timeout=300)
     assert proc.returncode == 0
     text = seen.decode(errors="replace")
     assert label in text and "/s" in text, text[-500:]
