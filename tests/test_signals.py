@@ -161,7 +161,7 @@ def test_kill_9_of_an_idle_parent_takes_its_idle_workers_along(tmp_path: Path) -
     assert kids, "no loky workers started"
     p.kill()
     p.wait(timeout=10)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # a worker still starting up on a busy machine needs time to notice
     while any(_alive(k) for k in kids) and time.monotonic() < deadline:
         time.sleep(0.2)
     left = [k for k in kids if _alive(k)]

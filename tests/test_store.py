@@ -25,6 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FAKE = "tests.fake_sim"
 
 
+#: A committed report as a fresh clone has it: a local run's chunk store (ignored by git) left out.
+AS_CLONED = shutil.ignore_patterns("chunks")
+
 def _exp(tmp: Path, name: str = "tiny", players: int = 2, extra: str = "") -> Path:
     p = tmp / f"{name}_{players}.toml"
     p.write_text(f'name = "{name}"\nvariant = "czech"\nplayers = {players}\ndeals = 30\nchunk_size = 10\n'
@@ -60,7 +63,7 @@ def test_fresh_still_recomputes_every_chunk(tmp_path: Path) -> None:
 def test_a_committed_example_report_is_never_overwritten(tmp_path: Path) -> None:
     """The issue's case: an experiment named first_player aimed at reports/first_player (no chunks/)."""
     report = tmp_path / "first_player"
-    shutil.copytree(ROOT / "reports" / "first_player", report)
+    shutil.copytree(ROOT / "reports" / "first_player", report, ignore=AS_CLONED)
     before = _snapshot(report)
     for fresh in (False, True):
         with pytest.raises(ResumeError, match="holds the results of another experiment .'first_player'") as ei:
@@ -72,7 +75,7 @@ def test_a_committed_example_report_is_never_overwritten(tmp_path: Path) -> None
 def test_the_same_experiment_may_rerun_into_its_committed_report(tmp_path: Path) -> None:
     """README: `durak run experiments/quick.toml` in a fresh clone rewrites reports/quick."""
     report = tmp_path / "quick"
-    shutil.copytree(ROOT / "reports" / "quick", report)
+    shutil.copytree(ROOT / "reports" / "quick", report, ignore=AS_CLONED)
     _run(ROOT / "experiments" / "quick.toml", report, deals=20)
     assert json.loads((report / "manifest.json").read_text(encoding="utf-8"))["name"] == "quick"
 
@@ -173,7 +176,7 @@ def test_store_open_without_experiment_keeps_old_behaviour(tmp_path: Path) -> No
 
 def _finished_copy(tmp: Path) -> Path:
     folder = tmp / "quick"
-    shutil.copytree(ROOT / "reports" / "quick", folder)
+    shutil.copytree(ROOT / "reports" / "quick", folder, ignore=AS_CLONED)
     return folder
 
 
@@ -211,5 +214,10 @@ def test_load_results_refuses_tables_with_the_wrong_columns(tmp_path: Path, tabl
 def test_load_results_reads_every_committed_report() -> None:
     from analyzer.stats.tables import load_results
 
-    for folder in sorted((ROOT / "reports").glob("*/results")):
-        assert len(load_results(folder.parent).cells) > 0
+    folders = sorted((ROOT / "reports").glob("**/results"))
+    assert len(folders) >= 8
+    for folder in folders:
+        if (folder / "tournaments.json").is_file():  # an experiment of tournaments (design = ...)
+            assert json.loads((folder / "tournaments.json").read_text()), folder
+        else:
+            assert len(load_results(folder.parent).cells) > 0, folder

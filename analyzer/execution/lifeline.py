@@ -81,8 +81,11 @@ def guarded(parent: int, fn: Callable[..., R], *args: Any) -> R:
 def watch_parent(parent: int) -> None:
     """A loky worker's initializer: watch ``parent`` from start-up, so a worker that never got a task
     (idle in the pool) ends with its parent too, not after loky's idle timeout."""
-    if os.getpid() != parent and os.getppid() == parent:
-        _watch_parent(parent)
+    if os.getpid() == parent:
+        return
+    if os.getppid() != parent:  # the parent died while this worker was still starting up
+        os._exit(ORPHAN_EXIT)
+    _watch_parent(parent)
 
 
 def _watch_parent(parent: int) -> None:
