@@ -11,16 +11,16 @@ from analyzer.stats import tables
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_jack_headline_counts_deals_with_a_wild_left_not_wild_holders() -> None:
+def test_jack_headline_names_the_cell_where_dealt_wilds_matter_most() -> None:
+    """Issue 15 item 2: the Jack panel answers by wilds dealt, in the cell with the widest none-vs-2+ gap."""
     res = tables.load_results(ROOT / "reports" / "first_player")
-    ws = tables.wild_summary(res, pooled=True)
-    share = ws["wild_any"] / ws["n"]
-    top = ws.loc[share.idxmax()]
+    jq = tables.jack_question(res, by_strategy=False)
+    d = jq[(jq["unit"] == "deal") & jq["recorded"]]
+    top = d.loc[(d["dealt2_rate"] - d["dealt0_rate"]).abs().idxmax()]
     panel = jack_panel(res)
     assert panel is not None
-    assert f"**{pct(top['wild_any'] / top['n'])}** of {top['variant']} {int(top['players'])}p" in panel.sentence
-    assert pct(top["by_wild_rate"]) in panel.sentence  # the rule decides at most the deals with a wild left
-    assert top["by_wild_rate"] <= top["wild_any"] / top["n"]
+    assert f"**{top['variant']} {int(top['players'])}p**" in panel.sentence
+    assert pct(top["dealt2_rate"]) in panel.sentence and pct(top["dealt0_rate"]) in panel.sentence
 
 
 def test_first_player_headline_names_the_largest_advantage() -> None:
@@ -29,3 +29,15 @@ def test_first_player_headline_names_the_largest_advantage() -> None:
     fpa = tables.first_player_advantage(res, pooled=True)
     best = fpa.loc[fpa["ratio"].idxmax()]
     assert panel is not None and f"**{best['variant']} {int(best['players'])}p**" in panel.sentence
+
+
+def test_other_cells_gaps_read_with_natural_signs() -> None:
+    """Issue 15 item 1: "lowers the rate by 0.4–18.1 points", never "runs from -18.1 to +0.6"."""
+    import pandas as pd
+
+    from analyzer.report.summary import _spread
+
+    text = _spread(pd.Series([-0.181, -0.004, 0.006]))
+    assert text == "lowers the rate by 0.4–18.1 points in 2 cells and raises it by 0.6 points in 1 cell"
+    assert "-" not in text and "+" not in text
+    assert _spread(pd.Series([0.02])) == "raises it by 2.0 points in 1 cell"

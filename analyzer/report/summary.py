@@ -101,6 +101,19 @@ def first_player_panel(res: Results) -> Panel | None:
     return Panel("Going first", sentence, draw)
 
 
+def _spread(diffs: pd.Series) -> str:
+    """The other cells' keeper − dumper gaps in words, signs read naturally ("lowers the rate by 0.4–18.1 points")."""
+    parts = []
+    for verb, part in (("lowers the rate", -diffs[diffs < 0]), ("raises it", diffs[diffs > 0])):
+        if len(part):
+            lo, hi = 100 * part.min(), 100 * part.max()
+            amount = f"{lo:.1f}" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f}–{hi:.1f}"
+            parts.append(f"{verb} by {amount} points in {len(part)} cell{'s' if len(part) > 1 else ''}")
+    if (diffs == 0).any():
+        parts.append(f"leaves it unchanged in {int((diffs == 0).sum())}")
+    return " and ".join(parts)
+
+
 def jack_panel(res: Results) -> Panel | None:
     kvd = tables.keeper_vs_dumper(res)
     if not kvd.empty:
@@ -115,8 +128,7 @@ def jack_panel(res: Results) -> Panel | None:
                     f" in {where}")
         other = d[d.index != big.name]
         if len(other):
-            lo, hi = other["loss_diff"].min(), other["loss_diff"].max()
-            sentence += f"; in the other cells the change runs from {100 * lo:+.1f} to {100 * hi:+.1f} points."
+            sentence += f"; in the other cells it {_spread(other['loss_diff'])}."
         else:
             sentence += "."
         sentence += _held_sentence(res, big) + _rule_cost_sentence(res)
