@@ -41,3 +41,17 @@ def test_other_cells_gaps_read_with_natural_signs() -> None:
     assert text == "lowers the rate by 0.4–18.1 points in 2 cells and raises it by 0.6 points in 1 cell"
     assert "-" not in text and "+" not in text
     assert _spread(pd.Series([0.02])) == "raises it by 2.0 points in 1 cell"
+
+
+def test_a_lineup_shared_by_every_sentence_is_named_once() -> None:
+    """Issue 15 item 1: sentences name a cell once, not the whole line-up in every bullet."""
+    from analyzer.report.sentences import name_once
+
+    lines = ["In czech with 4 players (wild_rule=deal; a and b rotated over 2 seatings) the first player wins 29%.",
+             "In prague with 4 players (a and b rotated over 2 seatings) the first player wins 24%."]
+    assert name_once(lines) == ["Every cell below seats a and b, rotated over 2 seatings.",
+                                "In czech with 4 players (wild_rule=deal) the first player wins 29%.",
+                                "In prague with 4 players the first player wins 24%."]
+    mixed = [lines[0], lines[1].replace("a and b", "a and c")]
+    assert name_once(mixed) == mixed  # different line-ups stay in their sentences
+    assert name_once(lines[:1]) == lines[:1]

@@ -97,9 +97,9 @@ def first_player(ctx: Context) -> Section:
         s.answers.append(Block("p", "Where the experiment seats several lineups, they are pooled here, so that "
                                     "each strategy sits each position and the seat alone is measured; the "
                                     "per-lineup figures are in the tables below."))
-    s.answers.append(Block("list", sentences.first_player_sentences(ctx.fpa_pooled)))
+    s.answers.append(Block("list", sentences.name_once(sentences.first_player_sentences(ctx.fpa_pooled))))
     s.answers.append(Block("h3", "Which seat is worst off?"))
-    s.answers.append(Block("list", sentences.worst_sentences(ctx.worst_pooled)))
+    s.answers.append(Block("list", sentences.name_once(sentences.worst_sentences(ctx.worst_pooled))))
     if ctx.rotated:
         s.details.append(Block("table", display.show_first_player(ctx.fpa_pooled),
                                "Pooled over the lineups (seatings) of each variant, player count, unit "
@@ -193,14 +193,14 @@ def wild_penalty(ctx: Context) -> Section:
     s = Section()
     if not jq_all.empty:
         s.answers.append(Block("h3", "The Jack: does being dealt a wild, or holding one at the end, make the дурак?"))
-        s.answers.append(Block("list", sentences.jack_sentences(jq_all)))
+        s.answers.append(Block("list", sentences.name_once(sentences.jack_sentences(jq_all))))
     if not eff.empty:
         s.answers.append(Block("h3", "What does the wild rule itself do?"))
-        s.answers.append(Block("list", sentences.jack_rule_sentences(eff)))
+        s.answers.append(Block("list", sentences.name_once(sentences.jack_rule_sentences(eff))))
     s.answers.append(Block("h3", "How much does holding a wild cost?"))
-    s.answers.append(Block("list", sentences.wild_sentences(tables.wild_summary(res, pooled=True))))
+    s.answers.append(Block("list", sentences.name_once(sentences.wild_sentences(tables.wild_summary(res, pooled=True)))))
     if not kvd.empty:
-        s.answers.append(Block("list", sentences.keeper_sentences(kvd)))
+        s.answers.append(Block("list", sentences.name_once(sentences.keeper_sentences(kvd))))
     else:
         s.answers.append(Block("p", "No cell seats two strategies, so holding versus shedding wilds is not "
                                     "compared."))
@@ -256,7 +256,7 @@ def house_rules(ctx: Context) -> Section:
     s = Section()
     if not effects.empty and (effects["context"] == "default rules").any():
         s.answers.append(Block("h3", "What does each rule option change?"))
-        s.answers.append(Block("list", sentences.rule_sentences(effects)))
+        s.answers.append(Block("list", sentences.name_once(sentences.rule_sentences(effects))))
     if effects.empty:
         s.details.append(Block("p", "No two cells differ in exactly one rule option, so no option's "
                                     "effect is measured."))
@@ -277,7 +277,7 @@ def length(ctx: Context) -> Section:
     """Game length, blocked and capped games, with histograms per variant."""
     s = Section()
     s.answers.append(Block("h3", "How long are the games?"))
-    s.answers.append(Block("list", sentences.length_sentences(ctx.length)))
+    s.answers.append(Block("list", sentences.name_once(sentences.length_sentences(ctx.length))))
     for unit in sorted(ctx.length["unit"].unique()):
         s.details.append(ctx.chart(f"length_{unit}", partial(charts.plot_length, ctx.length, unit=unit),
                                    f"{'Match' if unit == 'match' else 'Deal'} length per rule set"))

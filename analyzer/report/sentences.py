@@ -7,6 +7,7 @@ computed here that the tables do not hold, except the wording.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,28 @@ def where(row: Any) -> str:
             extra.append("lineup " + ", ".join(lineup))
     tail = f" ({'; '.join(extra)})" if extra else ""
     return f"In {row['variant']} with {int(row['players'])} players{tail}"
+
+
+_LINEUP = re.compile(r"(; |\()((?:lineup [^;()]+)|(?:[^;()]+ rotated over \d+ seatings))\)")
+
+
+def name_once(lines: list[str]) -> list[str]:
+    """Say a line-up shared by every sentence once, in a lead line, instead of in each (issue 15 item 1).
+
+    ``where`` ends a cell's opening with its line-up ("(sevens=on; a and b rotated over 2 seatings)");
+    when every line names the same one, it is cut from each and said first.
+    """
+    found = [_LINEUP.search(line) for line in lines]
+    if len(lines) < 2 or not all(found) or len({m.group(2) for m in found if m}) != 1:
+        return lines
+    lineup = found[0].group(2) if found[0] else ""
+    cut = [re.sub(r" {2,}", " ", _LINEUP.sub(lambda m: ")" if m.group(1) == "; " else "", line, count=1))
+           for line in lines]
+    if lineup.startswith("lineup "):
+        lead = f"Every cell below plays the lineup {lineup.removeprefix('lineup ')}."
+    else:
+        lead = f"Every cell below seats {lineup.replace(' rotated over', ', rotated over')}."
+    return [lead, *cut]
 
 
 def group_where(row: Any) -> str:
