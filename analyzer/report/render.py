@@ -69,7 +69,7 @@ def render_md(blocks: list[Block], base: Path) -> str:
 
 _CSS = """
 body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#111;line-height:1.45}
-table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0 1.5em}
+table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0 1.5em;display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #999;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#eee} .warn{border:3px solid #000;background:#ffe9e9;padding:0.6em;font-weight:bold}
 figure{margin:1em 0} figcaption{font-style:italic;font-size:0.9em} img{max-width:100%}
