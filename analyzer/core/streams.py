@@ -18,6 +18,12 @@ _GAMMA = 0x9E3779B97F4A7C15
 _M1, _M2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 
 
+def child_seed(ss: np.random.SeedSequence, *key: int) -> np.random.SeedSequence:
+    """The child ``key`` of ``ss``, numbered as ``ss.spawn`` numbers its children, without spawning
+    (``ss`` is left unchanged, so a child is the same however often it is asked for)."""
+    return np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, *key))
+
+
 def mix64(x: int) -> int:
     """splitmix64's finaliser: a 64-bit hash that makes neighbouring counters independent."""
     x &= _M64
@@ -33,8 +39,7 @@ def deal_key(base: int, job: int, deal_in_match: int = 0) -> int:
 
 def base_key(ss: np.random.SeedSequence) -> int:
     """A run's base key, from its own child of the seed (the play and deck streams stay as they were)."""
-    child = np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (2,))
-    return int(child.generate_state(1, np.uint64)[0])
+    return int(child_seed(ss, 2).generate_state(1, np.uint64)[0])
 
 
 def uniform(key: int, counter: int) -> float:

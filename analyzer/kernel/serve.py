@@ -20,7 +20,7 @@ import numpy as np
 
 from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
-from analyzer.core.streams import base_key
+from analyzer.core.streams import base_key, child_seed
 from analyzer.kernel._cache import announce_if_cold
 from analyzer.kernel.driver import Broken, simulate_deals
 from analyzer.kernel.lineup import policy_code
@@ -35,7 +35,7 @@ def not_compiled(strategies: Sequence[object]) -> object | None:
 
 def deck_generator(ss: np.random.SeedSequence) -> np.random.Generator:
     """The numpy simulator's deck generator of a chunk seeded ``ss`` (its child 1)."""
-    return np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, 1)))
+    return np.random.default_rng(child_seed(ss, 1))
 
 
 def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: np.ndarray, ss: np.random.SeedSequence

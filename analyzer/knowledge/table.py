@@ -22,6 +22,7 @@ from analyzer.core.contract import Action, DecisionView
 from analyzer.core.outcomes import DealResults
 from analyzer.core.registry import StrategySpecError
 from analyzer.core.rules import RuleSet
+from analyzer.core.streams import child_seed
 from analyzer.engine.deal import Deal, DealOutcome, forced_action
 from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.sampler import World
@@ -90,7 +91,7 @@ def play_observed(deal: Deal, strategies: Sequence[Any], rng: np.random.Generato
 
 def _deck_rng(seed: np.random.SeedSequence, j: int, purpose: int) -> np.random.Generator:
     """Deck ``j``'s own stream: results depend on the seed and the deck, never on chunking."""
-    return np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, j, purpose)))
+    return np.random.default_rng(child_seed(seed, j, purpose))
 
 
 def simulate_observed(rules: RuleSet, strategies: Sequence[Any], decks: np.ndarray,
@@ -144,6 +145,6 @@ def simulate_known(rules: RuleSet, strategies: Sequence[Any], n: int, seed: np.r
         names = ", ".join(sorted({str(getattr(s, "name", s)) for s in strategies if isinstance(s, KnowingStrategy)}))
         raise StrategySpecError(f"{names} remember a deal's history and play single deals; "
                                 "matches with them are not supported yet (play deals)")
-    deck_ss, play_ss = (np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, k)) for k in (0, 1))
+    deck_ss, play_ss = child_seed(seed, 0), child_seed(seed, 1)
     decks = shuffled_decks(rules.deck_size, n, np.random.default_rng(deck_ss))
     return simulate_observed(rules, strategies, decks, play_ss)

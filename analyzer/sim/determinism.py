@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from analyzer.core.rules import RuleSet
-from analyzer.core.streams import base_key
+from analyzer.core.streams import base_key, child_seed
 from analyzer.sim.batch import BatchSim
 from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault
 
@@ -24,7 +24,7 @@ SAMPLE = 48
 
 def _play_sample(rules: RuleSet, strategies: Sequence[object], m: int, ss: np.random.SeedSequence, decks,
                  slots: int, matches: bool, where: FaultContext) -> BatchSim:
-    play_ss, deck_ss = (np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (k,)) for k in (0, 1))
+    play_ss, deck_ss = child_seed(ss, 0), child_seed(ss, 1)
     sim = BatchSim(rules, strategies, slots=slots, rng=np.random.default_rng(play_ss), matches=matches,
                    deck_rng=np.random.default_rng(deck_ss), trace_jobs=set(range(m)), where=where,
                    stream_base=base_key(ss))

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
-from analyzer.core.streams import base_key
+from analyzer.core.streams import base_key, child_seed
 from analyzer.engine.faults import write_fault_scenario, write_trace_scenario
 from analyzer.sim.batch import BatchSim
 from analyzer.sim.determinism import check_determinism
@@ -69,8 +69,7 @@ def _streams(seed: int | np.random.SeedSequence | None) -> tuple[np.random.Gener
     """Two independent generators from one seed: play (strategies) and decks; the rule options
     draw from per-deal streams keyed by a third child (core.streams.base_key)."""
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    child = [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (k,)) for k in (0, 1)]
-    return np.random.default_rng(child[0]), np.random.default_rng(child[1])
+    return np.random.default_rng(child_seed(ss, 0)), np.random.default_rng(child_seed(ss, 1))
 
 
 def _run(rules: RuleSet, strategies: Sequence[object], n: int, seed, decks, check: bool, slots: int,
