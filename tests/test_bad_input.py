@@ -26,6 +26,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
+from tests.helpers_reports import copy_as_cloned
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "experiments" / "deal_000_prague_reference.toml"
@@ -210,12 +211,9 @@ def _sparse(path: Path, size: int) -> Path:
 def _copied_report(f: Files, name: str, table: str | None = None) -> Path:
     """A copy of a committed example report as a fresh clone has it (no local chunk store), optionally
     with a table's columns damaged."""
-    import shutil
-
     import pandas as pd
 
-    out = f.tmp / name
-    shutil.copytree(ROOT / "reports" / name, out, ignore=shutil.ignore_patterns("chunks", ".tmp*", ".chunks.lock"))
+    out = copy_as_cloned(name, f.tmp / name)
     if table is not None:
         path = out / "results" / f"{table}.parquet"
         pd.read_parquet(path).drop(columns=["cell"]).to_parquet(path)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,13 +19,11 @@ import pytest
 from analyzer.execution import store as store_mod
 from analyzer.execution.runner import ResumeError, run_experiment
 from analyzer.execution.store import ChunkStore, read_manifest, same_experiment
+from tests.helpers_reports import copy_as_cloned
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = "tests.fake_sim"
 
-
-#: A committed report as a fresh clone has it: a local run's chunk store (ignored by git) left out.
-AS_CLONED = shutil.ignore_patterns("chunks")
 
 def _exp(tmp: Path, name: str = "tiny", players: int = 2, extra: str = "") -> Path:
     p = tmp / f"{name}_{players}.toml"
@@ -63,7 +60,7 @@ def test_fresh_still_recomputes_every_chunk(tmp_path: Path) -> None:
 def test_a_committed_example_report_is_never_overwritten(tmp_path: Path) -> None:
     """The issue's case: an experiment named first_player aimed at reports/first_player (no chunks/)."""
     report = tmp_path / "first_player"
-    shutil.copytree(ROOT / "reports" / "first_player", report, ignore=AS_CLONED)
+    copy_as_cloned("first_player", report)
     before = _snapshot(report)
     for fresh in (False, True):
         with pytest.raises(ResumeError, match="holds the results of another experiment .'first_player'") as ei:
@@ -75,7 +72,7 @@ def test_a_committed_example_report_is_never_overwritten(tmp_path: Path) -> None
 def test_the_same_experiment_may_rerun_into_its_committed_report(tmp_path: Path) -> None:
     """README: `durak run experiments/quick.toml` in a fresh clone rewrites reports/quick."""
     report = tmp_path / "quick"
-    shutil.copytree(ROOT / "reports" / "quick", report, ignore=AS_CLONED)
+    copy_as_cloned("quick", report)
     _run(ROOT / "experiments" / "quick.toml", report, deals=20)
     assert json.loads((report / "manifest.json").read_text(encoding="utf-8"))["name"] == "quick"
 
@@ -176,7 +173,7 @@ def test_store_open_without_experiment_keeps_old_behaviour(tmp_path: Path) -> No
 
 def _finished_copy(tmp: Path) -> Path:
     folder = tmp / "quick"
-    shutil.copytree(ROOT / "reports" / "quick", folder, ignore=AS_CLONED)
+    copy_as_cloned("quick", folder)
     return folder
 
 
