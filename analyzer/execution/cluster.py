@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from distributed import Client, KilledWorker, LocalCluster
 
+from analyzer.execution.cores import cores
 from analyzer.execution.experiment import ExperimentError
 from analyzer.execution.lifeline import guarded
 
@@ -96,7 +97,7 @@ def dask_client(jobs: int, scheduler: str | None, *, timeout: float = CONNECT_TI
                 raise ClusterError(f"--scheduler {scheduler!r}: cannot connect: "
                                    f"{' '.join(str(exc).split()) or type(exc).__name__}") from None
         else:
-            workers = jobs if jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
+            workers = cores(jobs, cap=False)
             cluster = stack.enter_context(LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                 dashboard_address=None))

@@ -51,6 +51,7 @@ from analyzer.core.outcomes import DealResults
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
 from analyzer.execution import lineup as lineups
+from analyzer.execution.cores import cores
 from analyzer.execution.experiment import Cell, ExperimentError
 from analyzer.execution.lifeline import guarded, watch_parent
 from analyzer.execution.seeds import chunk_seed, content_text
@@ -220,12 +221,6 @@ def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: i
     from analyzer.execution.cluster import dask_results  # lazy like joblib: distributed is slow to import
 
     yield from dask_results(fn, calls, jobs=jobs, scheduler=scheduler)
-
-
-def cores(jobs: int) -> int:
-    """Cores that ``jobs`` asks for, joblib style (-1 = all, -2 = all but one, ...)."""
-    n = os.cpu_count() or 1
-    return max(1, min(jobs, n) if jobs > 0 else n + 1 + jobs)
 
 
 def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check: bool = False,

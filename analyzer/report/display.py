@@ -6,6 +6,7 @@ One function per report table; each takes a frame from
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,14 +35,19 @@ def _verdict(flag: Any) -> str:
     return "distinguishable" if bool(flag) else "not distinguishable"
 
 
+def _ci(fmt: Callable[[float, float, float], str], df: pd.DataFrame, value: str, lo: str, hi: str) -> list[str]:
+    """A column of ``fmt(value, lo, hi)`` texts, one per row of ``df`` (a rate or difference with its interval)."""
+    return [fmt(a, b, c) for a, b, c in zip(df[value], df[lo], df[hi])]
+
+
 def show_positions(wl: pd.DataFrame) -> pd.DataFrame:
     w = wl[wl["outcome"] == "win"].reset_index(drop=True)
     lo = wl[wl["outcome"] == "loss"].reset_index(drop=True)
     d = _label_cols(w).drop(columns="lineup")
     d["position"] = w["position"].astype(int)
     d["strategy"] = w["strategy"]
-    d["win rate [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(w["rate"], w["lo"], w["hi"])]
-    d["дурак (loss) rate [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(lo["rate"], lo["lo"], lo["hi"])]
+    d["win rate [95% CI]"] = _ci(pct_ci, w, "rate", "lo", "hi")
+    d["дурак (loss) rate [95% CI]"] = _ci(pct_ci, lo, "rate", "lo", "hi")
     d["fair"] = [pct(x) for x in w["fair"]]
     d["n"] = [count(x) for x in w["n"]]
     return d
@@ -55,8 +61,8 @@ def show_strategies(ws: pd.DataFrame) -> pd.DataFrame:
     d["rules"] = d["rules"].map(rules_text)
     d["seats"] = w["seats"].to_numpy()
     d["cells"] = w["cells"].to_numpy()
-    d["win rate [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(w["rate"], w["lo"], w["hi"])]
-    d["дурак rate [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(lo["rate"], lo["lo"], lo["hi"])]
+    d["win rate [95% CI]"] = _ci(pct_ci, w, "rate", "lo", "hi")
+    d["дурак rate [95% CI]"] = _ci(pct_ci, lo, "rate", "lo", "hi")
     d["fair"] = [pct(x) for x in w["fair"]]
     d["n (seat-games)"] = [count(x) for x in w["n"]]
     return d
@@ -64,9 +70,9 @@ def show_strategies(ws: pd.DataFrame) -> pd.DataFrame:
 
 def show_first_player(fpa: pd.DataFrame) -> pd.DataFrame:
     d = _label_cols(fpa)
-    d["first player wins [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(fpa["rate"], fpa["lo"], fpa["hi"])]
+    d["first player wins [95% CI]"] = _ci(pct_ci, fpa, "rate", "lo", "hi")
     d["fair"] = [pct(x) for x in fpa["fair"]]
-    d["difference"] = [pp_ci(a, b, c) for a, b, c in zip(fpa["diff"], fpa["diff_lo"], fpa["diff_hi"])]
+    d["difference"] = _ci(pp_ci, fpa, "diff", "diff_lo", "diff_hi")
     d["ratio"] = [num_ci(a, b, c, 3) for a, b, c in zip(fpa["ratio"], fpa["ratio_lo"], fpa["ratio_hi"])]
     d["p (Holm)"] = [p_value(p) for p in fpa["p_holm"]]
     d["verdict"] = [_verdict(x) for x in fpa["distinguishable"]]
@@ -78,12 +84,10 @@ def show_worst(worst: pd.DataFrame) -> pd.DataFrame:
     d = _label_cols(worst)
     d["worst position"] = worst["worst_position"].astype(int)
     d["its strategy"] = worst["worst_strategy"]
-    d["дурак rate [95% CI]"] = [pct_ci(a, b, c) for a, b, c in
-                                zip(worst["loss_rate"], worst["loss_lo"], worst["loss_hi"])]
+    d["дурак rate [95% CI]"] = _ci(pct_ci, worst, "loss_rate", "loss_lo", "loss_hi")
     d["fair"] = [pct(x) for x in worst["fair"]]
     d["runner-up"] = worst["runner_up"].astype(int)
-    d["gap to runner-up (no verdict)"] = [pp_ci(a, b, c) for a, b, c in
-                                          zip(worst["gap"], worst["gap_lo"], worst["gap_hi"])]
+    d["gap to runner-up (no verdict)"] = _ci(pp_ci, worst, "gap", "gap_lo", "gap_hi")
     d["n"] = [count(x) for x in worst["n"]]
     return d
 
@@ -95,8 +99,7 @@ def show_wild_summary(ws: pd.DataFrame) -> pd.DataFrame:
     d["loser picked by the wild rule [95% CI]"] = _by_wild(ws, "by_wild_rate", "by_wild_lo", "by_wild_hi")
     d["share of losses decided by the wild"] = _by_wild(ws, "wild_loss_share_rate", "wild_loss_share_lo",
                                                         "wild_loss_share_hi")
-    d["mean points per hand [95% CI]"] = [num_ci(a, b, c) for a, b, c in
-                                          zip(ws["points_mean"], ws["points_lo"], ws["points_hi"])]
+    d["mean points per hand [95% CI]"] = _ci(num_ci, ws, "points_mean", "points_lo", "points_hi")
     if "wild_hand_points" in ws:
         d["points: wild hands / other non-winning hands"] = [
             "–" if not np.isfinite(w) else f"{w:.1f} / {o:.1f}"
@@ -109,11 +112,9 @@ def show_wild_positions(wp: pd.DataFrame) -> pd.DataFrame:
     d = _label_cols(wp).drop(columns="lineup")
     d["position"] = wp["position"].astype(int)
     d["strategy"] = wp["strategy"]
-    d["held a wild at the end [95% CI]"] = [pct_ci(a, b, c) for a, b, c in
-                                            zip(wp["held_rate"], wp["held_lo"], wp["held_hi"])]
+    d["held a wild at the end [95% CI]"] = _ci(pct_ci, wp, "held_rate", "held_lo", "held_hi")
     d["lost by the wild rule [95% CI]"] = _by_wild(wp, "by_wild_rate", "by_wild_lo", "by_wild_hi")
-    d["mean points [95% CI]"] = [num_ci(a, b, c) for a, b, c in
-                                 zip(wp["points_mean"], wp["points_lo"], wp["points_hi"])]
+    d["mean points [95% CI]"] = _ci(num_ci, wp, "points_mean", "points_lo", "points_hi")
     d["n"] = [count(x) for x in wp["n"]]
     return d
 
@@ -129,8 +130,7 @@ def show_keeper(kvd: pd.DataFrame) -> pd.DataFrame:
                                     zip(kvd[f"{tag}_loss_rate"], kvd[f"{tag}_loss_lo"], kvd[f"{tag}_loss_hi"])]
         d[f"{what}: lost by wild"] = _by_wild(kvd, f"{tag}_by_wild_rate")
         d[f"{what}: n"] = [count(x) for x in kvd[f"{tag}_n"]]
-    d["loss difference (most − least)"] = [pp_ci(a, b, c) for a, b, c in
-                                           zip(kvd["loss_diff"], kvd["loss_diff_lo"], kvd["loss_diff_hi"])]
+    d["loss difference (most − least)"] = _ci(pp_ci, kvd, "loss_diff", "loss_diff_lo", "loss_diff_hi")
     d["loss ratio"] = [num_ci(a, b, c, 3) for a, b, c in
                        zip(kvd["loss_ratio"], kvd["loss_ratio_lo"], kvd["loss_ratio_hi"])]
     d["points difference"] = [num_ci(a, b, c, 2) for a, b, c in
@@ -144,8 +144,7 @@ def show_length(length: pd.DataFrame) -> pd.DataFrame:
     d = _label_cols(length)
     match = length["unit"] == "match"
     d["n"] = [count(x) for x in length["n"]]
-    d["mean turns per deal [95% CI]"] = [num_ci(a, b, c) for a, b, c in
-                                         zip(length["turns_mean"], length["turns_lo"], length["turns_hi"])]
+    d["mean turns per deal [95% CI]"] = _ci(num_ci, length, "turns_mean", "turns_lo", "turns_hi")
 
     def q(kind: str) -> list[str]:
         return ["–" if not np.isfinite(m) else
@@ -170,12 +169,11 @@ def show_rule_effects(eff: pd.DataFrame) -> pd.DataFrame:
                       "lineup": eff["lineup"].str.replace(",", ", "), "switched on": eff["switch"],
                       "other options": eff["context"]})
     d["first player wins: off → on"] = [f"{pct(a)} → {pct(b)}" for a, b in zip(eff["first_off"], eff["first_on"])]
-    d["change"] = [pp_ci(a, b, c) for a, b, c in zip(eff["first_diff"], eff["first_lo"], eff["first_hi"])]
-    d["mean turns change"] = [num_ci(a, b, c) for a, b, c in zip(eff["turns_diff"], eff["turns_lo"], eff["turns_hi"])]
-    d["blocked change"] = [pp_ci(a, b, c) for a, b, c in zip(eff["blocked_diff"], eff["blocked_lo"], eff["blocked_hi"])]
-    d["capped change"] = [pp_ci(a, b, c) for a, b, c in zip(eff["capped_diff"], eff["capped_lo"], eff["capped_hi"])]
-    d["loser by wild change"] = [pp_ci(a, b, c) for a, b, c in
-                                 zip(eff["by_wild_diff"], eff["by_wild_lo"], eff["by_wild_hi"])]
+    d["change"] = _ci(pp_ci, eff, "first_diff", "first_lo", "first_hi")
+    d["mean turns change"] = _ci(num_ci, eff, "turns_diff", "turns_lo", "turns_hi")
+    d["blocked change"] = _ci(pp_ci, eff, "blocked_diff", "blocked_lo", "blocked_hi")
+    d["capped change"] = _ci(pp_ci, eff, "capped_diff", "capped_lo", "capped_hi")
+    d["loser by wild change"] = _ci(pp_ci, eff, "by_wild_diff", "by_wild_lo", "by_wild_hi")
     d["n on / off"] = [f"{count(a)} / {count(b)}" for a, b in zip(eff["n_on"], eff["n_off"])]
     return d
 
@@ -183,9 +181,9 @@ def show_rule_effects(eff: pd.DataFrame) -> pd.DataFrame:
 def show_h2h(h: pd.DataFrame) -> pd.DataFrame:
     d = pd.DataFrame({"variant": h["variant"], "players": h["players"], "unit": h["unit"],
                       "rules": h["rules"].map(rules_text), "strategy": h["strategy"], "opponent": h["opponent"]})
-    d["win rate per seat [95% CI]"] = [pct_ci(a, b, c) for a, b, c in zip(h["rate"], h["lo"], h["hi"])]
+    d["win rate per seat [95% CI]"] = _ci(pct_ci, h, "rate", "lo", "hi")
     d["fair"] = [pct(x) for x in h["fair"]]
-    d["difference"] = [pp_ci(a, b, c) for a, b, c in zip(h["diff"], h["lo_diff"], h["hi_diff"])]
+    d["difference"] = _ci(pp_ci, h, "diff", "lo_diff", "hi_diff")
     d["verdict"] = [_verdict(x) for x in h["distinguishable"]]
     d["n (seat-games)"] = [count(x) for x in h["n"]]
     return d
@@ -200,8 +198,8 @@ def show_jack(jq: pd.DataFrame) -> pd.DataFrame:
         d[f"дурак rate, dealt {name} [95% CI]"] = [
             pct_ci(a, b, c) if rec else "not recorded" for a, b, c, rec in
             zip(jq[f"dealt{k}_rate"], jq[f"dealt{k}_lo"], jq[f"dealt{k}_hi"], jq["recorded"])]
-    d["holding a wild at the end"] = [pct_ci(a, b, c) for a, b, c in zip(jq["held_rate"], jq["held_lo"], jq["held_hi"])]
-    d["not holding one"] = [pct_ci(a, b, c) for a, b, c in zip(jq["free_rate"], jq["free_lo"], jq["free_hi"])]
+    d["holding a wild at the end"] = _ci(pct_ci, jq, "held_rate", "held_lo", "held_hi")
+    d["not holding one"] = _ci(pct_ci, jq, "free_rate", "free_lo", "free_hi")
     d["difference (holding − not)"] = [pp_ci(a, b, c) if np.isfinite(b) else pp_ci(a, np.nan, np.nan)
                                        for a, b, c in zip(jq["gap"], jq["gap_lo"], jq["gap_hi"])]
     d["p (Holm)"] = [p_value(p) for p in jq["p_holm"]]
