@@ -114,12 +114,17 @@ def _positive(name: str, value: int | None) -> None:
         raise UsageError(f"{name} is too large: {value} (at most {MAX_COUNT:,})")
 
 
-def _seed_jobs(seed: int, jobs: int) -> None:
-    """Seeds are non-negative (numpy's SeedSequence); jobs are joblib's (-1 = all cores, never 0)."""
-    if seed < 0:
-        raise UsageError(f"--seed must be a whole number >= 0, got {seed}")
+def _jobs(jobs: int) -> None:
+    """Jobs are joblib's: -1 = all cores, -2 = all but one, never 0 (execution.cores reads them)."""
     if jobs == 0:
         raise UsageError("--jobs must be a non-zero integer (-1 = all cores), got 0")
+
+
+def _seed_jobs(seed: int, jobs: int) -> None:
+    """Seeds are non-negative (numpy's SeedSequence); jobs as :func:`_jobs`."""
+    if seed < 0:
+        raise UsageError(f"--seed must be a whole number >= 0, got {seed}")
+    _jobs(jobs)
 
 
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
@@ -323,8 +328,7 @@ def run(
 
     with user_errors():
         _positive("--deals", deals)
-        if jobs == 0:
-            raise UsageError("--jobs must be a non-zero integer (-1 = all cores), got 0")
+        _jobs(jobs)
         if backend not in ("loky", "dask"):
             raise UsageError(f"--backend must be loky or dask, not {backend!r}")
         if scheduler is not None and backend != "dask":  # it was silently ignored
