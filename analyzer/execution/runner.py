@@ -157,7 +157,7 @@ def run_experiment(
         if parent.exists() and not parent.is_dir():
             raise ExperimentError(f"--out {out_dir}: {parent} is a file, not a folder")
     if exp.tournament:  # design = "round-robin" | "hero": every line-up of a tournament on the same decks
-        return run_tournaments(exp, out_dir, jobs=jobs, quiet=quiet, report=report,
+        return run_tournaments(exp, out_dir, jobs=jobs, quiet=quiet, report=report, fresh=fresh or not resume,
                                command=_command(exp, deals, Path(out) if out is not None else None))
     started, t0 = _now(), time.perf_counter()
 

@@ -17,18 +17,30 @@ order (:func:`analyzer.stats.sequential.run_sequential`), on the per-deck
 quantities the report headlines (:func:`watched`): so where it stops depends on
 the seed alone, never on ``--jobs``; the chunks played past the stop in the
 last batch are discarded.
+
+Resuming (``durak run`` of a design experiment): every finished chunk of every
+tournament goes at once, atomically, into the chunk store the other cells use
+(:class:`analyzer.execution.store.ChunkStore`, ``OUT/chunks/``) as its per-deck
+win shares (:class:`StoredChunks`); a rerun reads them back instead of playing
+them, so an interrupted run ends with the numbers of an uninterrupted one (the
+run always goes on with what it read back, never with what it held in memory).
+The store's fingerprint (:func:`tournament_fingerprint`) covers everything that
+sets a chunk's content (rules, design tables, seed, chunk size, engines,
+version): a changed experiment is refused for resuming, ``--fresh`` starts over.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 import analyzer.sim.simulator as simulator
@@ -41,6 +53,7 @@ from analyzer.execution.executor import run_tasks
 from analyzer.execution.experiment import Experiment, ExperimentError, fill_spec
 from analyzer.execution.progress import RunProgress
 from analyzer.execution.seeds import chunk_seed, content_text
+from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, _atomic_write
 from analyzer.kernel.driver import simulate_deals as kernel_deals
 from analyzer.kernel.lineup import policy_code
 from analyzer.knowledge.table import KnowingStrategy, simulate_observed
@@ -115,42 +128,73 @@ def watched(design: Design, wins: Sequence[FloatArray], sprt: bool = False) -> F
     return np.stack(cols, axis=1)
 
 
+def chunk_sizes(n: int, chunk: int) -> list[int]:
+    """Decks of each chunk: ``chunk`` each, the last one the rest."""
+    return [min(chunk, n - i) for i in range(0, n, chunk)]
+
+
 def _batch(jobs: int) -> int:
     return max(1, os.cpu_count() or 1) if jobs < 0 else max(1, jobs)
 
 
+class ChunkCache(Protocol):
+    """Finished chunks of one tournament kept somewhere (:class:`StoredChunks`): ``get`` gives a stored chunk of
+    ``n`` decks or None, ``put`` keeps one and gives back what a later ``get`` will give."""
+
+    def get(self, c: int, n: int) -> list[FloatArray] | None: ...
+
+    def put(self, c: int, n: int, wins: list[FloatArray]) -> list[FloatArray]: ...
+
+
+def _play(rules: RuleSet, design: Design, seed: int, jobs: int, todo: Sequence[tuple[int, int]],
+          cache: ChunkCache | None) -> Iterator[tuple[int, list[FloatArray]]]:
+    """Chunks ``(c, n)`` of ``todo``: stored ones from ``cache`` first, then the rest played on the executor
+    (each kept in ``cache`` as it finishes, and what the cache gives back is what is used)."""
+    left = []
+    for c, n in todo:
+        got = cache.get(c, n) if cache is not None else None
+        if got is None:
+            left.append((c, n))
+        else:
+            yield c, got
+    sizes = dict(left)
+    for c, wins in run_tasks(_job, [(rules, design, n, seed, c) for c, n in left], jobs=jobs):
+        yield c, (cache.put(c, sizes[c], wins) if cache is not None else wins)
+
+
 def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: int = 1, chunk: int = CHUNK_DECKS,
                boot: int = 1000, rule: Rule | None = None, on_chunk: Callable[[int], None] | None = None,
-               seq_chunk: int = SEQ_CHUNK) -> dict[str, Any]:
+               seq_chunk: int = SEQ_CHUNK, cache: ChunkCache | None = None) -> dict[str, Any]:
     """Play ``n`` duplicate decks through every table of ``design`` (or, with ``rule``, chunks of
-    ``seq_chunk`` decks until the rule stops, ``n`` decks at most); the JSON-ready summary."""
+    ``seq_chunk`` decks until the rule stops, ``n`` decks at most); the JSON-ready summary.
+
+    ``cache``: finished chunks to reuse and to keep (a resumable experiment, :class:`StoredChunks`).
+    """
     lineups.build(list(design.entrants), get_strategy)  # an unknown strategy fails before any work
     t0 = time.perf_counter()
     seq: SequentialResult | None = None
+    parts: dict[int, list[FloatArray]] = {}
     if rule is None:
-        sizes = [min(chunk, n - i) for i in range(0, n, chunk)]
-        parts: dict[int, list[FloatArray]] = {}
-        for c, wins in run_tasks(_job, [(rules, design, m, seed, c) for c, m in enumerate(sizes)], jobs=jobs):
+        sizes = chunk_sizes(n, chunk)
+        for c, wins in _play(rules, design, seed, jobs, list(enumerate(sizes)), cache):
             parts[c] = wins
             if on_chunk is not None:
                 on_chunk(sizes[c])
         used = len(sizes)
     else:
-        size = min(seq_chunk, n)
-        sizes = [min(size, n - i) for i in range(0, n, size)]
-        parts = {}
+        sizes = chunk_sizes(n, min(seq_chunk, n))
         is_sprt = isinstance(rule, Sprt)
         watched(design, [np.zeros((1, rules.players))] * len(design.tables), is_sprt)  # a one-line error now
 
         def mapper(_f: Callable[[int], Any], idx: Sequence[int]) -> list[FloatArray]:
-            for c, wins in run_tasks(_job, [(rules, design, sizes[c], seed, c) for c in idx], jobs=jobs):
+            for c, wins in _play(rules, design, seed, jobs, [(c, sizes[c]) for c in idx], cache):
                 parts[c] = wins
                 if on_chunk is not None:
                     on_chunk(sizes[c])
             return [watched(design, parts[c], is_sprt) for c in idx]
 
         seq = run_sequential(lambda c: watched(design, parts[c], is_sprt), rule, max_chunks=len(sizes),
-                             min_deals=min(2 * size, n), batch=_batch(jobs), mapper=mapper)
+                             min_deals=min(2 * sizes[0], n), batch=_batch(jobs), mapper=mapper)
         used = seq.chunks
     per_table = [np.concatenate([parts[c][t] for c in range(used)]) for t in range(len(design.tables))]
     summary = round_robin_summary if design.name == "round-robin" else hero_summary
@@ -195,38 +239,132 @@ def tournaments_of(exp: Experiment) -> list[tuple[RuleSet, Design]]:
     return list(seen.values())
 
 
+class StoredChunks:
+    """The finished chunks of tournament ``index`` in the experiment's chunk store (:class:`ChunkStore`).
+
+    A chunk is stored as the store's three tables: ``positions`` holds the
+    per-deck win shares, one column ``t{table}p{position}`` per table and
+    position (float64, so a chunk reads back bit for bit), ``totals`` the decks
+    ``n`` and the deals played, ``hist`` the table count.  A chunk of another
+    shape reads as missing and is played again.
+    """
+
+    def __init__(self, store: ChunkStore, index: int, design: Design) -> None:
+        self.store, self.index, self.design = store, index, design
+        self.resumed = 0
+        self.played_decks = 0
+
+    def _columns(self) -> list[tuple[int, int, str]]:
+        return [(t, p, f"t{t}p{p}") for t in range(len(self.design.tables)) for p in range(self.design.players)]
+
+    def get(self, c: int, n: int) -> list[FloatArray] | None:
+        got = self._load(c, n)
+        self.resumed += got is not None
+        return got
+
+    def _load(self, c: int, n: int) -> list[FloatArray] | None:
+        tables = self.store.read(self.index, c, n)
+        if tables is None:
+            return None
+        pos = tables["positions"]
+        cols = self._columns()
+        if len(pos) != n or list(pos.columns) != [name for _, _, name in cols]:
+            return None
+        return [pos[[f"t{t}p{p}" for p in range(self.design.players)]].to_numpy(np.float64)
+                for t in range(len(self.design.tables))]
+
+    def put(self, c: int, n: int, wins: list[FloatArray]) -> list[FloatArray]:
+        frame = pd.DataFrame({name: np.asarray(wins[t][:, p], np.float64) for t, p, name in self._columns()})
+        self.store.write(self.index, c, n, {
+            "positions": frame,
+            "totals": pd.DataFrame({"n": [n], "deals_sum": [n * len(wins)]}),
+            "hist": pd.DataFrame({"tables": [len(wins)]}),
+        })
+        back = self._load(c, n)  # what a resumed run would see, byte for byte
+        if back is None:
+            raise RuntimeError(f"chunk {c} of tournament {self.index} did not read back from {self.store.root}")
+        self.played_decks += n
+        return back
+
+
+def _engine(rules: RuleSet, lineup: Sequence[object]) -> str:
+    """The engine :func:`play_deals` picks for a line-up (part of the fingerprint: engines draw differently)."""
+    if all(policy_code(s) is not None for s in lineup):
+        return "compiled"
+    return "table" if any(isinstance(s, KnowingStrategy) for s in lineup) else "numpy"
+
+
+def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design]], chunk: int
+                           ) -> tuple[str, dict[str, Any]]:
+    """Hash of everything that sets a tournament chunk's content, and the record it hashes.
+
+    The deal count is not in it (a chunk does not depend on it: raising ``deals`` reuses finished chunks).
+    """
+    plugins: dict[str, str] = {}
+    tournaments = []
+    for i, (rules, design) in enumerate(plan):
+        for spec in design.entrants:
+            file = spec.rsplit(":", 1)[0]
+            if file.endswith(".py") and Path(file).is_file():
+                plugins[spec] = hashlib.sha256(Path(file).read_bytes()).hexdigest()
+        entrants = lineups.build(list(design.entrants), get_strategy)
+        tournaments.append({
+            "index": i, "design": design.name, "entrants": list(design.entrants),
+            "tables": [{"seats": list(t.seats), "hands": list(t.hands)} for t in design.tables],
+            "engines": sorted({_engine(rules, [entrants[e] for e in t.seats]) for t in design.tables}),
+            "rules": {"variant": rules.variant, "players": rules.players, **rules.options()},
+        })
+    record = {"kind": "tournaments", "format": CHUNK_FORMAT, "layout": "per-deck win shares v1",
+              "version": __version__, "seed": exp.seed, "seeding": "tournament-v1", "plugins": plugins,
+              "chunk_decks": chunk, "until_ci": exp.until_ci, "tournaments": tournaments}
+    canon = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canon.encode()).hexdigest(), record
+
+
 def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bool = False,
-                    command: str = "", report: bool = True) -> Path:
+                    command: str = "", report: bool = True, fresh: bool = False) -> Path:
     """Play every tournament of a design experiment; write results/tournaments.json, manifest.json and the report.
 
-    Not resumable chunk by chunk (the whole of each tournament is kept in memory
-    for the paired statistics); the seed fixes every number.  With the
-    experiment's ``until_ci`` each tournament stops at the first chunk boundary
-    where every watched interval is that narrow (:func:`watched`), its deals
-    the budget.
+    Resumable chunk by chunk (module doc): finished chunks go to ``out_dir/chunks``
+    as they finish and a rerun reuses them; ``fresh`` discards them first.  The
+    seed fixes every number.  With the experiment's ``until_ci`` each tournament
+    stops at the first chunk boundary where every watched interval is that
+    narrow (:func:`watched`), its deals the budget.
     """
     n = exp.counts["deal"]
     plan = tournaments_of(exp)
+    chunk = SEQ_CHUNK if exp.until_ci is not None else min(exp.chunk_size, CHUNK_DECKS)
+    fp, record = tournament_fingerprint(exp, plan, chunk)
+    store = ChunkStore(out_dir / "chunks", fp)
+    store.open(fresh=fresh, record=record, experiment=exp.to_dict())  # refuses a foreign --out or a changed file
     t0 = time.perf_counter()
     results = []
-    with RunProgress(total_units=n * len(plan), total_cells=len(plan), unit="decks", enabled=not quiet) as bar:
-        for rules, design in plan:
-            rule = UntilCI(exp.until_ci / 100) if exp.until_ci is not None else None
-            out = run_design(rules, design, n, seed=exp.seed, jobs=jobs, chunk=min(exp.chunk_size, CHUNK_DECKS),
-                             rule=rule, on_chunk=lambda m: bar.advance(m))
-            out["label"] = rules.label()
-            results.append(out)
-            bar.advance(0, cell_done=True)
+    resumed = played = 0
+    try:
+        with RunProgress(total_units=n * len(plan), total_cells=len(plan), unit="decks", enabled=not quiet) as bar:
+            for i, (rules, design) in enumerate(plan):
+                rule = UntilCI(exp.until_ci / 100) if exp.until_ci is not None else None
+                cache = StoredChunks(store, i, design)
+                out = run_design(rules, design, n, seed=exp.seed, jobs=jobs, chunk=chunk, seq_chunk=chunk,
+                                 rule=rule, on_chunk=lambda m: bar.advance(m), cache=cache)
+                out["label"] = rules.label()
+                results.append(out)
+                resumed += cache.resumed
+                played += cache.played_decks * len(design.tables)
+                bar.advance(0, cell_done=True)
+    finally:
+        store.close()
     res_dir = out_dir / "results"
     res_dir.mkdir(parents=True, exist_ok=True)
-    (res_dir / "tournaments.json").write_text(json.dumps(results, indent=1) + "\n")
+    _atomic_write(res_dir / "tournaments.json", (json.dumps(results, indent=1) + "\n").encode())
     seconds = time.perf_counter() - t0
     deals = sum(o["deals_played"] for o in results)
     manifest = {"name": exp.name, "description": exp.description, "experiment": exp.to_dict(), "seed": exp.seed,
-                "version": __version__, "kind": "tournaments", "tournaments": len(results), "total_deals": deals,
-                "deals_per_second": round(deals / seconds, 1) if seconds > 0 else None, "seconds": round(seconds, 3),
+                "version": __version__, "kind": "tournaments", "fingerprint": fp, "tournaments": len(results),
+                "total_deals": deals, "deals_this_run": played, "chunks_resumed": resumed,
+                "deals_per_second": round(played / seconds, 1) if seconds > 0 else None, "seconds": round(seconds, 3),
                 "command": command, "jobs": jobs}
-    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    _atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
     if report:
         write_tournament_report(results, out_dir, name=exp.name, description=exp.description, command=command)
     return out_dir
