@@ -40,7 +40,7 @@ def _numbers(folder: Path) -> list[dict[str, Any]]:
 def _interrupt_after(monkeypatch: pytest.MonkeyPatch, chunks: int) -> None:
     """The executor dies after ``chunks`` chunks have finished (a crash or Ctrl-C mid-run)."""
     real = tr._job
-    done = []
+    done: list[tuple[Any, ...]] = []
 
     def job(*args: Any) -> Any:
         if len(done) == chunks:
@@ -59,9 +59,14 @@ def test_an_interrupted_tournament_experiment_resumes_with_the_numbers_of_a_stra
             run_experiment(_exp(), out=tmp_path / "cut", jobs=1, quiet=True, report=False)
     assert len(list((tmp_path / "cut" / "chunks").glob("c*-k*.zip"))) == 4
     assert not (tmp_path / "cut" / "results" / "tournaments.json").exists()
-    played = []
+    played: list[tuple[Any, ...]] = []
     real = tr._job
-    monkeypatch.setattr(tr, "_job", lambda *a: played.append(a[3:]) or real(*a))  # (seed, chunk) of each played
+
+    def job(*args: Any) -> Any:
+        played.append(args[3:])  # (seed, chunk) of each chunk played
+        return real(*args)
+
+    monkeypatch.setattr(tr, "_job", job)
     resumed = run_experiment(_exp(), out=tmp_path / "cut", jobs=1, quiet=True, report=False)
     assert played == [(1, 1), (1, 2)]  # only the hero tournament's two missing chunks
     manifest = json.loads((resumed / "manifest.json").read_text())
