@@ -90,3 +90,40 @@ def test_pimc_beats_random_on_duplicate_decks() -> None:
     second = simulate_observed(rules, [rand, pimc], decks, np.random.SeedSequence(5))
     wins = int((first.winner == 0).sum() + (second.winner == 1).sum())
     assert wins > 0.55 * 300, wins
+
+
+class Remembers:
+    """A player with memory that plays as ``spec`` does (its knowledge unused): deterministic, on the table runner."""
+
+    def __init__(self, spec: str) -> None:
+        self.inner, self.name = get_strategy(spec), f"remembers {spec}"
+
+    def choose(self, view, rng):
+        raise AssertionError("the table runner must ask a knower through choose_known")
+
+    def choose_known(self, view, knowledge, table, rng):
+        assert all(not h for s, h in enumerate(table.hands) if s != view.seat)  # it sees only its own hand
+        return self.inner.choose(view, rng)
+
+
+@pytest.mark.parametrize("variant,players,target,by_player", [("czech", 3, 60, False), ("prague", 2, 80, False),
+                                                               ("svinya", 2, 40, True)])
+def test_table_runner_matches_equal_the_simulators_matches_on_the_same_decks(variant: str, players: int,
+                                                                            target: int, by_player: bool) -> None:
+    """G11/CZ2/SV2 rotation, totals, CZ7/PR7/SV7 outcome: a knowing line-up's matches = the batch simulator's."""
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.knowledge.table import simulate_observed_matches
+    from analyzer.sim.simulator import simulate_matches
+
+    rules = make_rules(variant, players, {"target": target})
+    n, k = 12, 40
+    decks = shuffled_decks(rules.deck_size, n * k, np.random.default_rng(players)).reshape(n, k, rules.deck_size)
+    specs = ("greedy", "wild-keeper", "suit-keeper")[:players]
+    hands = list(range(players))[::-1] if by_player else None
+    ours = simulate_observed_matches(rules, [Remembers(s) for s in specs], decks, np.random.SeedSequence(1), hands=hands)
+    theirs = simulate_matches(rules, [get_strategy(s) for s in specs], n, np.random.SeedSequence(1), decks=decks,
+                              hands=hands)
+    assert ours.deals.sum() > 2 * n  # several deals per match: the rotation is exercised
+    for field in ("totals", "win_share", "loss_share", "loser_by_wild", "wild_held", "deals", "capped_deals",
+                  "wilds_dealt"):
+        assert np.array_equal(getattr(ours, field), getattr(theirs, field)), (variant, field)

@@ -12,18 +12,18 @@ strategies are asked through the ordinary contract, ``choose(view, rng)``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.contract import Action, DecisionView
-from analyzer.core.outcomes import DealResults
-from analyzer.core.registry import StrategySpecError
+from analyzer.core.outcomes import END_CAPPED, DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import child_seed
-from analyzer.engine.deal import Deal, DealOutcome, forced_action
+from analyzer.engine.deal import Deal, DealOutcome, MatchOutcome, forced_action
+from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome, next_dealer
 from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.sampler import World
 
@@ -66,8 +66,9 @@ def world_deal(table: Deal, world: World, rng: np.random.Generator | None = None
     return d
 
 
-def play_observed(deal: Deal, strategies: Sequence[Any], rng: np.random.Generator) -> DealOutcome:
-    """``play_deal`` for line-ups with players who remember (``choose_known``)."""
+def play_observed(deal: Deal, strategies: Sequence[Any], rng: np.random.Generator,
+                  scores: Sequence[int] | None = None) -> DealOutcome:
+    """``play_deal`` for line-ups with players who remember (``choose_known``); ``scores``: match totals by seat."""
     n = deal.rules.players
     knowers = [s for s in range(n) if isinstance(strategies[s], KnowingStrategy)]
     know = {s: Knowledge.start(deal, s) for s in knowers}
@@ -77,7 +78,7 @@ def play_observed(deal: Deal, strategies: Sequence[Any], rng: np.random.Generato
         action, suit = forced_action(deal), None
         if action is None:
             strat = strategies[seat]
-            view = deal.view()
+            view = deal.view(scores)
             if seat in know:
                 action, suit = strat.choose_known(view, know[seat], public_table(deal, seat), rng)
             else:
@@ -87,6 +88,45 @@ def play_observed(deal: Deal, strategies: Sequence[Any], rng: np.random.Generato
             know[s].observe(before[s], int(action), Public.of(deal, s))
     assert deal.outcome is not None
     return deal.outcome
+
+
+def play_match_observed(rules: RuleSet, strategies: Sequence[Any], rng: np.random.Generator,
+                        next_deck: Callable[[int], Sequence[int]], deal_rng: np.random.Generator | None = None
+                        ) -> MatchOutcome:
+    """:func:`analyzer.engine.deal.play_match` with players who remember (G11, CZ2, SV2, then CZ7/PR7/SV7).
+
+    ``strategies[i]`` plays for player i (player 0 acts first in deal 1);
+    ``next_deck(dealer)`` gives each deal's deck order; ``deal_rng`` (default
+    ``rng``) is the engine's deal stream, ``rng`` the strategies'.  A knower's
+    memory is of the deal in progress: it starts afresh every deal, and its
+    view carries the match totals (``scores``) as in the engine's match.
+    """
+    if rules.target is None:
+        raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
+    n = rules.players
+    totals = [0] * n
+    dealer = first_dealer(n)
+    capped = deals = 0
+    wild, dealt = [False] * n, [0] * n
+    while True:
+        seat_player = [(dealer + s) % n for s in range(n)]
+        deal = Deal.from_deck(rules, list(next_deck(dealer)), rng=deal_rng if deal_rng is not None else rng)
+        out = play_observed(deal, [strategies[q] for q in seat_player], rng, scores=[totals[q] for q in seat_player])
+        deals += 1
+        capped += out.end == END_CAPPED
+        for s, q in enumerate(seat_player):
+            totals[q] += out.points[s]
+        wild, dealt = [False] * n, [0] * n
+        for s in out.wild_holders:
+            wild[seat_player[s]] = True
+        for s, k in enumerate(out.wilds_dealt):
+            dealt[seat_player[s]] = k
+        if max(totals) >= rules.target or deals >= MAX_DEALS:
+            break
+        winner = None if out.winner is None else seat_player[out.winner]
+        dealer = next_dealer(rules.variant, dealer, winner, n)
+    win, loss, by_wild = match_outcome(rules, np.array([totals]), np.array([wild]))
+    return MatchOutcome(totals, win[0].tolist(), loss[0].tolist(), bool(by_wild[0]), wild, deals, capped, dealt)
 
 
 def _deck_rng(seed: np.random.SeedSequence, j: int, purpose: int) -> np.random.Generator:
@@ -126,25 +166,70 @@ def simulate_observed(rules: RuleSet, strategies: Sequence[Any], decks: np.ndarr
     return out
 
 
+def simulate_observed_matches(rules: RuleSet, strategies: Sequence[Any], decks: np.ndarray | None,
+                              seed: np.random.SeedSequence, n: int | None = None,
+                              hands: Sequence[int] | None = None) -> MatchResults:
+    """Matches with players who remember, by player (player 0 leads deal 1), as the simulators give them.
+
+    ``decks`` (N, K, D): deal k of match j is dealt from ``decks[j, k]`` (a
+    match needing more than K deals is an error naming "deals per match", as
+    the batch simulator's); None shuffles every deal's deck from match j's own
+    stream (``n`` matches).  ``hands`` (a permutation of the players): player
+    ``p`` receives canonical hand ``hands[p]`` of every deck whoever deals
+    (:func:`analyzer.stats.tournament.arrange_deck`).  Match j's play streams
+    depend on the seed and j alone, never on chunking.
+    """
+    from analyzer.sim.errors import SimulationError  # the batch simulator's error, raised alike
+    from analyzer.stats.tournament import arrange_deck
+
+    count = len(decks) if decks is not None else int(n or 0)
+    p = rules.players
+    out = MatchResults(totals=np.zeros((count, p), np.int32), win_share=np.zeros((count, p), np.float32),
+                       loss_share=np.zeros((count, p), np.float32), loser_by_wild=np.zeros(count, bool),
+                       wild_held=np.zeros((count, p), bool), deals=np.zeros(count, np.int32),
+                       capped_deals=np.zeros(count, np.int32), wilds_dealt=np.zeros((count, p), np.int8))
+    for j in range(count):
+        deck_rng, k = _deck_rng(seed, j, 2), [0]
+
+        def next_deck(dealer: int, j: int = j, deck_rng: np.random.Generator = deck_rng, k: list[int] = k
+                      ) -> Sequence[int]:
+            if decks is None:
+                order = shuffled_decks(rules.deck_size, 1, deck_rng)[0]
+            else:
+                if k[0] >= decks.shape[1]:
+                    raise SimulationError(f"given decks hold {decks.shape[1]} deals per match; a match needs more")
+                order = decks[j, k[0]]
+            k[0] += 1
+            if hands is not None:
+                order = arrange_deck(order[None, :], dealer, hands, players=p, hand_size=rules.hand_size)[0]
+            return [int(c) for c in order]
+
+        o = play_match_observed(rules, strategies, _deck_rng(seed, j, 1), next_deck, deal_rng=_deck_rng(seed, j, 0))
+        out.totals[j], out.win_share[j], out.loss_share[j] = o.totals, o.win_share, o.loss_share
+        out.loser_by_wild[j], out.wild_held[j], out.deals[j] = o.loser_by_wild, o.wild_held, o.deals
+        out.capped_deals[j], out.wilds_dealt[j] = o.capped_deals, o.wilds_dealt
+    return out
+
+
 def knows(strategies: Sequence[Any]) -> bool:
     """Does the line-up hold a player who remembers (its chunks then play on :func:`simulate_known`)?"""
     return any(isinstance(s, KnowingStrategy) for s in strategies)
 
 
 def simulate_known(rules: RuleSet, strategies: Sequence[Any], n: int, seed: np.random.SeedSequence,
-                   unit: str = "deal") -> DealResults:
-    """``n`` deals of a line-up with players who remember, from one chunk seed (the executor's path).
+                   unit: str = "deal") -> DealResults | MatchResults:
+    """``n`` deals (``unit="match"``: matches) of a line-up with players who remember, from one chunk seed
+    (the executor's path).
 
     The decks are shuffled from the seed's first child and the deals played by
-    :func:`simulate_observed` from its second, so a chunk's results depend on
-    its seed alone (not on ``--jobs``).  The strategy views of the batch
+    :func:`simulate_observed` from its second (matches: every deal's deck and
+    play from match j's streams of the second child, :func:`simulate_observed_matches`),
+    so a chunk's results depend on its seed alone (not on ``--jobs``).  The strategy views of the batch
     simulator carry no public history, so these line-ups play on the engine's
     table runner, which keeps every knower's :class:`Knowledge`.
     """
-    if unit != "deal":
-        names = ", ".join(sorted({str(getattr(s, "name", s)) for s in strategies if isinstance(s, KnowingStrategy)}))
-        raise StrategySpecError(f"{names} remember a deal's history and play single deals; "
-                                "matches with them are not supported yet (play deals)")
     deck_ss, play_ss = child_seed(seed, 0), child_seed(seed, 1)
+    if unit == "match":
+        return simulate_observed_matches(rules, strategies, None, play_ss, n=n)
     decks = shuffled_decks(rules.deck_size, n, np.random.default_rng(deck_ss))
     return simulate_observed(rules, strategies, decks, play_ss)
