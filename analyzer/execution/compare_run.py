@@ -25,10 +25,12 @@ from analyzer.core.cards import shuffled_decks
 from analyzer.core.outcomes import END_CAPPED
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RulesError, RuleSet
+from analyzer.core.streams import base_key
 from analyzer.engine.match import MAX_DEALS
 from analyzer.execution import lineup as lineups
-from analyzer.execution.executor import run_tasks, simulate_on_decks
+from analyzer.execution.executor import choose_engine, run_tasks, simulate_on_decks
 from analyzer.execution.seeds import chunk_seed, content_text
+from analyzer.kernel.matches import simulate_matches as kernel_matches
 from analyzer.knowledge.table import KnowingStrategy, simulate_observed
 from analyzer.stats.compare import (
     CHUNK_DEALS,
@@ -90,6 +92,23 @@ def deals_by_player(rules: RuleSet) -> bool:
     return rules.variant == "svinya"
 
 
+def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8], ss: np.random.SeedSequence,
+                 hands: Sequence[int] | None) -> Any:
+    """Matches on given deck stacks (D, K, deck), hands dealt by seat or by player (``hands``), on the engine
+    :func:`analyzer.execution.executor.choose_engine` picks: the compiled kernel when every strategy has a compiled
+    form (:func:`analyzer.kernel.matches.simulate_matches`, the same matches as the numpy simulator for
+    deterministic line-ups), else the numpy simulator.  A match that needs more than the K decks given is a
+    SimulationError naming "deals per match" on both engines (the caller replays with more decks)."""
+    n, k = decks.shape[0], decks.shape[1]
+    if choose_engine(lineup) != "compiled":
+        return simulator.simulate_matches(rules, lineup, n, ss, decks=decks, hands=hands)
+    res = kernel_matches(rules, lineup, n, base_key(ss), decks=decks, threads=1, hands=hands)
+    assert rules.target is not None
+    if ((res.deals >= k) & (res.totals.max(axis=1) < rules.target)).any():  # stopped for want of decks
+        raise simulator.SimulationError(f"given decks hold {k} deals per match; a match needs more")
+    return res
+
+
 def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matches: bool,
                   match_decks: int = MATCH_DECKS, by_player: bool | None = None) -> dict[str, Any]:
     """Play chunk ``c``: ``n`` decks, every rotation; per-deck scores and counts.
@@ -111,8 +130,7 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                 decks = shuffled_decks(size, n * K, rng).reshape(n, K, size)
                 for up in ups:
                     # the same seed in every rotation: common random numbers for random strategies
-                    res = simulator.simulate_matches(rules, [strats[s] for s in up], n, sim_ss, decks=decks,
-                                                     hands=hands)
+                    res = play_matches(rules, [strats[s] for s in up], decks, sim_ss, hands)
                     outcomes.append(_outcomes_matches(res))
                     capped += int(res.capped_deals.sum())
                     deals += int(res.deals.sum())

@@ -6,6 +6,12 @@ analyzer.engine.match.match_outcome the engine and the numpy simulator use.
 Deal ``k`` of match ``j`` draws from streams keyed by (seed, j, k): its deck from
 the kernel's own stream, its play from core.streams' ``deal_key(seed, j, k)``
 (the numpy simulator's key for that deal).
+
+Hands by player (a duplicate design's hook, analyzer.stats.tournament "Dealing
+by strategy"): with ``hands``, player ``p`` receives canonical hand
+``hands[p]`` of every deck whoever deals (:func:`arrange_hands`, the kernel's
+form of analyzer.stats.tournament.arrange_deck, which the numpy simulator
+applies at deal time); without it hands are dealt by seat (G10a).
 """
 
 from __future__ import annotations
@@ -23,10 +29,25 @@ from analyzer.kernel import params as P
 from analyzer.kernel.bitops import ZERO, bit
 from analyzer.kernel.deal import conserved, count_dealt, run_deal, scratch, start_from_deck
 from analyzer.kernel.driver import Broken, deal_deck, run_blocks, seed_word
-from analyzer.kernel.jit import outer
+from analyzer.kernel.jit import inner, outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.rng import deal_key
 from analyzer.kernel.state import END, RNG
+
+
+@inner
+def arrange_hands(deck: np.ndarray, tmp: np.ndarray, dealer: int, hands: np.ndarray, n: int, h: int) -> None:
+    """Reorder ``deck`` in place so that a deal from player ``dealer`` gives player ``p`` canonical hand
+    ``hands[p]`` (the cards at positions ``hands[p] + n * r``, r < h, in that order); the rest of the deck
+    (starter, talon) keeps its order.  G10a: position ``i`` goes to seat ``(i + 1) % n``, player
+    ``(dealer + i % n + 1) % n``."""
+    for i in range(n * h):
+        tmp[i] = deck[i]
+    for j in range(n):
+        src = hands[(dealer + j + 1) % n]
+        for r in range(h):
+            deck[r * n + j] = tmp[r * n + src]
+
 
 #: matches handed to a thread at a time: small, so that a run of a few hundred matches still uses every core
 MATCH_BLOCK = 32
@@ -36,8 +57,9 @@ MATCH_BLOCK = 32
 def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
                    lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
                    totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
-                   wilds_dealt: np.ndarray, check: bool, broken: np.ndarray) -> None:
-    """Play matches ``lo .. hi`` (index ``first + row``); ``decks`` (M, K, D) if given, else (0, 0, 0).
+                   wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, hands: np.ndarray) -> None:
+    """Play matches ``lo .. hi`` (index ``first + row``); ``decks`` (M, K, D) if given, else (0, 0, 0);
+    ``hands`` (players,) deals by player (:func:`arrange_hands`), empty by seat.
 
     Player i acts first in deal 1, so player n-1 deals it (engine.match.first_dealer).
     """
@@ -48,6 +70,7 @@ def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, 
         deck_mask |= bit(c)
     st, m, ring, deck, pts, held, dealt = scratch(n)
     kinds = np.zeros(n, np.int64)
+    tmp = np.zeros(n * p[P.HAND], np.int64)
     weights = np.zeros_like(weights_pl)
     for i in range(lo, hi):
         index = first + i
@@ -62,6 +85,8 @@ def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, 
                     deck[j] = decks[i, k, j]
             else:
                 deal_deck(base, seed, index, k, m, deck)
+            if hands.shape[0] > 0:
+                arrange_hands(deck, tmp, dealer, hands, n, p[P.HAND])
             m[RNG] = deal_key(seed, index, k)
             start_from_deck(st, m, ring, deck, p)
             count_dealt(m, p, dealt)
@@ -88,10 +113,13 @@ def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, 
 
 def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed: int = 0, *,
                      first: int = 0, decks: NDArray[np.integer] | None = None,
-                     threads: int | None = None, check: bool = False) -> MatchResults:
+                     threads: int | None = None, check: bool = False,
+                     hands: Sequence[int] | None = None) -> MatchResults:
     """Play matches ``first .. first + n - 1`` to ``rules.target`` (G11); strategies by player.
 
-    ``decks`` (n, K, D) fixes the deck of each match's first K deals (tests).
+    ``decks`` (n, K, D) fixes the deck of each match's first K deals (duplicate designs, tests).
+    ``hands`` (a permutation of the players): player ``p`` receives canonical hand ``hands[p]`` of every deck
+    whoever deals, as ``analyzer.sim.simulator.simulate_matches(hands=...)`` deals it; by default by seat (G10a).
     """
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
@@ -109,6 +137,12 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed:
             raise ValueError(f"decks must be ({n}, K, {rules.deck_size}), not {dk.shape}")
         max_deals = min(MAX_DEALS, dk.shape[1])
     pl = rules.players
+    if hands is None:
+        hk = np.zeros(0, np.int64)
+    else:
+        hk = np.asarray(hands, dtype=np.int64)
+        if hk.shape != (pl,) or sorted(hk.tolist()) != list(range(pl)):
+            raise ValueError(f"hands must be a permutation of 0..{pl - 1}, got {list(hands)}")
     totals = np.zeros((n, pl), np.int32)
     wild = np.zeros((n, pl), np.bool_)
     deals = np.zeros(n, np.int32)
@@ -119,7 +153,7 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed:
 
     def block(lo: int, hi: int) -> None:
         matches_kernel(p, kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped,
-                       dealt, check, broken)
+                       dealt, check, broken, hk)
 
     run_blocks(block, 0, n, threads, MATCH_BLOCK)
     if broken.any():

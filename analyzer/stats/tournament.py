@@ -47,7 +47,9 @@ nothing that matters; it is needed where the dealer follows play (SV2).
 The numpy simulator applies it at deal time (``SlotState.deal_hands``, set by
 ``simulate_matches(hands=...)``); ``durak compare --matches`` sets it for svinya
 (:func:`analyzer.execution.compare_run.deals_by_player`).  The compiled kernel
-has no such hook: duplicate match comparisons run on the numpy simulator.
+does the same (``analyzer.kernel.matches.simulate_matches(hands=...)``, equal to
+the numpy simulator match by match for deterministic line-ups), so duplicate
+match comparisons of compiled line-ups run on it.
 Measured with the rules engine (svinya matches, greedy against weighted, 400
 stacks of decks, both seatings, 95 % half-width of the paired margin of match
 win shares): ±7.8 pp dealt by seat, ±7.1 pp with an independent stack per
