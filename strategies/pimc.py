@@ -18,7 +18,11 @@ few milliseconds per decision; ``budget=0`` searches every world.
 
 Objectives: ``loser`` (default: avoid being the дурак; the player's points
 break ties between equally safe actions), ``win`` (go out first / win the
-deal), ``points`` (fewest points in hand at the end).
+deal), ``points`` (fewest points in hand at the end), ``both`` (+1 for
+winning, -1 for being the дурак: the two ends of a deal of more than two).
+In a match (the view carries the totals), a rollout whose deal ends the
+match is scored by the match's outcome instead (G11; CZ7's Jack rule acts
+there), so the search knows that a Jack kept into the last deal loses.
 
 Perfect memory needs the public history of the deal, which the table runner
 (:func:`analyzer.knowledge.table.play_observed`) keeps; the plain ``choose``
@@ -43,7 +47,7 @@ from analyzer.kernel.positions import encode_deal
 from analyzer.knowledge.observer import Knowledge
 from analyzer.knowledge.search import OBJECTIVE_CODES, search_scores, world_arrays
 
-OBJECTIVES = ("loser", "win", "points")
+OBJECTIVES = ("loser", "win", "points", "both")
 #: worlds searched at every decision whatever the budget
 MIN_WORLDS = 32
 
@@ -104,9 +108,13 @@ class Pimc:
         pos = encode_deal(table)
         actions = np.array([a for a, _ in options], np.int64)
         suits = np.array([-1 if s is None else s for _, s in options], np.int64)
+        totals = None
+        if view.scores is not None and rules.target is not None:  # a match: scores are by seat offset
+            n = rules.players
+            totals = np.array([view.scores[(s - table.current) % n] for s in range(n)], np.int64)
         score, used, _turns = search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands, talons,
                                             knowledge.talon_size, actions, suits, table.current,
-                                            OBJECTIVE_CODES[self.objective], key, self.budget, MIN_WORLDS)
+                                            OBJECTIVE_CODES[self.objective], key, self.budget, MIN_WORLDS, totals)
         self.rollouts += len(options) * used
         self.seconds += time.perf_counter() - t0
         return options[int(np.argmax(score))]

@@ -169,3 +169,30 @@ def test_too_many_classes_fall_back_to_the_python_sampler(monkeypatch: pytest.Mo
     for w in range(4):
         world = [[c for c in range(52) if int(hands[w, s]) >> c & 1] for s in range(4)]
         assert consistent(k, world, [int(c) for c in talons[w, :k.talon_size]]) is None
+
+
+@pytest.mark.parametrize("variant,players,options", [("czech", 4, {"target": 100}), ("czech", 3, {"target": 60, "wild_rule": "off"}),
+                                                     ("prague", 4, {"target": 100}), ("svinya", 2, {})])
+def test_a_rollout_that_ends_the_match_is_scored_as_the_engine_scores_the_match(variant: str, players: int,
+                                                                              options: dict) -> None:
+    """match_shares (the search's match objective) = analyzer.engine.match.match_outcome (G11, CZ7, PR7, SV7)."""
+    from analyzer.engine.match import match_outcome
+    from analyzer.knowledge.search import match_shares
+
+    rules = make_rules(variant, players, options)
+    assert rules.target is not None
+    p = rule_params(rules)
+    gen = np.random.default_rng(players)
+    ended_seen = 0
+    for _ in range(400):
+        totals = gen.integers(0, rules.target, players).astype(np.int64)
+        pts = gen.choice([0, 3, 10, 20, 40], players).astype(np.int64)  # coarse values: ties happen
+        held = gen.random(players) < 0.3
+        win, loss, _ = match_outcome(rules, (totals + pts)[None, :], held[None, :])
+        for me in range(players):
+            ended, w, lo = match_shares(totals, pts, held, p, me)
+            assert ended == bool((totals + pts).max() >= rules.target)
+            if ended:
+                ended_seen += 1
+                assert (w, lo) == pytest.approx((win[0, me], loss[0, me])), (totals, pts, held, me)
+    assert ended_seen > 100

@@ -36,7 +36,7 @@ from analyzer.core.outcomes import END_BLOCKED, END_OUT
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import bit, suit_of
 from analyzer.kernel.deal import run_deal
-from analyzer.kernel.jit import outer
+from analyzer.kernel.jit import inner, outer
 from analyzer.kernel.rng import next_float, stream_key
 from analyzer.kernel.state import ACTIVE, BEGIN, CUR, HANDS, LAST_ACTOR, LEAD, NI, PCOUNT, PHASE, RING, RNG, TCOUNT, TURNS
 from analyzer.kernel.turn import draw_decision, finish, play_card, take_seven
@@ -46,9 +46,10 @@ from analyzer.knowledge.sampler import Classes, InconsistentKnowledge, Sampler, 
 #: Largest dense counting table (entries of float64) before the Python sampler takes over.
 MAX_TABLE = 1 << 21
 
-#: Objectives of a search: avoid being the loser (points break ties), win the deal, fewest points.
-LOSER, WIN, POINTS = 0, 1, 2
-OBJECTIVE_CODES = {"loser": LOSER, "win": WIN, "points": POINTS}
+#: Objectives of a search: avoid being the loser (points break ties), win the deal, fewest points,
+#: and both ends at once (+1 for winning, -1 for being the loser, points break ties).
+LOSER, WIN, POINTS, BOTH = 0, 1, 2, 3
+OBJECTIVE_CODES = {"loser": LOSER, "win": WIN, "points": POINTS, "both": BOTH}
 
 #: stream purposes of a decision's search: its worlds, and its rollouts (keyed by the decision's own key)
 WORLD_STREAM, ROLLOUT_STREAM = 7, 8
@@ -145,13 +146,78 @@ def draw_worlds(f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.nd
     return hands, talons
 
 
+@inner
+def match_shares(totals: np.ndarray, pts: np.ndarray, held: np.ndarray, p: np.ndarray, me: int
+                 ) -> tuple[bool, float, float]:
+    """(ended, win share, loss share) of seat ``me`` when a match's deal ends with ``pts`` added to ``totals``.
+
+    The match ends once a total reaches the target (G11); then CZ7/PR7 (a wild
+    held at the end loses first, most points among the holders, unless
+    ``wild_rule = off``) or SV7 (the total at the target loses) picks the loser
+    and the fewest points among the others win, ties sharing, as
+    :func:`analyzer.engine.match.match_outcome` decides.
+    """
+    n = p[P.PLAYERS]
+    target = p[P.TARGET]
+    top = -1
+    for s in range(n):
+        top = max(top, totals[s] + pts[s])
+    if target < 0 or top < target:
+        return False, 0.0, 0.0
+    lose_mask = 0
+    if p[P.IS_SVINYA]:
+        for s in range(n):
+            if totals[s] + pts[s] >= target:
+                lose_mask |= 1 << s
+    else:
+        lose_mask = (1 << n) - 1
+        if p[P.WILD_RULE] != P.WILD_RULE_OFF:
+            any_held = 0
+            for s in range(n):
+                if held[s]:
+                    any_held |= 1 << s
+            if any_held:
+                lose_mask = any_held
+    worst, count = -1, 0  # most points inside lose_mask: the loss, shared by ties
+    for s in range(n):
+        if (lose_mask >> s) & 1:
+            t = totals[s] + pts[s]
+            if t > worst:
+                worst, count = t, 1
+            elif t == worst:
+                count += 1
+    losers = 0
+    for s in range(n):
+        if (lose_mask >> s) & 1 and totals[s] + pts[s] == worst:
+            losers |= 1 << s
+    loss = 1.0 / count if (losers >> me) & 1 else 0.0
+    others = ((1 << n) - 1) & ~losers
+    if others == 0:
+        others = (1 << n) - 1
+    best, wins = -1, 0
+    for s in range(n):
+        if (others >> s) & 1:
+            t = totals[s] + pts[s]
+            if best < 0 or t < best:
+                best, wins = t, 1
+            elif t == best:
+                wins += 1
+    win = 1.0 / wins if (others >> me) & 1 and totals[me] + pts[me] == best else 0.0
+    return True, win, loss
+
+
 @outer
 def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray,
                   ring0: np.ndarray, hands: np.ndarray, talons: np.ndarray, talon_size: int,
                   actions: np.ndarray, suits: np.ndarray, me: int, objective: int, key: int,
-                  budget: int = 0, min_worlds: int = 1) -> tuple[np.ndarray, int, int]:
+                  budget: int = 0, min_worlds: int = 1, totals: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, int, int]:
     """(scores, worlds, turns): every action's outcome summed over the worlds searched (higher is better
     for seat ``me``), how many worlds that was, and the rollout turns they took.
+
+    ``totals`` (by seat) are the match's points before this deal: where a
+    rollout's deal ends the match (G11), the match's outcome is scored
+    (:func:`match_shares`: CZ7's wild rule acts there) instead of the deal's.
 
     ``st0``/``m0``/``ring0`` is the public position (analyzer.kernel.positions
     layout, one row, empty talon and opponents' hands); ``kinds``/``weights``
@@ -208,10 +274,24 @@ def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np
             if not done:
                 win, lose, _ = run_deal(st, m, ring, kinds, weights, p, pts, held)
             turns += st[TURNS] - st0[TURNS] + 1
+            if totals is not None:
+                ended, mwin, mloss = match_shares(totals, pts, held, p, me)
+                if ended:
+                    if objective == WIN:
+                        out[a] += mwin
+                    elif objective == POINTS:
+                        out[a] -= pts[me]
+                    elif objective == BOTH:
+                        out[a] += mwin - mloss - pts[me] / 10_000.0
+                    else:
+                        out[a] -= mloss + pts[me] / 10_000.0
+                    continue
             if objective == WIN:
                 out[a] += 1.0 if win == me else 0.0
             elif objective == POINTS:
                 out[a] -= pts[me]
+            elif objective == BOTH:
+                out[a] += (1.0 if win == me else 0.0) - (1.0 if lose == me else 0.0) - pts[me] / 10_000.0
             else:
                 out[a] -= (1.0 if lose == me else 0.0) + pts[me] / 10_000.0
     return out, used, turns
