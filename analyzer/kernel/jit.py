@@ -17,6 +17,6 @@ from numba import njit
 
 from analyzer.kernel._cache import CACHE
 
-inner = njit(cache=CACHE, _nrt=False, error_model="numpy")  # type: ignore[call-overload]  # _nrt: a numba target option
+inner = njit(cache=CACHE, _nrt=False, error_model="numpy", forceinline=True)  # type: ignore[call-overload]  # numba target options
 outer = njit(cache=CACHE, nogil=True, error_model="numpy")
 helper = njit(cache=CACHE, error_model="numpy")  # small allocating helpers of the drivers
