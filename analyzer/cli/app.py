@@ -405,9 +405,9 @@ def compare(
     reference: Annotated[str | None, typer.Option(help="hero design: the opposition's spec (default weighted).")] = None,
     background: Annotated[str | None, typer.Option(help="hero design: the other players-1 strategies by position "
                                                         "instead of copies of --reference, e.g. 'greedy,weighted,random'.")] = None,
-    until_ci: Annotated[float | None, typer.Option(help="Play chunks of 1,000 decks until every 95% interval is "
-                                                        "within ± this many points of win rate (--deals: the "
-                                                        "budget, default 200000).")] = None,
+    until_ci: Annotated[float | None, typer.Option(help="Play chunks of 1,000 decks (100 matches) until every 95% "
+                                                        "interval is within ± this many points of win rate (--deals "
+                                                        "or --matches: the budget, default 200000), any design.")] = None,
     sprt: Annotated[float | None, typer.Option(help="Play chunks until Wald's SPRT decides which of two strategies "
                                                     "is better by this many points of win rate.")] = None,
     alpha: Annotated[float, typer.Option(help="SPRT: chance of naming the first better when it is worse by DELTA.")] = 0.05,
@@ -417,7 +417,7 @@ def compare(
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
     import shlex
 
-    from analyzer.execution.compare_run import run_compare
+    from analyzer.execution.compare_run import run_compare, run_compare_until
     from analyzer.report.compare_page import write_compare_page
     from analyzer.report.compare_view import print_comparison, write_outputs
     from analyzer.stats.compare import summarize_comparison
@@ -439,18 +439,23 @@ def compare(
         rule_obj = _stopping_rule(until_ci, sprt, alpha, beta)
         rules = _rules(variant, players, rule)
         specs = _specs(strategies, "STRATEGIES")
-        if design != "field" or rule_obj is not None:
-            if design == "field":
-                raise UsageError("--until-ci and --sprt run on --design round-robin or hero (tournaments), not field")
+        if design != "field":
             if matches is not None or out is not None:
                 raise UsageError(f"--design {design} plays single deals and prints; drop --matches and --out")
             n = deals or (200_000 if rule_obj is not None else 20_000)
             _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj, field_specs)
             return
-        n = matches or deals or 20_000
+        n = matches or deals or (200_000 if rule_obj is not None else 20_000)
+        stopping = None
         with _progress(n, "matches" if matches else "decks", "compare") as bar:
-            cmp = run_compare(rules, specs, n, seed=seed, matches=bool(matches), jobs=jobs, on_chunk=bar.advance)
+            if rule_obj is None:
+                cmp = run_compare(rules, specs, n, seed=seed, matches=bool(matches), jobs=jobs, on_chunk=bar.advance)
+            else:  # --until-ci / --sprt on the rotations: chunks until the rule stops (compare_run.run_compare_until)
+                cmp, stopping = run_compare_until(rules, specs, n, rule_obj, seed=seed, matches=bool(matches),
+                                                  jobs=jobs, on_chunk=bar.advance)
         result = summarize_comparison(cmp)
+        if stopping is not None:
+            result["stopping"] = stopping
         if out is not None:
             rules_args = "".join(f" --rule {r}" for r in rule or [])
             command = (f"durak compare --variant {variant} --players {rules.players} {shlex.join(specs)} "
@@ -461,6 +466,11 @@ def compare(
         typer.echo(json.dumps(result))
         return
     print_comparison(result)
+    if stopping is not None:
+        from analyzer.report.compare_view import stopping_blocks
+        from analyzer.report.render import render_rich
+
+        render_rich(stopping_blocks(result))
     if out is not None:
         typer.echo(f"comparison written to {out}/compare.md and {out}/compare.html")
 

@@ -13,8 +13,10 @@ numbers depend on the seed alone, not on ``--jobs``.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -43,6 +45,11 @@ from analyzer.stats.compare import (
 )
 from analyzer.stats.design import labels
 from analyzer.stats.design import lineups as rotations
+from analyzer.stats.sequential import Rule, Sprt, run_sequential, stopping_summary
+
+#: Decks (matches) per chunk when a stopping rule runs: the rule is checked at every chunk boundary.
+SEQ_DECKS = 1_000
+SEQ_MATCHES = 100
 
 
 def _scores(outcomes: list[dict[str, NDArray[Any]]], ups: list[list[int]], k: int) -> dict[str, NDArray[Any]]:
@@ -158,14 +165,19 @@ def _job(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matche
     return c, n, compare_chunk(rules, specs, n, seed, c, matches)
 
 
-def run_compare(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, matches: bool = False,
-                jobs: int = 1, chunk: int | None = None, backend: str = "loky", scheduler: str | None = None,
-                on_chunk: Callable[[int], None] | None = None) -> Comparison:
-    """Play ``n`` duplicate decks (or match deck stacks) through every rotation of ``specs``.
+def watched(scores: dict[str, NDArray[Any]], sprt: bool = False) -> NDArray[np.float64]:
+    """The per-deck quantities a stopping rule watches in a field comparison, (decks, pairs): every pair's
+    paired difference of win scores (points of win rate as fractions), the headline of ``durak compare``.
+    The SPRT compares two strategies: a field of more has more pairs than one test can decide."""
+    win = scores["win"]
+    k = win.shape[1]
+    if sprt and k != 2:
+        raise CompareError(f"the SPRT compares two strategies; this field of {k} has {k * (k - 1) // 2} pairs: "
+                           "use --until-ci")
+    return np.stack([win[:, i] - win[:, j] for i, j in combinations(range(k), 2)], axis=1)
 
-    ``on_chunk(decks)`` is called as each chunk finishes (a progress bar).
-    """
-    specs = list(specs)
+
+def _check(rules: RuleSet, specs: list[Any], n: int, matches: bool) -> None:
     if len(specs) < 2:
         raise CompareError(f"compare needs at least two strategies, got {len(specs)}")
     if n <= 0:
@@ -175,6 +187,62 @@ def run_compare(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, 
     except RulesError as exc:
         raise CompareError(str(exc)) from None
     lineups.build(specs, get_strategy)  # an unknown strategy: StrategySpecError before any work
+
+
+def _comparison(rules: RuleSet, specs: list[Any], seed: int, matches: bool, ordered: list[dict[str, Any]],
+                t0: float) -> Comparison:
+    scores = {m: np.concatenate([p["scores"][m] for p in ordered]) for m in SCORES}
+    names = labels(lineups.display_names(specs, lineups.build(specs, get_strategy)))
+    return Comparison(rules=rules, specs=[lineups.entry_text(s) for s in specs], names=names, matches=matches,
+                      seed=seed, scores=scores, capped=sum(p["capped"] for p in ordered),
+                      deals_played=sum(p["deals"] for p in ordered), seconds=time.perf_counter() - t0)
+
+
+def run_compare_until(rules: RuleSet, specs: Sequence[Any], n: int, rule: Rule, *, seed: int = 0,
+                      matches: bool = False, jobs: int = 1, chunk: int | None = None,
+                      on_chunk: Callable[[int], None] | None = None) -> tuple[Comparison, dict[str, Any]]:
+    """Play chunks of ``chunk`` decks (default :data:`SEQ_DECKS`, matches :data:`SEQ_MATCHES`) through every
+    rotation until ``rule`` stops (:func:`watched`, checked at every chunk boundary in index order), ``n``
+    decks at most; the comparison of the decks used and the ``stopping`` record.
+
+    Chunks run ``jobs`` at a time, but the rule is checked in chunk order and chunks played past the stop
+    are discarded, so where it stops depends on the seed alone, never on ``jobs``.
+    """
+    specs = list(specs)
+    _check(rules, specs, n, matches)
+    is_sprt = isinstance(rule, Sprt)
+    if is_sprt and len(specs) != 2:
+        watched({"win": np.zeros((1, len(specs)))}, True)  # the one-line error, before any work
+    size = min(chunk or (SEQ_MATCHES if matches else SEQ_DECKS), n)
+    sizes = [min(size, n - i) for i in range(0, n, size)]
+    t0 = time.perf_counter()
+    parts: dict[int, dict[str, Any]] = {}
+
+    def mapper(_f: Callable[[int], Any], idx: Sequence[int]) -> list[NDArray[np.float64]]:
+        for c, m, part in run_tasks(_job, [(rules, specs, sizes[c], seed, c, matches) for c in idx], jobs=jobs):
+            parts[c] = part
+            if on_chunk is not None:
+                on_chunk(m)
+        return [watched(parts[c]["scores"], is_sprt) for c in idx]
+
+    batch = max(1, os.cpu_count() or 1) if jobs < 0 else max(1, jobs)
+    seq = run_sequential(lambda c: watched(parts[c]["scores"], is_sprt), rule, max_chunks=len(sizes),
+                         min_deals=min(2 * size, n), batch=batch, mapper=mapper)
+    cmp = _comparison(rules, specs, seed, matches, [parts[c] for c in range(seq.chunks)], t0)
+    stopping = stopping_summary(seq, rule, size, n)
+    stopping["deals"] = cmp.deals_played
+    return cmp, stopping
+
+
+def run_compare(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, matches: bool = False,
+                jobs: int = 1, chunk: int | None = None, backend: str = "loky", scheduler: str | None = None,
+                on_chunk: Callable[[int], None] | None = None) -> Comparison:
+    """Play ``n`` duplicate decks (or match deck stacks) through every rotation of ``specs``.
+
+    ``on_chunk(decks)`` is called as each chunk finishes (a progress bar).
+    """
+    specs = list(specs)
+    _check(rules, specs, n, matches)
     chunk = chunk or (CHUNK_MATCHES if matches else CHUNK_DEALS)
     sizes = [min(chunk, n - i) for i in range(0, n, chunk)]
     t0 = time.perf_counter()
@@ -184,9 +252,4 @@ def run_compare(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, 
         parts[c] = part
         if on_chunk is not None:
             on_chunk(m)
-    ordered = [parts[c] for c in range(len(sizes))]
-    scores = {m: np.concatenate([p["scores"][m] for p in ordered]) for m in SCORES}
-    names = labels(lineups.display_names(specs, lineups.build(specs, get_strategy)))
-    return Comparison(rules=rules, specs=[lineups.entry_text(s) for s in specs], names=names, matches=matches,
-                      seed=seed, scores=scores, capped=sum(p["capped"] for p in ordered),
-                      deals_played=sum(p["deals"] for p in ordered), seconds=time.perf_counter() - t0)
+    return _comparison(rules, specs, seed, matches, [parts[c] for c in range(len(sizes))], t0)

@@ -59,7 +59,7 @@ from analyzer.kernel.lineup import policy_code
 from analyzer.knowledge.table import KnowingStrategy, simulate_observed
 from analyzer.report.compare_view import write_tournament_report
 from analyzer.stats.ratings import hero_summary, round_robin_summary
-from analyzer.stats.sequential import Rule, SequentialResult, Sprt, UntilCI, run_sequential
+from analyzer.stats.sequential import Rule, SequentialResult, Sprt, UntilCI, run_sequential, stopping_summary
 from analyzer.stats.tournament import Design, TournamentError, head_to_head, hero_scores, make_design, round_robin
 
 CHUNK_DECKS = 10_000
@@ -203,13 +203,9 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
     out.update(variant=rules.variant, rules=rules.describe(), seed=seed, deals_played=decks * len(design.tables),
                seconds=round(time.perf_counter() - t0, 2))
     if seq is not None:
-        out["stopping"] = {"rule": seq.rule, "verdict": seq.verdict, "stopped": seq.stopped, "decks": seq.deals,
-                           "deals": seq.deals * len(design.tables), "chunks": seq.chunks, "chunk_decks": sizes[0],
-                           "budget_decks": n, "discarded_decks": seq.discarded,
-                           "half_width": float(seq.history["half_width"].iloc[-1])}
-        if isinstance(rule, Sprt):
-            out["stopping"].update(llr=float(seq.history["llr"].iloc[-1]), bounds=list(rule.bounds),
-                                   alpha=rule.alpha, beta=rule.beta, mu0=rule.mu0, mu1=rule.mu1)
+        assert rule is not None
+        out["stopping"] = stopping_summary(seq, rule, sizes[0], n)
+        out["stopping"]["deals"] = seq.deals * len(design.tables)
     return out
 
 

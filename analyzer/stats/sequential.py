@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -244,3 +244,16 @@ def run_sequential(run_chunk: Callable[[int], ArrayLike], rule: Rule, *, max_chu
     data = np.concatenate(used) if used else np.zeros((0, 1))
     return SequentialResult(verdict=verdict, chunks=len(used), deals=int(data.shape[0]), discarded=discarded,
                             rule=rule.describe(), data=data, history=pd.DataFrame(rows))
+
+
+def stopping_summary(seq: SequentialResult, rule: Rule, chunk: int, budget: int) -> dict[str, Any]:
+    """The JSON ``stopping`` record of a run: rule, verdict, decks used (``chunk`` per check, ``budget`` at most),
+    decks discarded past the stop, the largest half-width and, for the SPRT, its statistic and bounds.
+    The caller adds ``deals`` (decks times the line-ups each deck was played by)."""
+    out: dict[str, Any] = {"rule": seq.rule, "verdict": seq.verdict, "stopped": seq.stopped, "decks": seq.deals,
+                           "chunks": seq.chunks, "chunk_decks": chunk, "budget_decks": budget,
+                           "discarded_decks": seq.discarded, "half_width": float(seq.history["half_width"].iloc[-1])}
+    if isinstance(rule, Sprt):
+        out.update(llr=float(seq.history["llr"].iloc[-1]), bounds=list(rule.bounds), alpha=rule.alpha,
+                   beta=rule.beta, mu0=rule.mu0, mu1=rule.mu1)
+    return out
