@@ -2,7 +2,10 @@
 
 The loop is the engine's ``play_deal``: forced moves (a single legal action
 without a suit to name) are played directly, a real choice goes to the seat's
-compiled strategy (analyzer.kernel.policies).
+compiled strategy (analyzer.kernel.policies).  A seat whose strategy is
+:data:`PYTHON` (a user's strategy, issue 12 point 2) has no compiled form: at
+its real decisions :func:`run_deal` stops and returns :data:`PAUSED`, and
+:func:`resume` carries out the answer Python gives (analyzer.kernel.pause).
 """
 
 from __future__ import annotations
@@ -49,6 +52,13 @@ from analyzer.kernel.turn import (
     set_pending,
     take_seven,
 )
+
+#: the kind of a seat played by a Python strategy: the kernel pauses at its real decisions
+PYTHON = -1
+#: :func:`decide`'s action at a Python seat's real decision (no card, DRAW or TAKE)
+PAUSE = -3
+#: :func:`run_deal`'s winner when the deal is not over: it goes on (GOING) or waits for Python (PAUSED)
+GOING, PAUSED = -2, -3
 
 
 @inner
@@ -106,6 +116,15 @@ def lay_starter(st: np.ndarray, m: np.ndarray, ring: np.ndarray, starter: int, s
 
 
 @inner
+def ask(kind: int, w: np.ndarray, hand: np.uint64, legal: np.uint64, can_take: bool, active: int, next_hand: int,
+        seven_phase: bool, p: np.ndarray, m: np.ndarray) -> tuple[int, int]:
+    """The compiled strategy's choice, or PAUSE for a Python strategy."""
+    if kind == PYTHON:
+        return PAUSE, -1
+    return choose(kind, w, hand, legal, can_take, active, next_hand, seven_phase, p, m)
+
+
+@inner
 def decide(st: np.ndarray, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: np.ndarray
            ) -> tuple[int, int]:
     """The action at the current decision point: the forced one, or the seat's strategy's choice."""
@@ -116,16 +135,16 @@ def decide(st: np.ndarray, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray
     wild = RANK_MASKS[p[P.WILD]]
     if phase == LEAD:  # the dealer names the suit of a Jack lead: always a choice
         starter = st[TOP]
-        return choose(kinds[cur], weights[cur], hand | bit(starter), bit(starter), False, st[ACTIVE],
-                      next_hand, False, p, m)
+        return ask(kinds[cur], weights[cur], hand | bit(starter), bit(starter), False, st[ACTIVE],
+                   next_hand, False, p, m)
     if phase == DRAWN:
         card = st[DRAWN_CARD]
         if (bit(card) & wild) == ZERO or popcount(hand) <= 1:
             return card, -1
-        return choose(kinds[cur], weights[cur], hand, bit(card), False, st[ACTIVE], next_hand, False, p, m)
+        return ask(kinds[cur], weights[cur], hand, bit(card), False, st[ACTIVE], next_hand, False, p, m)
     if phase == SEVEN:  # CZ8: a 7 or TAKE, always a choice
-        return choose(kinds[cur], weights[cur], hand, hand & RANK_MASKS[7], True, st[ACTIVE], next_hand,
-                      True, p, m)
+        return ask(kinds[cur], weights[cur], hand, hand & RANK_MASKS[7], True, st[ACTIVE], next_hand,
+                   True, p, m)
     legal = legal_mask(hand, st[TOP], st[ACTIVE], p)
     k = popcount(legal)
     drawable = can_draw(st) and (k == 0 or p[P.VOLUNTARY])
@@ -134,7 +153,26 @@ def decide(st: np.ndarray, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray
             return DRAW, -1
         if (legal & wild) == ZERO or popcount(hand) <= 1:
             return lowest(legal), -1
-    return choose(kinds[cur], weights[cur], hand, legal, False, st[ACTIVE], next_hand, False, p, m)
+    return ask(kinds[cur], weights[cur], hand, legal, False, st[ACTIVE], next_hand, False, p, m)
+
+
+@inner
+def resume(st: np.ndarray, m: np.ndarray, ring: np.ndarray, phase: int, action: int, suit: int, p: np.ndarray,
+           points: np.ndarray, holders: np.ndarray) -> tuple[int, int, bool]:
+    """Carry out ``action`` (naming ``suit``) decided in ``phase``; as :func:`run_deal` if the deal ends
+    here, else (GOING, -1, False)."""
+    if phase == LEAD:
+        st[ACTIVE] = suit_of(action) if suit < 0 else suit
+        st[CUR] = 1 % p[P.PLAYERS]
+        st[PHASE] = BEGIN
+    elif action == DRAW:
+        if draw_decision(st, m, ring, p) == END_BLOCKED:
+            return finish(st, m, END_BLOCKED, -1, -1, p, points, holders)
+    elif action == TAKE:
+        take_seven(st, m, ring, p)
+    elif play_card(st, m, ring, action, suit, p) == END_OUT:
+        return finish(st, m, END_OUT, st[LAST_ACTOR], action, p, points, holders)
+    return GOING, -1, False
 
 
 @inner
@@ -144,8 +182,10 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
 
     Fills ``points``/``holders`` by seat and returns (winner, loser, by_wild) as
     seats; end, went_out, last card, turns and turnovers are left in ``st``.
+    At a real decision of a :data:`PYTHON` seat it stops and returns
+    (PAUSED, -1, False), the state at that decision: :func:`resume` carries
+    out the answer, and a further call plays on.
     """
-    n = p[P.PLAYERS]
     while True:
         phase = st[PHASE]
         if phase == BEGIN:
@@ -154,17 +194,11 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
                 return finish(st, m, e, -1, -1, p, points, holders)
             continue
         action, suit = decide(st, m, kinds, weights, p)
-        if phase == LEAD:
-            st[ACTIVE] = suit_of(action) if suit < 0 else suit
-            st[CUR] = 1 % n
-            st[PHASE] = BEGIN
-        elif action == DRAW:
-            if draw_decision(st, m, ring, p) == END_BLOCKED:
-                return finish(st, m, END_BLOCKED, -1, -1, p, points, holders)
-        elif action == TAKE:
-            take_seven(st, m, ring, p)
-        elif play_card(st, m, ring, action, suit, p) == END_OUT:
-            return finish(st, m, END_OUT, st[LAST_ACTOR], action, p, points, holders)
+        if action == PAUSE:
+            return PAUSED, -1, False
+        win, lose, by_wild = resume(st, m, ring, phase, action, suit, p, points, holders)
+        if win != GOING:
+            return win, lose, by_wild
 
 
 @helper

@@ -46,12 +46,17 @@ def policy_code(strategy: object) -> int | None:
     return COMPILED.get((cls.__module__, cls.__qualname__))
 
 
-def compile_lineup(strategies: Sequence[object]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
-    """(kinds, weights) by position for the kernel; NotCompiled names the first Python-only strategy."""
+def compile_lineup(strategies: Sequence[object], python: int | None = None
+                   ) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """(kinds, weights) by position for the kernel; NotCompiled names the first Python-only strategy,
+    unless ``python`` is given: the kind of such a seat (analyzer.kernel.deal.PYTHON, the kernel pauses)."""
     kinds = np.zeros(len(strategies), np.int64)
     weights = np.zeros((len(strategies), N_WEIGHTS), np.float64)
     for i, s in enumerate(strategies):
         code = policy_code(s)
+        if code is None and python is not None:
+            kinds[i] = python
+            continue
         if code is None:
             raise NotCompiled(f"strategy {getattr(s, 'name', s)!r} has no compiled form")
         kinds[i] = code

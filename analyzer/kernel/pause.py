@@ -1,0 +1,250 @@
+"""Python strategies on the compiled kernel, paused at their decisions (issue 12, point 2).
+
+A line-up with a user's Python strategy (or any strategy without a compiled
+form) plays on the kernel: the kernel deals, plays forced moves, the compiled
+strategies' moves, penalties, refills and scoring itself, and stops a deal
+only at a *real* decision of a Python seat (analyzer.kernel.deal.PYTHON).
+
+A batch of B deals lives in slot arrays (one st/m/ring row per slot).  One
+call of :func:`advance_kernel` carries out the answers to the previous call's
+pauses, then plays every slot on until its deal ends (its results are stored
+and the slot takes the next deal of the chunk) or it reaches a Python seat's
+real decision: the kernel writes that decision's view fields
+(analyzer.kernel.views) and goes on with the next slot.  Python then asks each
+Python strategy once for all its paused decisions, through the numpy
+simulator's own calls and checks (analyzer.sim.calls: the same BatchView,
+``choose_batch`` or the simple path's ``choose`` per decision, the same
+answer types, the same legality check and messages), and calls the kernel
+again.
+
+Seeds are the numpy simulator's (analyzer.kernel.serve): deal ``j`` of a chunk
+gets the ``j``-th deck of the chunk's deck generator and the play stream
+``deal_key(base, j)``, and the strategies get the simulator's play generator,
+so a deterministic line-up gives the numpy simulator's results deal by deal.
+A random Python strategy draws from that generator in another order (the
+batches differ), so it agrees with the numpy simulator statistically.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analyzer.core.cards import deck as deck_cards
+from analyzer.core.contract import BatchStrategy
+from analyzer.core.outcomes import DealResults
+from analyzer.core.rules import RuleSet
+from analyzer.core.streams import deal_key as stream_deal_key
+from analyzer.engine.faults import write_fault_scenario
+from analyzer.kernel import params as P
+from analyzer.kernel.bitops import ZERO, bit, wrap
+from analyzer.kernel.deal import GOING, PAUSED, PYTHON, conserved, count_dealt, resume, run_deal, start_from_deck, store_deal
+from analyzer.kernel.driver import WINDOW, Broken, empty_results, result_arrays, seat_lineup, seed_word
+from analyzer.kernel.jit import outer
+from analyzer.kernel.lineup import compile_lineup, policy_code
+from analyzer.kernel.npdecks import numpy_decks
+from analyzer.kernel.rng import deal_key
+from analyzer.kernel.state import HANDS, NI, PHASE, RING, RNG
+from analyzer.kernel.views import Paused, batch_view, write_view
+from analyzer.sim.calls import StrategyCalls
+from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fault_dir
+
+#: deals played side by side (the numpy simulator's default): the larger, the fewer strategy calls per deal
+SLOTS = 16384
+_IDLE = -4  # a slot without a deal (run_deal's codes are seats, -1 and GOING / PAUSED)
+
+
+@outer
+def advance_kernel(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: np.uint64, decks: np.ndarray,
+                   deck_row: int, hi: int, nxt: np.ndarray, slots: tuple, act: np.ndarray, suit: np.ndarray,
+                   out: tuple, wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, deck_mask: np.uint64,
+                   view: tuple) -> int:
+    """Answer the previous call's pauses (``act``/``suit`` by pause, in slot order) and play every slot on.
+
+    A slot plays until its deal waits for a Python strategy (the decision goes to row ``k`` of ``view``)
+    or ends (results to row ``job`` of ``out``); a free slot takes deal ``nxt[0]`` while it is below
+    ``hi``, whose deck is ``decks[nxt[0] - deck_row]``.  Returns the number of pauses written.
+    """
+    sts, ms, rings, job, wait, slot_deck = slots
+    n, d = p[P.PLAYERS], p[P.DECK]
+    pts = np.zeros(n, np.int64)
+    held = np.zeros(n, np.bool_)
+    dealt = np.zeros(n, np.int64)
+    k = 0  # pauses written
+    a = 0  # answers read
+    lose, by_wild = -1, False
+    for b in range(sts.shape[0]):
+        st, m, ring = sts[b], ms[b], rings[b]
+        if wait[b]:
+            wait[b] = False
+            win, lose, by_wild = resume(st, m, ring, st[PHASE], act[a], suit[a], p, pts, held)
+            a += 1
+        elif job[b] >= 0:
+            win = GOING
+        else:
+            win = _IDLE
+        while True:
+            if win == GOING:
+                win, lose, by_wild = run_deal(st, m, ring, kinds, weights, p, pts, held)
+            if win == PAUSED:
+                wait[b] = True
+                write_view(k, b, job[b], st, m, p, view)
+                k += 1
+                break
+            if job[b] >= 0:  # the deal is over
+                j = job[b]
+                store_deal(j, st, win, lose, by_wild, pts, held, n, out)
+                if check and not conserved(st, m, ring, deck_mask, p):
+                    broken[j] = True
+                job[b] = -1
+            if nxt[0] >= hi:
+                break
+            j = nxt[0]
+            nxt[0] = j + 1
+            job[b] = j
+            deck = decks[j - deck_row]
+            for c in range(d):
+                slot_deck[b, c] = deck[c]
+            m[RNG] = deal_key(seed, j, 0)
+            start_from_deck(st, m, ring, deck, p)
+            count_dealt(m, p, dealt)
+            for q in range(n):
+                wilds_dealt[j, q] = dealt[wrap(q + 1, n)]
+            win = GOING
+    return k
+
+
+class Answers(StrategyCalls):
+    """The numpy simulator's strategy calls and answer checks (analyzer.sim.calls) over paused decisions.
+
+    Rows are pauses of one kernel call: ``cur``, ``turns`` and ``job`` are the
+    paused decisions' seat, turn and deal, which the checks' messages name.
+    """
+
+    def __init__(self, rules: RuleSet, strategies: Sequence[object], rng: np.random.Generator, where: FaultContext,
+                 paused: Paused, slot_deck: NDArray[np.int8], base: int) -> None:
+        self.r = rules
+        self.n = rules.players
+        self.matches = False
+        self.view_rules = dataclasses.replace(rules)  # the strategies' own copy: nothing they do reaches the game
+        self.strats = list(strategies)
+        self.fast = [bool(isinstance(s, BatchStrategy) and hasattr(s, "choose_batch")) for s in self.strats]
+        self.rng = rng
+        self.where = where
+        self.v = paused
+        self.cur, self.turns, self.job = paused.seat, paused.turn, paused.job
+        self.slot_deck = slot_deck
+        self.base = base
+        python = [i for i, s in enumerate(self.strats) if policy_code(s) is None]
+        first = {id(self.strats[i]): i for i in reversed(python)}
+        #: position -> the first position of the same strategy object: one call per object and pause batch
+        self.group = np.array([first.get(id(s), -1) for s in self.strats], np.int64)
+        self.single = python[0] if len(first) == 1 else None
+
+    def _unit_at(self, row: int) -> str:
+        return f"deal {self.where.first + int(self.job[row])}{self.where.describe()}"
+
+    def answer(self, k: int, act: NDArray[np.int64], suit: NDArray[np.int64]) -> None:
+        """Ask the strategies for paused decisions ``0 .. k-1``; checked answers go to ``act``/``suit``."""
+        v = self.v
+        if self.single is not None:
+            groups: list[tuple[int, slice | NDArray[np.int64]]] = [(self.single, slice(0, k))]
+        else:
+            who = self.group[(v.seat[:k].astype(np.int64) - 1) % self.n]  # position 0 is seat 1 (G2)
+            groups = [(int(g), np.nonzero(who == g)[0]) for g in np.unique(who)]
+        for g, rows in groups:
+            strat = self.strats[g]
+            rr = np.arange(k)[rows]
+            try:
+                a, s = self._call(strat, self.fast[g], batch_view(self.view_rules, v, rows), rr)
+                # the check reads the kernel's own fields, not the strategy's copies
+                self._check_answers(strat, a, s, rr, v.legal[rows], v.can_draw[rows], v.can_take[rows])
+            except StrategyFault as fault:
+                self._name(fault)
+                raise
+            act[rows] = a
+            suit[rows] = s
+
+    def _name(self, fault: StrategyFault) -> None:
+        """The faulty deal, its line-up by seat, deck and stream, as the numpy simulator gives them."""
+        row = fault.row
+        fault.job = int(self.job[row])
+        fault.seat_strategies = [self.strats[(s - 1) % self.n] for s in range(self.n)]
+        fault.deck = self.slot_deck[int(self.v.slot[row])].tolist()
+        random_options = self.r.reshuffle == "shuffle" or self.r.last_card_call  # as analyzer.sim.state
+        fault.stream_key = stream_deal_key(self.base, fault.job) if random_options else None
+
+
+def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: int, *,
+                    play_rng: np.random.Generator, deck_rng: np.random.Generator | None = None,
+                    decks: NDArray[np.integer] | None = None, check: bool = False,
+                    where: FaultContext | None = None, slots: int = SLOTS) -> DealResults:
+    """``n`` deals of a line-up (by position) with Python strategies, on the kernel paused at their decisions.
+
+    Deal ``j`` is dealt ``decks[j]`` if given, else the ``j``-th deck ``deck_rng`` draws as numpy's
+    ``shuffled_decks`` does; its play stream is ``deal_key(seed, j)``.  Python strategies draw from
+    ``play_rng``.  A strategy that raises or answers illegally is a StrategyFault naming the deal
+    (``where``); ``check``: every deal must end with every card exactly once, else :class:`Broken`.
+    """
+    where = where or FaultContext()
+    players, size = rules.players, rules.deck_size
+    kinds_pos, weights_pos = compile_lineup(strategies, python=PYTHON)
+    if len(kinds_pos) != players:
+        raise ValueError(f"{players} players need {players} strategies, not {len(kinds_pos)}")
+    kinds, weights = seat_lineup(kinds_pos, weights_pos, players)
+    p = P.rule_params(rules)
+    base = np.asarray(deck_cards(size), np.int64)
+    deck_mask = ZERO
+    for c in base:
+        deck_mask |= bit(int(c))
+    given = None if decks is None else np.ascontiguousarray(decks, dtype=np.int64)
+    if given is not None and given.shape != (n, size):
+        raise ValueError(f"decks must be ({n}, {size}), not {given.shape}")
+    if given is None and deck_rng is None:
+        raise ValueError("simulate_paused needs decks or a deck generator")
+    b = max(1, min(slots, n))
+    state = (np.zeros((b, NI), np.int64), np.zeros((b, HANDS + players), np.uint64), np.zeros((b, RING), np.int64),
+             np.full(b, -1, np.int64), np.zeros(b, np.bool_), np.zeros((b, size), np.int8))
+    paused = Paused.allocate(b, players)
+    view = paused.arrays()
+    act, suit = np.zeros(b, np.int64), np.zeros(b, np.int64)
+    out = empty_results(n, players)
+    arrays = result_arrays(out)
+    broken = np.zeros(n if check else 0, np.bool_)
+    answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed)
+    word = seed_word(seed)
+    nxt = np.zeros(1, np.int64)
+    dk, row0, hi = np.zeros((0, size), np.int64), 0, 0
+    while True:
+        if nxt[0] >= hi and hi < n:  # the next window of decks (memory stays bounded for any chunk)
+            if given is not None:
+                dk, row0, hi = given, 0, n
+            else:
+                assert deck_rng is not None
+                w = min(WINDOW, n - hi)
+                dk, row0, hi = numpy_decks(base, w, deck_rng), hi, hi + w
+        k = advance_kernel(p, kinds, weights, word, dk, row0, hi, nxt, state, act, suit, arrays, out.wilds_dealt,
+                           check, broken, deck_mask, view)
+        if k:
+            answers.answer(k, act, suit)
+        elif hi >= n:
+            break
+    if broken.any():
+        raise Broken(int(np.argmax(broken)))
+    return out
+
+
+def fault_error(fault: StrategyFault, rules: RuleSet, where: FaultContext) -> SimulationError:
+    """The one-line error of a strategy fault, with a scenario file of the faulty deal (the rules engine
+    plays it again from its deck and stream, analyzer.engine.faults)."""
+    label = f"{rules.variant}-{where.file_part()}deal{where.first + fault.job}"
+    try:
+        path, met = write_fault_scenario(rules, fault.seat_strategies, fault.deck, fault_dir(), label,
+                                         fault.stream_key, str(fault))
+    except OSError as exc:
+        return SimulationError(f"{fault}; could not write the fault scenario: {exc}")
+    how = "replays to the faulty decision" if met else "holds the deal (the strategy did not fault the same way again)"
+    return SimulationError(f"{fault}; scenario {path} {how}: durak replay {path}")

@@ -1,0 +1,176 @@
+"""Python strategies on the compiled kernel, paused at their decisions (issue 12, point 2).
+
+The kernel plays forced moves, compiled strategies, penalties, refills and
+scoring itself and stops a deal only at a real decision of a Python strategy
+(analyzer.kernel.pause).  Seeded as the numpy simulator is, a deterministic
+line-up gives that simulator's results deal by deal, every field, and a
+strategy sees the same views: the built-ins' Python forms (forced onto the
+pause path as subclasses, which have no compiled form), the README's plugin,
+mixed with compiled seats, over every variant and a spread of options.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+from analyzer.core.contract import BatchView
+from analyzer.core.outcomes import DealResults
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import RuleSet, make_rules
+from analyzer.core.streams import base_key, child_seed
+from analyzer.kernel.lineup import policy_code
+from analyzer.kernel.pause import simulate_paused
+from analyzer.kernel.serve import deck_generator
+from analyzer.sim import simulator
+from analyzer.stats.intervals import wilson
+from tests.plugin_example import HighestCard
+
+_FORMS: dict[type, type] = {}
+
+
+def python_form(spec: str) -> object:
+    """Built-in ``spec`` as a subclass of its class: the same Python code, no compiled form (exact classes only)."""
+    s = get_strategy(spec)
+    cls = type(s)
+    s.__class__ = _FORMS.setdefault(cls, type(cls.__name__, (cls,), {"__module__": __name__}))
+    assert policy_code(s) is None
+    return s
+
+
+class SimpleOnly:
+    """A strategy through the simple path only (``choose`` per decision, no ``choose_batch``)."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.name = getattr(inner, "name", "simple")
+
+    def choose(self, view, rng):
+        return self.inner.choose(view, rng)
+
+
+def paused(rules: RuleSet, strats, n: int, ss: np.random.SeedSequence, slots: int = 64) -> DealResults:
+    """The pause path seeded as the numpy simulator seeds a chunk (analyzer.kernel.serve)."""
+    return simulate_paused(rules, strats, n, base_key(ss), play_rng=np.random.default_rng(child_seed(ss, 0)),
+                           deck_rng=deck_generator(ss), slots=slots)
+
+
+def differing(a: DealResults, b: DealResults) -> list[str]:
+    return [f.name for f in fields(a) if not np.array_equal(getattr(a, f.name), getattr(b, f.name))]
+
+
+CONFIGS: list[tuple[str, int, dict[str, object]]] = [
+    ("czech", 4, {}),
+    ("czech", 3, {"sevens": True, "seven_chain": "accumulate", "starter_effects": True, "last_card_call": True,
+                  "forget_rate": 0.4}),  # CZ8: chains, TAKE, a forgotten last-card call from the deal's stream
+    ("czech", 2, {"no_card": "draw_until_play", "serve_last_effect": True, "sevens": True, "voluntary_draw": True}),
+    ("czech", 5, {"queen_needs_king": True, "jack_finish_doubles": True, "eight_stop": True}),
+    ("prague", 4, {"reshuffle": "shuffle", "hand_size": 5}),  # G8 shuffles from the stream; PR2 Jack leads
+    ("prague", 3, {"voluntary_draw": True, "wild_rule": "off"}),
+    ("svinya", 2, {}),
+    ("svinya", 2, {"lone_wild_points": 35, "turn_cap": 60}),
+]
+FORMS = ["greedy", "weighted", "suit-keeper", "wild-keeper", "aggressive", "wild-dumper"]
+
+
+@pytest.mark.parametrize("variant,players,overrides", CONFIGS,
+                         ids=[f"{v}-{p}-{'-'.join(o) or 'default'}" for v, p, o in CONFIGS])
+def test_python_forms_on_the_pause_path_equal_the_numpy_simulator_deal_by_deal(variant, players, overrides):
+    """Python forms (fast path), the plugin (simple path) and compiled seats mixed: every field equal."""
+    rules = make_rules(variant, players, overrides)
+    ss = np.random.SeedSequence(11, spawn_key=(players, len(overrides)))
+    for start in range(2):
+        strats: list[object] = [python_form(FORMS[(start + p) % len(FORMS)]) for p in range(players)]
+        strats[-1] = HighestCard() if start else get_strategy("weighted")  # the plugin, or a compiled seat
+        a = paused(rules, strats, 300, ss, slots=37)  # a few slots: many deals per slot, refills mid-call
+        b = simulator.simulate_deals(rules, strats, 300, ss)
+        assert differing(a, b) == [], (start, [getattr(s, "name", s) for s in strats])
+        assert (a.turns > 0).all()
+
+
+def test_the_simple_path_and_slot_counts_give_the_same_deals():
+    """choose per decision (the simple path) and choose_batch give the same deals; so do 1 or 500 slots."""
+    rules = make_rules("czech", 4, {"sevens": True})
+    ss = np.random.SeedSequence(3)
+    fast = [python_form("weighted"), python_form("greedy")] * 2
+    simple = [SimpleOnly(s) for s in fast]
+    want = simulator.simulate_deals(rules, fast, 400, ss)
+    for strats, slots in ((fast, 500), (simple, 500), (fast, 1)):
+        assert differing(paused(rules, strats, 400, ss, slots), want) == [], slots
+
+
+VIEW_FIELDS = [f for f in BatchView.FIELDS if f not in ("rules", "scores", "history")]
+
+
+class Recorder:
+    """greedy's Python form that writes down every view it is shown, field by field (lazy ones too)."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.inner = python_form("greedy")
+        self.rows: list[tuple] = []
+        self.dtypes: set[tuple[str, str]] = set()
+        self.writeable = False
+
+    def choose(self, view, rng):
+        return self.inner.choose(view, rng)
+
+    def choose_batch(self, view, rng):
+        cols = []
+        for f in VIEW_FIELDS:
+            a = getattr(view, f)
+            self.dtypes.add((f, str(a.dtype)))
+            self.writeable |= a.flags.writeable
+            cols.append([tuple(x) if isinstance(x, list) else x for x in a.tolist()])
+        assert view.scores is None and getattr(view, "history", None) is None  # no uses_history here
+        self.rows += zip(*cols)
+        return self.inner.choose_batch(view, rng)
+
+
+@pytest.mark.parametrize("variant,players,overrides", [
+    ("czech", 3, {"sevens": True, "voluntary_draw": True, "last_card_call": True, "forget_rate": 0.5}),
+    ("prague", 4, {}),
+    ("svinya", 2, {}),
+])
+def test_a_strategy_sees_the_same_views_as_on_the_numpy_simulator(variant, players, overrides):
+    """Every decision's view, every field and dtype, read-only: the same multiset of views on both engines."""
+    rules = make_rules(variant, players, overrides)
+    ss = np.random.SeedSequence(8)
+    seen = []
+    for run in (paused, simulator.simulate_deals):
+        rec = Recorder()
+        strats = [rec, get_strategy("greedy"), get_strategy("weighted"), rec][-players:]  # rec deals (seat 0)
+        run(rules, strats, 250, ss)
+        seen.append(rec)
+        assert not rec.writeable
+    a, b = seen
+    assert a.dtypes == b.dtypes and len(a.rows) > 500
+    assert Counter(a.rows) == Counter(b.rows)
+    col = {f: i for i, f in enumerate(VIEW_FIELDS)}
+    if rules.sevens:
+        assert any(r[col["pending_seven"]] > 0 and r[col["can_take"]] for r in a.rows)  # CZ8 answers
+        assert any(r[col["can_draw"]] and r[col["legal"]] for r in a.rows)  # G7 voluntary draws
+    if variant == "prague":
+        assert any(r[col["top"]] == -1 for r in a.rows)  # PR2: the dealer names his Jack lead's suit
+
+
+def test_random_python_form_agrees_statistically_with_the_numpy_simulator():
+    """random's Python form draws from the simulator's generator in another order: win rates and mean
+    turns of the two engines within 99.9% intervals of each other."""
+    rules = make_rules("czech", 4)
+    n = 20_000
+    ss = np.random.SeedSequence(21)
+    strats = [python_form("random")] * 4
+    a = paused(rules, strats, n, ss, slots=4096)
+    b = simulator.simulate_deals(rules, strats, n, ss)
+    assert differing(a, b)  # another order of draws: other deals
+    wa = np.bincount(a.winner[a.winner >= 0], minlength=4)
+    wb = np.bincount(b.winner[b.winner >= 0], minlength=4)
+    ra, rb = wilson(wa, n, z=3.29), wilson(wb, n, z=3.29)
+    assert np.all((ra.lo <= rb.hi) & (rb.lo <= ra.hi)), (wa, wb)
+    ta, tb = a.turns.astype(float), b.turns.astype(float)
+    assert abs(ta.mean() - tb.mean()) < 3.29 * np.sqrt((ta.var() + tb.var()) / n)
