@@ -16,10 +16,16 @@ Budget: worlds are searched one after another until the rollouts have played
 deal gets about a thousand worlds and a long svinya deal a few hundred, at a
 few milliseconds per decision; ``budget=0`` searches every world.
 
-Objectives: ``loser`` (default: avoid being the дурак; the player's points
-break ties between equally safe actions), ``win`` (go out first / win the
-deal), ``points`` (fewest points in hand at the end), ``both`` (+1 for
-winning, -1 for being the дурак: the two ends of a deal of more than two).
+Objectives: ``loser`` (avoid being the дурак; the player's points break
+ties between equally safe actions), ``win`` (go out first / win the deal),
+``points`` (fewest points in hand at the end), ``both`` (+1 for winning, -1
+for being the дурак: the two ends of a deal of more than two), and ``auto``
+(the default): ``loser`` at two players, where winning and losing are one
+outcome, ``both`` at more.  In czech 4p, seated in every position against
+three ``weighted`` (300 duplicate decks), ``both`` won 27.3% against
+``loser``'s 25.3% (+2.1 ± 1.8 pp paired) at nearly the same дурак rate
+(22.3% against 21.8%), where ``win`` alone bought +2.8 pp of wins with +5.6
+pp of дурак.
 In a match (the view carries the totals), a rollout whose deal ends the
 match is scored by the match's outcome instead (G11; CZ7's Jack rule acts
 there), so the search knows that a Jack kept into the last deal loses.
@@ -47,7 +53,7 @@ from analyzer.kernel.positions import encode_deal
 from analyzer.knowledge.observer import Knowledge
 from analyzer.knowledge.search import OBJECTIVE_CODES, search_scores, world_arrays
 
-OBJECTIVES = ("loser", "win", "points", "both")
+OBJECTIVES = ("auto", "loser", "win", "points", "both")
 #: worlds searched at every decision whatever the budget
 MIN_WORLDS = 32
 
@@ -61,7 +67,7 @@ class Pimc:
                    "until `budget` rollout turns, picks the best mean `objective`")
 
     def __init__(self, *, worlds: int = 1024, budget: int = 40_000, rollout: str = "weighted",
-                 objective: str = "loser") -> None:
+                 objective: str = "auto") -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= 4096:
             raise ValueError(f"worlds must be a whole number from 1 to 4096, not {worlds!r}")
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
@@ -75,6 +81,12 @@ class Pimc:
         self.decisions = 0  # searched decisions, the rollouts they played and the seconds they took
         self.rollouts = 0
         self.seconds = 0.0
+
+    def objective_for(self, players: int) -> str:
+        """``auto``: ``loser`` at two players (there it is ``win``'s mirror), ``both`` at more (measured: czech 4p)."""
+        if self.objective != "auto":
+            return self.objective
+        return "loser" if players == 2 else "both"
 
     def choose(self, view: DecisionView, rng: np.random.Generator) -> Action:
         raise StrategyError("pimc needs the deal's public history (perfect memory); play it through "
@@ -114,7 +126,8 @@ class Pimc:
             totals = np.array([view.scores[(s - table.current) % n] for s in range(n)], np.int64)
         score, used, _turns = search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands, talons,
                                             knowledge.talon_size, actions, suits, table.current,
-                                            OBJECTIVE_CODES[self.objective], key, self.budget, MIN_WORLDS, totals)
+                                            OBJECTIVE_CODES[self.objective_for(rules.players)], key, self.budget,
+                                            MIN_WORLDS, totals)
         self.rollouts += len(options) * used
         self.seconds += time.perf_counter() - t0
         return options[int(np.argmax(score))]

@@ -54,6 +54,11 @@ def test_a_wild_is_searched_once_per_suit_it_can_name() -> None:
     assert table.hands[0] == [] and table.talon == []  # the public table hides what the player may not see
 
 
+def test_the_default_objective_avoids_the_loss_at_two_players_and_weighs_both_ends_at_more() -> None:
+    assert [Pimc().objective_for(n) for n in (2, 3, 4)] == ["loser", "both", "both"]
+    assert Pimc(objective="win").objective_for(4) == "win" and Pimc(objective="both").objective_for(2) == "both"
+
+
 def test_bad_parameters_are_one_line_errors() -> None:
     from analyzer.core.registry import StrategySpecError
 

@@ -28,7 +28,7 @@ from analyzer.kernel.params import rule_params
 from analyzer.kernel.positions import encode_deal, play_from_positions
 from analyzer.knowledge.observer import Knowledge, Public, mask
 from analyzer.knowledge.sampler import World
-from analyzer.knowledge.search import LOSER, count_table, draw_worlds, search_scores, world_arrays
+from analyzer.knowledge.search import BOTH, LOSER, count_table, draw_worlds, search_scores, world_arrays
 from analyzer.knowledge.table import public_table, world_deal
 from strategies.pimc import Pimc
 from tests.test_knowledge import consistent
@@ -118,21 +118,23 @@ def test_kernel_rollouts_end_as_the_engine_plays_on(variant: str, players: int, 
                           tuple(int(c) for c in talons[w, :k.talon_size]))
             assert consistent(k, [list(h) for h in world.hands], list(world.talon)) is None
             for action, suit in options_:
-                got = search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands[w:w + 1],
-                                    talons[w:w + 1], k.talon_size, np.array([action]),
-                                    np.array([-1 if suit is None else suit]), deal.current, LOSER, seed)[0][0]
+                got, got_both = (search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands[w:w + 1],
+                                               talons[w:w + 1], k.talon_size, np.array([action]),
+                                               np.array([-1 if suit is None else suit]), deal.current, objective,
+                                               seed)[0][0] for objective in (LOSER, BOTH))
                 d = world_deal(table, world, np.random.default_rng(0))
                 d.apply(action, suit)
                 if d.done:
                     o = d.outcome
                     assert o is not None
-                    want = -float(o.loser == deal.current) - o.points[deal.current] / 10_000
+                    lost, won, pts = o.loser == deal.current, o.winner == deal.current, o.points[deal.current]
                 else:
                     res = play_from_positions(rules, [weighted] * players, encode_deal(d), seed=seed)
                     q = (deal.current - 1) % players  # results by position: position q is seat q + 1
-                    want = -float(res.loser[0] == q) - res.points[0, q] / 10_000
+                    lost, won, pts = res.loser[0] == q, res.winner[0] == q, res.points[0, q]
                 if "reshuffle" not in options:  # a shuffled turn-over draws from each engine's own stream
-                    assert got == pytest.approx(want), (seed, w, action, suit)
+                    assert got == pytest.approx(-float(lost) - pts / 10_000), (seed, w, action, suit)
+                    assert got_both == pytest.approx(float(won) - float(lost) - pts / 10_000), (seed, w, action, suit)
                 checked += 1
     assert checked >= 8
 
