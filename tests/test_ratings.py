@@ -268,15 +268,33 @@ def test_round_robin_summary_shows_every_seating_margins_verdicts_and_ratings() 
     assert out["design"] == "round-robin" and "both seatings" in out["measures"]
 
 
+def _seatings(first: np.ndarray, second: np.ndarray) -> list[np.ndarray]:
+    """i's win share minus j's per deck, in seating (i, j) and in seating (j, i)."""
+    return [first[:, 0] - first[:, 1], second[:, 1] - second[:, 0]]
+
+
 def test_narrowing_against_fresh_decks_is_the_ratio_of_the_variances_without_the_covariance() -> None:
     rng = np.random.default_rng(0)
     w = rng.integers(0, 2, 4000).astype(float)
     first = np.stack([w, 1 - w], axis=1)  # i wins exactly where it won seated first ...
     same_seat_luck = np.stack([w, 1 - w], axis=1)  # ... and j seated first wins on those decks: the deck's luck
-    cancel = _narrowing(first, same_seat_luck)  # the seatings' differences cancel deck by deck: no spread at all
+    cancel = _narrowing(_seatings(first, same_seat_luck))  # the seatings' differences cancel deck by deck: no spread at all
     assert cancel["paired_half_width"] == 0 and cancel["narrowing"] is None
-    repeat = _narrowing(first, same_seat_luck[:, ::-1])  # i wins both seatings of the same decks: luck adds up
+    repeat = _narrowing(_seatings(first, same_seat_luck[:, ::-1]))  # i wins both seatings of the same decks: luck adds up
     assert repeat["narrowing"] == pytest.approx(math.sqrt(0.5), rel=1e-6)
     other = rng.integers(0, 2, 4000).astype(float)
-    indep = _narrowing(first, np.stack([other, 1 - other], axis=1))
+    indep = _narrowing(_seatings(first, np.stack([other, 1 - other], axis=1)))
     assert 0.9 < indep["narrowing"] < 1.1
+    assert indep["narrowing_per_deck"] == indep["narrowing"] and indep["games_per_deck"] == 2
+
+
+def test_narrowing_of_four_tables_a_deck_per_game_and_per_deck() -> None:
+    """Four independent games a deck: no narrowing per game played, sqrt(2) per deck (twice the games);
+    four tables that repeat one game: worse than fresh decks by 2 per game."""
+    rng = np.random.default_rng(1)
+    four = [rng.integers(0, 2, 20000).astype(float) * 2 - 1 for _ in range(4)]
+    out = _narrowing(four)
+    assert out["games_per_deck"] == 4 and 0.97 < out["narrowing"] < 1.03
+    assert out["narrowing_per_deck"] == pytest.approx(math.sqrt(2) * out["narrowing"], rel=1e-5)
+    same = _narrowing([four[0]] * 4)
+    assert same["narrowing"] == pytest.approx(0.5, rel=1e-6)

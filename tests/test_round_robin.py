@@ -8,8 +8,11 @@ import numpy as np
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
+from analyzer.core.cards import shuffled_decks
+from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
-from analyzer.execution.tournament_run import run_round_robin, tournament_chunk
+from analyzer.execution.seeds import chunk_seed, content_text
+from analyzer.execution.tournament_run import play_deals, run_round_robin, tournament_chunk
 from analyzer.stats.tournament import round_robin
 
 #: plays exactly like weighted (its score is an argmax, so scaling every weight changes nothing)
@@ -53,3 +56,39 @@ def test_round_robin_is_for_two_players_only() -> None:
                                    "--deals", "10"])
     assert res.exit_code == 2
     assert len(res.output.strip().splitlines()) == 1 and "player" in res.output
+
+
+def test_swapped_hands_play_every_deck_four_ways_each_strategy_each_hand_in_each_seat() -> None:
+    rules = make_rules("czech", 2, {})
+    design = round_robin(["greedy", "weighted", "suit-keeper"], 2, swap_hands=True)
+    assert len(design.tables) == 3 * 4 and "both hands of every deck" in design.measures
+    for g in range(3):
+        mine = [t for t in design.tables if t.group == g]
+        i, j = design.pairs[g]
+        # (strategy, seat, canonical hand): every strategy of the pair plays each hand in each seat once
+        assert {(t.seats[p], p, t.hands[p]) for t in mine for p in range(2)} == {
+            (s, p, h) for s in (i, j) for p in range(2) for h in range(2)}
+    wins = tournament_chunk(rules, design, 300, 3, 0)
+    # the swapped tables play the decks with the two hands exchanged (card i of a hand goes to the other player)
+    deck_ss, sim_ss = chunk_seed(3, "tournament", content_text(rules, [], "deal"), 0).spawn(2)  # the chunk's decks
+    dk = shuffled_decks(rules.deck_size, 300, np.random.default_rng(deck_ss))
+    swapped = dk.copy()
+    h2 = 2 * rules.hand_size
+    swapped[:, 0:h2:2], swapped[:, 1:h2:2] = dk[:, 1:h2:2], dk[:, 0:h2:2]
+    res = play_deals(rules, [get_strategy("greedy"), get_strategy("weighted")], swapped, sim_ss)
+    assert np.array_equal(wins[2][:, 0], (res.winner == 0).astype(float))  # table 2: greedy first, hands swapped
+    assert not np.array_equal(wins[2], wins[0])
+
+
+def test_cli_swap_hands_reports_narrowing_per_game_and_per_deck() -> None:
+    res = CliRunner().invoke(app, ["compare", "--design", "round-robin", "--players", "2", "--swap-hands", "greedy", "weighted",
+                                   "--deals", "400", "--jobs", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["deals_played"] == 400 * 4 and len(out["seatings"]) == 4
+    assert [s.get("hands", [0, 1]) for s in out["seatings"]] == [[0, 1], [0, 1], [1, 0], [1, 0]]
+    p = out["pairs"][0]
+    assert p["games_per_deck"] == 4 and p["narrowing_per_deck"] > p["narrowing"] > 1
+    two = json.loads(CliRunner().invoke(app, ["compare", "--design", "round-robin", "--players", "2", "greedy", "weighted",
+                                              "--deals", "400", "--jobs", "1", "--json"]).output)["pairs"][0]
+    assert two["games_per_deck"] == 2 and two["narrowing_per_deck"] == two["narrowing"]

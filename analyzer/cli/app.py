@@ -410,6 +410,9 @@ def compare(
                                                         "or --matches: the budget, default 200000), any design.")] = None,
     sprt: Annotated[float | None, typer.Option(help="Play chunks until Wald's SPRT decides which of two strategies "
                                                     "is better by this many points of win rate.")] = None,
+    swap_hands: Annotated[bool, typer.Option(help="round-robin: play every deck four ways, both seatings with the "
+                                                  "deck's two hands as dealt and swapped (twice the games a deck).")
+                          ] = False,
     alpha: Annotated[float, typer.Option(help="SPRT: chance of naming the first better when it is worse by DELTA.")] = 0.05,
     beta: Annotated[float, typer.Option(help="SPRT: chance of naming the second better when the first is better by "
                                              "DELTA.")] = 0.05,
@@ -443,8 +446,10 @@ def compare(
             if matches is not None or out is not None:
                 raise UsageError(f"--design {design} plays single deals and prints; drop --matches and --out")
             n = deals or (200_000 if rule_obj is not None else 20_000)
-            _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj, field_specs)
+            _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj, field_specs, swap_hands)
             return
+        if swap_hands:
+            raise UsageError("--swap-hands belongs to --design round-robin, not field")
         n = matches or deals or (200_000 if rule_obj is not None else 20_000)
         stopping = None
         with _progress(n, "matches" if matches else "decks", "compare") as bar:
@@ -500,7 +505,7 @@ def _stopping_rule(until_ci: float | None, sprt: float | None, alpha: float, bet
 
 
 def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jobs: int, as_json: bool,
-                reference: str | None, rule: Any, background: list[str] | None = None) -> None:
+                reference: str | None, rule: Any, background: list[str] | None = None, swap_hands: bool = False) -> None:
     """``durak compare --design round-robin|hero``: every line-up of the design on the same decks."""
     from analyzer.execution.tournament_run import run_design
     from analyzer.report.compare_view import tournament_blocks
@@ -509,7 +514,7 @@ def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jo
 
     try:
         hero_ref = (reference or "weighted") if design == "hero" and background is None else None
-        d = make_design(design, specs, rules.players, reference=hero_ref, background=background)
+        d = make_design(design, specs, rules.players, reference=hero_ref, background=background, swap_hands=swap_hands)
         with _progress(n, "decks", design) as bar:
             result = run_design(rules, d, n, seed=seed, jobs=jobs, rule=rule, on_chunk=bar.advance)
     except TournamentError as exc:

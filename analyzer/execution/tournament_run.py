@@ -48,6 +48,7 @@ from analyzer import __version__
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
+from analyzer.engine.match import first_dealer
 from analyzer.execution import lineup as lineups
 from analyzer.execution.executor import run_tasks
 from analyzer.execution.experiment import Experiment, ExperimentError, fill_spec
@@ -60,7 +61,15 @@ from analyzer.knowledge.table import KnowingStrategy, simulate_observed
 from analyzer.report.compare_view import write_tournament_report
 from analyzer.stats.ratings import hero_summary, round_robin_summary
 from analyzer.stats.sequential import Rule, SequentialResult, Sprt, UntilCI, run_sequential, stopping_summary
-from analyzer.stats.tournament import Design, TournamentError, head_to_head, hero_scores, make_design, round_robin
+from analyzer.stats.tournament import (
+    Design,
+    TournamentError,
+    arrange_deck,
+    head_to_head,
+    hero_scores,
+    make_design,
+    round_robin,
+)
 
 CHUNK_DECKS = 10_000
 #: Decks per chunk when a stopping rule runs (the rule is checked at every chunk boundary).
@@ -76,8 +85,12 @@ def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int) 
     entrants = lineups.build(list(design.entrants), get_strategy)  # one object per distinct spec
     seats = np.arange(rules.players)
     wins = []
+    dealt: dict[tuple[int, ...], NDArray[np.int8]] = {tuple(range(rules.players)): decks}
     for table in design.tables:
-        res = play_deals(rules, [entrants[e] for e in table.seats], decks, sim_ss)
+        if table.hands not in dealt:  # canonical hands to other players: the deck rearranged (first dealer, G10a)
+            dealt[table.hands] = arrange_deck(decks, first_dealer(rules.players), table.hands,
+                                              players=rules.players, hand_size=rules.hand_size)
+        res = play_deals(rules, [entrants[e] for e in table.seats], dealt[table.hands], sim_ss)
         wins.append((res.winner[:, None] == seats).astype(np.float64))
     return wins
 

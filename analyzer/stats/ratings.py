@@ -44,7 +44,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from analyzer.stats.intervals import Z95, distinguishable, holm, paired_difference, z_test_p
-from analyzer.stats.tournament import Design, head_to_head, hero_scores
+from analyzer.stats.tournament import Design, head_to_head, hero_scores, pair_tables
 
 ELO = 400.0 / math.log(10.0)
 SCALES = {"elo": ELO, "logit": 1.0}
@@ -264,25 +264,40 @@ def _num(x: float) -> float | None:
     return round(float(x), 6) if math.isfinite(x) else None
 
 
-def _narrowing(first: FloatArray, second: FloatArray) -> dict[str, float | None]:
+def _narrowing(diffs: Sequence[FloatArray]) -> dict[str, Any]:
     """The pair's duplicate half-width against the fair baseline, a fresh deck for every game.
 
-    ``first``/``second``: the (D, 2) win shares of the pair's two seatings (``i``
-    first, then ``j`` first).  Per deck the margin is the mean of the two
-    seatings' differences ``d1 = w_i - w_j`` and ``d2``; played on the same deck
-    its variance is ``var((d1 + d2) / 2)``, on fresh decks the covariance is gone:
-    ``(var d1 + var d2) / 4``.  ``narrowing`` is the ratio of the half-widths.
+    ``diffs``: per table of the pair (both seatings; with swapped hands four
+    tables), the per-deck difference ``w_i - w_j`` of the two strategies' win
+    shares.  Per deck the margin is their mean; played on the same deck its
+    variance is ``var(mean_t d_t)``, on fresh decks for every game the
+    covariances are gone: ``sum_t var(d_t) / m**2`` for ``m`` tables.
+
+    * ``narrowing``: the fresh-deck half-width with the same number of games
+      over the design's (per game played: the honest cost of a design);
+    * ``narrowing_per_deck``: against fresh decks with one game per seating,
+      two per deck (``sum_t var(d_t) / (2 m)``): the same as ``narrowing`` for
+      the two-seating design, ``sqrt(m / 2)`` times it for ``m`` tables a deck.
     """
-    d1 = first[:, 0] - first[:, 1]
-    d2 = second[:, 1] - second[:, 0]
-    n = d1.shape[0]
+    m = len(diffs)
+    n = diffs[0].shape[0]
     if n < 2:
-        return {"paired_half_width": None, "fresh_decks_half_width": None, "narrowing": None}
-    dup = float(np.var((d1 + d2) / 2, ddof=1))
-    fresh = float((np.var(d1, ddof=1) + np.var(d2, ddof=1)) / 4)
+        return {"games_per_deck": m, "paired_half_width": None, "fresh_decks_half_width": None, "narrowing": None,
+                "narrowing_per_deck": None}
+    dup = float(np.var(sum(diffs) / m, ddof=1))
+    var_sum = float(sum(np.var(d, ddof=1) for d in diffs))
+    fresh, fresh_two = var_sum / m**2, var_sum / (2 * m)
     hw = lambda v: Z95 * math.sqrt(v / n)  # noqa: E731
-    return {"paired_half_width": _num(hw(dup)), "fresh_decks_half_width": _num(hw(fresh)),
-            "narrowing": _num(math.sqrt(fresh / dup)) if dup > 0 else None}
+    return {"games_per_deck": m, "paired_half_width": _num(hw(dup)), "fresh_decks_half_width": _num(hw(fresh)),
+            "narrowing": _num(math.sqrt(fresh / dup)) if dup > 0 else None,
+            "narrowing_per_deck": _num(math.sqrt(fresh_two / dup)) if dup > 0 else None}
+
+
+def _pair_diffs(design: Design, g: int, arrs: Sequence[FloatArray]) -> list[FloatArray]:
+    """Per table of round-robin pair ``g`` = (i, j): the per-deck win share of ``i`` minus ``j``."""
+    i, j = design.pairs[g]
+    return [arrs[t][:, design.tables[t].seats.index(i)] - arrs[t][:, design.tables[t].seats.index(j)]
+            for t in pair_tables(design, g)]
 
 
 def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int = 1000, seed: int = 0,
@@ -298,7 +313,8 @@ def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int 
     s = head_to_head(design, wins)
     names = list(design.strategies)
     arrs = [np.asarray(w, dtype=np.float64) for w in wins]
-    seatings = [{"seats": list(design.lineup(t)), "win_rates": [_num(v) for v in a.mean(axis=0)]}
+    seatings = [{"seats": list(design.lineup(t)), "win_rates": [_num(v) for v in a.mean(axis=0)],
+                 **({"hands": list(design.tables[t].hands)} if design.tables[t].hands != (0, 1) else {})}
                 for t, a in enumerate(arrs)]
     first = np.concatenate([a[:, 0] for a in arrs])
     second = np.concatenate([a[:, 1] for a in arrs])
@@ -309,7 +325,7 @@ def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int 
         # p-values keep full precision: rounding would print a p of 1e-8 as 0 (issue 15)
         pairs.append({**{k: (float(v) if k in ("p", "p_holm") else _num(v) if isinstance(v, float) else v)
                          for k, v in row.items()},
-                      "verdict": verdict(row), **_narrowing(arrs[2 * g], arrs[2 * g + 1])})
+                      "verdict": verdict(row), **_narrowing(_pair_diffs(design, g, arrs))})
     rated = ratings(s, names, boot=boot, seed=seed, scale=scale, anchor=anchor)
     return {
         "design": design.name, "measures": design.measures, "players": design.players, "strategies": names,

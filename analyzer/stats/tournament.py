@@ -154,13 +154,21 @@ def _check_players(players: int) -> None:
         raise TournamentError(f"players must be a whole number of at least 2, got {players!r}")
 
 
-def round_robin(specs: Sequence[str], players: int = 2, *, shared_decks: bool = True) -> Design:
+def round_robin(specs: Sequence[str], players: int = 2, *, shared_decks: bool = True,
+                swap_hands: bool = False) -> Design:
     """Every pair head to head in both seatings, both on one deck stream.
 
     Pairs are taken in :func:`itertools.combinations` order; pair ``g`` gives
     tables ``2g`` (``i`` first) and ``2g + 1`` (``j`` first).  With
     ``shared_decks`` every pair plays the same decks (stream 0), so the bootstrap
     over decks resamples all pairs together; otherwise pair ``g`` plays stream ``g``.
+
+    ``swap_hands``: every deck four ways, both seatings with the deck's two hands
+    as dealt and both with the hands swapped (canonical hands ``(1, 0)``), so each
+    strategy plays each hand in each seat: pair ``g`` gives tables ``4g .. 4g + 3``.
+    It halves the decks a budget of games buys; measured in czech 2p
+    (README, Tournaments) it narrows per deck but not per game played, so the
+    two-way design stays the default.
     """
     _check_players(players)
     if players != 2:
@@ -170,13 +178,15 @@ def round_robin(specs: Sequence[str], players: int = 2, *, shared_decks: bool = 
     tables = []
     for g, (i, j) in enumerate(combinations(range(len(specs)), 2)):
         stream = 0 if shared_decks else g
-        for seats in ((i, j), (j, i)):
-            tables.append(Table(seats=seats, deck_stream=stream, hands=(0, 1), scored=(0, 1), group=g))
+        for hands in ((0, 1), (1, 0)) if swap_hands else ((0, 1),):
+            for seats in ((i, j), (j, i)):
+                tables.append(Table(seats=seats, deck_stream=stream, hands=hands, scored=(0, 1), group=g))
     k = len(specs)
+    how = "in both seatings with both hands of every deck" if swap_hands else "in both seatings"
     return Design(name="round-robin", strategies=specs, players=2, entrants=specs, tables=tuple(tables),
                   measures=(f"head-to-head margins of all {k * (k - 1) // 2} pairs of {k} strategies, "
-                            "each pair in both seatings on the same decks" if k > 2 else
-                            "the head-to-head margin of the two strategies, in both seatings on the same decks"))
+                            f"each pair {how} on the same decks" if k > 2 else
+                            f"the head-to-head margin of the two strategies, {how} on the same decks"))
 
 
 def hero(specs: Sequence[str], players: int, *, reference: str | None = None,
@@ -235,10 +245,13 @@ def field(specs: Sequence[str], players: int) -> Design:
 
 
 def make_design(name: str, specs: Sequence[str], players: int, *, reference: str | None = None,
-                background: Sequence[str] | None = None, shared_decks: bool = True) -> Design:
+                background: Sequence[str] | None = None, shared_decks: bool = True,
+                swap_hands: bool = False) -> Design:
     """The design called ``name`` (one of :data:`DESIGNS`); a one-line TournamentError otherwise."""
+    if swap_hands and name != "round-robin":
+        raise TournamentError(f"swapping the hands of every deck belongs to the round-robin design, not {name}")
     builders: dict[str, Callable[[], Design]] = {
-        "round-robin": lambda: round_robin(specs, players, shared_decks=shared_decks),
+        "round-robin": lambda: round_robin(specs, players, shared_decks=shared_decks, swap_hands=swap_hands),
         "hero": lambda: hero(specs, players, reference=reference, background=background, shared_decks=shared_decks),
         "field": lambda: field(specs, players),
     }
@@ -255,7 +268,7 @@ def head_to_head(design: Design, wins: Sequence[ArrayLike]) -> FloatArray:
 
     ``wins[t]`` is table ``t``'s (D, 2) win share by position on the decks of its
     stream (deals: 1/0; matches: the win share, ties share, CZ7).  A pair's score
-    on deck ``d`` is the mean over its two seatings; the diagonal is NaN.  Capped
+    on deck ``d`` is the mean over its tables (:func:`pair_tables`); the diagonal is NaN.  Capped
     deals give neither player a win, so ``[d, i, j] + [d, j, i]`` may be below 1.
     """
     if design.name != "round-robin":
@@ -269,10 +282,15 @@ def head_to_head(design: Design, wins: Sequence[ArrayLike]) -> FloatArray:
     d, k = arrs[0].shape[0], len(design.strategies)
     out = np.full((d, k, k), np.nan)
     for g, (i, j) in enumerate(design.pairs):
-        a, b = arrs[2 * g], arrs[2 * g + 1]  # seatings (i, j) and (j, i)
-        out[:, i, j] = (a[:, 0] + b[:, 1]) / 2
-        out[:, j, i] = (a[:, 1] + b[:, 0]) / 2
+        mine = pair_tables(design, g)
+        out[:, i, j] = sum(arrs[t][:, design.tables[t].seats.index(i)] for t in mine) / len(mine)
+        out[:, j, i] = sum(arrs[t][:, design.tables[t].seats.index(j)] for t in mine) / len(mine)
     return out
+
+
+def pair_tables(design: Design, g: int) -> list[int]:
+    """The tables of round-robin pair ``g`` (both seatings; with swapped hands, four)."""
+    return [t for t, table in enumerate(design.tables) if table.group == g]
 
 
 def hero_scores(design: Design, results: Sequence[ArrayLike]) -> FloatArray:
