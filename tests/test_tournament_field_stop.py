@@ -75,3 +75,14 @@ def test_cli_field_sprt_with_three_strategies_is_one_line() -> None:
     res = CliRunner().invoke(app, ["compare", "random", "greedy", "weighted", "--sprt", "2", "--deals", "5000",
                                    "--jobs", "1"])
     assert res.exit_code == 2 and "use --until-ci" in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_until_ci_in_a_field_experiment_says_why_it_cannot_stop_in_one_line() -> None:
+    import tomllib
+
+    from analyzer.execution.experiment import ExperimentError, parse_experiment
+
+    text = 'name = "f"\nvariant = "czech"\nplayers = [2]\nfield = ["random", "greedy"]\ndeals = 100\nuntil_ci = 1\n'
+    with pytest.raises(ExperimentError, match="no paired margin to watch") as e:
+        parse_experiment(tomllib.loads(text), source="f.toml")
+    assert "\n" not in str(e.value) and "durak compare --until-ci" in str(e.value)

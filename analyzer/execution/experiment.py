@@ -316,7 +316,9 @@ def parse_experiment(
         if isinstance(until_ci, bool) or not isinstance(until_ci, (int, float)) or not 0 < until_ci < 100:
             raise err("until_ci", f"must be a number of points of win rate above 0 and below 100, got {_show(until_ci)}")
         if design is None or all(v == "field" for _, v in design):
-            raise err("until_ci", "stops tournaments (design = \"round-robin\" or \"hero\")")
+            raise err("until_ci", "stops tournaments (design = \"round-robin\" or \"hero\"): a field experiment's "
+                      "rotations are separate cells on decks of their own, with no paired margin to watch "
+                      "(durak compare --until-ci stops field rotations on duplicate decks)")
         until_ci = float(until_ci)
 
     exp = Experiment(
