@@ -23,7 +23,7 @@ from analyzer.core.rules import make_rules
 from analyzer.knowledge.table import simulate_observed
 
 #: (variant, players, duplicate decks) of the rows
-CASES = (("czech", 2, 60), ("svinya", 2, 12))
+CASES = (("czech", 2, 60), ("svinya", 2, 12), ("czech", 4, 12))
 
 
 def measure(variant: str, players: int, decks: int, spec: str = "pimc", seed: int = 0) -> dict[str, float]:
