@@ -41,6 +41,18 @@ def wrap(i: int, size: int) -> int:
 
 
 @inner
+def suit_mask(suit: int) -> np.uint64:
+    """SUIT_MASKS[suit] (0 <= suit < 4) without a table look-up: every fourth bit from ``suit``."""
+    return np.uint64(0x1111111111111) << np.uint64(suit)
+
+
+@inner
+def card_rank_mask(card: int) -> np.uint64:
+    """RANK_MASKS[rank_of(card)] without a table look-up: the four bits of the card's rank."""
+    return np.uint64(0xF) << np.uint64(card & ~3)
+
+
+@inner
 def rank_of(card: int) -> int:
     return card // 4 + 2
 

@@ -72,11 +72,14 @@ def next_float(state: np.ndarray, slot: int) -> float:
 @inner
 def shuffle_segment(ring: np.ndarray, start: int, count: int, size: int, state: np.ndarray, slot: int) -> None:
     """Fisher-Yates over ``count`` ring entries from ``start`` (positions taken mod ``size``)."""
+    s = state[slot]  # the counter in a register: next_float's steps without a store and load per card
     for i in range(count - 1, 0, -1):
-        j = int(next_float(state, slot) * (i + 1))
+        s += GOLDEN
+        j = int(float(mix(s) >> np.uint64(11)) * _INV53 * (i + 1))  # next_float(state, slot) * (i + 1)
         a, b = start + i, start + j
         if a >= size:  # no division: start < size and i, j < count <= size
             a -= size
         if b >= size:
             b -= size
         ring[a], ring[b] = ring[b], ring[a]
+    state[slot] = s

@@ -12,7 +12,7 @@ import numpy as np
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.kernel import params as P
-from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, popcount, rank_of, suit_of, wrap
+from analyzer.kernel.bitops import ONE, RANK_MASKS, ZERO, bit, card_rank_mask, lowest, popcount, rank_of, suit_mask, suit_of, wrap
 from analyzer.kernel.jit import inner
 from analyzer.kernel.rng import next_bits53, shuffle_segment
 from analyzer.kernel.state import (
@@ -54,7 +54,7 @@ def legal_mask(hand: np.uint64, top: int, active: int, p: np.ndarray) -> np.uint
     top_rank = rank_of(top)
     if p[P.QNK] and top_rank == 12:  # CZ8 queen_needs_king (strict): only the Queen's King
         return hand & bit(top + 4)
-    acc = SUIT_MASKS[active] | RANK_MASKS[top_rank]
+    acc = suit_mask(active) | card_rank_mask(top)  # active is a suit whenever the pile has a top
     if p[P.WILD_ANY]:
         acc |= RANK_MASKS[p[P.WILD]]
     return hand & acc
@@ -147,8 +147,9 @@ def hand_points(hand: np.uint64, p: np.ndarray) -> int:
     if p[P.LONE_WILD] >= 0 and popcount(hand) == 1 and (hand & RANK_MASKS[p[P.WILD]]) != ZERO:
         return p[P.LONE_WILD]
     total = 0
-    for rank in range(2, 15):
-        total += popcount(hand & RANK_MASKS[rank]) * p[P.POINTS + rank]
+    while hand != ZERO:  # card by card: a hand at the end holds few cards
+        total += p[P.POINTS + rank_of(lowest(hand))]
+        hand &= hand - ONE
     return total
 
 
@@ -217,7 +218,7 @@ def settle(st: np.ndarray, m: np.ndarray, p: np.ndarray) -> bool:
 
     Returns True when the deal is blocked (the caller scores it).
     """
-    if legal_now(st, m, p) != ZERO or can_draw(st):
+    if can_draw(st) or legal_now(st, m, p) != ZERO:  # the cheap test first
         st[PHASE] = PLAY
         return False
     if st[DREW]:
