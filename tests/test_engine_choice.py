@@ -109,15 +109,26 @@ def test_random_play_agrees_statistically_with_the_numpy_simulator():
     assert abs(mean(tc) - mean(tn)) < 3.29 * np.sqrt((var(tc) + var(tn)) / n)
 
 
+class _ReadsHistory(HighestCard):
+    name = "reads-history"
+    uses_history = True
+
+
 def test_which_engine_serves_a_line_up(monkeypatch):
     built_ins = [get_strategy("greedy"), get_strategy("random")]
     python = [get_strategy("greedy"), HighestCard()]
+    history = [get_strategy("greedy"), _ReadsHistory()]
     assert choose_engine(built_ins) == "compiled"
-    assert choose_engine(python) == "numpy"  # a Python strategy keeps the numpy path
-    assert choose_engine(built_ins, engine="numpy") == "numpy"
+    assert choose_engine(python) == "compiled+python"  # the kernel, paused at the Python strategy's decisions
+    assert choose_engine(python, engine="compiled") == "compiled+python"
+    assert choose_engine(python, unit="match") == "numpy"  # matches pause only on numpy
+    assert choose_engine(history) == "numpy"  # only the numpy simulator records the public history
+    assert choose_engine(python, engine="numpy") == choose_engine(built_ins, engine="numpy") == "numpy"
     assert choose_engine(built_ins, simulator="tests.fake_sim") == "numpy"
-    with pytest.raises(ExperimentError, match="'highest-card' has no compiled form"):
-        choose_engine(python, engine="compiled")
+    with pytest.raises(ExperimentError, match="'highest-card' has no compiled form, and matches pause"):
+        choose_engine(python, engine="compiled", unit="match")
+    with pytest.raises(ExperimentError, match="'reads-history' reads the public history"):
+        choose_engine(history, engine="compiled")
     monkeypatch.setenv(ENGINE_ENV, "numpy")
     assert engine_mode() == "numpy" and choose_engine(built_ins) == "numpy"
     monkeypatch.setenv(ENGINE_ENV, "fast")
@@ -135,7 +146,7 @@ def test_the_engine_is_recorded(tmp_path):
     from analyzer.execution.experiment import load_experiment
 
     for field, engines in ((["greedy", "random"], ["compiled"] * 2), (["greedy", "tests/plugin_example.py:HighestCard"],
-                                                                      ["numpy"] * 2)):
+                                                                      ["compiled+python"] * 2)):
         exp_file = tmp_path / "e.toml"
         exp_file.write_text(f'name = "e"\nvariants = ["czech"]\nplayers = [2]\nfield = {json.dumps(field)}\ndeals = 100\n')
         exp = load_experiment(exp_file)

@@ -174,3 +174,138 @@ def test_random_python_form_agrees_statistically_with_the_numpy_simulator():
     assert np.all((ra.lo <= rb.hi) & (rb.lo <= ra.hi)), (wa, wb)
     ta, tb = a.turns.astype(float), b.turns.astype(float)
     assert abs(ta.mean() - tb.mean()) < 3.29 * np.sqrt((ta.var() + tb.var()) / n)
+
+
+# --------------------------------------------------------------------------- through the executor, faults, --check
+
+
+def test_the_cli_plays_a_plugin_on_the_pause_path_with_the_numpy_simulators_numbers():
+    """durak simulate with the README's plugin: engine compiled+python (recorded in --json); a deterministic
+    line-up gives every number of --engine numpy; results do not depend on --jobs."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from analyzer.cli.app import app
+
+    args = ["simulate", "--deals", "900", "--players", "3", "--json", "--strategies",
+            "greedy,tests/plugin_example.py:HighestCard,weighted"]
+    outs = []
+    for extra in (["--jobs", "1"], ["--jobs", "2"], ["--jobs", "1", "--engine", "numpy"]):
+        res = CliRunner().invoke(app, [*args, *extra])
+        assert res.exit_code == 0, res.output
+        out = json.loads(res.stdout)
+        out.pop("deals_per_second")
+        outs.append(out)
+    assert outs[0]["engine"] == outs[1]["engine"] == "compiled+python" and outs[2]["engine"] == "numpy"
+    outs[2]["engine"] = "compiled+python"
+    assert outs[0] == outs[1] == outs[2]
+
+
+class IllegalAtTurn:
+    """Plays greedy, then a card it does not hold at its first decision from turn 9 on (the simple path)."""
+
+    name = "illegal-late"
+
+    def __init__(self) -> None:
+        self.inner = python_form("greedy")
+
+    def choose(self, view, rng):
+        if view.hand_sizes[0] and len(view.played) >= 8:
+            return next(c for c in range(52) if c not in view.hand), None
+        return self.inner.choose(view, rng)
+
+
+class RaisesOnSeven:
+    """choose_batch that raises when it must answer a sevens chain."""
+
+    name = "raises-on-seven"
+
+    def __init__(self) -> None:
+        self.inner = python_form("weighted")
+
+    def choose(self, view, rng):
+        return self.inner.choose(view, rng)
+
+    def choose_batch(self, view, rng):
+        if view.pending_seven.any():
+            raise ValueError("no sevens, please")
+        return self.inner.choose_batch(view, rng)
+
+
+def test_a_fault_names_the_deal_and_its_scenario_replays_to_the_faulty_decision(tmp_path, monkeypatch):
+    """An illegal move: one line naming strategy, variant, global deal (cell, chunk), turn and position; the
+    scenario file replays to that decision with that strategy to act (as the numpy simulator's faults)."""
+    import re
+
+    from analyzer.engine.replay import fault_state, load_scenario, replay
+    from analyzer.kernel.serve import simulate_chunk
+    from analyzer.sim.errors import FaultContext, SimulationError
+
+    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path))
+    rules = make_rules("czech", 3, {"last_card_call": True, "forget_rate": 0.5})
+    strats = [get_strategy("greedy"), IllegalAtTurn(), python_form("suit-keeper")]
+    where = FaultContext("czech 3p", 4, 2, 200)
+    with pytest.raises(SimulationError) as err:
+        simulate_chunk(rules, strats, 100, np.random.SeedSequence(9), matches=False, where=where)
+    msg = str(err.value)
+    m = re.search(r"^strategy 'illegal-late' \(czech, deal (\d+) \(cell 4 'czech 3p', chunk 2\), turn (\d+), "
+                  r"position 1\): move \S+ is not legal", msg)
+    assert m and 200 <= int(m.group(1)) < 300 and "\n" not in msg, msg
+    path = re.search(r"replays to the faulty decision: durak replay (\S+)$", msg).group(1)
+    assert path.endswith(f"fault-czech-cell4-chunk2-deal{m.group(1)}.toml")
+    sc = load_scenario(path)
+    deal, out = replay(sc)
+    assert out is None and deal.turns == int(m.group(2)) and (deal.current - 1) % 3 == 1
+    assert "illegal-late" in sc.names[deal.current] and fault_state(sc, deal)[0].endswith("is to act")
+
+    strats = [RaisesOnSeven(), get_strategy("random")]
+    with pytest.raises(SimulationError, match=r"^strategy 'raises-on-seven' \(czech, deal \d+, turn \d+, position 0\): "
+                                              r"the strategy raised ValueError: no sevens, please; scenario "):
+        simulate_chunk(make_rules("czech", 2, {"sevens": True}), strats, 200, np.random.SeedSequence(1), matches=False)
+
+
+def test_check_keeps_the_numbers_and_names_a_strategy_that_is_not_deterministic():
+    """--check on the pause path: the same results; a plugin drawing from the global np.random is named."""
+    from analyzer.kernel.serve import simulate_chunk
+    from analyzer.sim.errors import SimulationError
+
+    class NumpyGlobal:
+        name = "np-global"
+
+        def choose(self, view, rng):
+            return view.legal[np.random.randint(len(view.legal))], None
+
+    rules = make_rules("prague", 3)
+    ss = np.random.SeedSequence(4)
+    strats = [HighestCard(), python_form("greedy"), get_strategy("random")]
+    plain = simulate_chunk(rules, strats, 300, ss, matches=False)
+    assert differing(plain, simulate_chunk(rules, strats, 300, ss, matches=False, check=True)) == []
+    with pytest.raises(SimulationError, match=r"strategy 'np-global' is not deterministic: the same seed played "
+                                              r"prague deal \d+ differently"):
+        simulate_chunk(rules, [NumpyGlobal(), *strats[1:]], 300, ss, matches=False, check=True)
+
+
+def test_check_names_a_deal_that_loses_a_card(monkeypatch):
+    """The kernel's end-of-deal check (every card exactly once) on the pause path: a broken deal is named."""
+    from analyzer.kernel import pause
+    from analyzer.kernel.serve import simulate_chunk
+    from analyzer.sim.errors import FaultContext, SimulationError
+
+    calls = []
+
+    def lose_a_card(*args):
+        k = kernel(*args)
+        if not calls:  # once, on the first deals: slot 0's deal loses its hand's cards
+            args[8][1][0, HANDS] = 0
+        calls.append(k)
+        return k
+
+    from analyzer.kernel.state import HANDS
+
+    kernel = pause.advance_kernel
+    monkeypatch.setattr(pause, "advance_kernel", lose_a_card)
+    with pytest.raises(SimulationError, match=r"^invariant broken: cards not conserved in czech deal 50 "
+                                              r"\(cell 1, chunk 5\) \(compiled kernel\)$"):
+        simulate_chunk(make_rules("czech", 4), [HighestCard()] * 4, 30, np.random.SeedSequence(2), matches=False,
+                       check=True, where=FaultContext(cell=1, chunk=5, first=50))

@@ -21,15 +21,20 @@ the same module as the parent.  A stand-in may define ``get_strategy`` too.
 Engines (issue 12): with the default simulator, a chunk whose line-up is all
 built-ins with a compiled form runs on the compiled kernel
 (:mod:`analyzer.kernel.serve`), seeded as the numpy simulator is, so
-deterministic line-ups give the same numbers on both; anything else runs on
-the numpy simulator.  ``engine=`` or ``$DURAK_ENGINE`` (``auto`` | ``compiled``
-| ``numpy``) forces one for checking.  ``--check`` keeps the engine (results
-unchanged): the kernel checks that every deal ends with every card exactly
-once; the numpy simulator checks every step and replays a sample to catch a
-Python strategy that is not deterministic (the kernel plays only built-ins,
-which cannot fault and are deterministic).  Compiled chunks run in
-this process on threads (the kernel releases the GIL): no worker start-up, and
-a run of one chunk still uses every core.
+deterministic line-ups give the same numbers on both; deals whose line-up holds
+a Python strategy run on the kernel paused at that strategy's decisions
+(``compiled+python``, :mod:`analyzer.kernel.pause`); a strategy that reads the
+public history (``uses_history = True``), which only the numpy simulator
+records, and matches with a Python strategy run on the numpy simulator.
+``engine=`` or ``$DURAK_ENGINE`` (``auto`` | ``compiled`` | ``numpy``) forces
+one for checking.  ``--check`` keeps the engine (results unchanged): the kernel
+checks that every deal ends with every card exactly once; the numpy simulator
+checks every step; both replay a sample on the numpy simulator to catch a
+Python strategy that is not deterministic (built-ins cannot fault and are
+deterministic).  Compiled chunks run in this process on threads (the kernel
+releases the GIL): no worker start-up, and a run of one chunk still uses every
+core; chunks with Python strategies hold the GIL, so they go to the workers as
+numpy chunks do.
 """
 
 from __future__ import annotations
@@ -106,17 +111,26 @@ def engine_mode(engine: str | None = None) -> str:
     return mode
 
 
-def choose_engine(strategies: Sequence[object], *, engine: str | None = None, simulator: str | None = None) -> str:
-    """``compiled`` or ``numpy`` for a line-up (see the module notes); a forced engine that cannot
-    serve it is a user error naming why."""
+def choose_engine(strategies: Sequence[object], *, engine: str | None = None, simulator: str | None = None,
+                  unit: str = "deal") -> str:
+    """``compiled``, ``compiled+python`` or ``numpy`` for a line-up playing ``unit``s (see the module notes); a
+    forced engine that cannot serve it is a user error naming why."""
     mode = engine_mode(engine)
     if mode == "numpy" or simulator_path(simulator) != DEFAULT_SIMULATOR:
         return "numpy"  # a stand-in simulator is its own engine: it is called as the numpy one is
     python = serve.not_compiled(strategies)
-    if mode == "compiled" and python is not None:
-        raise ExperimentError(f"engine compiled: strategy {getattr(python, 'name', python)!r} has no compiled form "
-                              "(use engine auto or numpy)")
-    return "compiled" if python is None else "numpy"
+    if python is None:
+        return "compiled"
+    name = getattr(python, "name", python)
+    history = serve.reads_history(strategies)
+    if history is not None or unit == "match":
+        if mode == "compiled":
+            why = (f"strategy {getattr(history, 'name', history)!r} reads the public history, which only the numpy "
+                   "engine records" if history is not None else
+                   f"strategy {name!r} has no compiled form, and matches pause for Python strategies only on numpy")
+            raise ExperimentError(f"engine compiled: {why} (use engine auto or numpy)")
+        return "numpy"
+    return "compiled+python"
 
 
 def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArray[np.integer], ss: SeedSequence, *,
@@ -125,7 +139,7 @@ def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArr
 
     Both engines give a deterministic line-up the same deals (same decks, same option streams).
     """
-    if choose_engine(strategies, engine=engine) == "compiled":
+    if choose_engine(strategies, engine=engine) != "numpy":
         return serve.simulate_on_decks(rules, strategies, decks, ss)
     res: DealResults = _module(DEFAULT_SIMULATOR).simulate_deals(rules, strategies, len(decks), ss, decks=decks)
     return res
@@ -134,7 +148,8 @@ def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArr
 def cell_engines(cells: Iterable[Cell], *, engine: str | None = None, simulator: str | None = None) -> list[str]:
     """The engine of each cell (a run's manifest records them)."""
     resolve = strategy_resolver(simulator)
-    return [choose_engine(lineups.build(c.lineup, resolve), engine=engine, simulator=simulator) for c in cells]
+    return [choose_engine(lineups.build(c.lineup, resolve), engine=engine, simulator=simulator, unit=c.unit)
+            for c in cells]
 
 
 # --------------------------------------------------------------------------- one chunk of a cell
@@ -161,7 +176,7 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
         return summarize(known, lineups.display_names(cell.lineup, strategies), cell.rules)
     # faults and broken invariants name the cell, the chunk and the global deal number, for any --jobs
     where = FaultContext(cell_label=cell.label, cell=cell.index, chunk=chunk_index, first=chunk_index * cell.chunk_size)
-    if choose_engine(strategies, engine=engine, simulator=simulator) == "compiled":
+    if choose_engine(strategies, engine=engine, simulator=simulator, unit=cell.unit) != "numpy":
         res = serve.simulate_chunk(cell.rules, strategies, n, seed, matches=cell.unit == "match", threads=threads,
                                    check=check, where=where)
         return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)

@@ -10,6 +10,13 @@ simulator's results deal by deal, even under reshuffle=shuffle or forget_rate;
 chunk), so it agrees statistically.  Matches draw their decks from the
 kernel's own streams keyed by (base, match, deal): the numpy simulator deals
 them in an order that depends on its slots, which no other engine can follow.
+
+A line-up of deals with Python strategies (no compiled form) plays on the
+kernel paused at their decisions (analyzer.kernel.pause), seeded the same way,
+with the numpy simulator's play generator for the strategies; its faults are
+one line naming the deal with a scenario file that replays it, and ``check``
+also replays a sample on the numpy simulator to catch a strategy that is not
+deterministic, as that simulator's ``--check`` does.
 """
 
 from __future__ import annotations
@@ -25,12 +32,25 @@ from analyzer.kernel._cache import announce_if_cold
 from analyzer.kernel.driver import Broken, simulate_deals
 from analyzer.kernel.lineup import policy_code
 from analyzer.kernel.matches import simulate_matches
-from analyzer.sim.errors import FaultContext, SimulationError
+from analyzer.kernel.pause import SLOTS, fault_error, simulate_paused
+from analyzer.sim.determinism import check_determinism
+from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault
 
 
 def not_compiled(strategies: Sequence[object]) -> object | None:
     """The first strategy without a compiled form (a Python strategy), or None if all have one."""
     return next((s for s in strategies if policy_code(s) is None), None)
+
+
+def reads_history(strategies: Sequence[object]) -> object | None:
+    """The first strategy that reads the public history (``uses_history = True``), which only the numpy
+    simulator records, or None."""
+    return next((s for s in strategies if getattr(s, "uses_history", False) is True), None)
+
+
+def play_generator(ss: np.random.SeedSequence) -> np.random.Generator:
+    """The numpy simulator's generator for the strategies of a chunk seeded ``ss`` (its child 0)."""
+    return np.random.default_rng(child_seed(ss, 0))
 
 
 def deck_generator(ss: np.random.SeedSequence) -> np.random.Generator:
@@ -41,8 +61,26 @@ def deck_generator(ss: np.random.SeedSequence) -> np.random.Generator:
 def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: np.ndarray, ss: np.random.SeedSequence
                       ) -> DealResults:
     """Deals on given decks (duplicate designs), with the play streams the numpy simulator gives ``ss``."""
+    if not_compiled(strategies) is not None:
+        return _paused(rules, strategies, len(decks), ss, decks=decks)
     announce_if_cold("driver.deals_kernel")
     return simulate_deals(rules, strategies, len(decks), base_key(ss), decks=decks, threads=1)
+
+
+def _paused(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
+            decks: np.ndarray | None = None, check: bool = False, where: FaultContext | None = None) -> DealResults:
+    """Deals with Python strategies on the kernel paused at their decisions; a fault is one line."""
+    where = where or FaultContext()
+    announce_if_cold("pause.advance_kernel")
+    try:
+        res = simulate_paused(rules, strategies, n, base_key(ss), play_rng=play_generator(ss),
+                              deck_rng=None if decks is not None else deck_generator(ss), decks=decks, check=check,
+                              where=where)
+    except StrategyFault as fault:
+        raise fault_error(fault, rules, where) from None
+    if check:  # a Python strategy must be deterministic given its generator (the numpy simulator's check)
+        check_determinism(rules, strategies, n, ss, decks, min(SLOTS, n), False, where)
+    return res
 
 
 def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
@@ -53,11 +91,14 @@ def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.
     ``check`` (--check): every deal must end with every card exactly once in hands, talon and pile; a
     deal that does not is a SimulationError naming it as the numpy simulator's check does (results
     unchanged).  The compiled strategies are the built-ins, deterministic given their streams, so the
-    numpy simulator's replay of a sample (a strategy that is not deterministic) has nothing to find here.
+    numpy simulator's replay of a sample (a strategy that is not deterministic) has nothing to find here;
+    deals with Python strategies are paused at their decisions (:func:`_paused`) and that replay runs.
     """
     where = where or FaultContext()
-    announce_if_cold("matches.matches_kernel" if matches else "driver.deals_kernel")  # a cold cache: one line first
     try:
+        if not matches and not_compiled(strategies) is not None:
+            return _paused(rules, strategies, n, ss, check=check, where=where)
+        announce_if_cold("matches.matches_kernel" if matches else "driver.deals_kernel")  # a cold cache: one line first
         if matches:
             return simulate_matches(rules, strategies, n, base_key(ss), threads=threads, check=check)
         return simulate_deals(rules, strategies, n, base_key(ss), deck_rng=deck_generator(ss), threads=threads,
