@@ -13,7 +13,8 @@ accept a sevens penalty, CZ8).  The suit is named only with a wild; ``-1`` (or
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple, Protocol, overload, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +23,92 @@ from analyzer.core.cards import DRAW, TAKE, card_str, rank_of, suit_of
 from analyzer.core.rules import RuleSet
 
 Action = tuple[int, int | None]
+
+#: The kinds of public events in a deal's history (:class:`Event`).
+EVENT_KINDS = ("play", "draw", "pass", "take", "name", "turn_over")
+
+
+class Event(NamedTuple):
+    """One public event of a deal: ``seat`` is the offset of the player from the viewer (0 = self, 1 = next).
+
+    ``play``: ``card`` laid (``suit`` named for a wild, else None); ``draw``: one
+    card drawn, ``card`` shown only when everyone knows it (drawn from a talon of
+    known order, G8), else None; ``pass``; ``take``: a sevens chain taken (CZ8);
+    ``name``: the suit named for a Jack lead (PR2); ``turn_over``: the pile
+    became the talon (G8).
+    """
+
+    turn: int
+    seat: int
+    kind: str
+    card: int | None
+    suit: int | None
+
+
+class EventLog(Sequence[Event]):
+    """A deal's events so far, oldest first, decoded on access from the simulator's packed log (read-only)."""
+
+    __slots__ = ("_codes",)
+    _codes: tuple[int, ...]
+
+    def __init__(self, codes: Any) -> None:
+        object.__setattr__(self, "_codes", tuple(int(c) for c in codes))
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    @overload
+    def __getitem__(self, i: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Event]: ...
+
+    def __getitem__(self, i: int | slice) -> Event | Sequence[Event]:
+        if isinstance(i, slice):
+            return [self._decode(c) for c in self._codes[i]]
+        return self._decode(self._codes[i])
+
+    def __iter__(self) -> Iterator[Event]:
+        return map(self._decode, self._codes)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("an event log is read-only")
+
+    @staticmethod
+    def _decode(c: int) -> Event:
+        card, suit = c & 63, ((c >> 6) & 7) - 1
+        return Event(c >> 16, (c >> 12) & 15, EVENT_KINDS[(c >> 9) & 7], None if card == 63 else card,
+                     None if suit < 0 else suit)
+
+    def __repr__(self) -> str:
+        return f"<EventLog of {len(self)} events>"
+
+
+class History(NamedTuple):
+    """The public history of a deal as one player with perfect memory knows it (issue 13 item 2).
+
+    Per-player tuples are by seat offset (0 = self, 1 = the next player), as
+    ``DecisionView.hand_sizes``.  ``cannot_hold[k]``: cards player ``k`` certainly
+    does not hold, inferred from forced draws (G6/G7) and passes after drawing
+    (SV4) under the variant's legal-move rules, from the cards seen and from
+    the talon's known order (G8); for self, every card not in hand.
+    ``voids[k]``: the suits of which player ``k`` holds no card as far as
+    anyone can tell.  ``hidden``: the cards whose place this player cannot
+    tell (not in hand, not on the pile, not in a known talon or a known hand).
+    """
+
+    pile: tuple[int, ...]  # the pile, bottom first (top last)
+    seen: frozenset[int]  # every card ever made public (played or turned up)
+    known: tuple[frozenset[int], ...]  # by offset: cards of that hand everyone knows (drawn from a known talon)
+    cannot_hold: tuple[frozenset[int], ...]  # by offset
+    voids: tuple[frozenset[int], ...]  # by offset: suits
+    hidden: frozenset[int]
+    talon: tuple[int, ...] | None  # the talon top first when its order is known (G8 turn_over), else None
+    drawn: tuple[int, ...]  # by offset: cards drawn this deal
+    passes: tuple[int, ...]  # by offset
+    takes: tuple[int, ...]  # by offset: sevens chains taken (CZ8)
+    named: tuple[int | None, ...]  # by offset: the last suit named with a wild, None if none yet
+    events: Sequence[Event]  # the event log, oldest first
 
 
 class DecisionView(NamedTuple):
@@ -43,6 +130,9 @@ class DecisionView(NamedTuple):
     talon_size: int
     played: frozenset[int]  # cards that have been played to the pile so far
     scores: tuple[int, ...] | None = None  # match totals by seat offset, else None
+    #: the public history (what a player with perfect memory knows) when the strategy declares
+    #: ``uses_history = True`` and the simulator records it; else None
+    history: History | None = None
 
     @property
     def legal_cards(self) -> tuple[int, ...]:
@@ -100,6 +190,7 @@ class BatchView:
     talon_size: NDArray[np.int16]  # (B,)
     played: NDArray[np.uint64]  # (B,)
     scores: NDArray[np.int32] | None
+    history: BatchHistory | None  # the public history (uses_history = True), else None
 
     #: the field names in order, read off the annotations above
     FIELDS = tuple(__annotations__)
@@ -107,12 +198,12 @@ class BatchView:
 
     def __init__(self, rules: RuleSet, seat: Any, hand: Any, legal: Any, can_draw: Any, can_take: Any,
                  top: Any, active_suit: Any, pending_seven: Any, hand_sizes: Any, talon_size: Any,
-                 played: Any, scores: Any = None) -> None:
+                 played: Any, scores: Any = None, history: Any = None) -> None:
         lazy = {}
         put = object.__setattr__
         for k, v in zip(self.FIELDS, (rules, seat, hand, legal, can_draw, can_take, top, active_suit,
-                                      pending_seven, hand_sizes, talon_size, played, scores)):
-            if callable(v) and k != "rules":
+                                      pending_seven, hand_sizes, talon_size, played, scores, history)):
+            if callable(v) and k not in ("rules", "history"):
                 lazy[k] = v
             else:
                 put(self, k, _read_only(v))
@@ -134,6 +225,63 @@ class BatchView:
 
     def __repr__(self) -> str:
         return f"<BatchView of {len(self.seat)} decisions>"
+
+
+class BatchHistory:
+    """The public history of B deals (the fast path's :class:`History`): arrays by row, per-player
+    columns by seat offset (column 0 = self).
+
+    Read-only and lazy as :class:`BatchView`: a field given as a zero-argument
+    function is computed on first access; arrays are not writeable.
+    """
+
+    pile: NDArray[np.int8]  # (B, D) the pile bottom first, -1 after its last card
+    pile_size: NDArray[np.int16]  # (B,)
+    seen: NDArray[np.uint64]  # (B,) every card ever public
+    known: NDArray[np.uint64]  # (B, P) cards of each hand everyone knows
+    may_hold: NDArray[np.uint64]  # (B, P) cards each player may hold as far as anyone knows (self: the hand)
+    cannot_hold: NDArray[np.uint64]  # (B, P) the deck's other cards
+    voids: NDArray[np.uint8]  # (B, P) bit s set: no card of suit s (S C H D)
+    hidden: NDArray[np.uint64]  # (B,) cards whose place this player cannot tell
+    talon: NDArray[np.int8]  # (B, D) the talon top first where its order is known, else -1
+    drawn: NDArray[np.int16]  # (B, P) cards drawn this deal
+    passes: NDArray[np.int16]  # (B, P)
+    takes: NDArray[np.int16]  # (B, P) sevens chains taken
+    named: NDArray[np.int8]  # (B, P) last suit named with a wild, -1 if none
+    events: NDArray[np.int64]  # (B, E) packed events, seats as offsets, -1 after the last (core.contract.EventLog)
+    n_events: NDArray[np.int32]  # (B,)
+
+    FIELDS = tuple(__annotations__)
+    __slots__ = FIELDS + ("_lazy",)
+
+    def __init__(self, **fields: Any) -> None:
+        unknown = set(fields) - set(self.FIELDS)
+        if unknown:
+            raise TypeError(f"unknown history fields: {', '.join(sorted(unknown))}")
+        lazy = {}
+        for k, v in fields.items():
+            if callable(v):
+                lazy[k] = v
+            else:
+                object.__setattr__(self, k, _read_only(v))
+        object.__setattr__(self, "_lazy", lazy)
+
+    def __getattr__(self, name: str) -> Any:
+        lazy = object.__getattribute__(self, "_lazy")
+        if name not in lazy:
+            raise AttributeError(name)
+        value = _read_only(lazy.pop(name)())
+        object.__setattr__(self, name, value)
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a BatchHistory is read-only (tried to set {name!r})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a BatchHistory is read-only (tried to delete {name!r})")
+
+    def __repr__(self) -> str:
+        return "<BatchHistory>"
 
 
 def _read_only(value: Any) -> Any:

@@ -29,13 +29,13 @@ from analyzer.core.rules import RuleSet
 from analyzer.engine.match import first_dealer
 from analyzer.sim.calls import StrategyCalls
 from analyzer.sim.errors import FaultContext, SimulationError
-from analyzer.sim.history import MoveRecorder
+from analyzer.sim.history import MoveRecorder, PublicRecorder
 from analyzer.sim.scoring import Scoring, alloc_results
 from analyzer.sim.state import BEGIN, DONE, LEAD, PLAY, SlotState
 from analyzer.sim.step import PlaySteps
 
 
-class BatchSim(Scoring, StrategyCalls, MoveRecorder, PlaySteps):
+class BatchSim(Scoring, StrategyCalls, MoveRecorder, PublicRecorder, PlaySteps):
     """Slots of deals or matches under one rule set, driven by :meth:`run`."""
 
     def __init__(self, rules: RuleSet, strategies: Sequence[object], *, slots: int,
@@ -57,6 +57,7 @@ class BatchSim(Scoring, StrategyCalls, MoveRecorder, PlaySteps):
         self.check = check
         self.where = where or FaultContext()
         self._init_recorder(trace_jobs)
+        self._init_public(self.strats)  # the public history, only for line-ups that read it (issue 13)
 
     def run(self, n_jobs: int, decks: NDArray[np.int8] | None) -> DealResults | MatchResults:
         """Play ``n_jobs`` deals (or matches) and return their results in job order.

@@ -11,14 +11,14 @@ path (issue 11, point 2).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.bits import BIT, CHUNK_TABLES, RANK_OF, cards_tuple, popcount
 from analyzer.core.cards import DRAW, N_CARDS, TAKE, card_str
-from analyzer.core.contract import BatchView, DecisionView, describe_action, is_action_int
+from analyzer.core.contract import BatchHistory, BatchView, DecisionView, EventLog, History, describe_action, is_action_int
 from analyzer.sim.errors import SimulationError, StrategyFault
 from analyzer.sim.state import LEAD, SEVEN, SlotState
 
@@ -32,6 +32,10 @@ class StrategyCalls(SlotState):
     one_strategy: bool
     view_rules: Any  # the strategies' own copy of the rules
     rng: np.random.Generator
+    public: Any  # the public record (analyzer.knowledge.public.PublicRecord) or None
+
+    if TYPE_CHECKING:  # provided by analyzer.sim.history.PublicRecorder
+        def _history_view(self, rr, cur, hand) -> Any: ...
 
     def _ask(self, rows, ask, act, suit, legal, can_draw, can_take, view_hand) -> None:
         """Call each seat's strategy on the slots where it must choose, and check the answers."""
@@ -80,7 +84,8 @@ class StrategyCalls(SlotState):
             active_suit=self.active[rr],
             pending_seven=np.where(ph == SEVEN, self.pend7[rr], 0).astype(np.int16),
             hand_sizes=hand_sizes, talon_size=lambda: self.tcount[rr], played=lambda: self.played[rr],
-            scores=scores if self.matches else None)
+            scores=scores if self.matches else None,
+            history=None if self.public is None else self._history_view(rr, cur, view_hand[where]))
 
     def _strategy_index(self, rows: NDArray[np.int64]) -> NDArray[np.int64]:
         return (self.dealer[rows].astype(np.int64) + self.cur[rows]) % self.n
@@ -153,18 +158,21 @@ def choose_rows(strat, view: BatchView, rng) -> tuple[NDArray[np.int64], NDArray
     suits_in = [None if a < 0 else a for a in view.active_suit.tolist()]
     sizes = list(map(tuple, view.hand_sizes.tolist()))
     scores = [None] * len(kinds) if view.scores is None else list(map(tuple, view.scores.tolist()))
+    hist = view.history
+    histories = row_histories(hist) if hist is not None and getattr(strat, "uses_history", False) is True \
+        else [None] * len(kinds)
     acts: list[Any] = []
     suits: list[Any] = []
-    for seat, h, g, kind, top, a_s, p7, hs, talon, p, sc in zip(
+    for seat, h, g, kind, top, a_s, p7, hs, talon, p, sc, hi in zip(
             view.seat.tolist(), view.hand.tolist(), view.legal.tolist(), kinds, tops, suits_in,
-            view.pending_seven.tolist(), sizes, view.talon_size.tolist(), view.played.tolist(), scores):
+            view.pending_seven.tolist(), sizes, view.talon_size.tolist(), view.played.tolist(), scores, histories):
         a, s = choose(new(DecisionView, (
             rules, seat,
             t0[h & 0x1FFF] + t1[(h >> 13) & 0x1FFF] + t2[(h >> 26) & 0x1FFF] + t3[h >> 39],
             t0[g & 0x1FFF] + t1[(g >> 13) & 0x1FFF] + t2[(g >> 26) & 0x1FFF] + t3[g >> 39] + extra[kind],
             top, a_s, p7, hs, talon,
             frozenset(t0[p & 0x1FFF] + t1[(p >> 13) & 0x1FFF] + t2[(p >> 26) & 0x1FFF] + t3[p >> 39]),
-            sc)), rng)
+            sc, hi)), rng)
         acts.append(a)
         suits.append(-1 if s is None else s)
     # exact types only: 42.7, "42" or True are no card (checked per type, not per answer)
@@ -174,6 +182,28 @@ def choose_rows(strat, view: BatchView, rng) -> tuple[NDArray[np.int64], NDArray
         except OverflowError:
             pass
     return _answers_one_by_one(acts, suits)
+
+
+def row_histories(h: BatchHistory) -> list[History]:
+    """The simple path's :class:`History` of each row of a :class:`BatchHistory` (arrays become lists once)."""
+    def cards(m: int) -> frozenset[int]:
+        return frozenset(cards_tuple(m))
+
+    def suits(v: int) -> frozenset[int]:
+        return frozenset(s for s in range(4) if v >> s & 1)
+
+    out = []
+    for pile, ps, seen, known, cannot, voids, hidden, talon, drawn, passes, takes, named, ev, ne in zip(
+            h.pile.tolist(), h.pile_size.tolist(), h.seen.tolist(), h.known.tolist(), h.cannot_hold.tolist(),
+            h.voids.tolist(), h.hidden.tolist(), h.talon.tolist(), h.drawn.tolist(), h.passes.tolist(),
+            h.takes.tolist(), h.named.tolist(), h.events.tolist(), h.n_events.tolist()):
+        out.append(History(
+            pile=tuple(pile[:ps]), seen=cards(seen), known=tuple(map(cards, known)),
+            cannot_hold=tuple(map(cards, cannot)), voids=tuple(map(suits, voids)), hidden=cards(hidden),
+            talon=None if talon[0] < 0 else tuple(c for c in talon if c >= 0), drawn=tuple(drawn),
+            passes=tuple(passes), takes=tuple(takes), named=tuple(None if s < 0 else s for s in named),
+            events=EventLog(ev[:ne])))
+    return out
 
 
 class BadAnswer(Exception):

@@ -12,7 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.bits import popcount
+from analyzer.core.contract import BatchHistory
 from analyzer.engine.faults import token
+from analyzer.knowledge.public import PublicRecord, events_from_seat, reads_history, void_suits
 from analyzer.sim.state import LEAD, SlotState
 
 
@@ -20,6 +23,7 @@ class MoveRecorder(SlotState):
     """Per-job move lists for the jobs in ``trace_jobs``."""
 
     strats: list[object]
+    public: PublicRecord | None
 
     def _init_recorder(self, trace_jobs: set[int] | None) -> None:
         self.trace_jobs = set(trace_jobs or ())
@@ -34,7 +38,9 @@ class MoveRecorder(SlotState):
         self.step_no = 0
 
     def _dealt(self, rows: NDArray[np.int64]) -> None:
-        """A new deal starts in ``rows``: traced jobs start an empty history."""
+        """A new deal starts in ``rows``: traced jobs start an empty history (and the public record its rows)."""
+        if self.public is not None:
+            self._public_start(rows)  # type: ignore[attr-defined]
         if not self.recording:
             return
         jobs = self.job[rows]
@@ -59,3 +65,60 @@ class MoveRecorder(SlotState):
                 row = int(rows[i])
                 self.actors[j].append(self.strats[(int(self.dealer[row]) + int(self.cur[row])) % self.n])
                 self.move_steps[j].append(self.step_no)
+
+
+class PublicRecorder(SlotState):
+    """The public history of every deal (:class:`analyzer.knowledge.public.PublicRecord`), kept only when
+    some strategy of the line-up reads it (``uses_history = True``); otherwise ``public`` is None and
+    every hook of the step code is skipped by one test."""
+
+    public: PublicRecord | None
+
+    def _init_public(self, strategies: list[object]) -> None:
+        self.public = PublicRecord(self.r, self.b) if reads_history(strategies) else None
+        self.last_new = np.zeros(0, bool)  # where the last _draw_one opened an unknown slot
+
+    def _public_start(self, rows: NDArray[np.int64]) -> None:
+        """New deals: every hand unknown to the others, the turned-up card seen (CZ3/PR2)."""
+        assert self.public is not None
+        self.public.start(rows, popcount(self.hands[rows]).astype(np.int16), self.played[rows])
+
+    def _history_view(self, rr: NDArray[np.int64], cur: NDArray[np.int8], hand: NDArray[np.uint64]) -> BatchHistory:
+        """The :class:`BatchHistory` of the decision slots ``rr`` (players ``cur`` holding ``hand``)."""
+        pub = self.public
+        assert pub is not None
+        n, d = self.n, self.d
+        seats = self.offsets[cur]  # (R, P) absolute seat of each offset
+        rows2 = rr[:, None]
+
+        def may_hold() -> NDArray[np.uint64]:
+            out = np.empty((len(rr), n), np.uint64)
+            out[:, 0] = hand
+            for k in range(1, n):
+                out[:, k] = pub.may_hold(rr, seats[:, k])
+            return out
+
+        def ordered(start: NDArray[np.int64], count: NDArray[np.int64]) -> NDArray[np.int8]:
+            pos = (start[:, None] + np.arange(d)) % d
+            return np.where(np.arange(d)[None, :] < count[:, None], self.ring[rows2, pos], -1).astype(np.int8)
+
+        def talon() -> NDArray[np.int8]:
+            known = (self.turnovers[rr] > 0) & (self.r.reshuffle == "turn_over")
+            t = ordered(self.head[rr].astype(np.int64), self.tcount[rr].astype(np.int64))
+            return np.where(known[:, None], t, -1).astype(np.int8)
+
+        def events() -> NDArray[np.int64]:
+            e = events_from_seat(pub.events[rr], cur, n)
+            return np.where(np.arange(e.shape[1])[None, :] < pub.n_events[rr][:, None], e, -1)
+
+        def cannot_hold() -> NDArray[np.uint64]:
+            return pub.full & ~hist.may_hold
+
+        hist: BatchHistory = BatchHistory(
+            pile=lambda: ordered(self.head[rr].astype(np.int64) + self.tcount[rr], self.pcount[rr].astype(np.int64)),
+            pile_size=lambda: self.pcount[rr], seen=lambda: pub.seen[rr], known=lambda: pub.known[rows2, seats],
+            may_hold=may_hold, cannot_hold=cannot_hold, voids=lambda: void_suits(hist.may_hold),
+            hidden=lambda: pub.hidden(rr, cur, hand), talon=talon, drawn=lambda: pub.drawn[rows2, seats],
+            passes=lambda: pub.passes[rows2, seats], takes=lambda: pub.takes[rows2, seats],
+            named=lambda: pub.named[rows2, seats], events=events, n_events=lambda: pub.n_events[rr])
+        return hist

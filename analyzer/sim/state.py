@@ -161,7 +161,6 @@ class SlotState:
         if self.random_options:
             self.skey[rows] = deal_keys(self.stream_base, self.job[rows], self.deal_k[rows])
             self.scount[rows] = 0
-        self._dealt(rows)
         rest = d - used
         ring = np.zeros((len(rows), d), np.int8)
         ring[:, :rest] = decks[:, used:]
@@ -197,6 +196,7 @@ class SlotState:
                 jack = RANK_OF[starter[has_starter]] == r.wild_rank
                 self.cur[sr[jack]] = 0
                 self.phase[sr[jack]] = LEAD  # PR2: the dealer names the suit
+        self._dealt(rows)
 
     def _dealt(self, rows: NDArray[np.int64]) -> None:
         """Hook: new deals were dealt into ``rows`` (the move recorder starts their histories)."""

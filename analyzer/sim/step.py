@@ -18,6 +18,7 @@ from analyzer.core.bits import BIT, RANK_MASK, RANK_OF, SUIT_OF, popcount, singl
 from analyzer.core.cards import DRAW, N_CARDS, TAKE
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.core.streams import shuffled, uniforms
+from analyzer.knowledge.public import NAME, PASS, TAKE_CHAIN, PublicRecord, draw_proves_void, drawn_card_proves, pass_proves_void
 from analyzer.sim.state import BEGIN, DRAWN, LEAD, PLAY, SEVEN, SlotState
 
 #: An action code inside one step: the drawn card does not fit, the turn passes (G6).
@@ -29,6 +30,8 @@ class TurnSteps(SlotState):
 
     if TYPE_CHECKING:  # provided by the other mixins of BatchSim (scoring, calls, history)
         recording: bool
+        public: PublicRecord | None
+        last_new: NDArray[np.bool_]
 
         def _end(self, rows: NDArray[np.int64], end: int) -> None: ...
 
@@ -44,6 +47,8 @@ class TurnSteps(SlotState):
             rows = rows[~cap]
         self.turns[rows] += 1
         self.drew[rows] = False
+        if self.public is not None:
+            self.public.drew_at_decision[rows] = False
         self.phase[rows] = PLAY  # (``drawn`` is read only in DRAWN, which sets it: no reset needed)
         if not self.r.sevens and not self.t.any_effect:
             return
@@ -68,12 +73,25 @@ class TurnSteps(SlotState):
         """CZ8: no 7 to answer with, or TAKE chosen: draw the chain's penalty and lose the turn."""
         k = self.r.seven_penalty(self.pend7[rows])
         self.pend7[rows] = 0
+        pub = self.public
+        if pub is not None and len(rows):
+            cur = self.cur[rows].astype(np.int64)
+            pub.takes[rows, cur] += 1
+            pub.log(rows, self.turns[rows], cur, TAKE_CHAIN)
         self._draw(rows, k)
         self._advance(rows)
 
     def _pass(self, rows: NDArray[np.int64]) -> None:
         """No legal card and nothing to draw: pass; a whole round of it blocks the deal (G10)."""
         self.stuck[rows] = np.where(self.drew[rows], 0, self.stuck[rows] + 1)
+        pub = self.public
+        if pub is not None and len(rows):
+            cur = self.cur[rows].astype(np.int64)
+            if pass_proves_void(self.r):  # SV4: drew at a decision, then passed: no legal card at all
+                sv = pub.drew_at_decision[rows]
+                pub.narrow_hand(rows[sv], cur[sv], ~pub.void_at_draw[rows[sv]])
+            pub.passes[rows, cur] += 1
+            pub.log(rows, self.turns[rows], cur, PASS)
         blocked = self.stuck[rows] >= self.n
         self.last_actor[rows[blocked]] = self.cur[rows[blocked]]
         self._end(rows[blocked], END_BLOCKED)
@@ -131,13 +149,18 @@ class TurnSteps(SlotState):
             self.turnovers[ro] += 1
             if self.r.reshuffle == "shuffle":
                 self._shuffle_talon(ro)
+            if self.public is not None:
+                self.public.turned_over(ro, self.top[ro], self.turns[ro], self.cur[ro])
         head = self.head[rows]
         card = self.ring_at[rows * self.d + head]
         head += 1
         self.head[rows] = np.where(head == self.d, 0, head)
         self.tcount[rows] -= 1
-        at = rows * self.n + self.cur[rows]
+        cur = self.cur[rows]
+        at = rows * self.n + cur
         self.hand_at[at] |= BIT[card]
+        if self.public is not None:
+            self.last_new = self.public.drew(rows, cur.astype(np.int64), card, self.turns[rows])
         return card
 
     def _shuffle_talon(self, rows: NDArray[np.int64]) -> None:
@@ -223,6 +246,9 @@ class PlaySteps(TurnSteps):
                 top = self.top[rl]
                 active = np.where(suit[lead] >= 0, suit[lead], SUIT_OF[np.maximum(top, 0)]).astype(np.int8)
                 self.active[rl] = active
+                if self.public is not None:  # PR2: the dealer names the suit of a Jack lead
+                    self.public.named[rl, 0] = active
+                    self.public.log(rl, self.turns[rl], 0, NAME, suit=active)
                 self.acc[rl] = self._accept_of(top, active)
                 self.cur[rl] = 1 % self.n
                 self.phase[rl] = BEGIN
@@ -249,7 +275,17 @@ class PlaySteps(TurnSteps):
         ``hand`` with the drawn cards added.
         """
         dr = rows[di]
+        pub = self.public
+        if pub is not None and draw_proves_void(self.r):  # G6/G7: no legal card was held
+            pub.narrow_hand(dr, cur[di], ~acc[di])
         card = self._draw_one(dr)  # a DRAW decision is offered only when a card can be drawn
+        if pub is not None:
+            new = self.last_new
+            if drawn_card_proves(self.r):  # G6: the drawn card fits exactly when it is played at once
+                fits_new = (acc[di] & BIT[card]) != 0
+                pub.narrow_hand(dr[new], cur[di][new], np.where(fits_new, acc[di], ~acc[di])[new], last_only=True)
+            pub.drew_at_decision[dr] = True
+            pub.void_at_draw[dr] = acc[di]
         self.drew[dr] = True
         self.stuck[dr] = 0
         act = act.copy()
@@ -278,6 +314,9 @@ class PlaySteps(TurnSteps):
         The caller passes the turn on (:meth:`_advance`), then ends the deals
         of the returned slots (:meth:`_went_out`).
         """
+        if self.public is not None:
+            named = np.where(RANK_OF[card] == self.r.wild_rank, np.where(suit >= 0, suit, SUIT_OF[card]), -1)
+            self.public.played(rows, cur.astype(np.int64), card, named, self.turns[rows])
         hand = hand & ~BIT[card]
         self.hand_at[rows * self.n + cur] = hand
         pos = self.tail[rows]
