@@ -1,13 +1,18 @@
-"""``tracker`` (issue 13 item 3): uses known voids of the next player; plays weighted without history."""
+"""``tracker`` (issue 13 item 3): uses known voids of the next player; the same moves on the table runner and on
+both paths of the batch simulator (its views carry the public history); plays weighted without history."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from analyzer.core.cards import DRAW, parse_card, suit_of
+from analyzer.core.cards import DRAW, parse_card, shuffled_decks, suit_of
+from analyzer.core.contract import DecisionView
 from analyzer.core.registry import get_strategy
+from analyzer.core.rules import make_rules
 from analyzer.knowledge.observer import Knowledge, Public
-from analyzer.knowledge.table import public_table
+from analyzer.knowledge.table import public_table, simulate_observed
+from analyzer.sim.simulator import simulate_deals
 from strategies.tracker import Tracker, known_voids
 from tests.helpers_engine import make_deal, play
 
@@ -32,3 +37,50 @@ def test_without_history_tracker_plays_weighted() -> None:
     view = deal.view()
     rng = np.random.default_rng(0)
     assert get_strategy("tracker").choose(view, rng) == get_strategy("weighted").choose(view, rng)
+
+
+class SimplePath:
+    """tracker through the simple path only (no choose_batch): the simulator calls ``choose`` row by row."""
+
+    name = "tracker-simple"
+    uses_history = True
+
+    def __init__(self) -> None:
+        self.inner = Tracker()
+
+    def choose(self, view: DecisionView, rng: np.random.Generator) -> tuple[int, int | None]:
+        return self.inner.choose(view, rng)
+
+
+LINEUPS = [("czech", 2, ("tracker", "weighted")), ("czech", 4, ("tracker", "greedy", "tracker", "weighted")),
+           ("prague", 3, ("weighted", "tracker", "aggressive")), ("svinya", 2, ("weighted", "tracker"))]
+
+
+@pytest.mark.parametrize("variant,players,names", LINEUPS, ids=[f"{v}{p}" for v, p, _ in LINEUPS])
+def test_tracker_plays_alike_on_the_table_runner_and_on_both_paths_of_the_simulator(
+        variant: str, players: int, names: tuple[str, ...]) -> None:
+    """Same decks: the table runner (choose_known on the observer's Knowledge), the simulator's fast path
+    (choose_batch on BatchView.history) and its simple path (choose on DecisionView.history) end every
+    deal alike -- points, turns, last card, turn-overs, winner and loser (the moves are deterministic)."""
+    rules = make_rules(variant, players, {})
+    n = 30
+    decks = shuffled_decks(rules.deck_size, n, np.random.default_rng([players, 5])).astype(np.int8)
+    table = simulate_observed(rules, [get_strategy(s) for s in names], decks, np.random.SeedSequence(1))
+    fast = simulate_deals(rules, [get_strategy(s) for s in names], n, 1, decks=decks)
+    simple = simulate_deals(rules, [SimplePath() if s == "tracker" else get_strategy(s) for s in names], n, 1,
+                            decks=decks)
+    for other, path in ((fast, "fast"), (simple, "simple")):
+        for field in ("points", "turns", "last_card", "turnovers", "winner", "loser", "end"):
+            a, b = getattr(table, field), getattr(other, field)
+            bad = np.nonzero(np.any(np.asarray(a).reshape(n, -1) != np.asarray(b).reshape(n, -1), axis=1))[0]
+            assert not len(bad), f"{path} path: deal {bad[0]} differs in {field}: {a[bad[0]]} vs {b[bad[0]]}"
+
+
+def test_tracker_uses_what_the_history_tells_it_and_differs_from_weighted() -> None:
+    """With history it is not weighted: over a few hundred czech deals its moves change some outcomes."""
+    rules = make_rules("czech", 2, {})
+    decks = shuffled_decks(rules.deck_size, 200, np.random.default_rng(3)).astype(np.int8)
+    tr = simulate_deals(rules, [get_strategy("tracker"), get_strategy("weighted")], 200, 2, decks=decks)
+    wt = simulate_deals(rules, [get_strategy("weighted"), get_strategy("weighted")], 200, 2, decks=decks)
+    assert Tracker.uses_history is True
+    assert (tr.turns != wt.turns).any()
