@@ -118,7 +118,7 @@ def test_impossible_requests_are_one_line_errors(call, words: str) -> None:
 def test_head_to_head_averages_the_two_seatings() -> None:
     d = round_robin(["A", "B", "C"])
     # tables: (A,B) (B,A) (A,C) (C,A) (B,C) (C,B); 2 decks
-    wins = [
+    wins: list[list[list[float]]] = [
         [[1, 0], [1, 0]],  # A first beats B on both decks
         [[1, 0], [0, 1]],  # B first: B wins deck 0, A wins deck 1
         [[0, 1], [0, 0]],  # A vs C: C wins deck 0, deck 1 capped
