@@ -84,3 +84,20 @@ def test_tracker_uses_what_the_history_tells_it_and_differs_from_weighted() -> N
     wt = simulate_deals(rules, [get_strategy("weighted"), get_strategy("weighted")], 200, 2, decks=decks)
     assert Tracker.uses_history is True
     assert (tr.turns != wt.turns).any()
+
+
+def test_the_executor_plays_tracker_line_ups_on_the_batch_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tracker with built-ins (no pimc) runs on the numpy simulator, with the history in its views, not on the
+    engine's table runner; pimc still goes to the table runner."""
+    from analyzer.execution import executor
+    from analyzer.execution.play import play
+    from analyzer.knowledge.public import needs_table
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("tracker-only line-ups must not play on the table runner")
+
+    monkeypatch.setattr(executor, "simulate_known", refuse)
+    tables, _ = play(make_rules("czech", 2), ["tracker", "weighted"], 40, seed=3, jobs=1, chunk=20)
+    assert tables["totals"]["n"].sum() == 40
+    assert needs_table([get_strategy("pimc"), get_strategy("tracker")])
+    assert not needs_table([get_strategy("tracker"), get_strategy("weighted")])

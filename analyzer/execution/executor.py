@@ -61,7 +61,8 @@ from analyzer.execution.experiment import Cell, ExperimentError
 from analyzer.execution.lifeline import guarded, watch_parent
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.kernel import serve
-from analyzer.knowledge.table import knows, simulate_known
+from analyzer.knowledge.public import needs_table
+from analyzer.knowledge.table import simulate_known
 from analyzer.sim.errors import FaultContext
 from analyzer.stats.sums import summarize
 
@@ -171,7 +172,7 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     the compiled kernel's threads (results do not depend on them).
     """
     strategies = lineups.build(cell.lineup, strategy_resolver(simulator))
-    if knows(strategies):  # players who remember (tracker, pimc) play on the engine's table runner (issue 13)
+    if needs_table(strategies):  # pimc remembers on the engine's table runner; tracker reads the views' history (issue 13)
         known = simulate_known(cell.rules, strategies, n, seed, cell.unit)
         return summarize(known, lineups.display_names(cell.lineup, strategies), cell.rules)
     # faults and broken invariants name the cell, the chunk and the global deal number, for any --jobs

@@ -304,3 +304,11 @@ def void_suits(may_hold: NDArray[np.uint64]) -> NDArray[np.uint8]:
 def reads_history(strategies: Sequence[object]) -> bool:
     """Does some strategy of a line-up read the public history from its views (``uses_history = True``)?"""
     return any(getattr(s, "uses_history", False) is True for s in strategies)
+
+
+def needs_table(strategies: Sequence[object]) -> bool:
+    """Does some player remember only through the engine's table runner (``choose_known`` without
+    ``uses_history = True``, e.g. ``pimc``)?  Line-ups whose players who remember all read the views'
+    history (``tracker``) play on the batch simulator instead."""
+    return any(callable(getattr(s, "choose_known", None)) and getattr(s, "uses_history", False) is not True
+               for s in strategies)
