@@ -86,3 +86,11 @@ def test_until_ci_in_a_field_experiment_says_why_it_cannot_stop_in_one_line() ->
     with pytest.raises(ExperimentError, match="no paired margin to watch") as e:
         parse_experiment(tomllib.loads(text), source="f.toml")
     assert "\n" not in str(e.value) and "durak compare --until-ci" in str(e.value)
+
+
+def test_cli_field_until_ci_out_keeps_the_rule_in_the_command_and_the_json(tmp_path) -> None:
+    res = CliRunner().invoke(app, ["compare", "random", "greedy", "--players", "2", "--until-ci", "4", "--deals",
+                                   "5000", "--jobs", "1", "--out", str(tmp_path / "c")])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "c" / "compare.json").read_text())["stopping"]["verdict"] == "precise"
+    assert "--until-ci 4 --out" in (tmp_path / "c" / "compare.md").read_text()

@@ -463,8 +463,10 @@ def compare(
             result["stopping"] = stopping
         if out is not None:
             rules_args = "".join(f" --rule {r}" for r in rule or [])
+            stop_args = (f" --until-ci {until_ci:g}" if until_ci is not None else
+                         f" --sprt {sprt:g} --alpha {alpha:g} --beta {beta:g}" if sprt is not None else "")
             command = (f"durak compare --variant {variant} --players {rules.players} {shlex.join(specs)} "
-                       f"--{'matches' if matches else 'deals'} {n} --seed {seed}{rules_args} --out {out}")
+                       f"--{'matches' if matches else 'deals'} {n} --seed {seed}{rules_args}{stop_args} --out {out}")
             write_outputs(result, out, command=command)
             write_compare_page(result, out, command=command)
     if as_json:
