@@ -175,6 +175,11 @@ def choose_rows(strat, view: BatchView, rng) -> tuple[NDArray[np.int64], NDArray
             sc, hi)), rng)
         acts.append(a)
         suits.append(-1 if s is None else s)
+    return answer_arrays(acts, suits)
+
+
+def answer_arrays(acts: list, suits: list) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The simple path's answers (suits: -1 for None) as int64 arrays; BadAnswer names the first that is no action."""
     # exact types only: 42.7, "42" or True are no card (checked per type, not per answer)
     if all(map(is_action_int, set(map(type, acts)))) and all(map(is_action_int, set(map(type, suits)))):
         try:
