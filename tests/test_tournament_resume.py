@@ -115,3 +115,7 @@ def test_a_stopping_tournament_resumes_to_the_same_stop(tmp_path, monkeypatch) -
     resumed = run_experiment(_exp(text), out=tmp_path / "cut", jobs=1, quiet=True, report=False)
     assert json.loads((resumed / "manifest.json").read_text())["chunks_resumed"] == 2
     assert _numbers(resumed) == _numbers(straight)
+    tighter = run_experiment(_exp(text.replace("until_ci = 5", "until_ci = 4")), out=tmp_path / "cut", jobs=1,
+                             quiet=True, report=False)  # a narrower target goes on from the chunks played
+    assert json.loads((tighter / "manifest.json").read_text())["chunks_resumed"] == stop["chunks"]
+    assert _numbers(tighter)[0]["stopping"]["chunks"] > stop["chunks"]

@@ -307,7 +307,8 @@ def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design
                            ) -> tuple[str, dict[str, Any]]:
     """Hash of everything that sets a tournament chunk's content, and the record it hashes.
 
-    The deal count is not in it (a chunk does not depend on it: raising ``deals`` reuses finished chunks).
+    Neither the deal count nor the ``until_ci`` target is in it (a chunk depends on neither: raising ``deals``
+    or tightening the target reuses finished chunks).
     """
     plugins: dict[str, str] = {}
     tournaments = []
@@ -325,7 +326,7 @@ def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design
         })
     record = {"kind": "tournaments", "format": CHUNK_FORMAT, "layout": "per-deck win shares v1",
               "version": __version__, "seed": exp.seed, "seeding": "tournament-v1", "plugins": plugins,
-              "chunk_decks": chunk, "until_ci": exp.until_ci, "tournaments": tournaments}
+              "chunk_decks": chunk, "tournaments": tournaments}
     canon = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canon.encode()).hexdigest(), record
 
