@@ -34,18 +34,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from analyzer.core.cards import DRAW, TAKE, deck
 from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal, legal_cards
+from analyzer.knowledge.public import NEVER_SEEN, draw_proves_void, drawn_card_proves, drop_slot, narrow, pass_proves_void
 
-#: Marks a slot whose card was never public (dealt, or drawn from the original talon):
-#: it can be no card that has ever been seen, however many become seen later.
-NEVER_SEEN = 1 << 60
-
-
-def narrow(m: int, allowed: int) -> int:
-    """``m`` limited to ``allowed``, keeping its never-seen mark."""
-    return (m & allowed) | (m & NEVER_SEEN)
+__all__ = ["NEVER_SEEN", "Knowledge", "Public", "cards_in", "mask", "narrow"]
 
 
 def mask(cards: list[int] | set[int] | tuple[int, ...]) -> int:
@@ -163,26 +159,25 @@ class Knowledge:
 
     def _play(self, seat: int, card: int) -> None:
         masks = self.slot_masks(seat)  # read before the card counts as seen
+        seen_before = self.seen
         self.seen |= 1 << card
         if seat == self.me:
             return
         if card in self.known_cards[seat]:
             self.known_cards[seat].remove(card)
             return
+        slots = self.slots[seat]
         fits = [i for i, m in enumerate(masks) if m >> card & 1]
         if not fits:
             raise AssertionError(f"seat {seat} played {card}, which no slot allows: inference is unsound")
-        j = min(fits, key=lambda i: (masks[i].bit_count(), i))
-        # Which slot held the card is unknown.  Dropping the narrowest candidate is exact when the
-        # candidates form a chain; otherwise every other candidate also takes the dropped slot's
-        # cards, which keeps every hand that any choice of slot allows (sound, slightly wider).
-        dropped = self.slots[seat][j]
-        for i in fits:
-            if i != j and masks[j] & ~masks[i]:
-                m = self.slots[seat][i]
-                keep = m & dropped & NEVER_SEEN
-                self.slots[seat][i] = ((m | dropped) & ~NEVER_SEEN) | keep if keep else masks[i] | masks[j]
-        self.slots[seat].pop(j)
+        if all(masks[i] == masks[fits[0]] for i in fits):  # equal candidates (the usual case): drop_slot's
+            slots.pop(fits[0])  # answer -- the first goes, nothing widens -- without the array round trip
+            return
+        # the batch simulator's slot choice (public.drop_slot) on one row: the narrowest slot that allows
+        # the card goes, every other candidate it is not a subset of takes its cards (sound)
+        out, _ = drop_slot(np.array([slots], np.uint64), np.array([len(slots)]), np.array([card]), self.full,
+                           np.array([seen_before], np.uint64))
+        self.slots[seat] = [int(m) for m in out[0, : len(slots) - 1]]
 
     def _draws(self, before: Public, after: Public, actor: int, played: bool, pile_at_turnover: list[int]) -> None:
         """New cards in hands: from the never-seen talon, or from a turned-over pile (G8).
@@ -220,15 +215,18 @@ class Knowledge:
         """Voids from forced draws (G6/G7) and passes after drawing (SV4)."""
         if actor == self.me or action != DRAW or before.phase != "play":
             return
+        # what the draw proves: the rules of analyzer.knowledge.public, shared with the batch simulator
         r = self.rules
         void = mask(legal_cards(list(deck(r.deck_size)), before.top, before.active_suit, r))
-        if not r.voluntary_draw:
-            # the draw itself proves no legal card was held; the drawn card fits only if it is now to be played
-            keep_new = after.current == actor and after.phase == "drawn"
-            k = len(self.slots[actor]) - (self._added[actor] if keep_new else 0)
-            self.slots[actor] = [narrow(m, ~void if i < k else void) for i, m in enumerate(self.slots[actor])]
-        elif after.current != actor and after.top == before.top:
-            self.slots[actor] = [narrow(m, ~void) for m in self.slots[actor]]  # SV4: drew, then passed
+        slots = self.slots[actor]
+        k = len(slots) - self._added[actor]  # slots held before the draw
+        if draw_proves_void(r):  # G6/G7: no legal card was held
+            slots[:k] = [narrow(m, ~void) for m in slots[:k]]
+        if drawn_card_proves(r):  # G6 draw_one: the drawn card fits exactly when it is now to be played
+            fits = after.current == actor and after.phase == "drawn"
+            slots[k:] = [narrow(m, void if fits else ~void) for m in slots[k:]]
+        if pass_proves_void(r) and after.current != actor and after.top == before.top:
+            self.slots[actor] = [narrow(m, ~void) for m in slots]  # SV4: drew, then passed
 
     def _check(self, after: Public) -> None:
         for s, slots in enumerate(self.slots):
