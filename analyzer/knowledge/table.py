@@ -1,4 +1,4 @@
-"""Playing deals with players who remember: the engine's play loop plus one :class:`Knowledge` per such seat.
+"""Playing deals and matches with players who remember: the engine's play loop plus one :class:`Knowledge` per such seat.
 
 A strategy that wants perfect memory implements ``choose_known(view, knowledge,
 table, rng)``; the loop keeps its :class:`~analyzer.knowledge.observer.Knowledge`
@@ -7,6 +7,8 @@ up to date after every move (its own and everyone else's) and hands it a
 players' hands and the talon are empty lists), so a strategy can rebuild
 positions from what it knows without ever seeing what it must not.  Other
 strategies are asked through the ordinary contract, ``choose(view, rng)``.
+Matches (:func:`play_match_observed`, :func:`simulate_observed_matches`) follow
+the engine's :func:`~analyzer.engine.deal.play_match` deal for deal.
 """
 
 from __future__ import annotations
