@@ -163,3 +163,16 @@ def test_strategies_without_a_compiled_form_are_named():
             simulate_deals(rules, [get_strategy("greedy"), odd], 10)
     with pytest.raises(ValueError, match="decks must be"):
         simulate_deals(rules, [get_strategy("greedy")] * 2, 10, decks=np.zeros((10, 36), np.int8))
+
+
+def test_nth_card_of_a_mask():
+    """bitops.nth (BMI2 pdep where the CPU has it, else a loop): the k-th lowest card of a mask."""
+    from analyzer.kernel.bitops import nth
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        mask = int(rng.integers(1, 1 << 52, dtype=np.int64))
+        cards = [c for c in range(52) if (mask >> c) & 1]
+        k = int(rng.integers(0, len(cards)))
+        assert nth(np.uint64(mask), k) == cards[k]
+    assert nth(np.uint64(1 << 51), 0) == 51 and nth(np.uint64((1 << 52) - 1), 51) == 51
