@@ -107,7 +107,7 @@ def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int
     deterministic line-ups), else the numpy simulator.  A match that needs more than the K decks given is a
     SimulationError naming "deals per match" on both engines (the caller replays with more decks)."""
     n, k = decks.shape[0], decks.shape[1]
-    if choose_engine(lineup) != "compiled":
+    if choose_engine(lineup, unit="match") != "compiled":
         return simulator.simulate_matches(rules, lineup, n, ss, decks=decks, hands=hands)
     res = kernel_matches(rules, lineup, n, base_key(ss), decks=decks, threads=1, hands=hands)
     assert rules.target is not None
