@@ -66,7 +66,7 @@ def next_bits53(state: np.ndarray, slot: int) -> np.int64:
 @inner
 def next_float(state: np.ndarray, slot: int) -> float:
     """A uniform float on [0, 1) with 53 random bits."""
-    return float(next_u64(state, slot) >> np.uint64(11)) * _INV53
+    return float(np.int64(next_u64(state, slot) >> np.uint64(11))) * _INV53  # < 2**53: a signed conversion, exact
 
 
 @inner
@@ -75,7 +75,7 @@ def shuffle_segment(ring: np.ndarray, start: int, count: int, size: int, state: 
     s = state[slot]  # the counter in a register: next_float's steps without a store and load per card
     for i in range(count - 1, 0, -1):
         s += GOLDEN
-        j = int(float(mix(s) >> np.uint64(11)) * _INV53 * (i + 1))  # next_float(state, slot) * (i + 1)
+        j = int(float(np.int64(mix(s) >> np.uint64(11))) * _INV53 * (i + 1))  # next_float(state, slot) * (i + 1)
         a, b = start + i, start + j
         if a >= size:  # no division: start < size and i, j < count <= size
             a -= size
