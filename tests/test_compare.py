@@ -144,6 +144,33 @@ def test_matches_use_win_share_and_replay_with_more_decks_when_short() -> None:
     assert np.allclose(cmp.scores["win"].sum(axis=1), 2 / 3)  # 2 games, one win shared among 3 places each
 
 
+def test_tracker_plays_on_the_batch_views_and_pimc_matches_on_the_table_runner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 13: tracker reads the batch views' history (no table runner); pimc in matches (G11) plays on the
+    table runner's matches, every rotation on the same decks, hands dealt by player under SV2."""
+    from analyzer.knowledge import table
+
+    def refuse(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("tracker must not need the table runner")
+
+    monkeypatch.setattr(compare_run, "simulate_observed", refuse)
+    part = compare_run.compare_chunk(make_rules("czech", 2), ["tracker", "weighted"], 20, 0, 0, False)
+    assert np.allclose(part["scores"]["win"].sum(axis=1), 1.0)
+    monkeypatch.undo()
+    seen: list[Any] = []
+    real = table.simulate_observed_matches
+
+    def spy(rules: Any, strategies: list[Any], decks: Any, seed: Any, **kw: Any) -> Any:
+        seen.append((decks.copy(), kw.get("hands")))
+        return real(rules, strategies, decks, seed, **kw)
+
+    monkeypatch.setattr(compare_run, "simulate_observed_matches", spy)
+    rules = make_rules("svinya", 2, {"target": "30"})
+    part = compare_run.compare_chunk(rules, ["pimc?budget=300,worlds=8", "greedy"], 2, 0, 0, True)
+    assert len(seen) == 2 and np.array_equal(seen[0][0], seen[1][0])  # both seatings, the same decks
+    assert seen[0][1] is not None  # svinya: hands by player
+    assert np.allclose(part["scores"]["win"].sum(axis=1), 1.0)
+
+
 # ---------------------------------------------------------------- CLI
 runner = CliRunner()
 

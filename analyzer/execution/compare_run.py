@@ -33,7 +33,8 @@ from analyzer.execution import lineup as lineups
 from analyzer.execution.executor import choose_engine, run_tasks, simulate_on_decks
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.kernel.matches import simulate_matches as kernel_matches
-from analyzer.knowledge.table import KnowingStrategy, simulate_observed
+from analyzer.knowledge.public import needs_table
+from analyzer.knowledge.table import simulate_observed, simulate_observed_matches
 from analyzer.stats.compare import (
     CHUNK_DEALS,
     CHUNK_MATCHES,
@@ -107,6 +108,8 @@ def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int
     deterministic line-ups), else the numpy simulator.  A match that needs more than the K decks given is a
     SimulationError naming "deals per match" on both engines (the caller replays with more decks)."""
     n, k = decks.shape[0], decks.shape[1]
+    if needs_table(lineup):  # players who remember only through the engine's table runner (pimc)
+        return simulate_observed_matches(rules, lineup, decks, ss, hands=hands)
     if choose_engine(lineup, unit="match") != "compiled":
         return simulator.simulate_matches(rules, lineup, n, ss, decks=decks, hands=hands)
     res = kernel_matches(rules, lineup, n, base_key(ss), decks=decks, threads=1, hands=hands)
@@ -143,8 +146,9 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                     deals += int(res.deals.sum())
             else:
                 decks = shuffled_decks(size, n, rng)
-                # players who remember (pimc, tracker's counting) play on the engine's table runner
-                play = simulate_observed if any(isinstance(s, KnowingStrategy) for s in strats) else None
+                # players who remember only through choose_known (pimc) play on the engine's table runner;
+                # tracker reads the batch views' history
+                play = simulate_observed if needs_table(strats) else None
                 for up in ups:
                     lineup = [strats[s] for s in up]
                     dres = (play(rules, lineup, decks, sim_ss) if play is not None
