@@ -17,7 +17,7 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from analyzer.core.contract import BatchView
+from analyzer.core.contract import BatchView, DecisionView
 from analyzer.core.outcomes import DealResults
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
@@ -156,6 +156,34 @@ def test_a_strategy_sees_the_same_views_as_on_the_numpy_simulator(variant, playe
         assert any(r[col["can_draw"]] and r[col["legal"]] for r in a.rows)  # G7 voluntary draws
     if variant == "prague":
         assert any(r[col["top"]] == -1 for r in a.rows)  # PR2: the dealer names his Jack lead's suit
+
+
+class SimpleRecorder:
+    """weighted's Python form through the simple path, writing down every DecisionView it is shown."""
+
+    name = "simple-recorder"
+
+    def __init__(self) -> None:
+        self.inner = python_form("weighted")
+        self.rows: list[tuple] = []
+
+    def choose(self, view, rng):
+        assert type(view) is DecisionView and view.scores is None
+        self.rows.append(tuple(tuple(sorted(x)) if isinstance(x, frozenset) else x for x in view[1:]))
+        return self.inner.choose(view, rng)
+
+
+def test_the_simple_path_sees_the_same_decision_views_as_on_the_numpy_simulator():
+    """Every field of every DecisionView (the cards played as a set), as the numpy simulator's adapter builds it."""
+    rules = make_rules("prague", 3, {"voluntary_draw": True, "reshuffle": "shuffle"})
+    ss = np.random.SeedSequence(12)
+    seen = []
+    for run in (paused, simulator.simulate_deals):
+        rec = SimpleRecorder()
+        run(rules, [rec, get_strategy("greedy"), rec], 300, ss)
+        seen.append(rec.rows)
+    assert len(seen[0]) > 1000 and Counter(seen[0]) == Counter(seen[1])
+    assert any(len(r[8]) > 20 for r in seen[0])  # long deals: sets of played cards extended many times
 
 
 def test_random_python_form_agrees_statistically_with_the_numpy_simulator():

@@ -48,7 +48,7 @@ from analyzer.kernel.lineup import compile_lineup, policy_code
 from analyzer.kernel.npdecks import numpy_decks
 from analyzer.kernel.rng import deal_key
 from analyzer.kernel.state import HANDS, NI, PHASE, RING, RNG
-from analyzer.kernel.views import Paused, batch_view, write_view
+from analyzer.kernel.views import Paused, SimplePath, batch_view, write_view
 from analyzer.sim.calls import StrategyCalls
 from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fault_dir
 
@@ -145,6 +145,8 @@ class Answers(StrategyCalls):
         #: position -> the first position of the same strategy object: one call per object and pause batch
         self.group = np.array([first.get(id(s), -1) for s in self.strats], np.int64)
         self.single = python[0] if len(first) == 1 else None
+        simple = SimplePath(self.view_rules, paused, len(slot_deck))
+        self.simple_forms = {i: simple.strategy(s) for i, s in enumerate(self.strats) if not self.fast[i]}
 
     def _unit_at(self, row: int) -> str:
         return f"deal {self.where.first + int(self.job[row])}{self.where.describe()}"
@@ -161,7 +163,10 @@ class Answers(StrategyCalls):
             strat = self.strats[g]
             rr = self.rows[rows]
             try:
-                a, s = self._call(strat, self.fast[g], batch_view(self.view_rules, v, rows), rr)
+                if self.fast[g]:
+                    a, s = self._call(strat, True, batch_view(self.view_rules, v, rows), rr)
+                else:  # the simple path: DecisionViews straight from the paused fields
+                    a, s = self._call(self.simple_forms[g], True, rows, rr)
                 # the check reads the kernel's own fields, not the strategy's copies
                 self._check_answers(strat, a, s, rr, v.legal[rows], v.can_draw[rows], v.can_take[rows])
             except StrategyFault as fault:
