@@ -28,7 +28,8 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert out["unit"] == "per second" and out["cores"] >= 1 and 0 < out["peak_mib"] < 1024
     assert {"deals_s", "matches_s", "positions_s", "cache_hits"} <= set(out["compile"])
     rows = {(r["case"], r["engine"]): r for r in out["rows"]}
-    for engine in ("numpy", "compiled", "kernel", "simple path", "rules engine"):
+    for engine in ("numpy", "compiled", "kernel", "simple path", "simple path, paused kernel", "python fast path",
+                   "python fast path, paused kernel", "rules engine"):
         r = rows[("svinya 2p random", engine)]
         assert r["one_core"] > 0 and r["ns_per_turn"] > 0 and r["turns"] > 0, r
     for engine in ("numpy", "compiled", "kernel"):

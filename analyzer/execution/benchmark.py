@@ -6,8 +6,11 @@ Rows (a case on an engine), each on one core and on every core:
   ``durak simulate --engine numpy`` does, chunk sums included);
 * ``compiled`` — the compiled kernel through the executor (``--engine compiled``);
 * ``kernel`` — the kernel alone (no chunk sums): the engine's own speed;
-* ``simple path`` / ``rules engine`` — a Python ``choose`` strategy on the
-  numpy simulator, and the rules engine (one core);
+* ``simple path`` / ``python fast path`` — ``random`` as a user's Python
+  strategy (``choose`` per decision; ``choose_batch``) on the numpy simulator,
+  and ``…, paused kernel``: on the kernel paused at its decisions (what a
+  line-up with a Python strategy runs on), measured side by side (one core);
+* ``rules engine`` — the rules engine (one core);
 * ``rollouts`` — czech 2p positions played out by the compiled ``greedy``
   policy (what search spends its time on);
 * rows of :mod:`analyzer.execution.bench_search` (search: decisions and
@@ -35,6 +38,7 @@ from analyzer.core.rules import RuleSet, make_rules
 from analyzer.engine.deal import Deal, forced_action, play_deal
 from analyzer.execution import bench_search
 from analyzer.execution.play import play
+from analyzer.kernel import serve
 from analyzer.kernel.driver import deals_kernel, simulate_deals
 from analyzer.kernel.matches import matches_kernel
 from analyzer.kernel.positions import Positions, encode_deal, play_from_positions, positions_kernel
@@ -132,11 +136,37 @@ def kernel_row(case: str, rules: RuleSet, specs: list[str], n: int) -> Row:
     return _row(case, "kernel", n, t1, tn, float(res.turns.mean()))
 
 
-def simple_row(case: str, rules: RuleSet, n: int) -> Row:
-    """random through its simple path (``choose`` per decision) on the numpy simulator."""
-    s = SimpleOnly(get_strategy("random"))
-    t1, res = _timed(lambda: simulator.simulate_deals(rules, [s] * rules.players, n, 0))
-    return _row(case, "simple path", n, t1, None, float(res.turns.mean()))
+class PythonForm:
+    """A built-in seen as a user's Python strategy: its ``choose`` and ``choose_batch``, no compiled form."""
+
+    def __init__(self, inner: object) -> None:
+        self.name = getattr(inner, "name", "python")
+        self.choose = inner.choose  # type: ignore[attr-defined]
+        self.choose_batch = inner.choose_batch  # type: ignore[attr-defined]
+
+
+def python_rows(case: str, rules: RuleSet, n_simple: int, n_fast: int) -> list[Row]:
+    """random as a Python strategy, simple path and fast path, on the numpy simulator and on the paused kernel
+    (each pair measured one after the other, the same seed and deals)."""
+    rows = []
+    for label, strat, n in (("simple path", SimpleOnly(get_strategy("random")), n_simple),
+                            ("python fast path", PythonForm(get_strategy("random")), n_fast)):
+        rows += _numpy_and_paused(case, label, rules, [strat] * rules.players, n)
+    return rows
+
+
+def _numpy_and_paused(case: str, label: str, rules: RuleSet, lineup: list[object], n: int) -> list[Row]:
+    def on_numpy() -> Any:
+        return simulator.simulate_deals(rules, lineup, n, np.random.SeedSequence(0))
+
+    def paused() -> Any:
+        return serve.simulate_chunk(rules, lineup, n, np.random.SeedSequence(0), matches=False)
+
+    serve.simulate_chunk(rules, lineup, min(n, 500), np.random.SeedSequence(9), matches=False)  # warm-up
+    t1, res = _timed(on_numpy)
+    t2, res2 = _timed(paused)
+    return [_row(case, label, n, t1, None, float(res.turns.mean())),
+            _row(case, f"{label}, paused kernel", n, t2, None, float(res2.turns.mean()))]
 
 
 def engine_row(case: str, rules: RuleSet, n: int, seed: int = 0) -> Row:
@@ -218,7 +248,7 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
         rows.append(kernel_row(case, rules, specs, deals))
         if specs == ["random"]:
             if simple_deals:
-                rows.append(simple_row(case, rules, simple_deals))
+                rows += python_rows(case, rules, simple_deals, min(deals, 10 * simple_deals))
             if engine_deals:
                 rows.append(engine_row(case, rules, engine_deals))
         tick()
