@@ -13,7 +13,7 @@ accept a sevens penalty, CZ8).  The suit is named only with a wild; ``-1`` (or
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, Protocol, overload, runtime_checkable
 
 import numpy as np
@@ -163,7 +163,38 @@ class DecisionView(NamedTuple):
         return counts
 
 
-class BatchView:
+class _LazyReadOnly:
+    """Read-only fields, each an array or a zero-argument function computed on first access (issue 11:
+    no attribute can be set, there is no ``__dict__`` to replace, arrays are not writeable)."""
+
+    __slots__ = ("_lazy",)
+
+    def _fill(self, items: Iterable[tuple[str, Any]], eager: tuple[str, ...] = ()) -> None:
+        """Set each field, deferring the callables (but those named in ``eager``, kept as they are)."""
+        lazy = {}
+        for k, v in items:
+            if callable(v) and k not in eager:
+                lazy[k] = v
+            else:
+                object.__setattr__(self, k, _read_only(v))
+        object.__setattr__(self, "_lazy", lazy)
+
+    def __getattr__(self, name: str) -> Any:  # only reached for a field not computed yet
+        lazy = object.__getattribute__(self, "_lazy")
+        if name not in lazy:
+            raise AttributeError(name)
+        value = _read_only(lazy.pop(name)())
+        object.__setattr__(self, name, value)
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a {type(self).__name__} is read-only (tried to set {name!r})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a {type(self).__name__} is read-only (tried to delete {name!r})")
+
+
+class BatchView(_LazyReadOnly):
     """The same information for B deals at once (the fast path).
 
     Masks are uint64 bit masks of card ids.  ``hand_sizes`` is (B, P) by seat
@@ -194,40 +225,20 @@ class BatchView:
 
     #: the field names in order, read off the annotations above
     FIELDS = tuple(__annotations__)
-    __slots__ = FIELDS + ("_lazy",)
+    __slots__ = FIELDS
 
     def __init__(self, rules: RuleSet, seat: Any, hand: Any, legal: Any, can_draw: Any, can_take: Any,
                  top: Any, active_suit: Any, pending_seven: Any, hand_sizes: Any, talon_size: Any,
                  played: Any, scores: Any = None, history: Any = None) -> None:
-        lazy = {}
-        put = object.__setattr__
-        for k, v in zip(self.FIELDS, (rules, seat, hand, legal, can_draw, can_take, top, active_suit,
-                                      pending_seven, hand_sizes, talon_size, played, scores, history)):
-            if callable(v) and k not in ("rules", "history"):
-                lazy[k] = v
-            else:
-                put(self, k, _read_only(v))
-        put(self, "_lazy", lazy)
-
-    def __getattr__(self, name: str) -> Any:  # only reached for a field not computed yet
-        lazy = object.__getattribute__(self, "_lazy")
-        if name not in lazy:
-            raise AttributeError(name)
-        value = _read_only(lazy.pop(name)())
-        object.__setattr__(self, name, value)
-        return value
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"a BatchView is read-only (tried to set {name!r})")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"a BatchView is read-only (tried to delete {name!r})")
+        self._fill(zip(self.FIELDS, (rules, seat, hand, legal, can_draw, can_take, top, active_suit,
+                                     pending_seven, hand_sizes, talon_size, played, scores, history)),
+                   eager=("rules", "history"))
 
     def __repr__(self) -> str:
         return f"<BatchView of {len(self.seat)} decisions>"
 
 
-class BatchHistory:
+class BatchHistory(_LazyReadOnly):
     """The public history of B deals (the fast path's :class:`History`): arrays by row, per-player
     columns by seat offset (column 0 = self).
 
@@ -252,33 +263,13 @@ class BatchHistory:
     n_events: NDArray[np.int32]  # (B,)
 
     FIELDS = tuple(__annotations__)
-    __slots__ = FIELDS + ("_lazy",)
+    __slots__ = FIELDS
 
     def __init__(self, **fields: Any) -> None:
         unknown = set(fields) - set(self.FIELDS)
         if unknown:
             raise TypeError(f"unknown history fields: {', '.join(sorted(unknown))}")
-        lazy = {}
-        for k, v in fields.items():
-            if callable(v):
-                lazy[k] = v
-            else:
-                object.__setattr__(self, k, _read_only(v))
-        object.__setattr__(self, "_lazy", lazy)
-
-    def __getattr__(self, name: str) -> Any:
-        lazy = object.__getattribute__(self, "_lazy")
-        if name not in lazy:
-            raise AttributeError(name)
-        value = _read_only(lazy.pop(name)())
-        object.__setattr__(self, name, value)
-        return value
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"a BatchHistory is read-only (tried to set {name!r})")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"a BatchHistory is read-only (tried to delete {name!r})")
+        self._fill(fields.items())
 
     def __repr__(self) -> str:
         return "<BatchHistory>"

@@ -595,24 +595,34 @@ def play_match(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
 
     ``strategies[i]`` plays for player i; ``next_deck()`` gives each deal's deck order.
     """
+    return match_loop(rules, strategies, rng, lambda _dealer: next_deck(), play_deal)
+
+
+def match_loop(rules: RuleSet, strategies: Sequence[object], rng: np.random.Generator,
+               deck_for: Callable[[int], Sequence[int]], play: Callable[..., DealOutcome],
+               deal_rng: np.random.Generator | None = None) -> MatchOutcome:
+    """The one match loop (G11, CZ2/SV2 rotation, CZ7/PR7/SV7 outcome) for every way of playing a deal.
+
+    ``deck_for(dealer)`` gives each deal's deck order; ``play(deal, strategies_by_seat, rng, scores=...)``
+    plays it (:func:`play_deal`, or the table runner's players who remember); ``deal_rng`` (default
+    ``rng``) is the deal's own stream, ``rng`` the strategies'.
+    """
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
     n = rules.players
     totals = [0] * n
     dealer = first_dealer(n)
     capped = deals = 0
-    wild = [False] * n
+    wild, dealt = [False] * n, [0] * n
     while True:
         seat_player = [(dealer + s) % n for s in range(n)]
-        deal = Deal.from_deck(rules, next_deck(), rng=rng)
-        out = play_deal(deal, [strategies[p] for p in seat_player], rng,
-                        scores=[totals[p] for p in seat_player])
+        deal = Deal.from_deck(rules, list(deck_for(dealer)), rng=deal_rng if deal_rng is not None else rng)
+        out = play(deal, [strategies[p] for p in seat_player], rng, scores=[totals[p] for p in seat_player])
         deals += 1
         capped += out.end == END_CAPPED
         for s, p in enumerate(seat_player):
             totals[p] += out.points[s]
-        wild = [False] * n
-        dealt = [0] * n
+        wild, dealt = [False] * n, [0] * n
         for s in out.wild_holders:
             wild[seat_player[s]] = True
         for s, k in enumerate(out.wilds_dealt):

@@ -21,11 +21,10 @@ import numpy as np
 
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.contract import Action, DecisionView
-from analyzer.core.outcomes import END_CAPPED, DealResults, MatchResults
+from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import child_seed
-from analyzer.engine.deal import Deal, DealOutcome, MatchOutcome, forced_action
-from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome, next_dealer
+from analyzer.engine.deal import Deal, DealOutcome, MatchOutcome, forced_action, match_loop
 from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.sampler import World
 
@@ -103,32 +102,7 @@ def play_match_observed(rules: RuleSet, strategies: Sequence[Any], rng: np.rando
     memory is of the deal in progress: it starts afresh every deal, and its
     view carries the match totals (``scores``) as in the engine's match.
     """
-    if rules.target is None:
-        raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
-    n = rules.players
-    totals = [0] * n
-    dealer = first_dealer(n)
-    capped = deals = 0
-    wild, dealt = [False] * n, [0] * n
-    while True:
-        seat_player = [(dealer + s) % n for s in range(n)]
-        deal = Deal.from_deck(rules, list(next_deck(dealer)), rng=deal_rng if deal_rng is not None else rng)
-        out = play_observed(deal, [strategies[q] for q in seat_player], rng, scores=[totals[q] for q in seat_player])
-        deals += 1
-        capped += out.end == END_CAPPED
-        for s, q in enumerate(seat_player):
-            totals[q] += out.points[s]
-        wild, dealt = [False] * n, [0] * n
-        for s in out.wild_holders:
-            wild[seat_player[s]] = True
-        for s, k in enumerate(out.wilds_dealt):
-            dealt[seat_player[s]] = k
-        if max(totals) >= rules.target or deals >= MAX_DEALS:
-            break
-        winner = None if out.winner is None else seat_player[out.winner]
-        dealer = next_dealer(rules.variant, dealer, winner, n)
-    win, loss, by_wild = match_outcome(rules, np.array([totals]), np.array([wild]))
-    return MatchOutcome(totals, win[0].tolist(), loss[0].tolist(), bool(by_wild[0]), wild, deals, capped, dealt)
+    return match_loop(rules, strategies, rng, next_deck, play_observed, deal_rng)
 
 
 def _deck_rng(seed: np.random.SeedSequence, j: int, purpose: int) -> np.random.Generator:
