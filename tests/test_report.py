@@ -194,3 +194,17 @@ def test_strategy_sentences_name_a_winner_only_when_distinguishable() -> None:
     assert "not distinguishable" in close[0] and "wins most" not in close[0] and "Holm p 0.13" in close[0]
 
 
+
+
+def test_a_spec_with_several_parameters_is_one_strategy_in_the_sentences() -> None:
+    """pimc?budget=4000,worlds=64 in every seat is one line-up of one strategy, not "lineup pimc?budget=4000,
+    worlds=64, ..." (the stored line-up joins specs with commas, and a spec's parameters use them too)."""
+    from analyzer.report.sentences import split_lineup, where
+
+    spec = "pimc?budget=4000,worlds=64"
+    assert split_lineup(",".join([spec] * 4)) == [spec] * 4
+    assert split_lineup(f"greedy,{spec},random") == ["greedy", spec, "random"]
+    row = {"rules": "", "variant": "czech", "players": 4, "lineup": ",".join([spec] * 4)}
+    assert where(row) == "In czech with 4 players"
+    mixed = {**row, "lineup": f"{spec},weighted,weighted,weighted"}
+    assert where(mixed) == f"In czech with 4 players (lineup {spec}, weighted, weighted, weighted)"

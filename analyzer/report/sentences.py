@@ -19,6 +19,20 @@ from analyzer.stats import tables
 from analyzer.stats.tables import rules_text
 
 
+def split_lineup(text: str) -> list[str]:
+    """The specs of a stored line-up ("a,b?x=1,y=2,c"): a piece ``key=value`` without a ``?`` continues the
+    previous spec's parameters (``pimc?budget=4000,worlds=64`` is one strategy, not two)."""
+    out: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if out and "?" in out[-1] and "=" in piece and "?" not in piece:
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
+
+
 def where(row: Any) -> str:
     """'In czech with 2 players (sevens=True; lineup a, b)' — the cell as a sentence opening."""
     extra = []
@@ -29,7 +43,7 @@ def where(row: Any) -> str:
     if isinstance(seatings, (int, float, np.integer)) and seatings > 1:
         extra.append(f"{row['strategies'].replace(', ', ' and ')} rotated over {int(seatings)} seatings")
     else:
-        lineup = [s for s in str(row.get("lineup", "")).split(",") if s]
+        lineup = split_lineup(str(row.get("lineup", "")))
         if lineup and len(set(lineup)) > 1:
             extra.append("lineup " + ", ".join(lineup))
     tail = f" ({'; '.join(extra)})" if extra else ""
@@ -193,7 +207,7 @@ def rule_sentences(eff: pd.DataFrame) -> list[str]:
     """One sentence per option switched alone (context: default rules)."""
     out = []
     for _, r in eff[eff["context"] == "default rules"].iterrows():
-        lineup = [x for x in str(r["lineup"]).split(",") if x]
+        lineup = split_lineup(str(r["lineup"]))
         who = f" (lineup {', '.join(lineup)})" if len(set(lineup)) > 1 else ""
         s = (f"In {r['variant']} with {int(r['players'])} players{who}, switching on {r['switch']} "
              f"moves the first player's win rate per {r['unit']} "
