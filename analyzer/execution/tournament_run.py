@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -50,6 +49,7 @@ from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
 from analyzer.engine.match import first_dealer
 from analyzer.execution import lineup as lineups
+from analyzer.execution.cores import cores
 from analyzer.execution.executor import run_tasks
 from analyzer.execution.experiment import Experiment, ExperimentError, fill_spec
 from analyzer.execution.progress import RunProgress
@@ -146,10 +146,6 @@ def chunk_sizes(n: int, chunk: int) -> list[int]:
     return [min(chunk, n - i) for i in range(0, n, chunk)]
 
 
-def _batch(jobs: int) -> int:
-    return max(1, os.cpu_count() or 1) if jobs < 0 else max(1, jobs)
-
-
 class ChunkCache(Protocol):
     """Finished chunks of one tournament kept somewhere (:class:`StoredChunks`): ``get`` gives a stored chunk of
     ``n`` decks or None, ``put`` keeps one and gives back what a later ``get`` will give."""
@@ -207,7 +203,7 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
             return [watched(design, parts[c], is_sprt) for c in idx]
 
         seq = run_sequential(lambda c: watched(design, parts[c], is_sprt), rule, max_chunks=len(sizes),
-                             min_deals=min(2 * sizes[0], n), batch=_batch(jobs), mapper=mapper)
+                             min_deals=min(2 * sizes[0], n), batch=cores(jobs, cap=False), mapper=mapper)
         used = seq.chunks
     per_table = [np.concatenate([parts[c][t] for c in range(used)]) for t in range(len(design.tables))]
     summary = round_robin_summary if design.name == "round-robin" else hero_summary
