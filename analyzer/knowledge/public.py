@@ -33,8 +33,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.core.bits import BIT, SUIT_MASK, U64, popcount
+from analyzer.core.bits import BIT, SUIT_MASK, U64, cards_tuple, popcount
 from analyzer.core.cards import deck
+from analyzer.core.contract import BatchHistory, EventLog, History
 from analyzer.core.rules import RuleSet
 
 #: Marks a slot whose card was never public (dealt, or drawn from the original talon):
@@ -298,6 +299,63 @@ def void_suits(may_hold: NDArray[np.uint64]) -> NDArray[np.uint8]:
     out = np.zeros(m.shape, np.uint8)
     for s in range(4):
         out |= np.where((m & SUIT_MASK[s]) == 0, np.uint8(1 << s), np.uint8(0))
+    return out
+
+
+# ------------------------------------------------------------------ what a player is shown
+def batch_history(pub: PublicRecord, rows: NDArray[np.int64], cur: NDArray[np.integer], hand: NDArray[np.uint64],
+                  pile: Any, pile_size: Any, talon: Any) -> BatchHistory:
+    """The :class:`BatchHistory` of the decisions in ``rows`` (players ``cur`` holding ``hand``), read
+    from the record; per-player columns by seat offset.  ``pile`` (R, D) bottom first, ``pile_size`` (R,)
+    and ``talon`` (R, D) top first where its order is known, -1 elsewhere, come from the game's own state
+    (the simulator's ring, the engine's lists) and may be zero-argument functions (read when asked)."""
+    n = pub.n
+    cur = np.asarray(cur, np.int64)
+    seats = (cur[:, None] + np.arange(n)[None, :]) % n  # (R, P) absolute seat of each offset
+    rows2 = rows[:, None]
+
+    def may_hold() -> NDArray[np.uint64]:
+        out = np.empty((len(rows), n), np.uint64)
+        out[:, 0] = hand
+        for k in range(1, n):
+            out[:, k] = pub.may_hold(rows, seats[:, k])
+        return out
+
+    def events() -> NDArray[np.int64]:
+        e = events_from_seat(pub.events[rows], cur, n)
+        return np.where(np.arange(e.shape[1])[None, :] < pub.n_events[rows][:, None], e, -1)
+
+    def cannot_hold() -> NDArray[np.uint64]:
+        return pub.full & ~hist.may_hold
+
+    hist: BatchHistory = BatchHistory(
+        pile=pile, pile_size=pile_size, seen=lambda: pub.seen[rows], known=lambda: pub.known[rows2, seats],
+        may_hold=may_hold, cannot_hold=cannot_hold, voids=lambda: void_suits(hist.may_hold),
+        hidden=lambda: pub.hidden(rows, cur, hand), talon=talon, drawn=lambda: pub.drawn[rows2, seats],
+        passes=lambda: pub.passes[rows2, seats], takes=lambda: pub.takes[rows2, seats],
+        named=lambda: pub.named[rows2, seats], events=events, n_events=lambda: pub.n_events[rows])
+    return hist
+
+
+def row_histories(h: BatchHistory) -> list[History]:
+    """The simple path's :class:`History` of each row of a :class:`BatchHistory` (arrays become lists once)."""
+    def cards(m: int) -> frozenset[int]:
+        return frozenset(cards_tuple(m))
+
+    def suits(v: int) -> frozenset[int]:
+        return frozenset(s for s in range(4) if v >> s & 1)
+
+    out = []
+    for pile, ps, seen, known, cannot, voids, hidden, talon, drawn, passes, takes, named, ev, ne in zip(
+            h.pile.tolist(), h.pile_size.tolist(), h.seen.tolist(), h.known.tolist(), h.cannot_hold.tolist(),
+            h.voids.tolist(), h.hidden.tolist(), h.talon.tolist(), h.drawn.tolist(), h.passes.tolist(),
+            h.takes.tolist(), h.named.tolist(), h.events.tolist(), h.n_events.tolist()):
+        out.append(History(
+            pile=tuple(pile[:ps]), seen=cards(seen), known=tuple(map(cards, known)),
+            cannot_hold=tuple(map(cards, cannot)), voids=tuple(map(suits, voids)), hidden=cards(hidden),
+            talon=None if talon[0] < 0 else tuple(c for c in talon if c >= 0), drawn=tuple(drawn),
+            passes=tuple(passes), takes=tuple(takes), named=tuple(None if s < 0 else s for s in named),
+            events=EventLog(ev[:ne])))
     return out
 
 

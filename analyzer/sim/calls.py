@@ -18,7 +18,8 @@ from numpy.typing import NDArray
 
 from analyzer.core.bits import BIT, CHUNK_TABLES, RANK_OF, cards_tuple, popcount
 from analyzer.core.cards import DRAW, N_CARDS, TAKE, card_str
-from analyzer.core.contract import BatchHistory, BatchView, DecisionView, EventLog, History, describe_action, is_action_int
+from analyzer.core.contract import BatchView, DecisionView, describe_action, is_action_int
+from analyzer.knowledge.public import row_histories
 from analyzer.sim.errors import SimulationError, StrategyFault
 from analyzer.sim.state import LEAD, SEVEN, SlotState
 
@@ -187,28 +188,6 @@ def answer_arrays(acts: list, suits: list) -> tuple[NDArray[np.int64], NDArray[n
         except OverflowError:
             pass
     return _answers_one_by_one(acts, suits)
-
-
-def row_histories(h: BatchHistory) -> list[History]:
-    """The simple path's :class:`History` of each row of a :class:`BatchHistory` (arrays become lists once)."""
-    def cards(m: int) -> frozenset[int]:
-        return frozenset(cards_tuple(m))
-
-    def suits(v: int) -> frozenset[int]:
-        return frozenset(s for s in range(4) if v >> s & 1)
-
-    out = []
-    for pile, ps, seen, known, cannot, voids, hidden, talon, drawn, passes, takes, named, ev, ne in zip(
-            h.pile.tolist(), h.pile_size.tolist(), h.seen.tolist(), h.known.tolist(), h.cannot_hold.tolist(),
-            h.voids.tolist(), h.hidden.tolist(), h.talon.tolist(), h.drawn.tolist(), h.passes.tolist(),
-            h.takes.tolist(), h.named.tolist(), h.events.tolist(), h.n_events.tolist()):
-        out.append(History(
-            pile=tuple(pile[:ps]), seen=cards(seen), known=tuple(map(cards, known)),
-            cannot_hold=tuple(map(cards, cannot)), voids=tuple(map(suits, voids)), hidden=cards(hidden),
-            talon=None if talon[0] < 0 else tuple(c for c in talon if c >= 0), drawn=tuple(drawn),
-            passes=tuple(passes), takes=tuple(takes), named=tuple(None if s < 0 else s for s in named),
-            events=EventLog(ev[:ne])))
-    return out
 
 
 class BadAnswer(Exception):

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from analyzer.core.bits import popcount
 from analyzer.core.contract import BatchHistory
 from analyzer.engine.faults import token
-from analyzer.knowledge.public import PublicRecord, events_from_seat, reads_history, void_suits
+from analyzer.knowledge.public import PublicRecord, batch_history, reads_history
 from analyzer.sim.state import LEAD, SlotState
 
 
@@ -84,19 +84,12 @@ class PublicRecorder(SlotState):
         self.public.start(rows, popcount(self.hands[rows]).astype(np.int16), self.played[rows])
 
     def _history_view(self, rr: NDArray[np.int64], cur: NDArray[np.int8], hand: NDArray[np.uint64]) -> BatchHistory:
-        """The :class:`BatchHistory` of the decision slots ``rr`` (players ``cur`` holding ``hand``)."""
-        pub = self.public
-        assert pub is not None
-        n, d = self.n, self.d
-        seats = self.offsets[cur]  # (R, P) absolute seat of each offset
+        """The :class:`BatchHistory` of the decision slots ``rr`` (players ``cur`` holding ``hand``):
+        the record's (knowledge.public.batch_history, shared with the rules engine), the pile and a
+        talon of known order (G8) read off the ring."""
+        assert self.public is not None
+        d = self.d
         rows2 = rr[:, None]
-
-        def may_hold() -> NDArray[np.uint64]:
-            out = np.empty((len(rr), n), np.uint64)
-            out[:, 0] = hand
-            for k in range(1, n):
-                out[:, k] = pub.may_hold(rr, seats[:, k])
-            return out
 
         def ordered(start: NDArray[np.int64], count: NDArray[np.int64]) -> NDArray[np.int8]:
             pos = (start[:, None] + np.arange(d)) % d
@@ -107,18 +100,7 @@ class PublicRecorder(SlotState):
             t = ordered(self.head[rr].astype(np.int64), self.tcount[rr].astype(np.int64))
             return np.where(known[:, None], t, -1).astype(np.int8)
 
-        def events() -> NDArray[np.int64]:
-            e = events_from_seat(pub.events[rr], cur, n)
-            return np.where(np.arange(e.shape[1])[None, :] < pub.n_events[rr][:, None], e, -1)
-
-        def cannot_hold() -> NDArray[np.uint64]:
-            return pub.full & ~hist.may_hold
-
-        hist: BatchHistory = BatchHistory(
+        return batch_history(
+            self.public, rr, cur, hand,
             pile=lambda: ordered(self.head[rr].astype(np.int64) + self.tcount[rr], self.pcount[rr].astype(np.int64)),
-            pile_size=lambda: self.pcount[rr], seen=lambda: pub.seen[rr], known=lambda: pub.known[rows2, seats],
-            may_hold=may_hold, cannot_hold=cannot_hold, voids=lambda: void_suits(hist.may_hold),
-            hidden=lambda: pub.hidden(rr, cur, hand), talon=talon, drawn=lambda: pub.drawn[rows2, seats],
-            passes=lambda: pub.passes[rows2, seats], takes=lambda: pub.takes[rows2, seats],
-            named=lambda: pub.named[rows2, seats], events=events, n_events=lambda: pub.n_events[rr])
-        return hist
+            pile_size=lambda: self.pcount[rr], talon=talon)
