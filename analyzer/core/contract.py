@@ -261,6 +261,10 @@ class BatchHistory(_LazyReadOnly):
     named: NDArray[np.int8]  # (B, P) last suit named with a wild, -1 if none
     events: NDArray[np.int64]  # (B, E) packed events, seats as offsets, -1 after the last (core.contract.EventLog)
     n_events: NDArray[np.int32]  # (B,)
+    #: (B, P, D) each player's unknown cards, one mask per card (what each may be; 0 past them; self: 0):
+    #: older slots narrower (voids proved before a draw), as the observer's Knowledge keeps them
+    slots: NDArray[np.uint64]
+    talon_may: NDArray[np.uint64]  # (B,) what an unknown talon card may be; 0 where the talon's order is known
 
     FIELDS = tuple(__annotations__)
     __slots__ = FIELDS

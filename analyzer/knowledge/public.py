@@ -328,12 +328,22 @@ def batch_history(pub: PublicRecord, rows: NDArray[np.int64], cur: NDArray[np.in
     def cannot_hold() -> NDArray[np.uint64]:
         return pub.full & ~hist.may_hold
 
+    def slots() -> NDArray[np.uint64]:  # each unknown card's mask (pimc's sampler reads them; self: none)
+        used = np.arange(pub.h)[None, None, :] < pub.nslots[rows2, seats][:, :, None]
+        used[:, 0] = False
+        return np.where(used, effective(pub.slots[rows2, seats], pub.full, pub.seen[rows][:, None, None]), U64(0))
+
+    def talon_may() -> NDArray[np.uint64]:  # an unknown talon card: a shuffled turned-over pile, else never seen
+        unknown = np.where(pub.shuffled[rows], pub.talon_set[rows], pub.full & ~pub.seen[rows])
+        return np.where(pub.talon_known[rows] != 0, U64(0), unknown)
+
     hist: BatchHistory = BatchHistory(
         pile=pile, pile_size=pile_size, seen=lambda: pub.seen[rows], known=lambda: pub.known[rows2, seats],
         may_hold=may_hold, cannot_hold=cannot_hold, voids=lambda: void_suits(hist.may_hold),
         hidden=lambda: pub.hidden(rows, cur, hand), talon=talon, drawn=lambda: pub.drawn[rows2, seats],
         passes=lambda: pub.passes[rows2, seats], takes=lambda: pub.takes[rows2, seats],
-        named=lambda: pub.named[rows2, seats], events=events, n_events=lambda: pub.n_events[rows])
+        named=lambda: pub.named[rows2, seats], events=events, n_events=lambda: pub.n_events[rows],
+        slots=slots, talon_may=talon_may)
     return hist
 
 
