@@ -168,8 +168,10 @@ class SimpleRecorder:
         self.rows: list[tuple] = []
 
     def choose(self, view, rng):
-        assert type(view) is DecisionView and view.scores is None
-        self.rows.append(tuple(tuple(sorted(x)) if isinstance(x, frozenset) else x for x in view[1:]))
+        assert isinstance(view, DecisionView) and view.scores is None  # a PausedView on the pause path
+        fields = tuple(getattr(view, f) for f in DecisionView._fields)
+        assert fields == tuple(view) == view[:] and view == DecisionView(*fields)  # fields and tuple agree
+        self.rows.append(tuple(tuple(sorted(x)) if isinstance(x, frozenset) else x for x in fields[1:]))
         return self.inner.choose(view, rng)
 
 
@@ -184,6 +186,40 @@ def test_the_simple_path_sees_the_same_decision_views_as_on_the_numpy_simulator(
         seen.append(rec.rows)
     assert len(seen[0]) > 1000 and Counter(seen[0]) == Counter(seen[1])
     assert any(len(r[8]) > 20 for r in seen[0])  # long deals: sets of played cards extended many times
+
+
+def test_a_paused_view_is_a_decision_view_whatever_is_asked_of_it():
+    """PausedView holds hand and played as masks and decodes them when read: fields, indexing, slices,
+    iteration, unpacking, equality and hashing both ways, repr, _asdict, _replace, copies and pickles all show a
+    DecisionView's values; it is read-only; the legal tuple comes from the kernel's mask with DRAW/TAKE after it."""
+    import copy
+    import pickle
+
+    from analyzer.core.bits import cards_tuple
+    from analyzer.core.cards import DRAW, TAKE
+    from analyzer.kernel.views import _LEGAL, PausedView, _SIZES, pack_sizes
+
+    rules = make_rules("czech", 4, {"sevens": True})
+    hand, played = (1 << 20) | (1 << 33) | (1 << 51), (1 << 24) | (1 << 40)
+    pv = tuple.__new__(PausedView, (rules, 2, hand, (33, DRAW), 40, 1, 0, (3, 5, 4, 6), 9, played, None, None))
+    dv = DecisionView(rules, 2, (20, 33, 51), (33, DRAW), 40, 1, 0, (3, 5, 4, 6), 9, frozenset({24, 40}))
+    assert isinstance(pv, DecisionView) and pv.hand == dv.hand and pv.played == dv.played
+    assert pv == dv and dv == pv and not pv != dv and hash(pv) == hash(dv) and {pv: 1}[dv] == 1
+    assert tuple(pv) == tuple(dv) and list(pv) == list(dv) and pv[2] == dv[2] and pv[:] == dv[:] and pv[-3] == dv[-3]
+    _, _, h, *_, p, _, _ = pv
+    assert h == (20, 33, 51) and p == frozenset({24, 40}) and (20, 33, 51) in pv and pv.index(9) == 8
+    assert repr(pv) == repr(dv) and pv._asdict() == dv._asdict() and pv.suit_counts() == dv.suit_counts()
+    assert type(pv._replace(seat=3)) is DecisionView and pv._replace(seat=3) == dv._replace(seat=3)
+    assert pickle.loads(pickle.dumps(pv)) == dv and copy.copy(pv) == dv and copy.deepcopy(pv) == dv
+    assert pv.legal_cards == (33,) and pv.can_draw and not pv.can_take
+    for name in ("hand", "played", "legal", "extra"):
+        with pytest.raises(AttributeError):
+            setattr(pv, name, ())
+    assert not hasattr(pv, "__dict__")
+    assert _LEGAL[(1 << 33) | (1 << 20) | (3 << DRAW)] == (20, 33, DRAW, TAKE) and _LEGAL[1 << TAKE] == (TAKE,)
+    assert _LEGAL[hand] == cards_tuple(hand)
+    sizes = np.array([[3, 5, 4, 6], [0, 52, 1, 0]], np.int16)
+    assert [_SIZES[k] for k in pack_sizes(sizes).tolist()] == [(3, 5, 4, 6), (0, 52, 1, 0)]
 
 
 def test_random_python_form_agrees_statistically_with_the_numpy_simulator():

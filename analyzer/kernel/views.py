@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -132,23 +134,188 @@ def batch_view(rules: RuleSet, v: Paused, rows: slice | NDArray[np.int64]) -> Ba
 
 #: DecisionView's fields after ``played``, None in deals without a recorded history
 _AFTER_PLAYED = ("scores", "history")
+#: the bits of card ids in a mask (52 and 53 carry DRAW and TAKE in :class:`SimplePath`'s keys of the legal actions)
+_CARDS = (1 << DRAW) - 1
+#: decoded masks kept at most (a bound on memory; the tables start again when full)
+_DECODED = 1 << 16
+
+
+class _Cards(dict[int, tuple[int, ...]]):
+    """Card mask -> its card ids, lowest first (the numpy simulator's ``bits.cards_tuple``), kept once decoded."""
+
+    __slots__ = ()
+
+    def __missing__(self, m: int) -> tuple[int, ...]:
+        if len(self) >= _DECODED:
+            self.clear()
+        t0, t1, t2, t3 = CHUNK_TABLES
+        c = self[m] = t0[m & 0x1FFF] + t1[(m >> 13) & 0x1FFF] + t2[(m >> 26) & 0x1FFF] + t3[(m >> 39) & 0x1FFF]
+        return c
+
+
+class _Legal(dict[int, tuple[int, ...]]):
+    """Key (legal card mask, bit 52 may draw, bit 53 may take) -> DecisionView.legal: the cards, then DRAW and/or
+    TAKE."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: int) -> tuple[int, ...]:
+        if len(self) >= _DECODED:
+            self.clear()
+        c = self[key] = _HANDS[key & _CARDS] + (DRAW,) * (key >> DRAW & 1) + (TAKE,) * (key >> TAKE & 1)
+        return c
+
+
+class _Played(dict[int, frozenset[int]]):
+    """Card mask -> the frozenset of its cards (DecisionView.played), kept once built."""
+
+    __slots__ = ()
+
+    def __missing__(self, m: int) -> frozenset[int]:
+        if len(self) >= _DECODED:
+            self.clear()
+        c = self[m] = frozenset(_HANDS[m])
+        return c
+
+
+class _Sizes(dict[int, tuple[int, ...]]):
+    """Hand sizes packed 6 bits a seat offset (offset 0 lowest, 10 players at most) -> DecisionView.hand_sizes;
+    the ``players`` of a key are its length plus one bit above them (:func:`pack_sizes`)."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: int) -> tuple[int, ...]:
+        if len(self) >= _DECODED:
+            self.clear()
+        n = (key.bit_length() - 1) // 6
+        c = self[key] = tuple(key >> (6 * j) & 63 for j in range(n))
+        return c
+
+
+def pack_sizes(sizes: NDArray[np.int16]) -> NDArray[np.int64]:
+    """Rows of hand sizes (B, P), each below 64, as :class:`_Sizes`' keys."""
+    n = sizes.shape[1]
+    key = np.full(len(sizes), 1 << (6 * n), np.int64)
+    for j in range(n):
+        key |= sizes[:, j].astype(np.int64) << (6 * j)
+    return key
+
+
+_HANDS, _LEGAL, _PLAYED_SETS, _SIZES = _Cards(), _Legal(), _Played(), _Sizes()
+_item: Callable[..., Any] = tuple.__getitem__  # a field as stored (masks for hand and played)
+_HAND_AT, _PLAYED_AT = DecisionView._fields.index("hand"), DecisionView._fields.index("played")
+#: -1 (no top card, no active suit) as None: ``_OR_NONE[x + 1]``, an array of Python objects
+_OR_NONE = np.array([None, *range(DRAW)], dtype=object)
+_NO_SUIT = {None: -1}
+
+
+class PausedView(DecisionView):
+    """A DecisionView of a paused decision whose hand and cards played are decoded when first read.
+
+    The tuple holds those two fields as card masks; the fields (``view.hand``,
+    ``view.played``), indexing, iteration, unpacking, comparison, ``repr``,
+    ``_asdict``, ``_replace``, copies and pickles all give the decoded values,
+    equal to the numpy simulator's DecisionView of that decision.  Read-only
+    as any NamedTuple (no ``__dict__``).  Building it costs a third of a
+    DecisionView's (a set of 20 played cards costs more than the rest of a view),
+    and a strategy that reads neither field never pays for them.
+    """
+
+    __slots__ = ()
+
+    @property
+    def hand(self) -> tuple[int, ...]:  # a NamedTuple field, read-only as before
+        return _HANDS[_item(self, _HAND_AT)]
+
+    @property
+    def played(self) -> frozenset[int]:
+        return _PLAYED_SETS[_item(self, _PLAYED_AT)]
+
+    def plain(self) -> DecisionView:
+        """The same view as a DecisionView (fields decoded)."""
+        raw = list(_item(self, slice(None)))
+        raw[_HAND_AT] = _HANDS[raw[_HAND_AT]]
+        raw[_PLAYED_AT] = _PLAYED_SETS[raw[_PLAYED_AT]]
+        return tuple.__new__(DecisionView, raw)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.plain())
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.plain()[i]
+
+    def __contains__(self, x: object) -> bool:
+        return x in self.plain()
+
+    def __eq__(self, other: object) -> bool:
+        return self.plain() == other
+
+    def __ne__(self, other: object) -> bool:
+        return self.plain() != other
+
+    def __lt__(self, other: Any) -> bool:
+        return self.plain() < other
+
+    def __le__(self, other: Any) -> bool:
+        return self.plain() <= other
+
+    def __gt__(self, other: Any) -> bool:
+        return self.plain() > other
+
+    def __ge__(self, other: Any) -> bool:
+        return self.plain() >= other
+
+    def __hash__(self) -> int:
+        return hash(self.plain())
+
+    def __add__(self, other: Any) -> Any:
+        return self.plain() + other
+
+    def __radd__(self, other: Any) -> Any:
+        return other + tuple(self.plain())
+
+    def __mul__(self, k: Any) -> Any:
+        return self.plain() * k
+
+    __rmul__ = __mul__
+
+    def count(self, x: Any) -> int:
+        return self.plain().count(x)
+
+    def index(self, x: Any, *args: Any) -> int:
+        return self.plain().index(x, *args)
+
+    def __repr__(self) -> str:
+        return repr(self.plain())
+
+    def _asdict(self) -> dict[str, Any]:
+        return self.plain()._asdict()
+
+    def _replace(self, **fields: Any) -> DecisionView:  # type: ignore[override]  # a DecisionView, not a PausedView
+        return self.plain()._replace(**fields)
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return tuple(self.plain())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return tuple.__new__, (DecisionView, tuple(self.plain()))
 
 
 class SimplePath:
-    """The simple path on paused decisions: one ``choose`` per decision, as the numpy simulator's adapter
-    (analyzer.sim.calls.choose_rows) builds them, with the answers checked the same way (calls.answer_arrays).
+    """The simple path on paused decisions: one ``choose`` per decision, with the views the numpy simulator's
+    adapter (analyzer.sim.calls.choose_rows) builds, as :class:`PausedView` (hand and played decoded when read),
+    and the answers checked the same way (calls.answer_arrays).
 
-    The cards played, a frozenset, cost most of a view to build (a set of 20 cards
-    takes longer than the rest of the view), so each slot keeps its last one and
-    the next is that set plus the cards played since: the same cards (a set
-    built another way may iterate in another order; no strategy may rely on
-    the order of a set).
+    Every step but ``choose`` itself runs in C: the fields become lists once,
+    the legal actions come from a table of the kernel's masks (:class:`_Legal`),
+    the views are made by ``map`` over the columns, the answers split by ``map``.
     """
 
     def __init__(self, rules: RuleSet, paused: Paused, slots: int) -> None:
         self.rules = rules
         self.v = paused
-        self.played: list[tuple[int, frozenset[int]]] = [(0, frozenset())] * slots
+        if DecisionView._fields[_PLAYED_AT + 1:] != _AFTER_PLAYED or len(DecisionView._fields) != 12:
+            raise RuntimeError("DecisionView's fields changed: update analyzer.kernel.views.SimplePath")
 
     def strategy(self, strat: Any) -> _Simple:
         """``strat`` as a fast-path strategy over paused rows (what the calls and checks of analyzer.sim.calls take)."""
@@ -167,40 +334,44 @@ class SimplePath:
             if collecting:
                 gc.enable()
 
+    def views(self, rows: slice | NDArray[np.int64]) -> Iterator[PausedView]:
+        """The DecisionViews of paused decisions ``rows``, one by one."""
+        v = self.v
+        keys = v.legal[rows] | (v.can_draw[rows].astype(np.uint64) << np.uint64(DRAW)) \
+            | (v.can_take[rows].astype(np.uint64) << np.uint64(TAKE))
+        tops = _OR_NONE[v.top[rows] + 1].tolist()
+        suits = _OR_NONE[v.active_suit[rows] + 1].tolist()
+        fields = zip(repeat(self.rules), v.seat[rows].tolist(), v.hand[rows].tolist(),
+                     map(_LEGAL.__getitem__, keys.tolist()), tops, suits, v.pending_seven[rows].tolist(),
+                     map(_SIZES.__getitem__, pack_sizes(v.hand_sizes[rows]).tolist()), v.talon_size[rows].tolist(),
+                     v.played[rows].tolist(), repeat(None), repeat(None))
+        return map(tuple.__new__, repeat(PausedView), fields)
+
     def _answers(self, strat: Any, rows: slice | NDArray[np.int64], rng: np.random.Generator
                  ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        v = self.v
-        new = tuple.__new__
-        choose = strat.choose
-        rules, cache = self.rules, self.played
-        layout = DecisionView._fields[10:] == _AFTER_PLAYED  # built positionally (4x cheaper) while it holds
-        t0, t1, t2, t3 = CHUNK_TABLES
-        extra = ((), (DRAW,), (TAKE,), (DRAW, TAKE))
-        kinds = (v.can_draw[rows].astype(np.int8) + 2 * v.can_take[rows].astype(np.int8)).tolist()
-        tops = [None if t < 0 else t for t in v.top[rows].tolist()]
-        suits_in = [None if a < 0 else a for a in v.active_suit[rows].tolist()]
-        sizes = list(map(tuple, v.hand_sizes[rows].tolist()))
-        acts: list[Any] = []
-        suits: list[Any] = []
-        for slot, seat, h, g, kind, top, a_s, p7, hs, talon, p in zip(
-                v.slot[rows].tolist(), v.seat[rows].tolist(), v.hand[rows].tolist(), v.legal[rows].tolist(), kinds,
-                tops, suits_in, v.pending_seven[rows].tolist(), sizes, v.talon_size[rows].tolist(),
-                v.played[rows].tolist()):
-            was, played = cache[slot]
-            if p != was:
-                if p & was == was:  # the slot's last set and the cards played since
-                    d = p ^ was
-                    played = played.union(t0[d & 0x1FFF] + t1[(d >> 13) & 0x1FFF] + t2[(d >> 26) & 0x1FFF] + t3[d >> 39])
-                else:  # a new deal
-                    played = frozenset(t0[p & 0x1FFF] + t1[(p >> 13) & 0x1FFF] + t2[(p >> 26) & 0x1FFF] + t3[p >> 39])
-                cache[slot] = (p, played)
-            hand = t0[h & 0x1FFF] + t1[(h >> 13) & 0x1FFF] + t2[(h >> 26) & 0x1FFF] + t3[h >> 39]
-            legal = t0[g & 0x1FFF] + t1[(g >> 13) & 0x1FFF] + t2[(g >> 26) & 0x1FFF] + t3[g >> 39] + extra[kind]
-            a, s = choose(new(DecisionView, (rules, seat, hand, legal, top, a_s, p7, hs, talon, played, None, None))
-                          if layout else DecisionView(rules, seat, hand, legal, top, a_s, p7, hs, talon, played), rng)
-            acts.append(a)
-            suits.append(-1 if s is None else s)
+        answers = list(map(strat.choose, self.views(rows), repeat(rng)))
+        acts, suits = _split(answers)
         return answer_arrays(acts, suits)
+
+
+def _split(answers: list[Any]) -> tuple[list[Any], list[Any]]:
+    """The actions and suits (None as -1) of ``choose``'s answers; an answer that is no pair raises as
+    ``a, s = answer`` would."""
+    try:
+        if set(map(len, answers)) <= {2}:
+            acts = list(map(_first, answers))
+            s = list(map(_second, answers))
+            return acts, list(map(_NO_SUIT.get, s, s))
+    except TypeError:  # no len, no index or an unhashable suit: one by one
+        pass
+    acts, suits = [], []
+    for a, s in answers:
+        acts.append(a)
+        suits.append(-1 if s is None else s)
+    return acts, suits
+
+
+_first, _second = itemgetter(0), itemgetter(1)
 
 
 class _Simple:
