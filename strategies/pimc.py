@@ -30,11 +30,18 @@ In a match (the view carries the totals), a rollout whose deal ends the
 match is scored by the match's outcome instead (G11; CZ7's Jack rule acts
 there), so the search knows that a Jack kept into the last deal loses.
 
-Perfect memory needs the public history of the deal, which the table runner
-(:func:`analyzer.knowledge.table.play_observed`) keeps; the plain ``choose``
-contract does not carry it yet, so ``choose`` refuses with a one-line message
-rather than play blind.  Every command reaches it: the executor routes
-line-ups with players who remember to the table runner.
+Perfect memory needs the public history of the deal.  On the fast path
+(``choose_batch``, the numpy simulator records the history for strategies that
+declare ``uses_history = True``) every deal of the batch where pimc must choose
+is searched in ONE compiled call (:func:`analyzer.knowledge.search.search_rows`):
+each row's knowledge read off its :class:`~analyzer.core.contract.BatchHistory`
+(slot masks, known cards, the talon's mask or order), its worlds drawn by the
+compiled sampler on its own key, its rollouts as one search of it plays them —
+so a row gets exactly the scores ``choose_known`` gives the same decision with
+the same key (tested move for move).  The engine's table runner
+(:func:`analyzer.knowledge.table.play_observed`) asks ``choose_known`` with the
+observer's :class:`Knowledge`.  The plain ``choose`` carries a history without
+slot masks, so it refuses with a one-line message rather than play blind.
 """
 
 from __future__ import annotations
@@ -44,14 +51,14 @@ import time
 import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE, rank_of
-from analyzer.core.contract import Action, DecisionView, StrategyError
+from analyzer.core.contract import Action, BatchView, DecisionView, StrategyError
 from analyzer.core.registry import get_strategy, register
 from analyzer.engine.deal import Deal
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.positions import encode_deal
 from analyzer.knowledge.observer import Knowledge
-from analyzer.knowledge.search import OBJECTIVE_CODES, search_scores, world_arrays
+from analyzer.knowledge.search import OBJECTIVE_CODES, search_scores, search_view, view_candidates, view_search, world_arrays
 
 OBJECTIVES = ("auto", "loser", "win", "points", "both")
 #: worlds searched at every decision whatever the budget
@@ -63,6 +70,7 @@ class Pimc:
     """Determinized Monte Carlo search with rollouts on the compiled kernel (needs the table runner)."""
 
     name = "pimc"
+    uses_history = True  # the fast path reads the views' public history (choose_batch)
     description = ("determinized Monte Carlo search: samples up to `worlds` worlds, rolls every action out with `rollout` "
                    "until `budget` rollout turns, picks the best mean `objective`")
 
@@ -89,8 +97,49 @@ class Pimc:
         return "loser" if players == 2 else "both"
 
     def choose(self, view: DecisionView, rng: np.random.Generator) -> Action:
-        raise StrategyError("pimc needs the deal's public history (perfect memory); play it through "
-                            "analyzer.knowledge.table.play_observed or `durak duel`, not the batch simulator")
+        raise StrategyError("pimc needs the deal's public history with its slot masks (perfect memory): it plays "
+                            "through choose_batch on the batch simulator or choose_known on the table runner")
+
+    def _compile(self, rules: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        compiled = self._compiled.get(rules)
+        if compiled is None:
+            kinds, weights = compile_lineup([self.rollout] * rules.players)  # type: ignore[attr-defined]
+            compiled = self._compiled[rules] = (rule_params(rules), kinds, weights)  # type: ignore[arg-type]
+        return compiled
+
+    @staticmethod
+    def _key(rng: np.random.Generator) -> int:
+        """A searched decision's key on the table runner (one draw of the strategy's own rng)."""
+        return int(rng.integers(2**62))
+
+    @staticmethod
+    def _keys(rng: np.random.Generator, count: int) -> np.ndarray:
+        """Each searched decision's key (its worlds' and rollouts' streams), from the strategy's own rng."""
+        return rng.integers(2**62, size=count)
+
+    def choose_batch(self, view: BatchView, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Every decision of the batch with more than one candidate searched in one compiled call."""
+        options = view_candidates(view)
+        acts = np.array([o[0][0] for o in options], np.int16)
+        suits = np.array([o[0][1] for o in options], np.int8)
+        rows = np.array([i for i, o in enumerate(options) if len(o) > 1], np.int64)
+        if not len(rows):
+            return acts, suits
+        t0 = time.perf_counter()
+        rules = view.rules
+        p, kinds, weights = self._compile(rules)
+        vs = view_search(view, rows, [options[i] for i in rows.tolist()])
+        keys = self._keys(rng, len(rows)).astype(np.int64)
+        scores, used = search_view(p, kinds, weights, vs, OBJECTIVE_CODES[self.objective_for(rules.players)], keys,
+                                   self.worlds, self.budget, MIN_WORLDS, rng)
+        masked = np.where(np.arange(scores.shape[1])[None, :] < vs.n_actions[:, None], scores, -np.inf)
+        best = np.argmax(masked, axis=1)  # ties: the first in legal order
+        acts[rows] = vs.actions[np.arange(len(rows)), best]
+        suits[rows] = vs.suits[np.arange(len(rows)), best]
+        self.decisions += len(rows)
+        self.rollouts += int((vs.n_actions * used).sum())
+        self.seconds += time.perf_counter() - t0
+        return acts, suits
 
     # ----------------------------------------------------------------- search
     def candidates(self, view: DecisionView, table: Deal) -> list[Action]:
@@ -110,12 +159,8 @@ class Pimc:
         t0 = time.perf_counter()
         self.decisions += 1
         rules = table.rules
-        compiled = self._compiled.get(rules)
-        if compiled is None:
-            kinds, weights = compile_lineup([self.rollout] * rules.players)
-            compiled = self._compiled[rules] = (rule_params(rules), kinds, weights)
-        p, kinds, weights = compiled
-        key = int(rng.integers(2**62))  # this decision's streams: its worlds, and rollouts shared by every action
+        p, kinds, weights = self._compile(rules)
+        key = self._key(rng)  # this decision's streams: its worlds, and rollouts shared by every action
         hands, talons = world_arrays(knowledge, self.worlds, key, rng)
         pos = encode_deal(table)
         actions = np.array([a for a, _ in options], np.int64)

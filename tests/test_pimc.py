@@ -1,4 +1,5 @@
-"""``pimc`` (issue 13 item 4) through the table runner: legal, deterministic, honest about its contract.
+"""``pimc`` (issue 13 item 4) on the table runner and on the simulator's fast path (choose_batch): legal,
+deterministic, honest about its contract; the fast path chooses as the table runner does, move for move.
 
 Strength is measured by the benchmark in the closing note, not here (it needs
 thousands of deals); these tests keep budgets tiny.
@@ -132,3 +133,147 @@ def test_table_runner_matches_equal_the_simulators_matches_on_the_same_decks(var
     for field in ("totals", "win_share", "loss_share", "loser_by_wild", "wild_held", "deals", "capped_deals",
                   "wilds_dealt"):
         assert np.array_equal(getattr(ours, field), getattr(theirs, field)), (variant, field)
+
+
+# ---------------------------------------------------------------- the fast path: choose_batch on the simulator
+class FixedKeys(Pimc):
+    """pimc with one key for every decision, whichever path asks: its choice is then a function of its view."""
+
+    @staticmethod
+    def _key(rng: np.random.Generator) -> int:
+        return 12345
+
+    @staticmethod
+    def _keys(rng: np.random.Generator, count: int) -> np.ndarray:
+        return np.full(count, 12345, np.int64)
+
+
+BATCH_CASES: list[tuple[str, int, dict[str, object]]] = [("czech", 2, {}), ("svinya", 2, {}), ("prague", 3, {}),
+               ("czech", 4, {"voluntary_draw": True}), ("svinya", 2, {"no_card": "draw_one"})]
+
+
+@pytest.mark.parametrize("variant,players,options", BATCH_CASES, ids=[f"{v}{p}{''.join(o)}" for v, p, o in BATCH_CASES])
+def test_choose_batch_chooses_as_choose_known_move_for_move(variant: str, players: int, options: dict) -> None:
+    """Same decks, same key per decision: the simulator's fast path (choose_batch on BatchView.history, every
+    deal's search in one compiled call) and the table runner (choose_known on the observer's Knowledge)
+    search the same worlds and rollouts, so every deal ends alike (points, turns, turn-overs, who won)."""
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.knowledge.table import simulate_observed
+    from analyzer.sim.simulator import simulate_deals
+
+    rules = make_rules(variant, players, options)
+    n = 8
+    decks = shuffled_decks(rules.deck_size, n, np.random.default_rng([players, 5])).astype(np.int8)
+    table_p, fast_p = FixedKeys(worlds=4, budget=0), FixedKeys(worlds=4, budget=0)
+    others = [get_strategy("weighted") for _ in range(players - 1)]
+    table = simulate_observed(rules, [table_p, *others], decks, np.random.SeedSequence(1))
+    fast = simulate_deals(rules, [fast_p, *others], n, 1, decks=decks)
+    assert fast_p.decisions == table_p.decisions > n  # it searched, on both paths
+    for field in ("points", "turns", "last_card", "turnovers", "winner", "loser", "end"):
+        a, b = getattr(table, field), getattr(fast, field)
+        bad = np.nonzero(np.any(np.asarray(a).reshape(n, -1) != np.asarray(b).reshape(n, -1), axis=1))[0]
+        assert not len(bad), f"deal {bad[0]} differs in {field}: {a[bad[0]]} vs {b[bad[0]]}"
+
+
+def test_choose_batch_plays_matches_as_the_table_runner_does() -> None:
+    """Matches (G11): the totals in the batch views reach the search by seat (CZ7's match outcome)."""
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.knowledge.table import simulate_observed_matches
+    from analyzer.sim.simulator import simulate_matches
+
+    rules = make_rules("czech", 3, {"target": 60})
+    n, k = 3, 40
+    decks = shuffled_decks(rules.deck_size, n * k, np.random.default_rng(3)).reshape(n, k, rules.deck_size)
+    table_p, fast_p = FixedKeys(worlds=4, budget=0), FixedKeys(worlds=4, budget=0)
+    others = [get_strategy("weighted"), get_strategy("greedy")]
+    ours = simulate_observed_matches(rules, [table_p, *others], decks, np.random.SeedSequence(1))
+    theirs = simulate_matches(rules, [fast_p, *others], n, np.random.SeedSequence(1), decks=decks)
+    assert fast_p.decisions == table_p.decisions > 0
+    for field in ("totals", "win_share", "loss_share", "deals"):
+        assert np.array_equal(getattr(ours, field), getattr(theirs, field)), field
+
+
+def test_choose_batch_is_deterministic_for_a_seed_and_uses_its_rng() -> None:
+    from analyzer.sim.simulator import simulate_deals
+
+    rules = make_rules("svinya", 2, {})
+    runs = [simulate_deals(rules, [get_strategy("pimc?worlds=4,budget=0"), get_strategy("weighted")], 12, seed)
+            for seed in (7, 7, 8)]
+    assert np.array_equal(runs[0].points, runs[1].points) and np.array_equal(runs[0].turns, runs[1].turns)
+    assert not np.array_equal(runs[0].turns, runs[2].turns)
+
+
+class Auditor:
+    """pimc on the fast path that also draws each searched row's worlds and checks them against the view."""
+
+    name = "pimc-audit"
+    uses_history = True
+
+    def __init__(self) -> None:
+        self.inner = Pimc(worlds=4, budget=0)
+        self.rows = 0
+
+    def choose(self, view, rng):  # pragma: no cover - the fast path only
+        raise AssertionError("the simulator calls choose_batch")
+
+    def choose_batch(self, view, rng):
+        from analyzer.core.bits import BIT, popcount
+        from analyzer.knowledge.search import class_worlds, view_candidates, view_search
+
+        options = view_candidates(view)
+        rows = np.array([i for i, o in enumerate(options) if len(o) > 1], np.int64)
+        if len(rows):
+            vs = view_search(view, rows, [options[i] for i in rows.tolist()])
+            hist, n = view.history, view.rules.players
+            for i, r in enumerate(rows.tolist()):
+                me, c, k = int(vs.me[i]), int(vs.n_pool[i]), int(vs.n_cls[i])
+                hands, talons = class_worlds(vs.classes[i], vs.fits[i, :c, :k], vs.fixed[i],
+                                             vs.talon_known[i, :vs.n_known[i]], int(vs.talon_size[i]), 6, 99 + r, rng)
+                pile = int(np.bitwise_or.reduce(BIT[hist.pile[r, :hist.pile_size[r]]]))
+                for w in range(len(hands)):
+                    talon = int(np.bitwise_or.reduce(BIT[talons[w, :vs.talon_size[i]]])) if vs.talon_size[i] else 0
+                    cards = [int(h) for h in hands[w]]
+                    assert cards[me] == int(vs.fixed[i, me])  # own hand as held
+                    for s in range(n):
+                        off = (s - me) % n
+                        assert int(popcount(np.uint64(cards[s]))) == int(view.hand_sizes[r, off])  # hand sizes
+                        assert cards[s] & int(hist.known[r, off]) == int(hist.known[r, off])  # known cards in place
+                        if off:  # inferred voids and seen cards: nothing it may not hold
+                            assert cards[s] & ~int(hist.may_hold[r, off]) == 0
+                    everything = talon | pile
+                    for h in cards:
+                        assert everything & h == 0  # no card twice
+                        everything |= h
+                    assert everything == sum(1 << c for c in deck(view.rules.deck_size))  # every card somewhere
+                    if hist.talon[r, 0] >= 0:  # G8 turn_over: the talon's known order is kept
+                        assert list(talons[w, :vs.talon_size[i]]) == list(hist.talon[r, :vs.talon_size[i]])
+                self.rows += 1
+        return self.inner.choose_batch(view, rng)
+
+
+@pytest.mark.parametrize("variant,players,options", [("czech", 3, {}), ("svinya", 2, {}),
+                                                      ("czech", 2, {"reshuffle": "shuffle"})])
+def test_the_batch_sampler_never_contradicts_the_view(variant: str, players: int, options: dict) -> None:
+    from analyzer.sim.simulator import simulate_deals
+
+    rules = make_rules(variant, players, options)
+    audit = Auditor()
+    simulate_deals(rules, [audit] + [get_strategy("weighted")] * (players - 1), 6, 2)
+    assert audit.rows > 6
+
+
+def test_a_batch_row_with_too_many_classes_is_searched_apart_by_the_python_sampler(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows past MAX_TABLE: worlds from the Python sampler (the strategy's rng), searched one by one; the deals
+    end legally and alike for a seed."""
+    import analyzer.knowledge.search as search
+    from analyzer.sim.simulator import simulate_deals
+
+    monkeypatch.setattr(search, "MAX_TABLE", 1)
+    rules = make_rules("czech", 2, {})
+    runs = []
+    for _ in range(2):
+        p = Pimc(worlds=4, budget=0)
+        runs.append(simulate_deals(rules, [p, get_strategy("weighted")], 6, 4))
+        assert p.decisions > 6
+    assert np.array_equal(runs[0].points, runs[1].points) and np.array_equal(runs[0].turns, runs[1].turns)

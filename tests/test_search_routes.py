@@ -1,5 +1,5 @@
-"""Every command takes tracker and pimc (issue 13): the one executor routes line-ups with players who remember
-to the engine's table runner (analyzer.knowledge.table.simulate_known); numbers depend on the seed, not --jobs.
+"""Every command takes tracker and pimc (issue 13): both read the public history of the numpy simulator's views
+(the executor routes them there); numbers depend on the seed, not --jobs.
 """
 
 from __future__ import annotations

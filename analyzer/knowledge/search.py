@@ -19,28 +19,64 @@ Python dynamic programme per world; here it is one numba call:
   own phase functions (analyzer.kernel.turn, as ``run_deal`` applies a choice),
   then the deal played to its end by the rollout policy
   (:func:`analyzer.kernel.deal.run_deal`).  Every action of a world uses the
-  same play stream (common random numbers), so actions are compared paired.
+  same play stream (common random numbers), so actions are compared paired;
+* :func:`search_rows` — the fast path (``Pimc.choose_batch``): R decisions of
+  R deals in one call, each row's knowledge read off its batch view's public
+  history (:func:`view_search`), its worlds drawn one at a time on its own key
+  as :func:`draw_worlds` draws them, so a row scores exactly what one
+  :func:`search_scores` of the same decision with the same key scores.
 
 The dense table has ``prod(size_k + 1)`` entries; a knowledge with too many
 distinct classes for that (rare: four or more players with long void
-histories) is sampled by the Python sampler instead (:func:`world_arrays`).
+histories) is sampled by the Python sampler instead (:func:`world_arrays`;
+on the fast path such a row is searched apart, :func:`search_view`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.bits import BIT, RANK_MASK, cards_tuple, popcount
 from analyzer.core.cards import DRAW, TAKE
+from analyzer.core.contract import BatchView
 from analyzer.core.outcomes import END_BLOCKED, END_OUT
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import bit, suit_of
 from analyzer.kernel.deal import run_deal
 from analyzer.kernel.jit import inner, outer
 from analyzer.kernel.rng import next_float, stream_key
-from analyzer.kernel.state import ACTIVE, BEGIN, CUR, HANDS, LAST_ACTOR, LEAD, NI, PCOUNT, PHASE, RING, RNG, TCOUNT, TURNS
+from analyzer.kernel.state import (
+    ACTIVE,
+    BEGIN,
+    CUR,
+    DRAWN_CARD,
+    HANDS,
+    LAST_ACTOR,
+    LAST_CARD,
+    LEAD,
+    NI,
+    PCOUNT,
+    PDRAW,
+    PEND7,
+    PHASE,
+    PLAY,
+    PLAYED,
+    PSKIP,
+    RING,
+    RNG,
+    SEVEN,
+    TCOUNT,
+    TOP,
+    TURNOVERS,
+    TURNS,
+    WENT_OUT,
+)
 from analyzer.kernel.turn import draw_decision, finish, play_card, take_seven
 from analyzer.knowledge.observer import Knowledge, mask
+from analyzer.knowledge.public import TURN_OVER
 from analyzer.knowledge.sampler import Classes, InconsistentKnowledge, Sampler, classes_of
 
 #: Largest dense counting table (entries of float64) before the Python sampler takes over.
@@ -93,6 +129,50 @@ def count_table(fits: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndar
     return f, stride
 
 
+@inner
+def draw_world(f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.ndarray, owner: np.ndarray,
+               pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray, talon_size: int, state: np.ndarray,
+               room: np.ndarray, hands: np.ndarray, talon: np.ndarray) -> None:
+    """One determinization into ``hands`` (P,) and ``talon`` (top first), stepping the stream ``state[0]``.
+
+    Each pool card goes to a class with probability proportional to the
+    completions that follow (``f``); the talon's cards are then shuffled
+    uniformly unless its order is known (G8).  ``room`` is scratch (classes,).
+    """
+    n_cards, k = fits.shape
+    for s in range(fixed.shape[0]):
+        hands[s] = fixed[s]
+    for j in range(k):
+        room[j] = size[j]
+    idx = f.shape[0] - 1
+    t = 0
+    for i in range(n_cards):
+        r = next_float(state, 0) * f[idx]
+        pick = -1
+        for j in range(k):
+            if room[j] and fits[i, j]:
+                c = f[idx - stride[j]]
+                if c > 0.0:
+                    pick = j
+                    if r < c:
+                        break
+                    r -= c
+        room[pick] -= 1
+        idx -= stride[pick]
+        if owner[pick] < 0:
+            talon[t] = pool[i]
+            t += 1
+        else:
+            hands[owner[pick]] |= bit(pool[i])
+    if talon_known.shape[0]:
+        for i in range(talon_size):
+            talon[i] = talon_known[i]
+    else:
+        for i in range(t - 1, 0, -1):  # Fisher-Yates: a uniform talon order
+            j = int(next_float(state, 0) * (i + 1))
+            talon[i], talon[j] = talon[j], talon[i]
+
+
 @outer
 def draw_worlds(f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.ndarray, owner: np.ndarray,
                 pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray, talon_size: int, worlds: int,
@@ -102,47 +182,18 @@ def draw_worlds(f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.nd
     ``fixed`` (P,) holds the cards every world gives each seat (own hand, known
     cards); ``talon_known`` the talon top first when its order is known (G8),
     else an empty array (the talon's cards are then the talon class's,
-    shuffled uniformly).
+    shuffled uniformly).  World ``w`` follows world ``w - 1`` on one stream
+    (:func:`draw_world`), so drawing them one at a time gives the same worlds.
     """
-    n_cards, k = fits.shape
     n = fixed.shape[0]
     hands = np.zeros((worlds, n), np.uint64)
     talons = np.zeros((worlds, max(talon_size, 1)), np.int64)
     state = np.zeros(1, np.uint64)
     state[0] = np.uint64(key)
-    room = np.zeros(k, np.int64)
+    room = np.zeros(fits.shape[1], np.int64)
     for w in range(worlds):
-        for s in range(n):
-            hands[w, s] = fixed[s]
-        for j in range(k):
-            room[j] = size[j]
-        idx = f.shape[0] - 1
-        t = 0
-        for i in range(n_cards):
-            r = next_float(state, 0) * f[idx]
-            pick = -1
-            for j in range(k):
-                if room[j] and fits[i, j]:
-                    c = f[idx - stride[j]]
-                    if c > 0.0:
-                        pick = j
-                        if r < c:
-                            break
-                        r -= c
-            room[pick] -= 1
-            idx -= stride[pick]
-            if owner[pick] < 0:
-                talons[w, t] = pool[i]
-                t += 1
-            else:
-                hands[w, owner[pick]] |= bit(pool[i])
-        if talon_known.shape[0]:
-            for i in range(talon_size):
-                talons[w, i] = talon_known[i]
-        else:
-            for i in range(t - 1, 0, -1):  # Fisher-Yates: a uniform talon order
-                j = int(next_float(state, 0) * (i + 1))
-                talons[w, i], talons[w, j] = talons[w, j], talons[w, i]
+        draw_world(f, stride, fits, size, owner, pool, fixed, talon_known, talon_size, state, room, hands[w],
+                   talons[w])
     return hands, talons
 
 
@@ -206,6 +257,76 @@ def match_shares(totals: np.ndarray, pts: np.ndarray, held: np.ndarray, p: np.nd
     return True, win, loss
 
 
+@inner
+def score_world(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray,
+                ring0: np.ndarray, hands: np.ndarray, talon: np.ndarray, talon_size: int, actions: np.ndarray,
+                suits: np.ndarray, n_actions: int, me: int, objective: int, play_key: np.uint64,
+                totals: np.ndarray, in_match: bool, st: np.ndarray, m: np.ndarray, ring: np.ndarray,
+                pts: np.ndarray, held: np.ndarray, out: np.ndarray) -> int:
+    """Every action rolled out in one world (``hands`` (P,), ``talon``) on the play stream ``play_key``
+    (common random numbers); each outcome added to ``out``; returns the rollout turns played.
+
+    ``st``/``m``/``ring``/``pts``/``held`` are scratch.  ``in_match``: a rollout
+    whose deal ends the match (G11) is scored by the match's outcome.
+    """
+    n = p[P.PLAYERS]
+    d = p[P.DECK]
+    pile = st0[PCOUNT]
+    turns = 0
+    for a in range(n_actions):
+        for i in range(NI):
+            st[i] = st0[i]
+        for i in range(HANDS):
+            m[i] = m0[i]
+        for s in range(n):
+            m[HANDS + s] = hands[s]
+        for i in range(talon_size):
+            ring[i] = talon[i]
+        for i in range(pile):
+            ring[(talon_size + i) % d] = ring0[i]
+        st[TCOUNT] = talon_size
+        m[RNG] = play_key
+        action, suit = actions[a], suits[a]
+        win, lose, done = -1, -1, False
+        if st[PHASE] == LEAD:  # PR2: the dealer names the suit of the Jack lead
+            st[ACTIVE] = suit_of(action) if suit < 0 else suit
+            st[CUR] = 1 % n
+            st[PHASE] = BEGIN
+        elif action == DRAW:
+            if draw_decision(st, m, ring, p) == END_BLOCKED:
+                win, lose, _ = finish(st, m, END_BLOCKED, -1, -1, p, pts, held)
+                done = True
+        elif action == TAKE:
+            take_seven(st, m, ring, p)
+        elif play_card(st, m, ring, action, suit, p) == END_OUT:
+            win, lose, _ = finish(st, m, END_OUT, st[LAST_ACTOR], action, p, pts, held)
+            done = True
+        if not done:
+            win, lose, _ = run_deal(st, m, ring, kinds, weights, p, pts, held)
+        turns += st[TURNS] - st0[TURNS] + 1
+        if in_match:
+            ended, mwin, mloss = match_shares(totals, pts, held, p, me)
+            if ended:
+                if objective == WIN:
+                    out[a] += mwin
+                elif objective == POINTS:
+                    out[a] -= pts[me]
+                elif objective == BOTH:
+                    out[a] += mwin - mloss - pts[me] / 10_000.0
+                else:
+                    out[a] -= mloss + pts[me] / 10_000.0
+                continue
+        if objective == WIN:
+            out[a] += 1.0 if win == me else 0.0
+        elif objective == POINTS:
+            out[a] -= pts[me]
+        elif objective == BOTH:
+            out[a] += (1.0 if win == me else 0.0) - (1.0 if lose == me else 0.0) - pts[me] / 10_000.0
+        else:
+            out[a] -= (1.0 if lose == me else 0.0) + pts[me] / 10_000.0
+    return turns
+
+
 @outer
 def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray,
                   ring0: np.ndarray, hands: np.ndarray, talons: np.ndarray, talon_size: int,
@@ -228,72 +349,81 @@ def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np
     worlds, short ones more (deterministic: turns do not depend on timing).
     """
     n = p[P.PLAYERS]
-    d = p[P.DECK]
     n_worlds = hands.shape[0]
     n_actions = actions.shape[0]
-    pile = st0[PCOUNT]
     st = np.zeros(NI, np.int64)
     m = np.zeros(HANDS + n, np.uint64)
     ring = np.zeros(RING, np.int64)
     pts = np.zeros(n, np.int64)
     held = np.zeros(n, np.bool_)
     out = np.zeros(n_actions, np.float64)
+    tot = np.zeros(n, np.int64)
+    in_match = totals is not None
+    if totals is not None:
+        tot[:] = totals
     turns = 0
     used = 0
     for w in range(n_worlds):
         if budget > 0 and w >= min_worlds and turns >= budget:
             break
         used += 1
-        play_key = stream_key(key, w, 0, ROLLOUT_STREAM)
-        for a in range(n_actions):
-            st[:] = st0
-            m[:] = m0
-            for s in range(n):
-                m[HANDS + s] = hands[w, s]
-            for i in range(talon_size):
-                ring[i] = talons[w, i]
-            for i in range(pile):
-                ring[(talon_size + i) % d] = ring0[i]
-            st[TCOUNT] = talon_size
-            m[RNG] = play_key
-            action, suit = actions[a], suits[a]
-            win, lose, done = -1, -1, False
-            if st[PHASE] == LEAD:  # PR2: the dealer names the suit of the Jack lead
-                st[ACTIVE] = suit_of(action) if suit < 0 else suit
-                st[CUR] = 1 % n
-                st[PHASE] = BEGIN
-            elif action == DRAW:
-                if draw_decision(st, m, ring, p) == END_BLOCKED:
-                    win, lose, _ = finish(st, m, END_BLOCKED, -1, -1, p, pts, held)
-                    done = True
-            elif action == TAKE:
-                take_seven(st, m, ring, p)
-            elif play_card(st, m, ring, action, suit, p) == END_OUT:
-                win, lose, _ = finish(st, m, END_OUT, st[LAST_ACTOR], action, p, pts, held)
-                done = True
-            if not done:
-                win, lose, _ = run_deal(st, m, ring, kinds, weights, p, pts, held)
-            turns += st[TURNS] - st0[TURNS] + 1
-            if totals is not None:
-                ended, mwin, mloss = match_shares(totals, pts, held, p, me)
-                if ended:
-                    if objective == WIN:
-                        out[a] += mwin
-                    elif objective == POINTS:
-                        out[a] -= pts[me]
-                    elif objective == BOTH:
-                        out[a] += mwin - mloss - pts[me] / 10_000.0
-                    else:
-                        out[a] -= mloss + pts[me] / 10_000.0
-                    continue
-            if objective == WIN:
-                out[a] += 1.0 if win == me else 0.0
-            elif objective == POINTS:
-                out[a] -= pts[me]
-            elif objective == BOTH:
-                out[a] += (1.0 if win == me else 0.0) - (1.0 if lose == me else 0.0) - pts[me] / 10_000.0
-            else:
-                out[a] -= (1.0 if lose == me else 0.0) + pts[me] / 10_000.0
+        turns += score_world(p, kinds, weights, st0, m0, ring0, hands[w], talons[w], talon_size, actions, suits,
+                             n_actions, me, objective, stream_key(key, w, 0, ROLLOUT_STREAM), tot, in_match,
+                             st, m, ring, pts, held, out)
+    return out, used, turns
+
+
+@outer
+def search_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray,
+                ring0: np.ndarray, fits: np.ndarray, n_pool: np.ndarray, n_cls: np.ndarray, size: np.ndarray,
+                owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
+                n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
+                n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, worlds: int,
+                budget: int, min_worlds: int, totals: np.ndarray, in_match: bool, skip: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`search_scores` for R decisions of R deals in one call, each row's worlds drawn as
+    :func:`world_arrays` draws them (:func:`count_table`, then :func:`draw_world` one world at a time,
+    on the stream of the row's ``keys``), so row ``r`` scores exactly what one search of it scores.
+
+    Arrays are padded by row: ``fits`` (R, C, K) of the row's ``n_pool[r]`` pool cards and ``n_cls[r]``
+    classes, ``size``/``owner`` (R, K), ``pool`` (R, C), ``fixed`` (R, P), ``talon_known`` (R, T) of
+    ``n_known[r]`` cards (0: the order is not known), ``actions``/``suits`` (R, A) of ``n_actions[r]``,
+    ``totals`` (R, P) by seat when ``in_match``.  Rows with ``skip`` set are left at zero (the caller
+    searches them apart).  Returns (scores (R, A), worlds used (R,), rollout turns (R,)).
+    """
+    n = p[P.PLAYERS]
+    rows = st0.shape[0]
+    out = np.zeros((rows, actions.shape[1]), np.float64)
+    used = np.zeros(rows, np.int64)
+    turns = np.zeros(rows, np.int64)
+    st = np.zeros(NI, np.int64)
+    m = np.zeros(HANDS + n, np.uint64)
+    ring = np.zeros(RING, np.int64)
+    pts = np.zeros(n, np.int64)
+    held = np.zeros(n, np.bool_)
+    hands = np.zeros(n, np.uint64)
+    talon = np.zeros(RING, np.int64)
+    state = np.zeros(1, np.uint64)
+    room = np.zeros(fits.shape[2], np.int64)
+    for r in range(rows):
+        if skip[r]:
+            continue
+        c, k = n_pool[r], n_cls[r]
+        row_fits = fits[r, :c, :k]
+        row_size = size[r, :k]
+        f, stride = count_table(row_fits, row_size)
+        state[0] = stream_key(keys[r], 0, 0, WORLD_STREAM) & np.uint64(2**63 - 1)
+        known = talon_known[r, :n_known[r]]
+        for w in range(worlds):
+            if budget > 0 and w >= min_worlds and turns[r] >= budget:
+                break
+            used[r] += 1
+            draw_world(f, stride, row_fits, row_size, owner[r, :k], pool[r, :c], fixed[r], known, talon_size[r],
+                       state, room, hands, talon)
+            turns[r] += score_world(p, kinds, weights, st0[r], m0[r], ring0[r], hands, talon, talon_size[r],
+                                    actions[r], suits[r], n_actions[r], me[r], objective,
+                                    stream_key(keys[r], w, 0, ROLLOUT_STREAM), totals[r], in_match, st, m, ring,
+                                    pts, held, out[r])
     return out, used, turns
 
 
@@ -319,18 +449,30 @@ def world_arrays(k: Knowledge, worlds: int, key: int, rng: np.random.Generator
     sampler from ``rng`` (the same distribution).
     """
     cls, fits, fixed, known = knowledge_arrays(k)
+    return class_worlds(cls, fits, fixed, known, k.talon_size, worlds, key, rng)
+
+
+def fits_table(cls: Classes) -> bool:
+    """Is the dense counting table of these classes small enough (:data:`MAX_TABLE`) for the compiled sampler?"""
+    return float(np.prod(np.array(cls.size, np.float64) + 1.0)) <= MAX_TABLE
+
+
+def class_worlds(cls: Classes, fits: NDArray[np.bool_], fixed: NDArray[np.uint64], known: NDArray[np.int64],
+                 talon_size: int, worlds: int, key: int, rng: np.random.Generator
+                 ) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
+    """:func:`world_arrays` from the knowledge's arrays (:func:`knowledge_arrays`)."""
     size = np.array(cls.size, np.int64)
     owner = np.array(cls.owner, np.int64)
     pool = np.array(cls.pool, np.int64)
-    if float(np.prod(size.astype(np.float64) + 1.0)) <= MAX_TABLE:
+    if fits_table(cls):
         f, stride = count_table(fits, size)
         if f[-1] <= 0.0:
             raise InconsistentKnowledge("no hidden state is consistent with what is known")
-        return draw_worlds(f, stride, fits, size, owner, pool, fixed, known, k.talon_size, worlds,
+        return draw_worlds(f, stride, fits, size, owner, pool, fixed, known, talon_size, worlds,
                            int(stream_key(key, 0, 0, WORLD_STREAM)) & (2**63 - 1))
     sampler = Sampler(cls)
     hands = np.repeat(fixed[None, :], worlds, axis=0)
-    talons = np.zeros((worlds, max(k.talon_size, 1)), np.int64)
+    talons = np.zeros((worlds, max(talon_size, 1)), np.int64)
     for w in range(worlds):
         talon = []
         for card, j in zip(cls.pool, sampler.assignment(rng)):
@@ -341,3 +483,192 @@ def world_arrays(k: Knowledge, worlds: int, key: int, rng: np.random.Generator
         order = list(known) if len(known) else [talon[i] for i in rng.permutation(len(talon))]
         talons[w, :len(order)] = order
     return hands, talons
+
+
+# ------------------------------------------------------------------ the fast path: a batch of views at once
+def view_candidates(view: BatchView) -> list[list[tuple[int, int]]]:
+    """Every row's candidate actions as ``Pimc.candidates`` lists them: each legal action in legal order
+    (cards by id, then DRAW, TAKE), a wild once per suit it can name (-1: no suit)."""
+    rules = view.rules
+    wild = int(RANK_MASK[rules.wild_rank])
+    hist = view.history
+    lead = (view.top < 0) & (hist.pile_size > 0) if hist is not None else np.zeros(len(view.seat), bool)
+    out = []
+    for legal, draw, take, hand, ld in zip(view.legal.tolist(), view.can_draw.tolist(), view.can_take.tolist(),
+                                           view.hand.tolist(), lead.tolist()):
+        names = ld or hand & (hand - 1) != 0  # PR2 lead, or more than one card in hand
+        opts: list[tuple[int, int]] = []
+        for c in cards_tuple(legal):
+            opts.extend([(c, s) for s in range(4)] if names and wild >> c & 1 else [(c, -1)])
+        if draw:
+            opts.append((DRAW, -1))
+        if take:
+            opts.append((TAKE, -1))
+        out.append(opts)
+    return out
+
+
+@dataclass
+class ViewSearch:
+    """The search inputs of R decisions read off a :class:`BatchView` (padded arrays by row, as
+    :func:`search_rows` takes them), and what each row's knowledge says."""
+
+    st0: NDArray[np.int64]
+    m0: NDArray[np.uint64]
+    ring0: NDArray[np.int64]
+    fits: NDArray[np.bool_]
+    n_pool: NDArray[np.int64]
+    n_cls: NDArray[np.int64]
+    size: NDArray[np.int64]
+    owner: NDArray[np.int64]
+    pool: NDArray[np.int64]
+    fixed: NDArray[np.uint64]
+    talon_known: NDArray[np.int64]
+    n_known: NDArray[np.int64]
+    talon_size: NDArray[np.int64]
+    actions: NDArray[np.int64]
+    suits: NDArray[np.int64]
+    n_actions: NDArray[np.int64]
+    me: NDArray[np.int64]
+    totals: NDArray[np.int64]
+    in_match: bool
+    big: NDArray[np.bool_]  # rows whose counting table passes MAX_TABLE (searched apart)
+    classes: list[Classes]
+
+
+def view_search(view: BatchView, rows: NDArray[np.int64], options: list[list[tuple[int, int]]]) -> ViewSearch:
+    """The search inputs of ``rows`` of ``view`` (whose ``history`` the simulator recorded): the public
+    position (pile in order, top, active suit, sevens chain, whose turn, the turn and turn-over counts)
+    and the knowledge (own hand, hand sizes, known cards, each opponent's slot masks, the talon's mask
+    or known order) exactly as the observer's :class:`Knowledge` gives them to ``choose_known``:
+    classes in the same order, so the same key draws the same worlds.  ``options[i]``: row ``rows[i]``'s
+    candidates (:func:`view_candidates`)."""
+    hist = view.history
+    if hist is None:
+        raise ValueError("pimc needs the public history in its views (uses_history = True)")
+    rules = view.rules
+    n, d = rules.players, rules.deck_size
+    r_count = len(rows)
+    seat = view.seat[rows].astype(np.int64)
+    top = view.top[rows].astype(np.int64)
+    ps = hist.pile_size[rows].astype(np.int64)
+    pile = hist.pile[rows].astype(np.int64)
+    lead = (top < 0) & (ps > 0)
+    top_card = np.where(ps > 0, pile[np.arange(r_count), np.maximum(ps - 1, 0)], -1)
+    own = np.where(lead, view.hand[rows] & ~BIT[np.maximum(top_card, 0)], view.hand[rows])
+    ev = hist.events[rows]
+    ne = hist.n_events[rows].astype(np.int64)
+    kind = (ev >> 9) & 7
+    valid = np.arange(ev.shape[1])[None, :] < ne[:, None]
+    last = ev[np.arange(r_count), np.maximum(ne - 1, 0)]
+    turn = np.where(ne > 0, (last >> 16) + (((last >> 12) & 15) != 0), 1)
+
+    st0 = np.zeros((r_count, NI), np.int64)
+    st0[:, PCOUNT] = ps
+    st0[:, TOP] = top_card
+    st0[:, ACTIVE] = view.active_suit[rows]
+    st0[:, CUR] = seat
+    p7 = view.pending_seven[rows].astype(np.int64)
+    st0[:, PHASE] = np.where(lead, LEAD, np.where(p7 > 0, SEVEN, PLAY))
+    if rules.effects:  # PR2: the turned-up Jack's effect waits for the first player
+        eff = rules.effects[rules.wild_rank]
+        st0[:, PDRAW] = np.where(lead, eff.draw, 0)
+        st0[:, PSKIP] = np.where(lead, int(eff.skip), 0)
+    st0[:, PEND7] = p7
+    st0[:, DRAWN_CARD] = -1
+    st0[:, TURNS] = turn
+    st0[:, TURNOVERS] = ((kind == TURN_OVER) & valid).sum(axis=1)
+    st0[:, LAST_ACTOR] = (seat - 1) % n
+    st0[:, LAST_CARD] = -1
+    st0[:, WENT_OUT] = -1
+    m0 = np.zeros((r_count, HANDS + n), np.uint64)
+    m0[:, PLAYED] = view.played[rows]
+    ring0 = np.zeros((r_count, RING), np.int64)
+    ring0[:, :d] = np.where(pile >= 0, pile, 0)
+
+    offsets = (np.arange(n)[None, :] - seat[:, None]) % n  # (R, P): offset of each absolute seat
+    sizes = np.take_along_axis(view.hand_sizes[rows].astype(np.int64), offsets, axis=1)
+    known = np.take_along_axis(hist.known[rows], offsets, axis=1)
+    slots = np.take_along_axis(hist.slots[rows], offsets[:, :, None], axis=1)  # (R, P, D) by absolute seat
+    unknown = sizes - popcount(known).astype(np.int64)
+    hidden = hist.hidden[rows]
+    talon_size = view.talon_size[rows].astype(np.int64)
+    talon_order = hist.talon[rows].astype(np.int64)
+    order_known = talon_order[:, 0] >= 0
+    talon_may = hist.talon_may[rows]
+    fixed = np.where(np.arange(n)[None, :] == seat[:, None], own[:, None], known)
+
+    classes: list[Classes] = []
+    for me, pool_m, ts, ok, tm, srow, urow in zip(
+            seat.tolist(), hidden.tolist(), talon_size.tolist(), order_known.tolist(), talon_may.tolist(),
+            slots.tolist(), unknown.tolist()):
+        groups: dict[tuple[int, int], int] = {}
+        for s in range(n):
+            if s == me:
+                continue
+            for m in srow[s][:urow[s]]:
+                key = (s, m & pool_m)
+                groups[key] = groups.get(key, 0) + 1
+        if not ok and ts:
+            groups[(-1, tm & pool_m)] = ts
+        keys = sorted(groups)
+        classes.append(Classes(tuple(o for o, _ in keys), tuple(m for _, m in keys), tuple(groups[x] for x in keys),
+                               tuple(cards_tuple(pool_m))))
+    c_max = max([len(c.pool) for c in classes], default=0)
+    k_max = max([len(c.size) for c in classes], default=0)
+    fits = np.zeros((r_count, max(c_max, 1), max(k_max, 1)), np.bool_)
+    size = np.zeros((r_count, max(k_max, 1)), np.int64)
+    owner = np.zeros((r_count, max(k_max, 1)), np.int64)
+    pool = np.zeros((r_count, max(c_max, 1)), np.int64)
+    n_pool = np.zeros(r_count, np.int64)
+    n_cls = np.zeros(r_count, np.int64)
+    big = np.zeros(r_count, np.bool_)
+    for i, c in enumerate(classes):
+        if sum(c.size) != len(c.pool):
+            raise InconsistentKnowledge(f"{len(c.pool)} hidden cards for {sum(c.size)} hidden places")
+        k = len(c.size)
+        n_pool[i], n_cls[i] = len(c.pool), k
+        if k:
+            allowed = np.array(c.allowed, np.uint64)
+            cards = np.array(c.pool, np.int64)
+            fits[i, :len(cards), :k] = (allowed[None, :] & BIT[cards][:, None]) != 0
+            size[i, :k], owner[i, :k] = c.size, c.owner
+            pool[i, :len(cards)] = cards
+        big[i] = not fits_table(c)
+    a_max = max(len(o) for o in options)
+    actions = np.zeros((r_count, a_max), np.int64)
+    suits = np.full((r_count, a_max), -1, np.int64)
+    n_actions = np.zeros(r_count, np.int64)
+    for i, opts in enumerate(options):
+        n_actions[i] = len(opts)
+        actions[i, :len(opts)] = [a for a, _ in opts]
+        suits[i, :len(opts)] = [s for _, s in opts]
+    in_match = view.scores is not None and rules.target is not None
+    totals = np.zeros((r_count, n), np.int64)
+    if view.scores is not None and in_match:  # the match's points before this deal, by seat (the view: by offset)
+        totals = np.take_along_axis(view.scores[rows].astype(np.int64), offsets, axis=1)
+    return ViewSearch(st0, m0, ring0, fits, n_pool, n_cls, size, owner, pool, fixed.astype(np.uint64),
+                      np.where(order_known[:, None], talon_order, 0), np.where(order_known, talon_size, 0),
+                      talon_size, actions, suits, n_actions, seat, totals, in_match, big, classes)
+
+
+def search_view(p: NDArray[np.int64], kinds: NDArray[np.int64], weights: NDArray[np.float64], vs: ViewSearch,
+                objective: int, keys: NDArray[np.int64], worlds: int, budget: int, min_worlds: int,
+                rng: np.random.Generator) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """(scores (R, A), worlds used (R,)) of every row of ``vs``: all rollouts of all rows in one compiled
+    call (:func:`search_rows`); a row whose counting table is too large is drawn by the Python sampler
+    from ``rng`` and searched apart (:func:`search_scores`), as :func:`world_arrays` does."""
+    scores, used, _turns = search_rows(p, kinds, weights, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls,
+                                       vs.size, vs.owner, vs.pool, vs.fixed, vs.talon_known, vs.n_known,
+                                       vs.talon_size, vs.actions, vs.suits, vs.n_actions, vs.me, objective, keys,
+                                       worlds, budget, min_worlds, vs.totals, vs.in_match, vs.big)
+    for i in np.nonzero(vs.big)[0].tolist():
+        c, k, a = int(vs.n_pool[i]), int(vs.n_cls[i]), int(vs.n_actions[i])
+        hands, talons = class_worlds(vs.classes[i], vs.fits[i, :c, :k], vs.fixed[i], vs.talon_known[i, :vs.n_known[i]],
+                                     int(vs.talon_size[i]), worlds, int(keys[i]), rng)
+        sc, u, _ = search_scores(p, kinds, weights, vs.st0[i], vs.m0[i], vs.ring0[i], hands, talons,
+                                 int(vs.talon_size[i]), vs.actions[i, :a], vs.suits[i, :a], int(vs.me[i]), objective,
+                                 int(keys[i]), budget, min_worlds, vs.totals[i] if vs.in_match else None)
+        scores[i, :a] = sc
+        used[i] = u
+    return scores, used
