@@ -57,7 +57,8 @@ from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, _atomic_write
 from analyzer.kernel.driver import simulate_deals as kernel_deals
 from analyzer.kernel.lineup import policy_code
-from analyzer.knowledge.table import KnowingStrategy, simulate_observed
+from analyzer.knowledge.public import needs_table
+from analyzer.knowledge.table import simulate_observed
 from analyzer.report.compare_view import write_tournament_report
 from analyzer.stats.ratings import hero_summary, round_robin_summary
 from analyzer.stats.sequential import Rule, SequentialResult, Sprt, UntilCI, run_sequential, stopping_summary
@@ -108,7 +109,7 @@ def play_deals(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8]
     n = len(decks)
     if all(policy_code(s) is not None for s in lineup):
         return kernel_deals(rules, lineup, n, seed=int(ss.generate_state(1, np.uint32)[0]), decks=decks, threads=1)
-    if any(isinstance(s, KnowingStrategy) for s in lineup):
+    if needs_table(lineup):  # players who remember only through choose_known (pimc and tracker read the views)
         return simulate_observed(rules, list(lineup), decks, ss)
     return simulator.simulate_deals(rules, lineup, n, ss, decks=decks)
 
@@ -296,7 +297,7 @@ def _engine(rules: RuleSet, lineup: Sequence[object]) -> str:
     """The engine :func:`play_deals` picks for a line-up (part of the fingerprint: engines draw differently)."""
     if all(policy_code(s) is not None for s in lineup):
         return "compiled"
-    return "table" if any(isinstance(s, KnowingStrategy) for s in lineup) else "numpy"
+    return "table" if needs_table(lineup) else "numpy"
 
 
 def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design]], chunk: int
