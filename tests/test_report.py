@@ -208,3 +208,22 @@ def test_a_spec_with_several_parameters_is_one_strategy_in_the_sentences() -> No
     assert where(row) == "In czech with 4 players"
     mixed = {**row, "lineup": f"{spec},weighted,weighted,weighted"}
     assert where(mixed) == f"In czech with 4 players (lineup {spec}, weighted, weighted, weighted)"
+
+
+def test_the_turn_cap_warning_names_a_line_up_of_one_spec_once() -> None:
+    """G10 capped deals: the warning box reads a stored line-up spec by spec (split_lineup), as the other
+    sentences do: the same pimc?budget=...,worlds=... in every seat is one strategy, said once."""
+    import pandas as pd
+
+    from analyzer.report.sentences import capped_warnings
+
+    spec = "pimc?budget=4000,worlds=64"
+    cell = {"capped_alarm": True, "label": "svinya 2p", "unit": "deal", "capped_rate": 0.0015, "capped_lo": 0.0005,
+            "capped_hi": 0.0044, "capped": 3, "deals_sum": 2000}
+    length = pd.DataFrame([{**cell, "lineup": f"{spec},{spec}"},
+                           {**cell, "unit": "match", "lineup": "wild-keeper,wild-dumper"},
+                           {**cell, "capped_alarm": False, "lineup": "random,random"}])
+    one, mixed = capped_warnings(length)
+    assert one.startswith(f"**WARNING: svinya 2p (deals, {spec} in every seat): 0.15% [0.05, 0.44] of deals")
+    assert one.count("pimc") == 1
+    assert mixed.startswith("**WARNING: svinya 2p (matches, lineup wild-keeper, wild-dumper): ")

@@ -79,11 +79,19 @@ def group_where(row: Any) -> str:
 
 
 
+def _seated(stored: str) -> str:
+    """', lineup a, b' for a stored line-up, or ', a in every seat' when every seat plays the same spec."""
+    lineup = split_lineup(stored)
+    if not lineup:
+        return ""
+    return f", {lineup[0]} in every seat" if len(set(lineup)) == 1 else ", lineup " + ", ".join(lineup)
+
+
 def capped_warnings(length: pd.DataFrame) -> list[str]:
     """Loud lines for every cell whose capped share of deals exceeds 0.1 % (G10)."""
     out = []
     for _, r in length[length["capped_alarm"]].iterrows():
-        out.append(f"**WARNING: {r['label']} ({r['unit']}s, lineup {r['lineup']}): "
+        out.append(f"**WARNING: {r['label']} ({_plural(r['unit'])}{_seated(str(r['lineup']))}): "
                    f"{pct_ci(r['capped_rate'], r['capped_lo'], r['capped_hi'])} of deals hit the turn cap "
                    f"({count(r['capped'])} of {count(r['deals_sum'])} deals), above the 0.1% limit. "
                    f"Capped deals have no winner or loser, so this cell's rates are biased.**")
