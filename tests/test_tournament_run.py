@@ -10,12 +10,13 @@ from typer.testing import CliRunner
 
 from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
-from analyzer.execution.experiment import ExperimentError, parse_experiment
+from analyzer.execution.experiment import ExperimentError
 from analyzer.execution.runner import run_experiment
 from analyzer.execution.tournament_run import SEQ_CHUNK, run_design, tournament_chunk, watched
 from analyzer.stats.sequential import Sprt, UntilCI
 from analyzer.stats.tournament import TournamentError, hero, round_robin
 from strategies.weighted_presets import PRESETS
+from tests.helpers_experiments import design_experiment, parse
 
 #: a user strategy (tests/plugin_example.py): plays the highest legal card
 HIGHEST = "tests/plugin_example.py:HighestCard"
@@ -97,28 +98,13 @@ def test_watched_columns_and_the_sprt_needs_one_comparison() -> None:
 
 
 # ---------------------------------------------------------------- experiments with a design
-DESIGN_EXP = """
-name = "tx"
-variants = ["czech"]
-players = [2, 3]
-field = ["random", "greedy", "weighted?preset={variant}-{players}p"]
-design = {2 = "round-robin", 3 = "hero"}
-reference = "greedy"
-deals = 60
-seed = 1
-"""
-
-
-def _parse(text: str):
-    import tomllib
-
-    return parse_experiment(tomllib.loads(text), source="x.toml")
+DESIGN_EXP = design_experiment(field=["random", "greedy", "weighted?preset={variant}-{players}p"])
 
 
 def test_design_experiment_runs_a_tournament_per_rule_set_and_reports_it(tmp_path, monkeypatch) -> None:
     monkeypatch.setitem(PRESETS, "czech-2p", {"weights": {"w_wild": -5.0}})
     monkeypatch.setitem(PRESETS, "czech-3p", {"weights": {"w_wild": -4.0}})
-    exp = _parse(DESIGN_EXP)
+    exp = parse(DESIGN_EXP)
     assert exp.tournament and exp.design_for(2) == "round-robin" and exp.design_for(3) == "hero"
     folder = run_experiment(exp, out=tmp_path / "tx", jobs=1, quiet=True)
     res = json.loads((folder / "results" / "tournaments.json").read_text())
@@ -146,19 +132,17 @@ def test_design_experiment_runs_a_tournament_per_rule_set_and_reports_it(tmp_pat
     ('design = {1 = "hero"}', "player count"),
 ])
 def test_design_mistakes_are_one_line_errors(extra: str, words: str) -> None:
-    text = DESIGN_EXP.replace('design = {2 = "round-robin", 3 = "hero"}', extra).replace(
-        "weighted?preset={variant}-{players}p", "weighted")
+    text = design_experiment().replace('design = {2 = "round-robin", 3 = "hero"}', extra)
     if "hero" not in extra:
         text = text.replace('reference = "greedy"\n', "")
     with pytest.raises(ExperimentError, match=words) as e:
-        _parse(text)
+        parse(text)
     assert "\n" not in str(e.value)
 
 
 def test_a_design_experiment_can_stop_each_tournament_at_a_target_precision(tmp_path) -> None:
-    text = (DESIGN_EXP.replace("weighted?preset={variant}-{players}p", "weighted").replace("deals = 60", "deals = 6000")
-            .replace("players = [2, 3]", "players = [2]").replace('reference = "greedy"\n', "") + "until_ci = 4\n")
-    exp = _parse(text)
+    text = design_experiment(players=[2], deals=6000, until_ci=4)
+    exp = parse(text)
     assert exp.until_ci == 4.0 and exp.to_dict()["until_ci"] == 4.0
     folder = run_experiment(exp, out=tmp_path / "tx", jobs=1, quiet=True)
     res = json.loads((folder / "results" / "tournaments.json").read_text())
@@ -166,13 +150,13 @@ def test_a_design_experiment_can_stop_each_tournament_at_a_target_precision(tmp_
     assert st["verdict"] == "precise" and st["half_width"] <= 0.04 and res[0]["n_decks"] == st["decks"] < 6000
     assert "Stopping rule: until the 95% interval is within ±0.04" in (folder / "report.md").read_text()
     with pytest.raises(ExperimentError, match="until_ci"):
-        _parse(text.replace("until_ci = 4", "until_ci = 0"))
+        parse(text.replace("until_ci = 4", "until_ci = 0"))
 
 
 def test_tournaments_play_single_deals_only() -> None:
-    text = DESIGN_EXP.replace("deals = 60", "matches = 5").replace("weighted?preset={variant}-{players}p", "weighted")
+    text = design_experiment().replace("deals = 60", "matches = 5")
     with pytest.raises(ExperimentError, match="single deals"):
-        _parse(text)
+        parse(text)
 
 
 def test_cli_until_ci_reports_the_decks_it_took() -> None:
