@@ -26,10 +26,11 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["unit"] == "per second" and out["cores"] >= 1 and 0 < out["peak_mib"] < 1024
-    assert {"deals_s", "matches_s", "positions_s", "cache_hits"} <= set(out["compile"])
+    assert {"deals_s", "matches_s", "positions_s", "cache_hits", "rules_s", "rules_cached"} <= set(out["compile"])
+    assert out["compile"]["rules_kernels"] == 2  # svinya 2p deals, czech 2p rollouts
     rows = {(r["case"], r["engine"]): r for r in out["rows"]}
-    for engine in ("numpy", "compiled", "kernel", "simple path", "simple path, paused kernel", "python fast path",
-                   "python fast path, paused kernel", "rules engine"):
+    for engine in ("numpy", "compiled", "kernel", "kernel, rules compiled in", "simple path", "simple path, paused kernel",
+                   "python fast path", "python fast path, paused kernel", "rules engine"):
         r = rows[("svinya 2p random", engine)]
         assert r["one_core"] > 0 and r["ns_per_turn"] > 0 and r["turns"] > 0, r
     for engine in ("numpy", "compiled", "kernel"):
@@ -45,6 +46,6 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants() -> None:
                                    "--rollouts", "0", "--variants", "prague", "--no-search", "--json"])
     assert res.exit_code == 0, res.output
     engines = [(r["case"], r["engine"]) for r in json.loads(res.stdout)["rows"]]
-    assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel")]
+    assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel", "kernel, rules compiled in")]
     bad = CliRunner().invoke(app, ["bench", "--variants", "durak"])
     assert bad.exit_code == 2 and "unknown variant 'durak'" in bad.output

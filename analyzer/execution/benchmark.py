@@ -39,9 +39,11 @@ from analyzer.engine.deal import Deal, forced_action, play_deal
 from analyzer.execution import bench_search
 from analyzer.execution.play import play
 from analyzer.kernel import serve
-from analyzer.kernel.driver import deals_kernel, simulate_deals
+from analyzer.kernel.driver import DEALS, deals_kernel, simulate_deals
+from analyzer.kernel.jit import Specialised
 from analyzer.kernel.matches import matches_kernel
-from analyzer.kernel.positions import Positions, encode_deal, play_from_positions, positions_kernel
+from analyzer.kernel.params import rule_params
+from analyzer.kernel.positions import POSITIONS, Positions, encode_deal, play_from_positions, positions_kernel
 from analyzer.sim import simulator
 
 #: (label, variant, players, strategies by position): the deal cases
@@ -128,12 +130,20 @@ def match_rows(n: int) -> list[Row]:
     return rows
 
 
-def kernel_row(case: str, rules: RuleSet, specs: list[str], n: int) -> Row:
-    """The kernel alone: deals with their own deck streams, no chunk sums."""
+def kernel_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[Row]:
+    """The kernel alone: deals with their own deck streams, no chunk sums; on the kernel for any rules, and
+    on the kernel compiled for these rules (analyzer.kernel.jit.Specialised: same deals, rules as constants)."""
     lineup = [get_strategy(specs[p % len(specs)]) for p in range(rules.players)]
-    t1, res = _timed(lambda: simulate_deals(rules, lineup, n, seed=1, threads=1))
-    tn, _ = _timed(lambda: simulate_deals(rules, lineup, n, seed=1))
-    return _row(case, "kernel", n, t1, tn, float(res.turns.mean()))
+    rows = []
+    for engine, special in (("kernel", False), ("kernel, rules compiled in", True)):
+        def run(threads: int | None, special: bool = special) -> Any:
+            return simulate_deals(rules, lineup, n, seed=1, threads=threads, specialise=special)
+
+        simulate_deals(rules, lineup, 10, seed=1, threads=1, specialise=special)  # compiled (or loaded) apart
+        t1, res = _timed(lambda: run(1))
+        tn, _ = _timed(lambda: run(None))
+        rows.append(_row(case, engine, n, t1, tn, float(res.turns.mean())))
+    return rows
 
 
 class PythonForm:
@@ -209,13 +219,15 @@ def rollout_row(n: int) -> Row:
     greedy = [get_strategy("greedy")] * 2
     pos = rollout_positions()
     pos = pos.repeat(-(-n // len(pos)))
-    t1, res = _timed(lambda: play_from_positions(rules, greedy, pos, threads=1))
-    tn, _ = _timed(lambda: play_from_positions(rules, greedy, pos))
+    play_from_positions(rules, greedy, rollout_positions(1), threads=1, specialise=True)  # compiled (or loaded) apart
+    t1, res = _timed(lambda: play_from_positions(rules, greedy, pos, threads=1, specialise=True))
+    tn, _ = _timed(lambda: play_from_positions(rules, greedy, pos, specialise=True))
     return _row("czech 2p greedy from positions", "kernel", len(pos), t1, tn, float(res.turns.mean()), "rollouts")
 
 
-def compile_seconds() -> dict[str, float | int]:
-    """Seconds of the first (compiling or cache-loading) call of each kernel; how many came from the cache."""
+def compile_seconds(variants: list[str], rollouts: bool) -> dict[str, float | int]:
+    """Seconds of the first (compiling or cache-loading) call of each kernel; how many came from the cache;
+    the same for the kernels compiled for the rule sets of ``variants`` (and of the rollouts)."""
     rules = make_rules("czech", 2, {"target": 30})
     greedy = [get_strategy("greedy")] * 2
     out: dict[str, float | int] = {}
@@ -226,7 +238,25 @@ def compile_seconds() -> dict[str, float | int]:
     pos = rollout_positions(1)
     out["positions_s"] = round(_timed(lambda: play_from_positions(rules, greedy, pos, threads=1))[0], 3)
     out["cache_hits"] = sum(len(k.stats.cache_hits) for k in (deals_kernel, matches_kernel, positions_kernel))
+    # the kernels compiled for the benchmark's rule sets (a few seconds each when not in the cache)
+    t = time.perf_counter()
+    made = []
+    for variant, players in sorted({(v, p) for _, v, p, _ in CASES if v in variants}):
+        rules = make_rules(variant, players)
+        simulate_deals(rules, [get_strategy("greedy")] * players, 1, threads=1, specialise=True)
+        made.append(_from_cache(DEALS, rules))
+    if rollouts:
+        play_from_positions(make_rules("czech", 2), greedy, pos, threads=1, specialise=True)
+        made.append(_from_cache(POSITIONS, make_rules("czech", 2)))
+    out["rules_s"] = round(time.perf_counter() - t, 3)
+    out["rules_kernels"] = len(made)
+    out["rules_cached"] = sum(made)
     return out
+
+
+def _from_cache(kernels: Specialised, rules: RuleSet) -> bool:
+    """Whether the kernel compiled for ``rules`` (called once already) came from the cache."""
+    return bool(kernels.kernel(rule_params(rules), 0, True).stats.cache_hits)  # type: ignore[union-attr]  # not None
 
 
 def search_rows() -> list[Row]:
@@ -237,7 +267,7 @@ def search_rows() -> list[Row]:
 def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: list[str],
             search: bool = True, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
     """Every row of the benchmark for ``variants``, the compile times and the peak memory."""
-    comp = compile_seconds()
+    comp = compile_seconds(variants, rollouts > 0)
     rows: list[Row] = []
     tick = on_row or (lambda: None)
     for case, variant, players, specs in CASES:
@@ -245,7 +275,7 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
             continue
         rules = make_rules(variant, players)
         rows += executor_rows(case, rules, specs, deals)
-        rows.append(kernel_row(case, rules, specs, deals))
+        rows += kernel_rows(case, rules, specs, deals)
         if specs == ["random"]:
             if simple_deals:
                 rows += python_rows(case, rules, simple_deals, min(deals, 10 * simple_deals))
@@ -297,6 +327,7 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
     c.print(table)
     comp = result["compile"]
     c.print(f"first calls (compile, or load from the cache): deals {comp['deals_s']} s, matches {comp['matches_s']} s, "
-            f"positions {comp['positions_s']} s ({comp['cache_hits']} from the cache); "
+            f"positions {comp['positions_s']} s ({comp['cache_hits']} from the cache); the {comp['rules_kernels']} "
+            f"kernels compiled for the rules above {comp['rules_s']} s ({comp['rules_cached']} from the cache); "
             f"peak memory {result['peak_mib']:,.0f} MiB (largest process)")
     return result

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,7 +30,7 @@ from analyzer.core.rules import RuleSet
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import ZERO, bit, wrap
 from analyzer.kernel.deal import conserved, count_dealt, run_deal, scratch, start_from_deck, store_deal
-from analyzer.kernel.jit import helper, inner, outer
+from analyzer.kernel.jit import Specialised, body, helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.npdecks import numpy_decks
 from analyzer.kernel.rng import DECK_STREAM, deal_key, shuffle_segment, stream_key
@@ -76,10 +77,10 @@ def seat_lineup(kinds_pos: np.ndarray, weights_pos: np.ndarray, n: int) -> tuple
     return kinds, weights
 
 
-@outer
-def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
-                 lo: int, hi: int, base: np.ndarray, decks: np.ndarray, deck_row: int, out: tuple,
-                 wilds_dealt: np.ndarray, check: bool, broken: np.ndarray) -> None:
+@body
+def play_deals(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
+               lo: int, hi: int, base: np.ndarray, decks: np.ndarray, deck_row: int, out: tuple,
+               wilds_dealt: np.ndarray, check: bool, broken: np.ndarray) -> None:
     """Play rows ``lo .. hi`` of the results ``out`` and ``wilds_dealt`` (deal index ``first + row``).
 
     ``decks`` (R, D) holds the deck of row ``i`` at ``i - deck_row`` if given, else it is (0, 0).
@@ -107,6 +108,31 @@ def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, 
         store_deal(i, st, win, lose, bw, pts, held, n, out)
         if check and not conserved(st, m, ring, deck_mask, p):
             broken[i] = True
+
+
+@outer
+def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
+                 lo: int, hi: int, base: np.ndarray, decks: np.ndarray, deck_row: int, out: tuple,
+                 wilds_dealt: np.ndarray, check: bool, broken: np.ndarray) -> None:
+    """:func:`play_deals` for any rules ``p``."""
+    play_deals(p, kinds_pos, weights_pos, seed, first, lo, hi, base, decks, deck_row, out, wilds_dealt, check,
+               broken)
+
+
+def _deals_for(rules: np.ndarray) -> Any:
+    """:func:`play_deals` compiled for the rules ``rules`` (a constant): the arguments of deals_kernel but ``p``."""
+
+    def deals_kernel_for(kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
+                         lo: int, hi: int, base: np.ndarray, decks: np.ndarray, deck_row: int, out: tuple,
+                         wilds_dealt: np.ndarray, check: bool, broken: np.ndarray) -> None:
+        play_deals(rules, kinds_pos, weights_pos, seed, first, lo, hi, base, decks, deck_row, out, wilds_dealt,
+                   check, broken)
+
+    return outer(deals_kernel_for)
+
+
+#: deals_kernel compiled per rule set (analyzer.kernel.jit.Specialised)
+DEALS = Specialised(_deals_for)
 
 
 def deck_orders(rules: RuleSet, n: int, seed: int = 0, first: int = 0) -> NDArray[np.int64]:
@@ -148,7 +174,7 @@ def result_arrays(out: DealResults) -> tuple[np.ndarray, ...]:
 def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: int = 0, *,
                    first: int = 0, decks: NDArray[np.integer] | None = None,
                    deck_rng: np.random.Generator | None = None, threads: int | None = None,
-                   check: bool = False) -> DealResults:
+                   check: bool = False, specialise: bool | None = None) -> DealResults:
     """Play deals ``first .. first + n - 1`` of ``seed`` with compiled strategies (by position).
 
     Deal ``j``'s deck is ``decks[j]`` if given (tests build the same decks for
@@ -157,7 +183,10 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
     ``threads`` (default: every core) play blocks of deals side by side;
     results do not depend on it.  ``check``: every deal must end with every
     card exactly once in hands, talon and pile, else :class:`Broken` names
-    the first deal that does not (results unchanged).
+    the first deal that does not (results unchanged).  ``specialise``: play
+    on the kernel compiled for these rules (True), on the generic one (False),
+    or on the first once this process has asked for enough deals of them
+    (None; :class:`analyzer.kernel.jit.Specialised`); the results are the same.
     """
     kinds, weights = compile_lineup(strategies)
     if len(kinds) != rules.players:
@@ -171,6 +200,7 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
     arrays = result_arrays(out)
     broken = np.zeros(n if check else 0, np.bool_)
     word = seed_word(seed)
+    fast = DEALS.kernel(p, n, specialise)
     for w0 in range(0, n, WINDOW if deck_rng is not None else max(n, 1)):
         w1 = min(n, w0 + WINDOW) if deck_rng is not None else n
         if deck_rng is not None:
@@ -181,8 +211,11 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
             dk, row0 = np.zeros((0, 0), np.int64), 0
 
         def block(lo: int, hi: int, dk: NDArray[np.int64] = dk, row0: int = row0) -> None:
-            deals_kernel(p, kinds, weights, word, first, lo, hi, base, dk, row0, arrays, out.wilds_dealt, check,
-                         broken)
+            if fast is None:
+                deals_kernel(p, kinds, weights, word, first, lo, hi, base, dk, row0, arrays, out.wilds_dealt, check,
+                             broken)
+            else:
+                fast(kinds, weights, word, first, lo, hi, base, dk, row0, arrays, out.wilds_dealt, check, broken)
 
         run_blocks(block, w0, w1, threads)
     if broken.any():

@@ -1,4 +1,4 @@
-"""The two ways kernel functions are compiled (one place for the numba options).
+"""The ways kernel functions are compiled (one place for the numba options).
 
 * :data:`inner` — phase functions, strategies, bit and random helpers: they
   allocate nothing, so they are compiled without numba's reference counting
@@ -6,13 +6,21 @@
   ``error_model="numpy"`` (no division-by-zero checks: no divisor in the
   kernel can be zero, players >= 2 and decks >= 32 cards);
 * :data:`outer` — the block drivers called from Python: they allocate their
-  scratch arrays and release the GIL, so threads run blocks side by side.
+  scratch arrays and release the GIL, so threads run blocks side by side;
+* :data:`body` — a block driver's body, inlined both into its generic kernel
+  (the rules ``p`` an argument) and into the kernels compiled for one rule
+  set (:class:`Specialised`).
 
-Both are cached (analyzer.kernel._cache chooses where).
+All are cached (analyzer.kernel._cache chooses where).
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 from numba import njit
 
 from analyzer.kernel._cache import CACHE
@@ -20,3 +28,46 @@ from analyzer.kernel._cache import CACHE
 inner = njit(cache=CACHE, _nrt=False, error_model="numpy", forceinline=True)  # type: ignore[call-overload]  # numba target options
 outer = njit(cache=CACHE, nogil=True, error_model="numpy")
 helper = njit(cache=CACHE, error_model="numpy")  # small allocating helpers of the drivers
+body = njit(cache=CACHE, error_model="numpy", forceinline=True)
+
+#: a rule set plays on a kernel compiled for it once a process has asked for this many deals of it
+SPECIALISE_FROM = 1_000_000
+
+
+class Specialised:
+    """One kernel compiled once per rule set, the rules folded in as constants.
+
+    ``make(p)`` builds a kernel taking the generic kernel's arguments but the
+    rules (it closes over ``p``, which numba freezes as a constant array: the
+    option tests fold away, the tables become constant look-ups, and no write
+    to the deal's state can alias the rules).  It plays the same code, so the
+    results are bit-identical to the generic kernel's.  Compiling one costs a
+    few seconds; numba caches it by the closure's contents, so a rule set
+    compiles once per machine.  A process switches a rule set to its own
+    kernel once it has asked for :data:`SPECIALISE_FROM` deals of it (a big
+    run at once, or many small ones such as search's rollouts).
+    """
+
+    def __init__(self, make: Callable[[np.ndarray], Any], threshold: int = SPECIALISE_FROM) -> None:
+        self._make = make
+        self.threshold = threshold
+        self._kernels: dict[bytes, Any] = {}
+        self._asked: dict[bytes, int] = {}
+        self._lock = threading.Lock()
+
+    def kernel(self, p: np.ndarray, units: int, specialise: bool | None = None) -> Any | None:
+        """The kernel compiled for rules ``p``, or None for the generic one; ``units`` are the deals asked now.
+
+        ``specialise``: True always, False never, None once the process has asked for ``threshold`` deals.
+        """
+        if specialise is False:
+            return None
+        key = p.tobytes()
+        with self._lock:
+            k = self._kernels.get(key)
+            if k is None:
+                asked = self._asked[key] = self._asked.get(key, 0) + units
+                if not specialise and asked < self.threshold:
+                    return None
+                k = self._kernels[key] = self._make(np.array(p, np.int64))
+        return k

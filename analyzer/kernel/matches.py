@@ -17,6 +17,7 @@ applies at deal time); without it hands are dealt by seat (G10a).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,7 +30,7 @@ from analyzer.kernel import params as P
 from analyzer.kernel.bitops import ZERO, bit
 from analyzer.kernel.deal import conserved, count_dealt, run_deal, scratch, start_from_deck
 from analyzer.kernel.driver import Broken, deal_deck, run_blocks, seed_word
-from analyzer.kernel.jit import inner, outer
+from analyzer.kernel.jit import SPECIALISE_FROM, Specialised, body, inner, outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.rng import deal_key
 from analyzer.kernel.state import END, RNG
@@ -53,11 +54,11 @@ def arrange_hands(deck: np.ndarray, tmp: np.ndarray, dealer: int, hands: np.ndar
 MATCH_BLOCK = 32
 
 
-@outer
-def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
-                   lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
-                   totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
-                   wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, hands: np.ndarray) -> None:
+@body
+def play_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
+                 lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
+                 totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
+                 wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, hands: np.ndarray) -> None:
     """Play matches ``lo .. hi`` (index ``first + row``); ``decks`` (M, K, D) if given, else (0, 0, 0);
     ``hands`` (players,) deals by player (:func:`arrange_hands`), empty by seat.
 
@@ -111,15 +112,43 @@ def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, 
         deals[i] = k
 
 
+@outer
+def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
+                   lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
+                   totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
+                   wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, hands: np.ndarray) -> None:
+    """:func:`play_matches` for any rules ``p``."""
+    play_matches(p, kinds_pl, weights_pl, seed, first, lo, hi, base, decks, max_deals, totals, wild_held, deals,
+                 capped, wilds_dealt, check, broken, hands)
+
+
+def _matches_for(rules: np.ndarray) -> Any:
+    """:func:`play_matches` compiled for the rules ``rules`` (a constant): matches_kernel's arguments but ``p``."""
+
+    def matches_kernel_for(kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
+                           lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
+                           totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
+                           wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, hands: np.ndarray) -> None:
+        play_matches(rules, kinds_pl, weights_pl, seed, first, lo, hi, base, decks, max_deals, totals, wild_held,
+                     deals, capped, wilds_dealt, check, broken, hands)
+
+    return outer(matches_kernel_for)
+
+
+#: matches_kernel compiled per rule set (analyzer.kernel.jit.Specialised; counted in matches)
+MATCHES = Specialised(_matches_for, SPECIALISE_FROM // 10)
+
+
 def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed: int = 0, *,
                      first: int = 0, decks: NDArray[np.integer] | None = None,
                      threads: int | None = None, check: bool = False,
-                     hands: Sequence[int] | None = None) -> MatchResults:
+                     hands: Sequence[int] | None = None, specialise: bool | None = None) -> MatchResults:
     """Play matches ``first .. first + n - 1`` to ``rules.target`` (G11); strategies by player.
 
     ``decks`` (n, K, D) fixes the deck of each match's first K deals (duplicate designs, tests).
     ``hands`` (a permutation of the players): player ``p`` receives canonical hand ``hands[p]`` of every deck
     whoever deals, as ``analyzer.sim.simulator.simulate_matches(hands=...)`` deals it; by default by seat (G10a).
+    ``specialise``: as in analyzer.kernel.driver.simulate_deals (same results).
     """
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
@@ -151,9 +180,15 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed:
     broken = np.zeros(n if check else 0, np.bool_)
     word = seed_word(seed)
 
+    fast = MATCHES.kernel(p, n, specialise)
+
     def block(lo: int, hi: int) -> None:
-        matches_kernel(p, kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped,
-                       dealt, check, broken, hk)
+        if fast is None:
+            matches_kernel(p, kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped,
+                           dealt, check, broken, hk)
+        else:
+            fast(kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped, dealt, check,
+                 broken, hk)
 
     run_blocks(block, 0, n, threads, MATCH_BLOCK)
     if broken.any():

@@ -34,7 +34,12 @@ FORGET_SCALE = 1 << 53
 
 
 def rule_params(r: RuleSet) -> NDArray[np.int64]:
-    """The (SIZE,) parameter array of ``r``; ``-1`` marks "none" (no target, no lone-wild rule)."""
+    """The (SIZE,) parameter array of ``r``, read-only; ``-1`` marks "none" (no target, no lone-wild rule).
+
+    Read-only because a kernel compiled for one rule set holds its rules as a
+    constant array, which numba types read-only: every kernel then sees one
+    type of ``p`` and its phase functions compile once (analyzer.kernel.jit.Specialised).
+    """
     p = np.zeros(SIZE, np.int64)
     p[PLAYERS], p[DECK], p[HAND], p[WILD] = r.players, r.deck_size, r.hand_size, r.wild_rank
     p[WILD_ANY] = r.wild_on_anything
@@ -61,4 +66,5 @@ def rule_params(r: RuleSet) -> NDArray[np.int64]:
         p[EFF_DRAW + rank], p[EFF_SKIP + rank] = e.draw, e.skip
         p[POINTS + rank] = r.points[rank]
     assert KING == 13  # the kernel finds a Queen's King as card + 4 (queen_needs_king)
+    p.setflags(write=False)
     return p

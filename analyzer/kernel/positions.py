@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,7 +24,7 @@ from analyzer.engine.deal import Deal
 from analyzer.kernel import params as P
 from analyzer.kernel.deal import run_deal, scratch, store_deal
 from analyzer.kernel.driver import empty_results, result_arrays, run_blocks, seat_lineup, seed_word
-from analyzer.kernel.jit import outer
+from analyzer.kernel.jit import Specialised, body, outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.rng import deal_key
 from analyzer.kernel.state import (
@@ -107,9 +108,9 @@ def encode_deal(deal: Deal) -> Positions:
     return Positions(st, m, ring)
 
 
-@outer
-def positions_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
-                     lo: int, hi: int, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray, out: tuple) -> None:
+@body
+def play_positions(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
+                   lo: int, hi: int, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray, out: tuple) -> None:
     """Play positions ``lo .. hi`` to their ends (row j draws from the play stream of ``first + j``)."""
     n = p[P.PLAYERS]
     st, m, ring, _deck, pts, held, _dealt = scratch(n)
@@ -123,9 +124,33 @@ def positions_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarr
         store_deal(i, st, win, lose, bw, pts, held, n, out)
 
 
+@outer
+def positions_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
+                     lo: int, hi: int, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray, out: tuple) -> None:
+    """:func:`play_positions` for any rules ``p``."""
+    play_positions(p, kinds_pos, weights_pos, seed, first, lo, hi, st0, m0, ring0, out)
+
+
+def _positions_for(rules: np.ndarray) -> Any:
+    """:func:`play_positions` compiled for the rules ``rules`` (a constant): positions_kernel's arguments but ``p``."""
+
+    def positions_kernel_for(kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
+                             lo: int, hi: int, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray, out: tuple) -> None:
+        play_positions(rules, kinds_pos, weights_pos, seed, first, lo, hi, st0, m0, ring0, out)
+
+    return outer(positions_kernel_for)
+
+
+#: positions_kernel compiled per rule set (analyzer.kernel.jit.Specialised; counted in rollouts)
+POSITIONS = Specialised(_positions_for)
+
+
 def play_from_positions(rules: RuleSet, strategies: Sequence[object], positions: Positions, seed: int = 0, *,
-                        first: int = 0, threads: int | None = None) -> DealResults:
-    """Play every position to its end; strategies and results by position (column q = seat q + 1)."""
+                        first: int = 0, threads: int | None = None, specialise: bool | None = None) -> DealResults:
+    """Play every position to its end; strategies and results by position (column q = seat q + 1).
+
+    ``specialise``: as in analyzer.kernel.driver.simulate_deals (same results).
+    """
     kinds, weights = compile_lineup(strategies)
     if len(kinds) != rules.players or positions.m.shape[1] != HANDS + rules.players:
         raise ValueError(f"positions and strategies must be for {rules.players} players")
@@ -138,8 +163,13 @@ def play_from_positions(rules: RuleSet, strategies: Sequence[object], positions:
     m0 = np.ascontiguousarray(positions.m)
     ring0 = np.ascontiguousarray(positions.ring)
 
+    fast = POSITIONS.kernel(p, n, specialise)
+
     def block(lo: int, hi: int) -> None:
-        positions_kernel(p, kinds, weights, word, first, lo, hi, st0, m0, ring0, arrays)
+        if fast is None:
+            positions_kernel(p, kinds, weights, word, first, lo, hi, st0, m0, ring0, arrays)
+        else:
+            fast(kinds, weights, word, first, lo, hi, st0, m0, ring0, arrays)
 
     run_blocks(block, 0, n, threads)
     return out
