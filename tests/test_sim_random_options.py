@@ -116,8 +116,8 @@ def _engine_match(rules, strats, it, base, i) -> list[int]:
     """play_match with each deal keyed like the simulator's (deal k of match i)."""
     real = Deal.from_deck
 
-    def keyed(rules_, deck, rng=None, names=None, stream_key=None):
-        return real(rules_, deck, rng=rng, names=names, stream_key=deal_key(base, i, keyed.k))
+    def keyed(rules_, deck, rng=None, names=None, stream_key=None, record=False):
+        return real(rules_, deck, rng=rng, names=names, stream_key=deal_key(base, i, keyed.k), record=record)
 
     keyed.k = -1
 

@@ -30,12 +30,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, action_token, card_id, card_pretty, rank_of, suit_of
-from analyzer.core.contract import DecisionView, StrategyError, describe_action, is_action_int
+from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, action_token, card_id, card_pretty, deck, rank_of, suit_of
+from analyzer.core.contract import DecisionView, History, StrategyError, describe_action, is_action_int
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import DealStream
 from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome, next_dealer
+from analyzer.engine.record import DealRecord
+from analyzer.knowledge.public import reads_history
 
 
 class IllegalMove(ValueError):
@@ -153,25 +155,29 @@ class Deal:
     strategy_rules: RuleSet | None = field(default=None, repr=False)
     #: wilds (G4) in each seat's hand as dealt (set by :meth:`start`, before the first turn)
     wilds_dealt: list[int] = field(default_factory=list)
+    #: the public history (issue 13), kept only for a deal started with ``record=True``
+    public: DealRecord | None = field(default=None, repr=False)
 
     # ----------------------------------------------------------------- setup
     @classmethod
     def from_deck(cls, rules: RuleSet, deck: Sequence[int], rng: np.random.Generator | None = None,
-                  names: list[str] | None = None, stream_key: int | None = None) -> Deal:
+                  names: list[str] | None = None, stream_key: int | None = None, record: bool = False) -> Deal:
         hands, starter, talon = deal_hands(deck, rules)
-        return cls.start(rules, hands, talon, starter, rng=rng, names=names, stream_key=stream_key)
+        return cls.start(rules, hands, talon, starter, rng=rng, names=names, stream_key=stream_key, record=record)
 
     @classmethod
     def start(cls, rules: RuleSet, hands: list[list[int]], talon: list[int], starter: int | None,
               *, rng: np.random.Generator | None = None, names: list[str] | None = None,
-              starter_suit: int | None = None, stream_key: int | None = None) -> Deal:
+              starter_suit: int | None = None, stream_key: int | None = None, record: bool = False) -> Deal:
         """Lay the starter (CZ3/PR2) and begin seat 1's first turn.
 
         ``starter_suit`` is the suit the prague dealer names for a Jack lead;
         left None, the dealer is asked at the ``lead_suit`` decision point.
         ``stream_key`` keys the deal's random stream (the simulator's key of the
         same deal gives the same shuffles and forgotten calls); left None, it is
-        drawn from ``rng`` when the rules draw random numbers at all.
+        drawn from ``rng`` when the rules draw random numbers at all.  ``record`` keeps the deal's
+        public history (:class:`~analyzer.engine.record.DealRecord`) for the views of strategies
+        that read it (``uses_history = True``).
         """
         rng = rng if rng is not None else np.random.default_rng(0)
         if stream_key is None and (rules.reshuffle == "shuffle" or rules.last_card_call):
@@ -180,11 +186,15 @@ class Deal:
                 rng=rng, names=names, stream=DealStream(stream_key or 0))
         d.wilds_dealt = [sum(rank_of(c) == rules.wild_rank for c in h) for h in d.hands]
         d.current = 1 % rules.players
+        if starter is not None:
+            d.pile.append(starter)
+            d.played.add(starter)
+        if record:
+            d.public = DealRecord(rules)
+            d.public.start(d)
         if starter is None:  # SV2: no card is turned up
             d._begin_turn()
             return d
-        d.pile.append(starter)
-        d.played.add(starter)
         d.active_suit = suit_of(starter)  # CZ3: a Jack starter names no suit
         d._log(f"starter {card_pretty(starter)}")
         if rules.starter_effects:
@@ -291,6 +301,8 @@ class Deal:
         if phase == "lead_suit":
             self.active_suit = suit_of(action) if suit is None else suit
             self._log(f"{self.name(0)} names {'SCHD'[self.active_suit]} for the lead")
+            if self.public is not None:
+                self.public.named_lead(self, self.active_suit)
             self.current = 1 % self.rules.players
             self._begin_turn()
         elif action == DRAW:
@@ -314,10 +326,14 @@ class Deal:
             if self.rules.reshuffle == "shuffle":
                 self.talon = self.stream.shuffle(self.talon)
             self._log("the pile is turned over into the talon")
+            if self.public is not None:
+                self.public.turned_over(self)
         if not self.talon:
             return None
         card = self.talon.pop(0)
         self.hands[self.current].append(card)
+        if self.public is not None:
+            self.public.drew(self, card)
         return card
 
     def _penalty(self, k: int) -> list[int]:
@@ -354,6 +370,8 @@ class Deal:
             return
         self.turns += 1
         self.phase, self.drew_this_turn, self.drawn_card = "play", False, None
+        if self.public is not None:
+            self.public.begin_turn()
         if self.pending_seven:
             if any(rank_of(c) == 7 for c in self.hands[self.current]):
                 self.phase = "seven"  # CZ8: answer with a 7, or take
@@ -375,6 +393,8 @@ class Deal:
         """CZ8: the sevens penalty: one card (transfer) or one per 7 (accumulate), and the turn is lost."""
         k = self.rules.seven_penalty(self.pending_seven)
         self.pending_seven = 0
+        if self.public is not None:
+            self.public.took(self)
         self._penalty(k)
         self._log(f"{self.name(self.current)} loses the turn")
         self._advance()
@@ -389,6 +409,8 @@ class Deal:
         else:
             self.stuck += 1  # G10: a whole round of this blocks the deal
         self._log(f"{self.name(self.current)} passes")
+        if self.public is not None:
+            self.public.passed(self)
         if self.stuck >= self.rules.players:
             self.last_actor = self.current
             self._finish(END_BLOCKED)
@@ -397,11 +419,16 @@ class Deal:
 
     def _draw_decision(self) -> None:
         """G6 (draw_one) or SV4 (draw_until_play): the player draws at a decision point."""
+        if self.public is not None:
+            self.public.draw_decision(self, legal_cards(list(deck(self.rules.deck_size)), self.top, self.active_suit,
+                                                        self.rules))
         card = self._draw_one()
         self.drew_this_turn = True
         self.stuck = 0
         who = self.name(self.current)
         assert card is not None  # DRAW is legal only when something can be drawn
+        if self.public is not None:
+            self.public.drawn(self, card)
         if self.rules.no_card == "draw_until_play":
             self._log(f"{who} draws {card_pretty(card)}")
             self._settle()
@@ -426,6 +453,8 @@ class Deal:
         self.active_suit = (suit if suit is not None else suit_of(card)) if wild else suit_of(card)
         named = f" and names {'SCHD'[self.active_suit]}" if wild else ""
         self._log(f"{self.name(seat)} plays {card_pretty(card)}{named}")
+        if self.public is not None:
+            self.public.played(self, seat, card, self.active_suit if wild else None)
         self._set_pending(card, chain)
         if not hand:  # G9: the deal ends the moment a player sheds the last card
             self.last_actor = seat
@@ -481,8 +510,9 @@ class Deal:
         self._log(f"deal ends: {self.name(went_out) + ' ' if went_out is not None else ''}{how}")
 
     # ------------------------------------------------------------- views
-    def view(self, scores: Sequence[int] | None = None) -> DecisionView:
-        """What the player to act may know (issue 3's strategy view)."""
+    def view(self, scores: Sequence[int] | None = None, history: bool = False) -> DecisionView:
+        """What the player to act may know (issue 3's strategy view); ``history``: with the public
+        history of the deal (issue 13), which a deal started with ``record=True`` keeps."""
         n, s = self.rules.players, self.current
         hand = tuple(self.hands[s])
         if self.phase == "lead_suit":
@@ -496,7 +526,13 @@ class Deal:
             hand_sizes=tuple(len(self.hands[(s + k) % n]) for k in range(n)),
             talon_size=len(self.talon), played=frozenset(self.played),
             scores=None if scores is None else tuple(scores[(s + k) % n] for k in range(n)),
+            history=self._history(hand) if history else None,
         )
+
+    def _history(self, hand: tuple[int, ...]) -> History:
+        if self.public is None:
+            raise ValueError("this deal keeps no public history: start it with record=True")
+        return self.public.history(self, hand)
 
 
 def forced_action(deal: Deal) -> int | None:
@@ -545,8 +581,15 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
     The one play loop of the engine: ``history`` (if given) receives every
     decision as a replay token, forced ones included, up to a fault -- which is
     how a fault is reproduced as a scenario (engine.faults) and how move
-    histories are compared with the simulator's.
+    histories are compared with the simulator's.  A strategy that reads the
+    public history (``uses_history = True``) finds it in its views, as on the
+    simulator: the deal must then have been started with ``record=True``
+    (``knowledge.public.reads_history(strategies)`` says when).
     """
+    readers = [getattr(s, "uses_history", False) is True for s in strategies]
+    if any(readers) and deal.public is None:
+        name = getattr(strategies[readers.index(True)], "name", "?")
+        raise ValueError(f"strategy {name!r} reads the public history: start the deal with record=True")
     while not deal.done:
         phase = deal.phase
         forced = forced_action(deal)
@@ -557,7 +600,7 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
             continue
         strat = strategies[deal.current]
         name = getattr(strat, "name", repr(strat))
-        view = deal.view(scores)
+        view = deal.view(scores, history=readers[deal.current])
         try:
             answer = strat.choose(view, rng)  # type: ignore[attr-defined]
         except Exception as exc:  # a faulty plugin must name itself (issue 6)
@@ -595,17 +638,18 @@ def play_match(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
 
     ``strategies[i]`` plays for player i; ``next_deck()`` gives each deal's deck order.
     """
-    return match_loop(rules, strategies, rng, lambda _dealer: next_deck(), play_deal)
+    return match_loop(rules, strategies, rng, lambda _dealer: next_deck(), play_deal, record=reads_history(strategies))
 
 
 def match_loop(rules: RuleSet, strategies: Sequence[object], rng: np.random.Generator,
                deck_for: Callable[[int], Sequence[int]], play: Callable[..., DealOutcome],
-               deal_rng: np.random.Generator | None = None) -> MatchOutcome:
+               deal_rng: np.random.Generator | None = None, record: bool = False) -> MatchOutcome:
     """The one match loop (G11, CZ2/SV2 rotation, CZ7/PR7/SV7 outcome) for every way of playing a deal.
 
     ``deck_for(dealer)`` gives each deal's deck order; ``play(deal, strategies_by_seat, rng, scores=...)``
     plays it (:func:`play_deal`, or the table runner's players who remember); ``deal_rng`` (default
-    ``rng``) is the deal's own stream, ``rng`` the strategies'.
+    ``rng``) is the deal's own stream, ``rng`` the strategies'; ``record`` keeps each deal's public
+    history (for strategies that read it in their views, :func:`play_deal`).
     """
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
@@ -616,7 +660,7 @@ def match_loop(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
     wild, dealt = [False] * n, [0] * n
     while True:
         seat_player = [(dealer + s) % n for s in range(n)]
-        deal = Deal.from_deck(rules, list(deck_for(dealer)), rng=deal_rng if deal_rng is not None else rng)
+        deal = Deal.from_deck(rules, list(deck_for(dealer)), rng=deal_rng if deal_rng is not None else rng, record=record)
         out = play(deal, [strategies[p] for p in seat_player], rng, scores=[totals[p] for p in seat_player])
         deals += 1
         capped += out.end == END_CAPPED

@@ -21,6 +21,7 @@ from analyzer.core.cards import action_token, card_str
 from analyzer.core.contract import StrategyError
 from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal, MoveHistory, deal_hands, play_deal
+from analyzer.knowledge.public import reads_history
 
 #: The replay token of an action (kept under its old name for callers).
 token = action_token
@@ -37,7 +38,8 @@ def reproduce(rules: RuleSet, seat_strategies: Sequence[object], deck: Sequence[
     (it belongs in the starter token)."""
     hands, starter, talon = deal_hands(list(deck), rules)
     rng = np.random.default_rng(rng_seed)
-    deal = Deal.start(rules, hands, talon, starter, rng=rng, stream_key=stream_key)
+    deal = Deal.start(rules, hands, talon, starter, rng=rng, stream_key=stream_key,
+                      record=reads_history(seat_strategies))
     history = MoveHistory()
     try:
         play_deal(deal, seat_strategies, rng, history=history)
