@@ -37,7 +37,7 @@ from analyzer.sim.simulator import simulate_deals, simulate_matches
 from tests.test_view_history import hashed_choice
 
 #: (variant, players, options, the kinds of event the deals must meet, a hoarder in the last position?)
-CONFIGS = [
+CONFIGS: list[tuple[str, int, dict[str, object], set[str], bool]] = [
     ("czech", 2, {"sevens": True, "voluntary_draw": True}, {"take"}, False),
     ("czech", 4, {"sevens": True, "voluntary_draw": True, "seven_chain": "accumulate"}, {"take", "turn_over"}, False),
     ("czech", 2, {}, set(), False),
@@ -131,11 +131,13 @@ def test_engine_history_equals_the_simple_paths_at_every_decision(variant: str, 
     assert narrowed > 0 or rules.voluntary_draw, "no opponent was ever narrowed"
 
 
-TRACKER_LINEUPS = [("czech", 2, {"sevens": True, "voluntary_draw": True}, ("tracker", "weighted")),
-                   ("czech", 4, {"sevens": True}, ("tracker", "greedy", "tracker", "weighted")),
-                   ("prague", 3, {}, ("weighted", "tracker", "aggressive")),
-                   ("svinya", 2, {"turn_cap": 300}, ("tracker", "tracker")),
-                   ("czech", 3, {"no_card": "draw_until_play", "turn_cap": 300}, ("tracker", "weighted", "tracker"))]
+TRACKER_LINEUPS: list[tuple[str, int, dict[str, object], tuple[str, ...]]] = [
+    ("czech", 2, {"sevens": True, "voluntary_draw": True}, ("tracker", "weighted")),
+    ("czech", 4, {"sevens": True}, ("tracker", "greedy", "tracker", "weighted")),
+    ("prague", 3, {}, ("weighted", "tracker", "aggressive")),
+    ("svinya", 2, {"turn_cap": 300}, ("tracker", "tracker")),
+    ("czech", 3, {"no_card": "draw_until_play", "turn_cap": 300}, ("tracker", "weighted", "tracker")),
+]
 
 
 class SimplePath:
@@ -187,7 +189,7 @@ def test_tracker_matches_on_the_engine_equal_the_simulators() -> None:
     res = simulate_matches(rules, lineup, m, 3, decks=decks, slots=4)
     for i in range(m):
         it = iter(decks[i].tolist())
-        out = play_match(rules, lineup, np.random.default_rng(0), lambda it=it: next(it))
+        out = play_match(rules, lineup, np.random.default_rng(0), it.__next__)
         assert res.totals[i].tolist() == out.totals, f"match {i}"
 
 
