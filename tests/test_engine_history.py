@@ -12,8 +12,7 @@ fault scenarios).
   deal, and in matches; a fault among trackers is reproduced by the engine
   (``faults.write_fault_scenario``) and ``durak replay`` plays the scenario to
   the faulty decision.
-* Line-ups without a history reader record nothing; a history reader on a deal
-  started without ``record`` is refused.
+* Line-ups without a history reader record nothing (tests/test_view_history.py).
 """
 
 from __future__ import annotations
@@ -231,24 +230,3 @@ def test_a_fault_among_trackers_is_reproduced_by_the_engine_and_replays(tmp_path
     main(["replay", str(path), "--json"])
     shown = json.loads(capsys.readouterr().out)
     assert shown["stopped_at_fault"] is True and shown["moves"] == len(sc.moves)
-
-
-def test_only_history_readers_are_shown_it_and_only_recording_deals_can_show_it() -> None:
-    rules = make_rules("czech", 2, {})
-    order = shuffled_decks(rules.deck_size, 1, np.random.default_rng(0))[0].tolist()
-    plain = Deal.from_deck(rules, order)
-    assert plain.public is None
-    views: list = []
-
-    class Plain:
-        name = "plain"
-
-        def choose(self, view, rng):
-            views.append(view.history)
-            return get_strategy("weighted").choose(view, rng)
-
-    log: list = []
-    play_deal(Deal.from_deck(rules, order, record=True), [Plain(), Probe(log)], np.random.default_rng(0))
-    assert views and all(h is None for h in views) and log
-    with pytest.raises(ValueError, match="'probe' reads the public history: start the deal with record=True"):
-        play_deal(Deal.from_deck(rules, order), [Plain(), Probe([])], np.random.default_rng(0))

@@ -23,7 +23,7 @@ from analyzer.core.contract import BatchHistory, DecisionView, History
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.core.streams import base_key, deal_keys
-from analyzer.engine.deal import Deal
+from analyzer.engine.deal import Deal, play_deal
 from analyzer.knowledge.observer import Knowledge, cards_in, mask
 from analyzer.knowledge.public import PublicRecord, unpack_events
 from analyzer.knowledge.table import play_observed
@@ -255,6 +255,8 @@ def test_the_history_is_read_only() -> None:
 
 
 def test_lineups_without_history_readers_record_nothing() -> None:
+    """Neither engine records for a line-up without a history reader, nor shows the history to a player
+    that does not read it; the rules engine refuses a reader on a deal that does not record."""
     rules = make_rules("czech", 4, {})
     plain = [get_strategy(s) for s in ("weighted", "random", "greedy", "weighted")]
     sim = BatchSim(rules, plain, slots=16, rng=np.random.default_rng(0))
@@ -274,6 +276,16 @@ def test_lineups_without_history_readers_record_nothing() -> None:
     reader.uses_history = True  # type: ignore[attr-defined]
     sim = BatchSim(rules, [reader, *plain[1:]], slots=16, rng=np.random.default_rng(0))
     assert isinstance(sim.public, PublicRecord)
+    # the rules engine's play loop (engine.deal.play_deal)
+    order = shuffled_decks(rules.deck_size, 1, np.random.default_rng(0))[0].tolist()
+    assert Deal.from_deck(rules, order).public is None
+    views.clear()
+    log: list = []
+    play_deal(Deal.from_deck(rules, order, record=True), [Reader(), SimProbe(log), Reader(), Reader()],
+              np.random.default_rng(0))
+    assert views and all(h is None for h in views) and log
+    with pytest.raises(ValueError, match="'probe' reads the public history: start the deal with record=True"):
+        play_deal(Deal.from_deck(rules, order), [Reader(), SimProbe([]), Reader(), Reader()], np.random.default_rng(0))
 
 
 def test_history_suits_and_voids_agree() -> None:
