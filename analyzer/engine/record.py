@@ -28,6 +28,7 @@ from analyzer.knowledge.public import (
     batch_history,
     draw_proves_void,
     drawn_card_proves,
+    mask,
     pass_proves_void,
     row_histories,
 )
@@ -36,13 +37,6 @@ if TYPE_CHECKING:
     from analyzer.engine.deal import Deal
 
 _ROW = np.zeros(1, np.int64)
-
-
-def _mask(cards: list[int] | tuple[int, ...]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 class DealRecord:
@@ -64,7 +58,7 @@ class DealRecord:
     def start(self, deal: Deal) -> None:
         """Hands dealt (the prague lead off the dealer's hand), the starter laid and seen (CZ3/PR2)."""
         sizes = np.array([[len(h) for h in deal.hands]], np.int16)
-        self.pub.start(_ROW, sizes, np.array([_mask(deal.pile)], np.uint64))
+        self.pub.start(_ROW, sizes, np.array([mask(deal.pile)], np.uint64))
 
     def begin_turn(self) -> None:
         self.pub.drew_at_decision[0] = False
@@ -80,7 +74,7 @@ class DealRecord:
     def draw_decision(self, deal: Deal, legal: list[int]) -> None:
         """Before a DRAW chosen at a decision, ``legal`` the cards that would go on the pile: what drawing
         proves about the hand (G6/G7)."""
-        self.accept = _mask(legal)
+        self.accept = mask(legal)
         if draw_proves_void(self.rules):
             self.pub.narrow_hand(_ROW, self._seat(deal), np.array([~self.accept & (2**64 - 1)], np.uint64))
 
@@ -125,7 +119,7 @@ class DealRecord:
         talon = np.full((1, d), -1, np.int8)
         if deal.turnovers and self.rules.reshuffle == "turn_over":  # G8: a turned-over talon's order is known
             talon[0, : len(deal.talon)] = deal.talon
-        h = batch_history(self.pub, _ROW, self._seat(deal), np.array([_mask(hand)], np.uint64), pile=pile,
+        h = batch_history(self.pub, _ROW, self._seat(deal), np.array([mask(hand)], np.uint64), pile=pile,
                           pile_size=np.array([len(deal.pile)], np.int16), talon=talon)
         return row_histories(h)[0]
 

@@ -39,17 +39,9 @@ import numpy as np
 from analyzer.core.cards import DRAW, TAKE, deck
 from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal, legal_cards
-from analyzer.knowledge.public import NEVER_SEEN, draw_proves_void, drawn_card_proves, drop_slot, narrow, pass_proves_void
+from analyzer.knowledge.public import NEVER_SEEN, draw_proves_void, drawn_card_proves, drop_slot, mask, narrow, pass_proves_void
 
 __all__ = ["NEVER_SEEN", "Knowledge", "Public", "cards_in", "mask", "narrow"]
-
-
-def mask(cards: list[int] | set[int] | tuple[int, ...]) -> int:
-    """Bit mask (Python int) of card ids."""
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 def cards_in(m: int) -> list[int]:

@@ -27,7 +27,7 @@ accept mask or :func:`analyzer.engine.deal.legal_cards`, never rewritten here):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -70,6 +70,14 @@ def events_from_seat(codes: Any, seat: Any, players: int) -> NDArray[np.int64]:
     c = np.asarray(codes, np.int64)
     off = (((c >> 12) & 15) - np.asarray(seat, np.int64)[..., None]) % players
     return (c & ~np.int64(15 << 12)) | (off << 12)
+
+
+def mask(cards: Iterable[int]) -> int:
+    """Bit mask (Python int) of card ids."""
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
 
 
 # ------------------------------------------------------------------ what a move proves (shared rules)
