@@ -33,21 +33,35 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.cards import action_token, suit_of
 from analyzer.core.cards import deck as deck_cards
 from analyzer.core.contract import BatchStrategy
 from analyzer.core.outcomes import DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import deal_key as stream_deal_key
-from analyzer.engine.faults import write_fault_scenario
+from analyzer.engine.faults import write_fault_scenario, write_trace_scenario
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import ZERO, bit, wrap
-from analyzer.kernel.deal import GOING, PAUSED, PYTHON, conserved, count_dealt, resume, run_deal, start_from_deck, store_deal
+from analyzer.kernel.deal import (
+    GOING,
+    PAUSE,
+    PAUSED,
+    PYTHON,
+    conserved,
+    count_dealt,
+    decide,
+    resume,
+    run_deal,
+    start_from_deck,
+    store_deal,
+)
 from analyzer.kernel.driver import WINDOW, Broken, empty_results, result_arrays, seat_lineup, seed_word
-from analyzer.kernel.jit import outer
+from analyzer.kernel.jit import helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup, policy_code
 from analyzer.kernel.npdecks import numpy_decks
 from analyzer.kernel.rng import deal_key
-from analyzer.kernel.state import HANDS, NI, PHASE, RING, RNG
+from analyzer.kernel.state import BEGIN, HANDS, LEAD, NI, PHASE, RING, RNG
+from analyzer.kernel.turn import begin_turn, finish
 from analyzer.kernel.views import Paused, SimplePath, batch_view, write_view
 from analyzer.sim.calls import StrategyCalls
 from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fault_dir
@@ -58,16 +72,48 @@ SLOTS = 8192
 _IDLE = -4  # a slot without a deal (run_deal's codes are seats, -1 and GOING / PAUSED)
 
 
+@inner
+def record(moves: np.ndarray, nm: np.ndarray, phase: int, action: int, suit: int) -> None:
+    """One decision of a traced deal: its phase, action and suit (a full record keeps its first moves)."""
+    i = nm[0]
+    if i < moves.shape[0]:
+        moves[i, 0], moves[i, 1], moves[i, 2] = phase, action, suit
+        nm[0] = i + 1
+
+
+@helper
+def run_traced(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray, weights: np.ndarray,
+               p: np.ndarray, points: np.ndarray, holders: np.ndarray, moves: np.ndarray, nm: np.ndarray
+               ) -> tuple[int, int, bool]:
+    """:func:`analyzer.kernel.deal.run_deal`, the same moves, recording every decision (forced ones and the
+    compiled strategies' choices) in ``moves``: the replay tokens of a faulty deal."""
+    while True:
+        phase = st[PHASE]
+        if phase == BEGIN:
+            e = begin_turn(st, m, ring, p)
+            if e >= 0:
+                return finish(st, m, e, -1, -1, p, points, holders)
+            continue
+        action, suit = decide(st, m, kinds, weights, p)
+        if action == PAUSE:
+            return PAUSED, -1, False
+        record(moves, nm, phase, action, suit)
+        win, lose, by_wild = resume(st, m, ring, phase, action, suit, p, points, holders)
+        if win != GOING:
+            return win, lose, by_wild
+
+
 @outer
 def advance_kernel(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: np.uint64, decks: np.ndarray,
                    deck_row: int, hi: int, nxt: np.ndarray, slots: tuple, act: np.ndarray, suit: np.ndarray,
                    out: tuple, wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, deck_mask: np.uint64,
-                   view: tuple) -> int:
+                   view: tuple, trace: int, moves: np.ndarray, nm: np.ndarray) -> int:
     """Answer the previous call's pauses (``act``/``suit`` by pause, in slot order) and play every slot on.
 
     A slot plays until its deal waits for a Python strategy (the decision goes to row ``k`` of ``view``)
     or ends (results to row ``job`` of ``out``); a free slot takes deal ``nxt[0]`` while it is below
-    ``hi``, whose deck is ``decks[nxt[0] - deck_row]``.  Returns the number of pauses written.
+    ``hi``, whose deck is ``decks[nxt[0] - deck_row]``.  Deal ``trace`` (-1: none) records its decisions
+    in ``moves`` (:func:`run_traced`; ``nm[0]`` of them).  Returns the number of pauses written.
     """
     sts, ms, rings, job, wait, slot_deck = slots
     n, d = p[P.PLAYERS], p[P.DECK]
@@ -81,6 +127,8 @@ def advance_kernel(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: 
         st, m, ring = sts[b], ms[b], rings[b]
         if wait[b]:
             wait[b] = False
+            if job[b] == trace:
+                record(moves, nm, st[PHASE], act[a], suit[a])
             win, lose, by_wild = resume(st, m, ring, st[PHASE], act[a], suit[a], p, pts, held)
             a += 1
         elif job[b] >= 0:
@@ -89,7 +137,10 @@ def advance_kernel(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: 
             win = _IDLE
         while True:
             if win == GOING:
-                win, lose, by_wild = run_deal(st, m, ring, kinds, weights, p, pts, held)
+                if job[b] == trace:
+                    win, lose, by_wild = run_traced(st, m, ring, kinds, weights, p, pts, held, moves, nm)
+                else:
+                    win, lose, by_wild = run_deal(st, m, ring, kinds, weights, p, pts, held)
             if win == PAUSED:
                 wait[b] = True
                 write_view(k, b, job[b], st, m, p, view)
@@ -106,6 +157,8 @@ def advance_kernel(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: 
             j = nxt[0]
             nxt[0] = j + 1
             job[b] = j
+            if j == trace:
+                nm[0] = 0
             deck = decks[j - deck_row]
             for c in range(d):
                 slot_deck[b, c] = deck[c]
@@ -188,13 +241,14 @@ class Answers(StrategyCalls):
 def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: int, *,
                     play_rng: np.random.Generator, deck_rng: np.random.Generator | None = None,
                     decks: NDArray[np.integer] | None = None, check: bool = False,
-                    where: FaultContext | None = None, slots: int = SLOTS) -> DealResults:
+                    where: FaultContext | None = None, slots: int = SLOTS, trace: int = -1) -> DealResults:
     """``n`` deals of a line-up (by position) with Python strategies, on the kernel paused at their decisions.
 
     Deal ``j`` is dealt ``decks[j]`` if given, else the ``j``-th deck ``deck_rng`` draws as numpy's
     ``shuffled_decks`` does; its play stream is ``deal_key(seed, j)``.  Python strategies draw from
     ``play_rng``.  A strategy that raises or answers illegally is a StrategyFault naming the deal
     (``where``); ``check``: every deal must end with every card exactly once, else :class:`Broken`.
+    ``trace``: deal ``trace``'s moves are recorded, and a fault in it carries them (:class:`Traced`).
     """
     where = where or FaultContext()
     players, size = rules.players, rules.deck_size
@@ -225,6 +279,7 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed)
     word = seed_word(seed)
     nxt = np.zeros(1, np.int64)
+    moves, nm = np.zeros((_trace_room(rules) if trace >= 0 else 0, 3), np.int64), np.zeros(1, np.int64)
     dk, row0, hi = np.zeros((0, size), np.int64), 0, 0
     while True:
         if nxt[0] >= hi and hi < n:  # the next window of decks (memory stays bounded for any chunk)
@@ -235,9 +290,14 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
                 w = min(WINDOW, n - hi)
                 dk, row0, hi = numpy_decks(base, w, deck_rng), hi, hi + w
         k = advance_kernel(p, kinds, weights, word, dk, row0, hi, nxt, state, act, suit, arrays, out.wilds_dealt,
-                           check, broken, deck_mask, view)
+                           check, broken, deck_mask, view, trace, moves, nm)
         if k:
-            answers.answer(k, act, suit)
+            try:
+                answers.answer(k, act, suit)
+            except StrategyFault as fault:
+                if fault.job == trace and nm[0] < len(moves):
+                    raise Traced(fault, moves[:nm[0]]) from None
+                raise
         elif hi >= n:
             break
     if broken.any():
@@ -245,10 +305,47 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     return out
 
 
-def fault_error(fault: StrategyFault, rules: RuleSet, where: FaultContext) -> SimulationError:
-    """The one-line error of a strategy fault, with a scenario file of the faulty deal (the rules engine
-    plays it again from its deck and stream, analyzer.engine.faults)."""
+def _trace_room(rules: RuleSet) -> int:
+    """Decisions a traced deal may record: a few per turn to the turn cap (G9)."""
+    return 4 * (rules.turn_cap or 2000) + 64
+
+
+class Traced(Exception):
+    """A fault in a traced deal, with the deal's decisions up to the faulty one (phase, action, suit)."""
+
+    def __init__(self, fault: StrategyFault, moves: NDArray[np.int64]) -> None:
+        super().__init__(str(fault))
+        self.fault = fault
+        self.moves = moves.copy()
+
+    def tokens(self) -> tuple[list[str], int | None]:
+        """The replay tokens of the moves and the suit named for a Jack lead (PR2), as the numpy simulator's
+        move recorder gives them (analyzer.sim.history)."""
+        tokens: list[str] = []
+        lead_suit = None
+        for phase, action, suit in self.moves.tolist():
+            if phase == LEAD:
+                lead_suit = suit if suit >= 0 else suit_of(action)
+            else:
+                tokens.append(action_token(action, None if suit < 0 else suit))
+        return tokens, lead_suit
+
+
+def fault_error(fault: StrategyFault, rules: RuleSet, where: FaultContext, traced: Traced | None = None
+                ) -> SimulationError:
+    """The one-line error of a strategy fault, with a scenario file of the faulty deal: the moves the kernel
+    played up to the faulty decision if ``traced`` (the same fault met again in a run tracing that deal),
+    else the deal played again by the rules engine from its deck and stream (analyzer.engine.faults), which
+    cannot follow the compiled strategies' random streams."""
     label = f"{rules.variant}-{where.file_part()}deal{where.first + fault.job}"
+    if traced is not None:
+        tokens, lead_suit = traced.tokens()
+        try:
+            path = write_trace_scenario(rules, fault.seat_strategies, fault.deck, tokens, lead_suit, fault_dir(),
+                                        label, fault.stream_key, str(fault))
+        except OSError as exc:
+            return SimulationError(f"{fault}; could not write the fault scenario: {exc}")
+        return SimulationError(f"{fault}; scenario {path} replays to the faulty decision: durak replay {path}")
     try:
         path, met = write_fault_scenario(rules, fault.seat_strategies, fault.deck, fault_dir(), label,
                                          fault.stream_key, str(fault))

@@ -21,7 +21,7 @@ deterministic, as that simulator's ``--check`` does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from analyzer.kernel._cache import announce_if_cold
 from analyzer.kernel.driver import Broken, simulate_deals
 from analyzer.kernel.lineup import policy_code
 from analyzer.kernel.matches import simulate_matches
-from analyzer.kernel.pause import SLOTS, fault_error, simulate_paused
+from analyzer.kernel.pause import SLOTS, Traced, fault_error, simulate_paused
 from analyzer.sim.determinism import check_determinism
 from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault
 
@@ -72,15 +72,31 @@ def _paused(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.
     """Deals with Python strategies on the kernel paused at their decisions; a fault is one line."""
     where = where or FaultContext()
     announce_if_cold("pause.advance_kernel")
+    def run(trace: int = -1) -> DealResults:
+        return simulate_paused(rules, strategies, n, base_key(ss), play_rng=play_generator(ss),
+                               deck_rng=None if decks is not None else deck_generator(ss), decks=decks, check=check,
+                               where=where, trace=trace)
+
     try:
-        res = simulate_paused(rules, strategies, n, base_key(ss), play_rng=play_generator(ss),
-                              deck_rng=None if decks is not None else deck_generator(ss), decks=decks, check=check,
-                              where=where)
+        res = run()
     except StrategyFault as fault:
-        raise fault_error(fault, rules, where) from None
+        raise fault_error(fault, rules, where, _traced(run, fault)) from None
     if check:  # a Python strategy must be deterministic given its generator (the numpy simulator's check)
         check_determinism(rules, strategies, n, ss, decks, min(SLOTS, n), False, where)
     return res
+
+
+def _traced(run: Callable[[int], object], fault: StrategyFault) -> Traced | None:
+    """The same run again, tracing the faulty deal: its moves up to the same fault, or None if the strategy
+    does not fault the same way again (it is not deterministic given its generator)."""
+    try:
+        run(fault.job)
+    except Traced as again:
+        if again.fault.job == fault.job and str(again.fault) == str(fault):
+            return again
+    except Exception:  # noqa: BLE001 — a strategy that misbehaves differently the second time
+        pass
+    return None
 
 
 def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
