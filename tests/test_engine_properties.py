@@ -160,15 +160,20 @@ def _play_random(d: Deal, rnd: random.Random, full: list[int], probe: bool = Tru
     _check_legal(d)
 
 
-@settings(**SETTINGS)
-@given(rules=rule_sets(), seed=st.integers(0, 2**32 - 1))
-def test_g1_g3_g6_random_play_conserves_cards_and_only_legal_moves(rules, seed):
-    """G1 (conservation), G3/G4/G6/G7/G8/CZ8 (legal actions), triad refusal with state unchanged."""
+def _random_deal(rules, seed: int) -> tuple[Deal, random.Random, list[int]]:
+    """A deal of a deck shuffled by ``seed``, the generator that goes on choosing its moves, the deck sorted."""
     rnd = random.Random(seed)
     full = sorted(deck(rules.deck_size))
     order = list(full)
     rnd.shuffle(order)
-    d = Deal.from_deck(rules, order, rng=np.random.default_rng(seed))
+    return Deal.from_deck(rules, order, rng=np.random.default_rng(seed)), rnd, full
+
+
+@settings(**SETTINGS)
+@given(rules=rule_sets(), seed=st.integers(0, 2**32 - 1))
+def test_g1_g3_g6_random_play_conserves_cards_and_only_legal_moves(rules, seed):
+    """G1 (conservation), G3/G4/G6/G7/G8/CZ8 (legal actions), triad refusal with state unchanged."""
+    d, rnd, full = _random_deal(rules, seed)
     _check_conservation(d, full)
     _play_random(d, rnd, full)
 
@@ -177,11 +182,7 @@ def test_g1_g3_g6_random_play_conserves_cards_and_only_legal_moves(rules, seed):
 @given(rules=rule_sets(), seed=st.integers(0, 2**32 - 1))
 def test_g9_g10_g10a_every_deal_ends_and_scores_the_final_hands(rules, seed):
     """G9/G10/G10a: every deal ends (out, blocked or capped within turn_cap); CZ6/PR6/SV6/CZ8/PR7 scoring."""
-    rnd = random.Random(seed)
-    full = sorted(deck(rules.deck_size))
-    order = list(full)
-    rnd.shuffle(order)
-    d = Deal.from_deck(rules, order, rng=np.random.default_rng(seed))
+    d, rnd, full = _random_deal(rules, seed)
     _play_random(d, rnd, full, probe=False)
     o = d.outcome
     n = rules.players
