@@ -86,7 +86,7 @@ class Pimc:
         self.rollout_spec = rollout
         self.rollout = get_strategy(rollout)
         self._compiled: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self.decisions = 0  # searched decisions, the rollouts they played and the seconds they took
+        self.decisions = 0  # searched decisions, the rollouts they played and the CPU seconds they took
         self.rollouts = 0
         self.seconds = 0.0
 
@@ -125,7 +125,7 @@ class Pimc:
         rows = np.array([i for i, o in enumerate(options) if len(o) > 1], np.int64)
         if not len(rows):
             return acts, suits
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         rules = view.rules
         p, kinds, weights = self._compile(rules)
         vs = view_search(view, rows, [options[i] for i in rows.tolist()])
@@ -138,7 +138,7 @@ class Pimc:
         suits[rows] = vs.suits[np.arange(len(rows)), best]
         self.decisions += len(rows)
         self.rollouts += int((vs.n_actions * used).sum())
-        self.seconds += time.perf_counter() - t0
+        self.seconds += time.process_time() - t0
         return acts, suits
 
     # ----------------------------------------------------------------- search
@@ -156,7 +156,7 @@ class Pimc:
         options = self.candidates(view, table)
         if len(options) == 1:
             return options[0]
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         self.decisions += 1
         rules = table.rules
         p, kinds, weights = self._compile(rules)
@@ -174,5 +174,5 @@ class Pimc:
                                             OBJECTIVE_CODES[self.objective_for(rules.players)], key, self.budget,
                                             MIN_WORLDS, totals)
         self.rollouts += len(options) * used
-        self.seconds += time.perf_counter() - t0
+        self.seconds += time.process_time() - t0
         return options[int(np.argmax(score))]

@@ -37,7 +37,7 @@ from analyzer.knowledge.table import simulate_observed
 from analyzer.sim.simulator import simulate_deals
 
 #: (variant, players, duplicate decks) of the rows
-CASES = (("czech", 2, 60), ("svinya", 2, 12), ("czech", 4, 12))
+CASES = (("czech", 2, 100), ("svinya", 2, 40), ("czech", 4, 40))
 #: pimc's two paths: the simulator's fast path (one compiled search per batch) and the engine's table runner
 PATHS = ("batch", "table")
 
