@@ -16,7 +16,7 @@ from analyzer.core.cards import DRAW, TAKE
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, lowest, nth, popcount, rank_of, suit_of
 from analyzer.kernel.jit import inner
-from analyzer.kernel.rng import next_float
+from analyzer.kernel.rng import _INV53, EDGE51, EDGE53, MASK51, MASK53, next_bits53
 from analyzer.kernel.state import RNG
 
 RANDOM, GREEDY, WILD_KEEPER, WILD_DUMPER, AGGRESSIVE, SUIT_KEEPER, WEIGHTED = range(7)
@@ -30,6 +30,7 @@ _SEVERITY = 1000.0  # aggressive: the harshest effect first when the next player
 THREAT_HAND = 2  # aggressive: "close to going out"
 THREAT_FROM = 3  # weighted: the threat feature counts from this hand size down
 ANSWER_SEVEN = 0.5  # random: answers a sevens chain half the time
+ANSWER_SEVEN_BITS = np.int64(1 << 52)  # u >= ANSWER_SEVEN for u = bits * 2**-53
 
 
 @inner
@@ -111,6 +112,27 @@ def card_score(kind: int, w: np.ndarray, card: int, hand: np.uint64, active: int
 
 
 @inner
+def random_card(bits: np.int64, legal: np.uint64, p: np.ndarray) -> tuple[int, int]:
+    """As strategies/random_legal.py: with ``x = u * k`` (u = bits * 2**-53, k legal cards) the card is the
+    floor(x)-th, and the fraction names a wild's suit, floor(4 (x - floor(x))).
+
+    In integers (rng.scaled): ``bits * k`` holds floor(x) above bit 53 and the
+    fraction below; the float form is computed only where rounding the product
+    could change either (within 64 of a multiple of 2**51).
+    """
+    k = popcount(legal)
+    prod = bits * k
+    low = prod & MASK53
+    if low > EDGE53 or (low & MASK51) > EDGE51:
+        x = float(bits) * _INV53 * k
+        i = int(x)
+        card = nth(legal, i)
+        return card, (int((x - i) * 4) if is_wild(card, p) else -1)
+    card = nth(legal, prod >> np.int64(53))
+    return card, (low >> np.int64(51) if is_wild(card, p) else -1)
+
+
+@inner
 def choose(kind: int, w: np.ndarray, hand: np.uint64, legal: np.uint64, can_take: bool, active: int,
            next_hand: int, seven_phase: bool, p: np.ndarray, m: np.ndarray) -> tuple[int, int]:
     """(action, suit) of strategy ``kind`` at a real decision; suit -1 = none.
@@ -121,13 +143,10 @@ def choose(kind: int, w: np.ndarray, hand: np.uint64, legal: np.uint64, can_take
     if legal == ZERO:
         return (TAKE if can_take else DRAW), -1
     if kind == RANDOM:
-        if seven_phase and can_take and next_float(m, RNG) >= ANSWER_SEVEN:
+        # u >= 1/2 exactly when the 53-bit draw is >= 2**52
+        if seven_phase and can_take and next_bits53(m, RNG) >= ANSWER_SEVEN_BITS:
             return TAKE, -1
-        # as strategies/random_legal.py: floor(u * k) picks the card, the fraction names a wild's suit
-        x = next_float(m, RNG) * popcount(legal)
-        i = int(x)
-        card = nth(legal, i)
-        return card, (int((x - i) * 4) if is_wild(card, p) else -1)
+        return random_card(next_bits53(m, RNG), legal, p)
     rest = legal
     best = lowest(rest)
     best_score = card_score(kind, w, best, hand, active, next_hand, p)
