@@ -325,9 +325,9 @@ CASES: list[Case] = [
                                          "--variants", "moscow"], lambda f: ["'moscow'"]),
     ("simulate-engine-unknown", lambda f: ["simulate", "--deals", "20", "--engine", "turbo"],
      lambda f: ["engine", "'turbo'"]),
-    ("simulate-engine-compiled-python-strategy-matches",  # deals pause for it on the kernel; matches only on numpy
-     lambda f: ["simulate", "--matches", "3", "--engine", "compiled", "--strategies", f"greedy,{PLUGIN}:HighestCard"],
-     lambda f: ["'highest-card'", "no compiled form"]),
+    ("simulate-engine-compiled-history-strategy",  # Python strategies pause on the kernel; history only on numpy
+     lambda f: ["simulate", "--deals", "20", "--players", "2", "--engine", "compiled", "--strategies", "greedy,tracker"],
+     lambda f: ["'tracker'", "reads the public history"]),
     ("run-deals-zero", lambda f: ["run", f.exp, "--deals", "0", "--jobs", "1", "--quiet"], lambda f: ["--deals", "0"]),
     ("run-deals-negative", lambda f: ["run", f.exp, "--deals", "-3", "--jobs", "1", "--quiet"],
      lambda f: ["--deals", "-3"]),

@@ -121,12 +121,14 @@ def test_which_engine_serves_a_line_up(monkeypatch):
     assert choose_engine(built_ins) == "compiled"
     assert choose_engine(python) == "compiled+python"  # the kernel, paused at the Python strategy's decisions
     assert choose_engine(python, engine="compiled") == "compiled+python"
-    assert choose_engine(python, unit="match") == "numpy"  # matches pause only on numpy
+    assert choose_engine(python, unit="match") == "compiled+python"  # matches pause on the kernel too
+    assert choose_engine(history, unit="match") == "numpy"
     assert choose_engine(history) == "numpy"  # only the numpy simulator records the public history
     assert choose_engine(python, engine="numpy") == choose_engine(built_ins, engine="numpy") == "numpy"
     assert choose_engine(built_ins, simulator="tests.fake_sim") == "numpy"
-    with pytest.raises(ExperimentError, match="'highest-card' has no compiled form, and matches pause"):
-        choose_engine(python, engine="compiled", unit="match")
+    assert choose_engine(python, engine="compiled", unit="match") == "compiled+python"
+    with pytest.raises(ExperimentError, match="'reads-history' reads the public history"):
+        choose_engine(history, engine="compiled", unit="match")
     with pytest.raises(ExperimentError, match="'reads-history' reads the public history"):
         choose_engine(history, engine="compiled")
     monkeypatch.setenv(ENGINE_ENV, "numpy")

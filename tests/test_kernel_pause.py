@@ -17,6 +17,8 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
+from analyzer.core.bits import highest_card, lowest_card
+from analyzer.core.cards import DRAW, TAKE, shuffled_decks
 from analyzer.core.contract import BatchView, DecisionView
 from analyzer.core.outcomes import DealResults
 from analyzer.core.registry import get_strategy
@@ -197,7 +199,7 @@ def test_a_paused_view_is_a_decision_view_whatever_is_asked_of_it():
 
     from analyzer.core.bits import cards_tuple
     from analyzer.core.cards import DRAW, TAKE
-    from analyzer.kernel.views import _LEGAL, PausedView, _SIZES, pack_sizes
+    from analyzer.kernel.views import _LEGAL, _SIZES, PausedView, pack_sizes
 
     rules = make_rules("czech", 4, {"sevens": True})
     hand, played = (1 << 20) | (1 << 33) | (1 << 51), (1 << 24) | (1 << 40)
@@ -238,6 +240,82 @@ def test_random_python_form_agrees_statistically_with_the_numpy_simulator():
     assert np.all((ra.lo <= rb.hi) & (rb.lo <= ra.hi)), (wa, wb)
     ta, tb = a.turns.astype(float), b.turns.astype(float)
     assert abs(ta.mean() - tb.mean()) < 3.29 * np.sqrt((ta.var() + tb.var()) / n)
+
+
+# --------------------------------------------------------------------------- matches
+
+
+class ScoreMinded:
+    """Deterministic and reading the match scores: the highest legal card while behind the leader, else the
+    lowest (both paths), so wrong scores in the views change the matches."""
+
+    name = "score-minded"
+
+    def choose(self, view, rng):
+        cards = view.legal_cards
+        if not cards:
+            return (TAKE if view.can_take else DRAW), None
+        behind = view.scores[0] < max(view.scores)
+        return (cards[-1] if behind else cards[0]), None
+
+    def choose_batch(self, view, rng):
+        legal = np.asarray(view.legal, np.uint64)
+        behind = view.scores[:, 0] < view.scores.max(axis=1)
+        hi, lo = highest_card(legal).astype(np.int64), lowest_card(legal).astype(np.int64)
+        act = np.where(legal == 0, np.where(view.can_take, TAKE, DRAW), np.where(behind, hi, lo))
+        return act, np.full(len(act), -1, np.int64)
+
+
+MATCH_CONFIGS = [
+    ("czech", 3, {"target": 80, "sevens": True, "last_card_call": True, "forget_rate": 0.3}),
+    ("prague", 3, {"target": 100, "reshuffle": "shuffle"}),
+    ("svinya", 2, {}),
+]
+
+
+@pytest.mark.parametrize("variant,players,overrides", MATCH_CONFIGS, ids=[c[0] for c in MATCH_CONFIGS])
+def test_matches_on_the_pause_path_equal_the_kernels_and_the_numpy_simulators(variant, players, overrides):
+    """G11 (CZ2/SV2 rotation, CZ7/PR7/SV7 outcome): Python forms on the pause path play the compiled kernel's
+    matches (same seed), field for field; on given decks a line-up with a Python strategy reading the scores
+    (fast and simple path) plays the numpy simulator's matches, match by match."""
+    from analyzer.kernel.matches import simulate_matches as kernel_matches
+    from analyzer.kernel.pause import simulate_paused_matches
+
+    rules = make_rules(variant, players, overrides)
+    names = ["greedy", "weighted", "aggressive"][:players]
+    forms = [python_form(s) for s in names]
+    forms[-1] = SimpleOnly(forms[-1])  # one seat through the simple path
+    a = simulate_paused_matches(rules, forms, 60, 11, play_rng=np.random.default_rng(0), slots=16)
+    b = kernel_matches(rules, [get_strategy(s) for s in names], 60, 11, threads=1)
+    assert differing(a, b) == [] and a.deals.max() > 1
+
+    ss = np.random.SeedSequence(6)
+    decks = shuffled_decks(rules.deck_size, 40 * 40, np.random.default_rng(2)).reshape(40, 40, -1)
+    hands = list(range(players)) if variant == "svinya" else None  # by player, as compare deals svinya (SV2)
+    for lineup in ([ScoreMinded(), *[get_strategy(s) for s in names[1:]]],
+                   [get_strategy("greedy"), *[SimpleOnly(ScoreMinded())] * (players - 1)]):
+        got = simulate_paused_matches(rules, lineup, 40, base_key(ss), play_rng=np.random.default_rng(0), decks=decks,
+                                      hands=hands, slots=8)
+        want = simulator.simulate_matches(rules, lineup, 40, ss, decks=decks, hands=hands)
+        assert differing(got, want) == [] and got.deals.max() > 2
+
+
+def test_matches_with_a_python_strategy_run_paused_through_the_executor():
+    """durak simulate --matches with the README's plugin: engine compiled+python, numbers independent of --jobs,
+    and those of the compiled kernel's matches when the plugin's line-up is the Python forms of built-ins."""
+    from analyzer.execution.executor import choose_engine
+    from analyzer.kernel.serve import simulate_chunk
+
+    rules = make_rules("czech", 4, {"target": 60})
+    lineup = [HighestCard(), get_strategy("greedy"), SimpleOnly(python_form("weighted")), get_strategy("random")]
+    assert choose_engine(lineup, unit="match") == "compiled+python"
+    ss = np.random.SeedSequence(3)
+    a = simulate_chunk(rules, lineup, 50, ss, matches=True)
+    forms = [python_form("greedy"), python_form("weighted"), get_strategy("random"), python_form("aggressive")]
+    b = simulate_chunk(rules, forms, 50, ss, matches=True, check=True)
+    c = simulate_chunk(rules, [get_strategy(s) for s in ("greedy", "weighted", "random", "aggressive")], 50, ss,
+                       matches=True)
+    assert differing(b, c) == [] and (a.totals.max(axis=1) >= 60).all()
 
 
 # --------------------------------------------------------------------------- through the executor, faults, --check

@@ -23,9 +23,9 @@ built-ins with a compiled form runs on the compiled kernel
 (:mod:`analyzer.kernel.serve`), seeded as the numpy simulator is, so
 deterministic line-ups give the same numbers on both; deals whose line-up holds
 a Python strategy run on the kernel paused at that strategy's decisions
-(``compiled+python``, :mod:`analyzer.kernel.pause`); a strategy that reads the
-public history (``uses_history = True``), which only the numpy simulator
-records, and matches with a Python strategy run on the numpy simulator.
+(``compiled+python``, :mod:`analyzer.kernel.pause`), and so do matches with one;
+a strategy that reads the public history (``uses_history = True``), which
+only the numpy simulator records, runs on the numpy simulator.
 ``engine=`` or ``$DURAK_ENGINE`` (``auto`` | ``compiled`` | ``numpy``) forces
 one for checking.  ``--check`` keeps the engine (results unchanged): the kernel
 checks that every deal ends with every card exactly once; the numpy simulator
@@ -122,13 +122,11 @@ def choose_engine(strategies: Sequence[object], *, engine: str | None = None, si
     python = serve.not_compiled(strategies)
     if python is None:
         return "compiled"
-    name = getattr(python, "name", python)
     history = serve.reads_history(strategies)
-    if history is not None or unit == "match":
+    if history is not None:
         if mode == "compiled":
             why = (f"strategy {getattr(history, 'name', history)!r} reads the public history, which only the numpy "
-                   "engine records" if history is not None else
-                   f"strategy {name!r} has no compiled form, and matches pause for Python strategies only on numpy")
+                   "engine records")
             raise ExperimentError(f"engine compiled: {why} (use engine auto or numpy)")
         return "numpy"
     return "compiled+python"

@@ -36,10 +36,11 @@ from numpy.typing import NDArray
 from analyzer.core.cards import action_token, suit_of
 from analyzer.core.cards import deck as deck_cards
 from analyzer.core.contract import BatchStrategy
-from analyzer.core.outcomes import DealResults
+from analyzer.core.outcomes import END_CAPPED, DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import deal_key as stream_deal_key
 from analyzer.engine.faults import write_fault_scenario, write_trace_scenario
+from analyzer.engine.match import MAX_DEALS, match_outcome
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import ZERO, bit, wrap
 from analyzer.kernel.deal import (
@@ -55,12 +56,13 @@ from analyzer.kernel.deal import (
     start_from_deck,
     store_deal,
 )
-from analyzer.kernel.driver import WINDOW, Broken, empty_results, result_arrays, seat_lineup, seed_word
+from analyzer.kernel.driver import WINDOW, Broken, deal_deck, empty_results, result_arrays, seat_lineup, seed_word
 from analyzer.kernel.jit import helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup, policy_code
+from analyzer.kernel.matches import arrange_hands
 from analyzer.kernel.npdecks import numpy_decks
 from analyzer.kernel.rng import deal_key
-from analyzer.kernel.state import BEGIN, HANDS, LEAD, NI, PHASE, RING, RNG
+from analyzer.kernel.state import BEGIN, CUR, END, HANDS, LEAD, NI, PHASE, RING, RNG
 from analyzer.kernel.turn import begin_turn, finish
 from analyzer.kernel.views import Paused, SimplePath, batch_view, write_view
 from analyzer.sim.calls import StrategyCalls
@@ -171,6 +173,114 @@ def advance_kernel(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: 
     return k
 
 
+@helper
+def start_match_deal(b: int, i: int, p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64,
+                     base: np.ndarray, decks: np.ndarray, hands: np.ndarray, slots: tuple, deck: np.ndarray,
+                     tmp: np.ndarray, dealt: np.ndarray, wilds_dealt: np.ndarray) -> None:
+    """Deal ``kd[b]`` of match ``i`` in slot ``b`` from its dealer, as analyzer.kernel.matches.play_matches
+    deals it: seats' strategies from the dealer, the deck (given, else its own stream), hands by player if
+    ``hands``, the play stream ``deal_key(seed, i, k)``."""
+    sts, ms, rings, job, wait, slot_deck, kinds, weights, dealer, kd = slots
+    n = p[P.PLAYERS]
+    st, m, ring = sts[b], ms[b], rings[b]
+    dl, k = dealer[b], kd[b]
+    for s in range(n):  # seat s is player (dealer + s) mod n
+        kinds[b, s] = kinds_pl[(dl + s) % n]
+        weights[b, s] = weights_pl[(dl + s) % n]
+    if decks.shape[0] > 0:
+        for j in range(decks.shape[2]):
+            deck[j] = decks[i, k, j]
+    else:
+        deal_deck(base, seed, i, k, m, deck)
+    if hands.shape[0] > 0:
+        arrange_hands(deck, tmp, dl, hands, n, p[P.HAND])
+    for j in range(deck.shape[0]):
+        slot_deck[b, j] = deck[j]
+    m[RNG] = deal_key(seed, i, k)
+    start_from_deck(st, m, ring, deck, p)
+    count_dealt(m, p, dealt)
+    for s in range(n):
+        wilds_dealt[i, (dl + s) % n] = dealt[s]
+
+
+@outer
+def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, hi: int,
+                    nxt: np.ndarray, base: np.ndarray, decks: np.ndarray, max_deals: int, slots: tuple,
+                    act: np.ndarray, suit: np.ndarray, res: tuple, check: bool, broken: np.ndarray,
+                    deck_mask: np.uint64, hands: np.ndarray, view: tuple, scores: np.ndarray, player: np.ndarray
+                    ) -> int:
+    """:func:`advance_kernel` for matches (G11): a slot plays match ``job`` deal after deal, rotating the deal
+    as analyzer.kernel.matches.play_matches does (CZ2, SV2), until a player reaches the target; a pause also
+    writes the match totals by seat offset (``scores``) and the deciding ``player``.  Strategies by player.
+    Returns the number of pauses written."""
+    sts, ms, rings, job, wait, slot_deck, kinds, weights, dealer, kd = slots
+    totals, wild_held, deals, capped, wilds_dealt = res
+    n = p[P.PLAYERS]
+    pts = np.zeros(n, np.int64)
+    held = np.zeros(n, np.bool_)
+    dealt = np.zeros(n, np.int64)
+    deck = np.zeros(base.shape[0], np.int64)
+    tmp = np.zeros(n * p[P.HAND], np.int64)
+    k = 0
+    a = 0
+    for b in range(sts.shape[0]):
+        st, m, ring = sts[b], ms[b], rings[b]
+        if wait[b]:
+            wait[b] = False
+            win, _lose, _bw = resume(st, m, ring, st[PHASE], act[a], suit[a], p, pts, held)
+            a += 1
+        elif job[b] >= 0:
+            win = GOING
+        else:
+            win = _IDLE
+        while True:
+            if win == GOING:
+                win, _lose, _bw = run_deal(st, m, ring, kinds[b], weights[b], p, pts, held)
+            if win == PAUSED:
+                wait[b] = True
+                i, dl, cur = job[b], dealer[b], st[CUR]
+                write_view(k, b, i, st, m, p, view)
+                player[k] = (dl + cur) % n
+                for j in range(n):
+                    scores[k, j] = totals[i, (dl + cur + j) % n]
+                k += 1
+                break
+            if job[b] >= 0:  # a deal of the match is over
+                i, dl = job[b], dealer[b]
+                if check and not conserved(st, m, ring, deck_mask, p):
+                    broken[i] = True
+                kd[b] += 1
+                capped[i] += st[END] == END_CAPPED
+                top = 0
+                for s in range(n):
+                    pl = (dl + s) % n
+                    totals[i, pl] += pts[s]
+                    wild_held[i, pl] = held[s]
+                    top = max(top, totals[i, pl])
+                if top < p[P.TARGET] and kd[b] < max_deals:
+                    if p[P.IS_SVINYA] and win >= 0:  # SV2: the winner of the deal leads the next
+                        dealer[b] = ((dl + win) % n - 1) % n
+                    else:  # CZ2: the deal passes to the left
+                        dealer[b] = (dl + 1) % n
+                    start_match_deal(b, i, p, kinds_pl, weights_pl, seed, base, decks, hands, slots, deck, tmp, dealt,
+                                     wilds_dealt)
+                    win = GOING
+                    continue
+                deals[i] = kd[b]
+                job[b] = -1
+            if nxt[0] >= hi:
+                break
+            i = nxt[0]
+            nxt[0] = i + 1
+            job[b] = i
+            dealer[b] = n - 1  # player 0 acts first in deal 1, so player n - 1 deals it
+            kd[b] = 0
+            start_match_deal(b, i, p, kinds_pl, weights_pl, seed, base, decks, hands, slots, deck, tmp, dealt,
+                             wilds_dealt)
+            win = GOING
+    return k
+
+
 class Answers(StrategyCalls):
     """The numpy simulator's strategy calls and answer checks (analyzer.sim.calls) over paused decisions.
 
@@ -179,10 +289,13 @@ class Answers(StrategyCalls):
     """
 
     def __init__(self, rules: RuleSet, strategies: Sequence[object], rng: np.random.Generator, where: FaultContext,
-                 paused: Paused, slot_deck: NDArray[np.int8], base: int) -> None:
+                 paused: Paused, slot_deck: NDArray[np.int8], base: int,
+                 match_slots: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None) -> None:
         self.r = rules
         self.n = rules.players
-        self.matches = False
+        #: matches: each slot's dealer and deal of its match (strategies are by player, views show scores)
+        self.match_slots = match_slots
+        self.matches = match_slots is not None
         self.view_rules = dataclasses.replace(rules)  # the strategies' own copy: nothing they do reaches the game
         self.strats = list(strategies)
         self.fast = [bool(isinstance(s, BatchStrategy) and hasattr(s, "choose_batch")) for s in self.strats]
@@ -198,11 +311,11 @@ class Answers(StrategyCalls):
         #: position -> the first position of the same strategy object: one call per object and pause batch
         self.group = np.array([first.get(id(s), -1) for s in self.strats], np.int64)
         self.single = python[0] if len(first) == 1 else None
-        simple = SimplePath(self.view_rules, paused, len(slot_deck))
+        simple = SimplePath(self.view_rules, paused, len(slot_deck), self.matches)
         self.simple_forms = {i: simple.strategy(s) for i, s in enumerate(self.strats) if not self.fast[i]}
 
     def _unit_at(self, row: int) -> str:
-        return f"deal {self.where.first + int(self.job[row])}{self.where.describe()}"
+        return f"{'match' if self.matches else 'deal'} {self.where.first + int(self.job[row])}{self.where.describe()}"
 
     def answer(self, k: int, act: NDArray[np.int64], suit: NDArray[np.int64]) -> None:
         """Ask the strategies for paused decisions ``0 .. k-1``; checked answers go to ``act``/``suit``."""
@@ -210,14 +323,15 @@ class Answers(StrategyCalls):
         if self.single is not None:
             groups: list[tuple[int, slice | NDArray[np.int64]]] = [(self.single, slice(0, k))]
         else:
-            who = self.group[(v.seat[:k].astype(np.int64) - 1) % self.n]  # position 0 is seat 1 (G2)
+            # deals: position 0 is seat 1 (G2); matches: strategies by player
+            who = self.group[v.player[:k] if self.matches else (v.seat[:k].astype(np.int64) - 1) % self.n]
             groups = [(int(g), np.nonzero(who == g)[0]) for g in np.unique(who)]
         for g, rows in groups:
             strat = self.strats[g]
             rr = self.rows[rows]
             try:
                 if self.fast[g]:
-                    a, s = self._call(strat, True, batch_view(self.view_rules, v, rows), rr)
+                    a, s = self._call(strat, True, batch_view(self.view_rules, v, rows, self.matches), rr)
                 else:  # the simple path: DecisionViews straight from the paused fields
                     a, s = self._call(self.simple_forms[g], True, rows, rr)
                 # the check reads the kernel's own fields, not the strategy's copies
@@ -231,11 +345,16 @@ class Answers(StrategyCalls):
     def _name(self, fault: StrategyFault) -> None:
         """The faulty deal, its line-up by seat, deck and stream, as the numpy simulator gives them."""
         row = fault.row
+        slot = int(self.v.slot[row])
         fault.job = int(self.job[row])
-        fault.seat_strategies = [self.strats[(s - 1) % self.n] for s in range(self.n)]
-        fault.deck = self.slot_deck[int(self.v.slot[row])].tolist()
+        if self.match_slots is None:
+            dealer, deal = -1, 0  # seat s plays position s - 1
+        else:
+            dealer, deal = int(self.match_slots[0][slot]), int(self.match_slots[1][slot])
+        fault.seat_strategies = [self.strats[(dealer + s) % self.n] for s in range(self.n)]
+        fault.deck = self.slot_deck[slot].tolist()
         random_options = self.r.reshuffle == "shuffle" or self.r.last_card_call  # as analyzer.sim.state
-        fault.stream_key = stream_deal_key(self.base, fault.job) if random_options else None
+        fault.stream_key = stream_deal_key(self.base, fault.job, deal) if random_options else None
 
 
 def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: int, *,
@@ -305,6 +424,64 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     return out
 
 
+def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed: int, *,
+                            play_rng: np.random.Generator, decks: NDArray[np.integer] | None = None,
+                            check: bool = False, hands: Sequence[int] | None = None,
+                            where: FaultContext | None = None, slots: int = SLOTS) -> MatchResults:
+    """``n`` matches to ``rules.target`` (G11) with Python strategies (by player), on the kernel paused at their
+    decisions: the decks, play streams and rotation of analyzer.kernel.matches.simulate_matches (so a line-up
+    of compiled strategies' Python forms plays its matches), ``decks`` (n, K, D) and ``hands`` as there."""
+    if rules.target is None:
+        raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
+    where = where or FaultContext()
+    players, size = rules.players, rules.deck_size
+    kinds, weights = compile_lineup(strategies, python=PYTHON)
+    if len(kinds) != players:
+        raise ValueError(f"{players} players need {players} strategies, not {len(kinds)}")
+    p = P.rule_params(rules)
+    base = np.asarray(deck_cards(size), np.int64)
+    deck_mask = ZERO
+    for c in base:
+        deck_mask |= bit(int(c))
+    max_deals = MAX_DEALS
+    if decks is None:
+        dk = np.zeros((0, 0, 0), np.int64)
+    else:
+        dk = np.ascontiguousarray(decks, dtype=np.int64)
+        if dk.ndim != 3 or dk.shape[0] != n or dk.shape[2] != size:
+            raise ValueError(f"decks must be ({n}, K, {size}), not {dk.shape}")
+        max_deals = min(MAX_DEALS, dk.shape[1])
+    hk = np.zeros(0, np.int64) if hands is None else np.asarray(hands, dtype=np.int64)
+    if hands is not None and (hk.shape != (players,) or sorted(hk.tolist()) != list(range(players))):
+        raise ValueError(f"hands must be a permutation of 0..{players - 1}, got {list(hands)}")
+    b = max(1, min(slots, n))
+    state = (np.zeros((b, NI), np.int64), np.zeros((b, HANDS + players), np.uint64), np.zeros((b, RING), np.int8),
+             np.full(b, -1, np.int64), np.zeros(b, np.bool_), np.zeros((b, size), np.int8),
+             np.zeros((b, players), np.int64), np.zeros((b, players, weights.shape[1]), np.float64),
+             np.zeros(b, np.int64), np.zeros(b, np.int64))
+    paused = Paused.allocate(b, players)
+    view = paused.arrays()
+    act, suit = np.zeros(b, np.int64), np.zeros(b, np.int64)
+    totals, wild = np.zeros((n, players), np.int32), np.zeros((n, players), np.bool_)
+    deals, capped, dealt = np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros((n, players), np.int8)
+    broken = np.zeros(n if check else 0, np.bool_)
+    answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed, (state[8], state[9]))
+    word = seed_word(seed)
+    nxt = np.zeros(1, np.int64)
+    while True:
+        k = advance_matches(p, kinds, weights, word, n, nxt, base, dk, max_deals, state, act, suit,
+                            (totals, wild, deals, capped, dealt), check, broken, deck_mask, hk, view, paused.scores,
+                            paused.player)
+        if not k:
+            break
+        answers.answer(k, act, suit)
+    if broken.any():
+        raise Broken(int(np.argmax(broken)))
+    win, loss, by_wild = match_outcome(rules, totals, wild)
+    return MatchResults(totals=totals, win_share=win.astype(np.float32), loss_share=loss.astype(np.float32),
+                        loser_by_wild=by_wild, wild_held=wild, deals=deals, capped_deals=capped, wilds_dealt=dealt)
+
+
 def _trace_room(rules: RuleSet) -> int:
     """Decisions a traced deal may record: a few per turn to the turn cap (G9)."""
     return 4 * (rules.turn_cap or 2000) + 64
@@ -331,13 +508,14 @@ class Traced(Exception):
         return tokens, lead_suit
 
 
-def fault_error(fault: StrategyFault, rules: RuleSet, where: FaultContext, traced: Traced | None = None
-                ) -> SimulationError:
+def fault_error(fault: StrategyFault, rules: RuleSet, where: FaultContext, traced: Traced | None = None,
+                matches: bool = False) -> SimulationError:
     """The one-line error of a strategy fault, with a scenario file of the faulty deal: the moves the kernel
     played up to the faulty decision if ``traced`` (the same fault met again in a run tracing that deal),
     else the deal played again by the rules engine from its deck and stream (analyzer.engine.faults), which
     cannot follow the compiled strategies' random streams."""
-    label = f"{rules.variant}-{where.file_part()}deal{where.first + fault.job}"
+    unit = "match" if matches else "deal"
+    label = f"{rules.variant}-{where.file_part()}{unit}{where.first + fault.job}"
     if traced is not None:
         tokens, lead_suit = traced.tokens()
         try:

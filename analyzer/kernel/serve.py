@@ -11,8 +11,9 @@ chunk), so it agrees statistically.  Matches draw their decks from the
 kernel's own streams keyed by (base, match, deal): the numpy simulator deals
 them in an order that depends on its slots, which no other engine can follow.
 
-A line-up of deals with Python strategies (no compiled form) plays on the
-kernel paused at their decisions (analyzer.kernel.pause), seeded the same way,
+A line-up with Python strategies (no compiled form) plays on the kernel
+paused at their decisions (analyzer.kernel.pause), deals seeded the same way
+(matches as the kernel's own matches),
 with the numpy simulator's play generator for the strategies; its faults are
 one line naming the deal with a scenario file that replays it, and ``check``
 also replays a sample on the numpy simulator to catch a strategy that is not
@@ -32,7 +33,7 @@ from analyzer.kernel._cache import announce_if_cold
 from analyzer.kernel.driver import Broken, simulate_deals
 from analyzer.kernel.lineup import policy_code
 from analyzer.kernel.matches import simulate_matches
-from analyzer.kernel.pause import SLOTS, Traced, fault_error, simulate_paused
+from analyzer.kernel.pause import SLOTS, Traced, fault_error, simulate_paused, simulate_paused_matches
 from analyzer.sim.determinism import check_determinism
 from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault
 
@@ -65,6 +66,22 @@ def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: np.nd
         return _paused(rules, strategies, len(decks), ss, decks=decks)
     announce_if_cold("driver.deals_kernel")
     return simulate_deals(rules, strategies, len(decks), base_key(ss), decks=decks, threads=1)
+
+
+def _paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
+                    check: bool = False, where: FaultContext | None = None) -> MatchResults:
+    """Matches with Python strategies on the kernel paused at their decisions, with the decks and play streams
+    of the kernel's own matches (simulate_matches; strategies by player); a fault is one line."""
+    where = where or FaultContext()
+    announce_if_cold("pause.advance_matches")
+    try:
+        out = simulate_paused_matches(rules, strategies, n, base_key(ss), play_rng=play_generator(ss), check=check,
+                                      where=where)
+    except StrategyFault as fault:
+        raise fault_error(fault, rules, where, matches=True) from None
+    if check:
+        check_determinism(rules, strategies, n, ss, None, min(SLOTS, n), True, where)
+    return out
 
 
 def _paused(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
@@ -112,7 +129,9 @@ def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.
     """
     where = where or FaultContext()
     try:
-        if not matches and not_compiled(strategies) is not None:
+        if not_compiled(strategies) is not None:
+            if matches:
+                return _paused_matches(rules, strategies, n, ss, check=check, where=where)
             return _paused(rules, strategies, n, ss, check=check, where=where)
         announce_if_cold("matches.matches_kernel" if matches else "driver.deals_kernel")  # a cold cache: one line first
         if matches:

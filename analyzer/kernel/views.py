@@ -59,6 +59,9 @@ class Paused:
     turn: NDArray[np.int32]
     job: NDArray[np.int64]
     slot: NDArray[np.int64]
+    #: matches only (written by pause.advance_matches): match totals by seat offset, the player deciding
+    scores: NDArray[np.int32]
+    player: NDArray[np.int64]
 
     @classmethod
     def allocate(cls, slots: int, players: int) -> Paused:
@@ -66,7 +69,7 @@ class Paused:
         return cls(z(slots, np.int8), z(slots, np.uint64), z(slots, np.uint64), z(slots, np.bool_),
                    z(slots, np.bool_), z(slots, np.int8), z(slots, np.int8), z(slots, np.int16),
                    z((slots, players), np.int16), z(slots, np.int16), z(slots, np.uint64), z(slots, np.int32),
-                   z(slots, np.int64), z(slots, np.int64))
+                   z(slots, np.int64), z(slots, np.int64), z((slots, players), np.int32), z(slots, np.int64))
 
     def arrays(self) -> tuple[np.ndarray, ...]:
         """The arrays in :data:`FIELDS` order (what the kernel fills)."""
@@ -122,14 +125,15 @@ def _lazy(a: NDArray[Any], rows: slice | NDArray[np.int64]) -> Callable[[], NDAr
     return lambda: _take(a, rows)
 
 
-def batch_view(rules: RuleSet, v: Paused, rows: slice | NDArray[np.int64]) -> BatchView:
+def batch_view(rules: RuleSet, v: Paused, rows: slice | NDArray[np.int64], matches: bool = False) -> BatchView:
     """The BatchView of paused decisions ``rows`` (``slice(0, k)`` or indices): fresh read-only copies; hand
-    sizes, talon and played cards are copied when first read, as the numpy simulator computes them."""
+    sizes, talon, played cards and (in matches) scores are copied when first read, as the numpy simulator
+    computes them."""
     return BatchView(rules=rules, seat=_take(v.seat, rows), hand=_take(v.hand, rows), legal=_take(v.legal, rows),
                      can_draw=_take(v.can_draw, rows), can_take=_take(v.can_take, rows), top=_take(v.top, rows),
                      active_suit=_take(v.active_suit, rows), pending_seven=_take(v.pending_seven, rows),
                      hand_sizes=_lazy(v.hand_sizes, rows), talon_size=_lazy(v.talon_size, rows),
-                     played=_lazy(v.played, rows), scores=None)
+                     played=_lazy(v.played, rows), scores=_lazy(v.scores, rows) if matches else None)
 
 
 #: DecisionView's fields after ``played``, None in deals without a recorded history
@@ -311,9 +315,10 @@ class SimplePath:
     the views are made by ``map`` over the columns, the answers split by ``map``.
     """
 
-    def __init__(self, rules: RuleSet, paused: Paused, slots: int) -> None:
+    def __init__(self, rules: RuleSet, paused: Paused, slots: int, matches: bool = False) -> None:
         self.rules = rules
         self.v = paused
+        self.matches = matches
         if DecisionView._fields[_PLAYED_AT + 1:] != _AFTER_PLAYED or len(DecisionView._fields) != 12:
             raise RuntimeError("DecisionView's fields changed: update analyzer.kernel.views.SimplePath")
 
@@ -344,7 +349,8 @@ class SimplePath:
         fields = zip(repeat(self.rules), v.seat[rows].tolist(), v.hand[rows].tolist(),
                      map(_LEGAL.__getitem__, keys.tolist()), tops, suits, v.pending_seven[rows].tolist(),
                      map(_SIZES.__getitem__, pack_sizes(v.hand_sizes[rows]).tolist()), v.talon_size[rows].tolist(),
-                     v.played[rows].tolist(), repeat(None), repeat(None))
+                     v.played[rows].tolist(), map(tuple, v.scores[rows].tolist()) if self.matches else repeat(None),
+                     repeat(None))
         return map(tuple.__new__, repeat(PausedView), fields)
 
     def _answers(self, strat: Any, rows: slice | NDArray[np.int64], rng: np.random.Generator
