@@ -454,7 +454,10 @@ def world_arrays(k: Knowledge, worlds: int, key: int, rng: np.random.Generator
 
 def fits_table(cls: Classes) -> bool:
     """Is the dense counting table of these classes small enough (:data:`MAX_TABLE`) for the compiled sampler?"""
-    return float(np.prod(np.array(cls.size, np.float64) + 1.0)) <= MAX_TABLE
+    table = 1
+    for z in cls.size:
+        table *= z + 1
+    return table <= MAX_TABLE
 
 
 def class_worlds(cls: Classes, fits: NDArray[np.bool_], fixed: NDArray[np.uint64], known: NDArray[np.int64],
@@ -614,27 +617,34 @@ def view_search(view: BatchView, rows: NDArray[np.int64], options: list[list[tup
         keys = sorted(groups)
         classes.append(Classes(tuple(o for o, _ in keys), tuple(m for _, m in keys), tuple(groups[x] for x in keys),
                                tuple(cards_tuple(pool_m))))
-    c_max = max([len(c.pool) for c in classes], default=0)
-    k_max = max([len(c.size) for c in classes], default=0)
-    fits = np.zeros((r_count, max(c_max, 1), max(k_max, 1)), np.bool_)
-    size = np.zeros((r_count, max(k_max, 1)), np.int64)
-    owner = np.zeros((r_count, max(k_max, 1)), np.int64)
-    pool = np.zeros((r_count, max(c_max, 1)), np.int64)
-    n_pool = np.zeros(r_count, np.int64)
-    n_cls = np.zeros(r_count, np.int64)
-    big = np.zeros(r_count, np.bool_)
-    for i, c in enumerate(classes):
-        if sum(c.size) != len(c.pool):
-            raise InconsistentKnowledge(f"{len(c.pool)} hidden cards for {sum(c.size)} hidden places")
-        k = len(c.size)
-        n_pool[i], n_cls[i] = len(c.pool), k
-        if k:
-            allowed = np.array(c.allowed, np.uint64)
-            cards = np.array(c.pool, np.int64)
-            fits[i, :len(cards), :k] = (allowed[None, :] & BIT[cards][:, None]) != 0
-            size[i, :k], owner[i, :k] = c.size, c.owner
-            pool[i, :len(cards)] = cards
-        big[i] = not fits_table(c)
+    c_max = max(max([len(c.pool) for c in classes], default=0), 1)
+    k_max = max(max([len(c.size) for c in classes], default=0), 1)
+    # padded Python lists, then every row's fits in one array operation
+    allowed_l, size_l, owner_l, pool_l, n_pool_l, n_cls_l, big_l = [], [], [], [], [], [], []
+    for c in classes:
+        k, cp = len(c.size), len(c.pool)
+        if sum(c.size) != cp:
+            raise InconsistentKnowledge(f"{cp} hidden cards for {sum(c.size)} hidden places")
+        pad_k = k_max - k
+        allowed_l.append(c.allowed + (0,) * pad_k)
+        size_l.append(c.size + (0,) * pad_k)
+        owner_l.append(c.owner + (0,) * pad_k)
+        pool_l.append(c.pool + (0,) * (c_max - cp))
+        n_pool_l.append(cp)
+        n_cls_l.append(k)
+        table = 1
+        for z in c.size:
+            table *= z + 1
+        big_l.append(table > MAX_TABLE)
+    n_pool = np.array(n_pool_l, np.int64)
+    n_cls = np.array(n_cls_l, np.int64)
+    size = np.array(size_l, np.int64).reshape(r_count, k_max)
+    owner = np.array(owner_l, np.int64).reshape(r_count, k_max)
+    pool = np.array(pool_l, np.int64).reshape(r_count, c_max)
+    big = np.array(big_l, np.bool_).reshape(r_count)
+    allowed = np.array(allowed_l, np.uint64).reshape(r_count, k_max)
+    fits = ((allowed[:, None, :] & BIT[pool][:, :, None]) != 0) \
+        & (np.arange(c_max)[None, :, None] < n_pool[:, None, None]) & (np.arange(k_max)[None, None, :] < n_cls[:, None, None])
     a_max = max(len(o) for o in options)
     actions = np.zeros((r_count, a_max), np.int64)
     suits = np.full((r_count, a_max), -1, np.int64)
