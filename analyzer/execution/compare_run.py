@@ -108,7 +108,7 @@ def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int
     deterministic line-ups), else the numpy simulator.  A match that needs more than the K decks given is a
     SimulationError naming "deals per match" on both engines (the caller replays with more decks)."""
     n, k = decks.shape[0], decks.shape[1]
-    if needs_table(lineup):  # players who remember only through the engine's table runner (pimc)
+    if needs_table(lineup):  # players who remember only through the engine's table runner (choose_known alone)
         return simulate_observed_matches(rules, lineup, decks, ss, hands=hands)
     if choose_engine(lineup, unit="match") != "compiled":
         return simulator.simulate_matches(rules, lineup, n, ss, decks=decks, hands=hands)
@@ -146,8 +146,8 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                     deals += int(res.deals.sum())
             else:
                 decks = shuffled_decks(size, n, rng)
-                # players who remember only through choose_known (pimc) play on the engine's table runner;
-                # tracker reads the batch views' history
+                # players who remember only through choose_known play on the engine's table runner;
+                # tracker and pimc read the batch views' history
                 play = simulate_observed if needs_table(strats) else None
                 for up in ups:
                     lineup = [strats[s] for s in up]

@@ -170,7 +170,7 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     the compiled kernel's threads (results do not depend on them).
     """
     strategies = lineups.build(cell.lineup, strategy_resolver(simulator))
-    if needs_table(strategies):  # pimc remembers on the engine's table runner; tracker reads the views' history (issue 13)
+    if needs_table(strategies):  # a plugin that remembers only through choose_known; tracker and pimc read the views
         known = simulate_known(cell.rules, strategies, n, seed, cell.unit)
         return summarize(known, lineups.display_names(cell.lineup, strategies), cell.rules)
     # faults and broken invariants name the cell, the chunk and the global deal number, for any --jobs

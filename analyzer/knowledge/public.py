@@ -384,7 +384,7 @@ def reads_history(strategies: Sequence[object]) -> bool:
 
 def needs_table(strategies: Sequence[object]) -> bool:
     """Does some player remember only through the engine's table runner (``choose_known`` without
-    ``uses_history = True``, e.g. ``pimc``)?  Line-ups whose players who remember all read the views'
+    ``uses_history = True``: a plugin's)?  Line-ups whose players who remember all read the views'
     history (``tracker``) play on the batch simulator instead."""
     return any(callable(getattr(s, "choose_known", None)) and getattr(s, "uses_history", False) is not True
                for s in strategies)

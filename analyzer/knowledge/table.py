@@ -114,7 +114,7 @@ def simulate_observed(rules: RuleSet, strategies: Sequence[Any], decks: np.ndarr
                       seed: np.random.SeedSequence) -> DealResults:
     """Play one deal per deck with :func:`play_observed`; results by position, as the simulator gives them.
 
-    This is the path for line-ups with players who remember (``pimc``): the
+    This is the path for line-ups with players who remember through ``choose_known`` alone: the
     readable engine plays, so every move is verified.  Position ``q`` is seat
     ``q + 1`` (position 0 acts first, G2).
     """
