@@ -30,7 +30,8 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert out["compile"]["rules_kernels"] == 2  # svinya 2p deals, czech 2p rollouts
     rows = {(r["case"], r["engine"]): r for r in out["rows"]}
     for engine in ("numpy", "compiled", "kernel", "kernel, rules compiled in", "simple path", "simple path, paused kernel",
-                   "python fast path", "python fast path, paused kernel", "rules engine"):
+                   "simple path, README's strategy", "simple path, README's strategy, paused kernel", "python fast path",
+                   "python fast path, paused kernel", "rules engine"):
         r = rows[("svinya 2p random", engine)]
         assert r["one_core"] > 0 and r["ns_per_turn"] > 0 and r["turns"] > 0, r
     for engine in ("numpy", "compiled", "kernel"):

@@ -7,7 +7,8 @@ Rows (a case on an engine), each on one core and on every core:
 * ``compiled`` — the compiled kernel through the executor (``--engine compiled``);
 * ``kernel`` — the kernel alone (no chunk sums): the engine's own speed;
 * ``simple path`` / ``python fast path`` — ``random`` as a user's Python
-  strategy (``choose`` per decision; ``choose_batch``) on the numpy simulator,
+  strategy (``choose`` per decision; ``choose_batch``), and the README's simple
+  strategy (``simple path, README's strategy``), on the numpy simulator,
   and ``…, paused kernel``: on the kernel paused at its decisions (what a
   line-up with a Python strategy runs on), measured side by side (one core);
 * ``rules engine`` — the rules engine (one core);
@@ -32,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from analyzer.core.cards import shuffled_decks
+from analyzer.core.cards import DRAW, TAKE, shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.engine.deal import Deal, forced_action, play_deal
@@ -155,11 +156,24 @@ class PythonForm:
         self.choose_batch = inner.choose_batch  # type: ignore[attr-defined]
 
 
+class HighestCard:
+    """The README's simple strategy ("Writing a strategy"): the highest legal card, never a suit."""
+
+    name = "highest-card"
+
+    def choose(self, view: Any, rng: np.random.Generator) -> tuple[int, None]:
+        cards = [a for a in view.legal if a < DRAW]
+        if cards:
+            return max(cards), None
+        return (TAKE if TAKE in view.legal else DRAW), None
+
+
 def python_rows(case: str, rules: RuleSet, n_simple: int, n_fast: int) -> list[Row]:
-    """random as a Python strategy, simple path and fast path, on the numpy simulator and on the paused kernel
-    (each pair measured one after the other, the same seed and deals)."""
+    """random as a Python strategy, simple path and fast path, and the README's simple strategy, on the numpy
+    simulator and on the paused kernel (each pair measured one after the other, the same seed and deals)."""
     rows = []
     for label, strat, n in (("simple path", SimpleOnly(get_strategy("random")), n_simple),
+                            ("simple path, README's strategy", HighestCard(), n_simple),
                             ("python fast path", PythonForm(get_strategy("random")), n_fast)):
         rows += _numpy_and_paused(case, label, rules, [strat] * rules.players, n)
     return rows
