@@ -407,12 +407,13 @@ def test_a_fault_names_the_deal_and_its_scenario_replays_to_the_faulty_decision(
         simulate_chunk(make_rules("czech", 2, {"sevens": True}), strats, 200, np.random.SeedSequence(1), matches=False)
 
 
-@pytest.mark.parametrize("variant,players,overrides", [("czech", 3, {"sevens": True}), ("prague", 4, {})])
+@pytest.mark.parametrize("variant,players,overrides,unit", [
+    ("czech", 3, {"sevens": True}, "deal"), ("prague", 4, {}, "deal"), ("czech", 3, {"target": 40, "sevens": True}, "match")])
 def test_a_fault_among_compiled_random_seats_replays_to_the_faulty_decision(tmp_path, monkeypatch, variant, players,
-                                                                           overrides):
+                                                                           overrides, unit):
     """Compiled ``random`` draws from the kernel's streams, which the rules engine cannot follow: the run is
-    played again tracing the faulty deal in the kernel, and the scenario holds the kernel's own moves up to the
-    faulty decision (a prague Jack lead's suit included, PR2)."""
+    played again tracing the faulty deal (of a match) in the kernel, and the scenario holds the kernel's own
+    moves up to the faulty decision (a prague Jack lead's suit included, PR2)."""
     import re
 
     from analyzer.engine.replay import fault_state, load_scenario, replay
@@ -423,14 +424,16 @@ def test_a_fault_among_compiled_random_seats_replays_to_the_faulty_decision(tmp_
     rules = make_rules(variant, players, overrides)
     strats = [get_strategy("random"), IllegalAtTurn(), *[get_strategy("random")] * (players - 2)]
     with pytest.raises(SimulationError) as err:
-        simulate_chunk(rules, strats, 300, np.random.SeedSequence(5), matches=False)
+        simulate_chunk(rules, strats, 300, np.random.SeedSequence(5), matches=unit == "match")
     msg = str(err.value)
-    m = re.search(r"^strategy 'illegal-late' \((\w+), deal (\d+), turn (\d+), position 1\): move \S+ is not legal", msg)
+    m = re.search(rf"^strategy 'illegal-late' \((\w+), {unit} (\d+), turn (\d+), position \d\): move \S+ is not legal",
+                  msg)
     assert m and "\n" not in msg, msg
     path = re.search(r"replays to the faulty decision: durak replay (\S+)$", msg).group(1)
+    assert path.endswith(f"{unit}{m.group(2)}.toml")
     sc = load_scenario(path)
     deal, out = replay(sc)
-    assert out is None and deal.turns == int(m.group(3)) and (deal.current - 1) % players == 1
+    assert out is None and deal.turns == int(m.group(3))
     assert "illegal-late" in sc.names[deal.current] and fault_state(sc, deal)[0].endswith("is to act")
 
 

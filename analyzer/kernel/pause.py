@@ -207,12 +207,13 @@ def start_match_deal(b: int, i: int, p: np.ndarray, kinds_pl: np.ndarray, weight
 def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, hi: int,
                     nxt: np.ndarray, base: np.ndarray, decks: np.ndarray, max_deals: int, slots: tuple,
                     act: np.ndarray, suit: np.ndarray, res: tuple, check: bool, broken: np.ndarray,
-                    deck_mask: np.uint64, hands: np.ndarray, view: tuple, scores: np.ndarray, player: np.ndarray
-                    ) -> int:
+                    deck_mask: np.uint64, hands: np.ndarray, view: tuple, scores: np.ndarray, player: np.ndarray,
+                    trace: int, moves: np.ndarray, nm: np.ndarray) -> int:
     """:func:`advance_kernel` for matches (G11): a slot plays match ``job`` deal after deal, rotating the deal
     as analyzer.kernel.matches.play_matches does (CZ2, SV2), until a player reaches the target; a pause also
     writes the match totals by seat offset (``scores``) and the deciding ``player``.  Strategies by player.
-    Returns the number of pauses written."""
+    Match ``trace`` records the decisions of its current deal in ``moves``.  Returns the number of pauses
+    written."""
     sts, ms, rings, job, wait, slot_deck, kinds, weights, dealer, kd = slots
     totals, wild_held, deals, capped, wilds_dealt = res
     n = p[P.PLAYERS]
@@ -227,6 +228,8 @@ def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray,
         st, m, ring = sts[b], ms[b], rings[b]
         if wait[b]:
             wait[b] = False
+            if job[b] == trace:
+                record(moves, nm, st[PHASE], act[a], suit[a])
             win, _lose, _bw = resume(st, m, ring, st[PHASE], act[a], suit[a], p, pts, held)
             a += 1
         elif job[b] >= 0:
@@ -235,7 +238,10 @@ def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray,
             win = _IDLE
         while True:
             if win == GOING:
-                win, _lose, _bw = run_deal(st, m, ring, kinds[b], weights[b], p, pts, held)
+                if job[b] == trace:
+                    win, _lose, _bw = run_traced(st, m, ring, kinds[b], weights[b], p, pts, held, moves, nm)
+                else:
+                    win, _lose, _bw = run_deal(st, m, ring, kinds[b], weights[b], p, pts, held)
             if win == PAUSED:
                 wait[b] = True
                 i, dl, cur = job[b], dealer[b], st[CUR]
@@ -264,6 +270,8 @@ def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray,
                         dealer[b] = (dl + 1) % n
                     start_match_deal(b, i, p, kinds_pl, weights_pl, seed, base, decks, hands, slots, deck, tmp, dealt,
                                      wilds_dealt)
+                    if i == trace:  # only the current deal of a traced match is kept
+                        nm[0] = 0
                     win = GOING
                     continue
                 deals[i] = kd[b]
@@ -277,6 +285,8 @@ def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray,
             kd[b] = 0
             start_match_deal(b, i, p, kinds_pl, weights_pl, seed, base, decks, hands, slots, deck, tmp, dealt,
                              wilds_dealt)
+            if i == trace:
+                nm[0] = 0
             win = GOING
     return k
 
@@ -411,12 +421,7 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
         k = advance_kernel(p, kinds, weights, word, dk, row0, hi, nxt, state, act, suit, arrays, out.wilds_dealt,
                            check, broken, deck_mask, view, trace, moves, nm)
         if k:
-            try:
-                answers.answer(k, act, suit)
-            except StrategyFault as fault:
-                if fault.job == trace and nm[0] < len(moves):
-                    raise Traced(fault, moves[:nm[0]]) from None
-                raise
+            _answer(answers, k, act, suit, trace, moves, nm)
         elif hi >= n:
             break
     if broken.any():
@@ -427,10 +432,11 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
 def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed: int, *,
                             play_rng: np.random.Generator, decks: NDArray[np.integer] | None = None,
                             check: bool = False, hands: Sequence[int] | None = None,
-                            where: FaultContext | None = None, slots: int = SLOTS) -> MatchResults:
+                            where: FaultContext | None = None, slots: int = SLOTS, trace: int = -1) -> MatchResults:
     """``n`` matches to ``rules.target`` (G11) with Python strategies (by player), on the kernel paused at their
     decisions: the decks, play streams and rotation of analyzer.kernel.matches.simulate_matches (so a line-up
-    of compiled strategies' Python forms plays its matches), ``decks`` (n, K, D) and ``hands`` as there."""
+    of compiled strategies' Python forms plays its matches), ``decks`` (n, K, D) and ``hands`` as there.
+    ``trace``: a fault in match ``trace`` carries the moves of its deal (:class:`Traced`)."""
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
     where = where or FaultContext()
@@ -468,18 +474,30 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
     answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed, (state[8], state[9]))
     word = seed_word(seed)
     nxt = np.zeros(1, np.int64)
+    moves, nm = np.zeros((_trace_room(rules) if trace >= 0 else 0, 3), np.int64), np.zeros(1, np.int64)
     while True:
         k = advance_matches(p, kinds, weights, word, n, nxt, base, dk, max_deals, state, act, suit,
                             (totals, wild, deals, capped, dealt), check, broken, deck_mask, hk, view, paused.scores,
-                            paused.player)
+                            paused.player, trace, moves, nm)
         if not k:
             break
-        answers.answer(k, act, suit)
+        _answer(answers, k, act, suit, trace, moves, nm)
     if broken.any():
         raise Broken(int(np.argmax(broken)))
     win, loss, by_wild = match_outcome(rules, totals, wild)
     return MatchResults(totals=totals, win_share=win.astype(np.float32), loss_share=loss.astype(np.float32),
                         loser_by_wild=by_wild, wild_held=wild, deals=deals, capped_deals=capped, wilds_dealt=dealt)
+
+
+def _answer(answers: Answers, k: int, act: NDArray[np.int64], suit: NDArray[np.int64], trace: int,
+            moves: NDArray[np.int64], nm: NDArray[np.int64]) -> None:
+    """``answers.answer``; a fault in the traced deal (or match) becomes :class:`Traced` with its moves."""
+    try:
+        answers.answer(k, act, suit)
+    except StrategyFault as fault:
+        if fault.job == trace and nm[0] < len(moves):
+            raise Traced(fault, moves[:nm[0]]) from None
+        raise
 
 
 def _trace_room(rules: RuleSet) -> int:

@@ -74,11 +74,15 @@ def _paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, ss: np
     of the kernel's own matches (simulate_matches; strategies by player); a fault is one line."""
     where = where or FaultContext()
     announce_if_cold("pause.advance_matches")
+
+    def run(trace: int = -1) -> MatchResults:
+        return simulate_paused_matches(rules, strategies, n, base_key(ss), play_rng=play_generator(ss), check=check,
+                                       where=where, trace=trace)
+
     try:
-        out = simulate_paused_matches(rules, strategies, n, base_key(ss), play_rng=play_generator(ss), check=check,
-                                      where=where)
+        out = run()
     except StrategyFault as fault:
-        raise fault_error(fault, rules, where, matches=True) from None
+        raise fault_error(fault, rules, where, _traced(run, fault), matches=True) from None
     if check:
         check_determinism(rules, strategies, n, ss, None, min(SLOTS, n), True, where)
     return out
