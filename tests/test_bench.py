@@ -29,7 +29,7 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert {"deals_s", "matches_s", "positions_s", "cache_hits", "rules_s", "rules_cached"} <= set(out["compile"])
     assert out["compile"]["rules_kernels"] == 2  # svinya 2p deals, czech 2p rollouts
     rows = {(r["case"], r["engine"]): r for r in out["rows"]}
-    for engine in ("numpy", "compiled", "kernel", "kernel, rules compiled in", "simple path", "simple path, paused kernel",
+    for engine in ("numpy", "compiled", "kernel", "kernel, fixed rules", "simple path", "simple path, paused kernel",
                    "simple path, README's strategy", "simple path, README's strategy, paused kernel", "python fast path",
                    "python fast path, paused kernel", "rules engine"):
         r = rows[("svinya 2p random", engine)]
@@ -47,6 +47,6 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants() -> None:
                                    "--rollouts", "0", "--variants", "prague", "--no-search", "--json"])
     assert res.exit_code == 0, res.output
     engines = [(r["case"], r["engine"]) for r in json.loads(res.stdout)["rows"]]
-    assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel", "kernel, rules compiled in")]
+    assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel", "kernel, fixed rules")]
     bad = CliRunner().invoke(app, ["bench", "--variants", "durak"])
     assert bad.exit_code == 2 and "unknown variant 'durak'" in bad.output
