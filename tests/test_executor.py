@@ -133,3 +133,19 @@ def test_plugin_names_in_tables_and_two_of_one_name_told_apart() -> None:
     assert lineup.display_names(["p.py:A", "random"], [a, _Named("random")]) == ["hero", "random"]
     assert lineup.display_names(["p.py:A", "q.py:B", "p.py:A"], [a, b, a]) == [
         "hero (p.py:A)", "hero (q.py:B)", "hero (p.py:A)"]
+
+
+def test_a_worker_restarted_by_loky_between_runs_is_not_a_warning() -> None:
+    """An idle worker timing out (executor.IDLE_WORKER_SECONDS) as the next run submits to the reusable pool makes
+    loky restart it and warn, though no task is lost (seen in CI): after a run on loky that warning is silenced,
+    others are not."""
+    import warnings
+
+    from analyzer.execution import executor
+
+    assert sorted(executor.run_tasks(abs, [(-1,), (-2,)], jobs=2)) == [1, 2]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.warn(executor.WORKER_RESTART + ". This can be caused by a too short worker timeout.", UserWarning,
+                      stacklevel=1)
+        warnings.warn("another warning", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in seen] == ["another warning"]

@@ -42,6 +42,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from types import ModuleType
@@ -204,6 +205,9 @@ def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str,
 #: Seconds an idle loky worker waits for work before it exits (its parent may be gone; loky's own
 #: default is 300 s).  ``$DURAK_IDLE_WORKER_SECONDS`` overrides it (tests).
 IDLE_WORKER_SECONDS = float(os.environ.get("DURAK_IDLE_WORKER_SECONDS", "10"))
+#: loky's warning when an idle worker times out just as a new run submits its first tasks to the reusable pool (one
+#: process running several runs: the API, tests): loky starts a new worker and no task is lost, so it is noise
+WORKER_RESTART = "A worker stopped while some jobs were given to the executor"
 
 
 def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: int = 1, backend: str = "loky",
@@ -225,6 +229,7 @@ def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: i
 
     delayed_calls = (delayed(guarded)(os.getpid(), fn, *args) for args in calls)  # workers end with us
     if backend == "loky":
+        warnings.filterwarnings("ignore", message=WORKER_RESTART, category=UserWarning)  # once: duplicates are dropped
         # an idle worker outlives a killed main process only this long (loky's default is 300 s)
         with parallel_config(backend="loky", idle_worker_timeout=IDLE_WORKER_SECONDS,
                              initializer=watch_parent, initargs=(os.getpid(),)):
