@@ -325,6 +325,6 @@ def describe_action(action: Any, suit: Any = None) -> str:
     if a == TAKE:
         return "take"
     if 0 <= a < DRAW:
-        s = "" if suit is None or int(suit) < 0 else ">" + "SCHD"[int(suit)]
+        s = "" if suit is None or int(suit) < 0 else ">" + ("SCHD"[int(suit)] if int(suit) < 4 else str(int(suit)))
         return card_str(a) + s
     return repr(action)
