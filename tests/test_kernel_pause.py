@@ -242,6 +242,43 @@ def test_random_python_form_agrees_statistically_with_the_numpy_simulator():
     assert abs(ta.mean() - tb.mean()) < 3.29 * np.sqrt((ta.var() + tb.var()) / n)
 
 
+def test_the_compiled_answer_check_passes_exactly_what_the_numpy_check_passes():
+    """pause.answers_legal gates StrategyCalls._check_answers: on random answers (cards, DRAW, TAKE, out of range;
+    suits for wilds and others) it accepts a row exactly when the numpy check does."""
+    from analyzer.kernel.pause import answers_legal
+    from analyzer.sim.calls import StrategyCalls
+    from analyzer.sim.errors import StrategyFault
+
+    class Check(StrategyCalls):
+        def __init__(self, rules):
+            self.r, self.n = rules, rules.players
+
+        def _where(self, name, row):
+            return name
+
+    rng = np.random.default_rng(4)
+    for rules in (make_rules("czech", 3), make_rules("prague", 2, {"wild_rule": "off"})):
+        k = 3000
+        a = rng.integers(-2, 56, k)
+        a[: k // 2] = rng.integers(20, 52, k // 2)  # many cards
+        s = np.where(rng.random(k) < 0.6, -1, rng.integers(-2, 6, k))
+        legal = rng.integers(0, 1 << 52, k, dtype=np.uint64) | (np.uint64(1) << (a.clip(0, 51).astype(np.uint64)))
+        legal[rng.random(k) < 0.3] = 0
+        draw, take = rng.random(k) < 0.5, rng.random(k) < 0.5
+        check = Check(rules)
+        mine, theirs = [], []
+        for i in range(k):
+            row = slice(i, i + 1)
+            mine.append(answers_legal(a[row], s[row], legal[row], draw[row], take[row], rules.wild_rank))
+            try:
+                check._check_answers("x", a[row], s[row], np.arange(1), legal[row], draw[row], take[row])
+                theirs.append(True)
+            except StrategyFault:
+                theirs.append(False)
+        assert mine == theirs and 0.2 < np.mean(mine) < 0.8
+        assert answers_legal(a, s, legal, draw, take, rules.wild_rank) is all(theirs)
+
+
 # --------------------------------------------------------------------------- matches
 
 

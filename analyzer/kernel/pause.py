@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.core.cards import action_token, suit_of
+from analyzer.core.cards import DRAW, TAKE, action_token, suit_of
 from analyzer.core.cards import deck as deck_cards
 from analyzer.core.contract import BatchStrategy
 from analyzer.core.outcomes import END_CAPPED, DealResults, MatchResults
@@ -291,6 +291,23 @@ def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray,
     return k
 
 
+@helper
+def answers_legal(a: np.ndarray, s: np.ndarray, legal: np.ndarray, can_draw: np.ndarray, can_take: np.ndarray,
+                  wild_rank: int) -> bool:
+    """Whether every answer passes StrategyCalls._check_answers (a legal card naming a suit only if wild, or DRAW /
+    TAKE where allowed): one compiled pass, the numpy check then runs only to name a bad answer."""
+    for i in range(a.shape[0]):
+        x, y = a[i], s[i]
+        if 0 <= x < DRAW:
+            if (legal[i] >> np.uint64(x)) & np.uint64(1) == 0:
+                return False
+            if y != -1 and not (x // 4 + 2 == wild_rank and 0 <= y < 4):  # analyzer.core.cards: rank = id // 4 + 2
+                return False
+        elif not ((x == DRAW and can_draw[i]) or (x == TAKE and can_take[i])) or y != -1:
+            return False
+    return True
+
+
 class Answers(StrategyCalls):
     """The numpy simulator's strategy calls and answer checks (analyzer.sim.calls) over paused decisions.
 
@@ -344,8 +361,10 @@ class Answers(StrategyCalls):
                     a, s = self._call(strat, True, batch_view(self.view_rules, v, rows, self.matches), rr)
                 else:  # the simple path: DecisionViews straight from the paused fields
                     a, s = self._call(self.simple_forms[g], True, rows, rr)
-                # the check reads the kernel's own fields, not the strategy's copies
-                self._check_answers(strat, a, s, rr, v.legal[rows], v.can_draw[rows], v.can_take[rows])
+                # the check reads the kernel's own fields, not the strategy's copies; numpy's names the bad answer
+                legal, can_draw, can_take = v.legal[rows], v.can_draw[rows], v.can_take[rows]
+                if not answers_legal(a, s, legal, can_draw, can_take, self.r.wild_rank):
+                    self._check_answers(strat, a, s, rr, legal, can_draw, can_take)
             except StrategyFault as fault:
                 self._name(fault)
                 raise
