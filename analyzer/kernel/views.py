@@ -171,12 +171,13 @@ class _Legal(dict[int, tuple[int, ...]]):
 
 
 class _Played(dict[int, frozenset[int]]):
-    """Card mask -> the frozenset of its cards (DecisionView.played), kept once built."""
+    """Card mask -> the frozenset of its cards (DecisionView.played), kept once built (a few: a set of 40 cards
+    takes 2 KiB, and a deal's sets seldom recur beyond the reads of one decision)."""
 
     __slots__ = ()
 
     def __missing__(self, m: int) -> frozenset[int]:
-        if len(self) >= _DECODED:
+        if len(self) >= _DECODED >> 4:
             self.clear()
         c = self[m] = frozenset(_HANDS[m])
         return c
