@@ -144,26 +144,24 @@ def test_matches_use_win_share_and_replay_with_more_decks_when_short() -> None:
     assert np.allclose(cmp.scores["win"].sum(axis=1), 2 / 3)  # 2 games, one win shared among 3 places each
 
 
-def test_tracker_plays_on_the_batch_views_and_pimc_matches_on_the_table_runner(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 13: tracker reads the batch views' history (no table runner); pimc in matches (G11) plays on the
-    table runner's matches, every rotation on the same decks, hands dealt by player under SV2."""
-    from analyzer.knowledge import table
-
+def test_tracker_and_pimc_play_on_the_batch_views_in_deals_and_matches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 13: tracker and pimc read the batch views' history (no table runner), in deals and in matches (G11):
+    pimc's matches play on the batch simulator, every rotation on the same decks, hands dealt by player under SV2."""
     def refuse(*_a: Any, **_k: Any) -> Any:
-        raise AssertionError("tracker must not need the table runner")
+        raise AssertionError("tracker and pimc must not need the table runner")
 
     monkeypatch.setattr(compare_run, "simulate_observed", refuse)
+    monkeypatch.setattr(compare_run, "simulate_observed_matches", refuse)
     part = compare_run.compare_chunk(make_rules("czech", 2), ["tracker", "weighted"], 20, 0, 0, False)
     assert np.allclose(part["scores"]["win"].sum(axis=1), 1.0)
-    monkeypatch.undo()
     seen: list[Any] = []
-    real = table.simulate_observed_matches
+    real = compare_run.simulator.simulate_matches
 
-    def spy(rules: Any, strategies: list[Any], decks: Any, seed: Any, **kw: Any) -> Any:
-        seen.append((decks.copy(), kw.get("hands")))
-        return real(rules, strategies, decks, seed, **kw)
+    def spy(rules: Any, strategies: list[Any], n: int, seed: Any, **kw: Any) -> Any:
+        seen.append((kw["decks"].copy(), kw.get("hands")))
+        return real(rules, strategies, n, seed, **kw)
 
-    monkeypatch.setattr(compare_run, "simulate_observed_matches", spy)
+    monkeypatch.setattr(compare_run.simulator, "simulate_matches", spy)
     rules = make_rules("svinya", 2, {"target": "30"})
     part = compare_run.compare_chunk(rules, ["pimc?budget=300,worlds=8", "greedy"], 2, 0, 0, True)
     assert len(seen) == 2 and np.array_equal(seen[0][0], seen[1][0])  # both seatings, the same decks
