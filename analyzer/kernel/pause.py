@@ -23,6 +23,13 @@ gets the ``j``-th deck of the chunk's deck generator and the play stream
 so a deterministic line-up gives the numpy simulator's results deal by deal.
 A random Python strategy draws from that generator in another order (the
 batches differ), so it agrees with the numpy simulator statistically.
+
+Matches (:func:`advance_matches`) play each slot's match deal after deal with
+the decks, play streams and rotation of the kernel's own matches
+(analyzer.kernel.matches); their pauses also carry the match scores.  A fault
+is played again with the faulty deal traced (:func:`run_traced`): its
+scenario holds the kernel's own moves, compiled strategies' included, up to
+the faulty decision.
 """
 
 from __future__ import annotations
