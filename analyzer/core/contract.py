@@ -249,14 +249,23 @@ class History(_LazyReadOnly):
     FIELDS = tuple(__annotations__)
     __slots__ = FIELDS
 
-    def __init__(self, **fields: Any) -> None:
-        unknown = set(fields) - set(self.FIELDS)
-        if unknown:
-            raise TypeError(f"unknown history fields: {', '.join(sorted(unknown))}")
-        self._fill(fields.items())
+    def __init__(self, **fields: Any) -> None:  # built once per decision: one pass, no generic _fill
+        if fields.keys() - _HISTORY_FIELDS:
+            raise TypeError(f"unknown history fields: {', '.join(sorted(fields.keys() - _HISTORY_FIELDS))}")
+        lazy = {}
+        put = object.__setattr__
+        for k, v in fields.items():
+            if callable(v):
+                lazy[k] = v
+            else:
+                put(self, k, _read_only(v) if isinstance(v, np.ndarray) else v)
+        put(self, "_lazy", lazy)
 
     def __repr__(self) -> str:
-        return f"<History of {len(self.events)} events>"
+        return "<History>"
+
+
+_HISTORY_FIELDS = frozenset(History.FIELDS)
 
 
 class BatchHistory(_LazyReadOnly):
