@@ -1,5 +1,6 @@
-"""``pimc`` (issue 13 item 4) on the table runner and on the simulator's fast path (choose_batch): legal,
-deterministic, honest about its contract; the fast path chooses as the table runner does, move for move.
+"""``pimc`` (issue 13 item 4) on the table runner, on the simulator's fast path (choose_batch), on its simple
+path and in the rules engine's play_deal (choose: a one-row search by choose_batch): legal, deterministic,
+honest about its contract; every path chooses as the others do, move for move; a fault beside it replays.
 
 Strength is measured by the benchmark in the closing note, not here (it needs
 thousands of deals); these tests keep budgets tiny.
