@@ -40,8 +40,13 @@ compiled sampler on its own key, its rollouts as one search of it plays them —
 so a row gets exactly the scores ``choose_known`` gives the same decision with
 the same key (tested move for move).  The engine's table runner
 (:func:`analyzer.knowledge.table.play_observed`) asks ``choose_known`` with the
-observer's :class:`Knowledge`.  The plain ``choose`` carries a history without
-slot masks, so it refuses with a one-line message rather than play blind.
+observer's :class:`Knowledge`.  The plain ``choose`` (the simulator's simple
+path, the rules engine's ``play_deal``: durak replay's fault scenarios) reads
+the same fields off :class:`~analyzer.core.contract.History` and searches its
+decision as a one-row batch through ``choose_batch`` (:func:`one_row_view`): one
+search, so a decision's key gives the same action on every path (tested move
+for move).  A view without the history (a deal that does not record) is
+refused with a one-line message rather than played blind.
 """
 
 from __future__ import annotations
@@ -51,13 +56,14 @@ import time
 import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE, rank_of
-from analyzer.core.contract import Action, BatchView, DecisionView, StrategyError
+from analyzer.core.contract import EVENT_KINDS, Action, BatchHistory, BatchView, DecisionView, StrategyError
 from analyzer.core.registry import get_strategy, register
 from analyzer.engine.deal import Deal
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.positions import encode_deal
 from analyzer.knowledge.observer import Knowledge
+from analyzer.knowledge.public import NO_CARD, mask, pack_events
 from analyzer.knowledge.search import OBJECTIVE_CODES, search_scores, search_view, view_candidates, view_search, world_arrays
 
 OBJECTIVES = ("auto", "loser", "win", "points", "both")
@@ -67,7 +73,7 @@ MIN_WORLDS = 32
 
 @register("pimc")
 class Pimc:
-    """Determinized Monte Carlo search with rollouts on the compiled kernel (needs the table runner)."""
+    """Determinized Monte Carlo search with rollouts on the compiled kernel (needs the public history)."""
 
     name = "pimc"
     uses_history = True  # the fast path reads the views' public history (choose_batch)
@@ -97,8 +103,13 @@ class Pimc:
         return "loser" if players == 2 else "both"
 
     def choose(self, view: DecisionView, rng: np.random.Generator) -> Action:
-        raise StrategyError("pimc needs the deal's public history with its slot masks (perfect memory): it plays "
-                            "through choose_batch on the batch simulator or choose_known on the table runner")
+        """One decision (the simple path, the rules engine's ``play_deal``): searched as a one-row batch by
+        :meth:`choose_batch` itself, so a decision's key gives the action the fast path gives its row."""
+        if view.history is None:
+            raise StrategyError("pimc needs the deal's public history (perfect memory): its views carry it when the "
+                                "simulator or the engine records it (uses_history = True)")
+        acts, suits = self.choose_batch(one_row_view(view), rng)
+        return int(acts[0]), None if suits[0] < 0 else int(suits[0])
 
     def _compile(self, rules: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         compiled = self._compiled.get(rules)
@@ -176,3 +187,43 @@ class Pimc:
         self.rollouts += len(options) * used
         self.seconds += time.process_time() - t0
         return options[int(np.argmax(score))]
+
+
+def one_row_view(view: DecisionView) -> BatchView:
+    """The :class:`BatchView` of one decision of the simple path, its :class:`BatchHistory` read off the
+    view's :class:`~analyzer.core.contract.History` (the fields the search reads: pile, known cards, hidden
+    pool, a talon of known order, the event log, each opponent's slots, what a talon card may be): the row
+    the batch simulator shows for the same decision."""
+    h = view.history
+    assert h is not None
+    rules = view.rules
+    n, d = rules.players, rules.deck_size
+    pile = np.full((1, d), -1, np.int8)
+    pile[0, :len(h.pile)] = h.pile
+    talon = np.full((1, d), -1, np.int8)
+    if h.talon is not None:
+        talon[0, :len(h.talon)] = h.talon
+    ev = list(h.events)
+    events = np.full((1, max(len(ev), 1)), -1, np.int64)
+    if ev:
+        events[0, :len(ev)] = pack_events([e.turn for e in ev], [e.seat for e in ev],
+                                          [EVENT_KINDS.index(e.kind) for e in ev],
+                                          [NO_CARD if e.card is None else e.card for e in ev],
+                                          [-1 if e.suit is None else e.suit for e in ev])
+    slots = np.zeros((1, n, d), np.uint64)
+    for k, seat_slots in enumerate(h.slots):
+        slots[0, k, :len(seat_slots)] = [mask(m) for m in seat_slots]
+    hist = BatchHistory(
+        pile=pile, pile_size=np.array([len(h.pile)], np.int16), seen=np.array([mask(h.seen)], np.uint64),
+        known=np.array([[mask(k) for k in h.known]], np.uint64), hidden=np.array([mask(h.hidden)], np.uint64),
+        talon=talon, events=events, n_events=np.array([len(ev)], np.int32), slots=slots,
+        talon_may=np.array([mask(h.talon_may)], np.uint64))
+    u64 = np.uint64
+    return BatchView(
+        rules, np.array([view.seat], np.int8), np.array([mask(view.hand)], u64),
+        np.array([mask(view.legal_cards)], u64), np.array([view.can_draw]), np.array([view.can_take]),
+        np.array([-1 if view.top is None else view.top], np.int8),
+        np.array([-1 if view.active_suit is None else view.active_suit], np.int8),
+        np.array([view.pending_seven], np.int16), np.array([view.hand_sizes], np.int16),
+        np.array([view.talon_size], np.int16), np.array([mask(view.played)], u64),
+        None if view.scores is None else np.array([view.scores], np.int32), hist)

@@ -1,5 +1,6 @@
-"""``pimc`` (issue 13 item 4) on the table runner and on the simulator's fast path (choose_batch): legal,
-deterministic, honest about its contract; the fast path chooses as the table runner does, move for move.
+"""``pimc`` (issue 13 item 4) on the table runner, on the simulator's fast path (choose_batch), on its simple
+path and in the rules engine's play_deal (choose: a one-row search by choose_batch): legal, deterministic,
+honest about its contract; every path chooses as the others do, move for move; a fault beside it replays.
 
 Strength is measured by the benchmark in the closing note, not here (it needs
 thousands of deals); these tests keep budgets tiny.
@@ -41,6 +42,7 @@ def test_pimc_plays_whole_deals_legally_and_deterministically(variant: str, play
 
 
 def test_pimc_refuses_to_play_blind_through_the_plain_contract() -> None:
+    """A view without the public history (a deal that does not record): a one-line refusal, not a blind move."""
     deal = make_deal("czech", ["7C 8C 9C 10C QC", "7S 8S 9S 10S QS"], talon="AS 7D 8D 9D", starter="8S")
     with pytest.raises(StrategyError, match="public history"):
         get_strategy("pimc").choose(deal.view(), np.random.default_rng(0))
@@ -277,3 +279,135 @@ def test_a_batch_row_with_too_many_classes_is_searched_apart_by_the_python_sampl
         runs.append(simulate_deals(rules, [p, get_strategy("weighted")], 6, 4))
         assert p.decisions > 6
     assert np.array_equal(runs[0].points, runs[1].points) and np.array_equal(runs[0].turns, runs[1].turns)
+
+
+# ---------------------------------------------------------------- the simple path and the rules engine: choose
+class SimplePath:
+    """pimc asked through ``choose`` alone (no choose_batch): the simulator's simple path, one view at a time."""
+
+    uses_history = True
+
+    def __init__(self, inner: Pimc) -> None:
+        self.inner, self.name = inner, "pimc-simple"
+
+    def choose(self, view, rng):
+        return self.inner.choose(view, rng)
+
+
+@pytest.mark.parametrize("variant,players,options", BATCH_CASES, ids=[f"{v}{p}{''.join(o)}" for v, p, o in BATCH_CASES])
+def test_choose_chooses_as_choose_batch_move_for_move(variant: str, players: int, options: dict) -> None:
+    """Same decks, same key per decision: the simple path (choose on DecisionView.history, a one-row search by
+    choose_batch's own code) and the fast path (every deal's search in one call) end every deal alike."""
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.sim.simulator import simulate_deals
+
+    rules = make_rules(variant, players, options)
+    n = 6
+    decks = shuffled_decks(rules.deck_size, n, np.random.default_rng([players, 5])).astype(np.int8)
+    simple_p, fast_p = FixedKeys(worlds=4, budget=0), FixedKeys(worlds=4, budget=0)
+    others = [get_strategy("weighted") for _ in range(players - 1)]
+    simple = simulate_deals(rules, [SimplePath(simple_p), *others], n, 1, decks=decks)
+    fast = simulate_deals(rules, [fast_p, *others], n, 1, decks=decks)
+    assert simple_p.decisions == fast_p.decisions > n  # it searched, on both paths
+    for field in ("points", "turns", "last_card", "turnovers", "winner", "loser", "end"):
+        a, b = getattr(simple, field), getattr(fast, field)
+        bad = np.nonzero(np.any(np.asarray(a).reshape(n, -1) != np.asarray(b).reshape(n, -1), axis=1))[0]
+        assert not len(bad), f"deal {bad[0]} differs in {field}: {a[bad[0]]} vs {b[bad[0]]}"
+
+
+def test_choose_plays_matches_as_choose_batch() -> None:
+    """Matches (G11): the totals of the simple path's views reach the one-row search as the batch's do."""
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.sim.simulator import simulate_matches
+
+    rules = make_rules("czech", 3, {"target": 60})
+    n, k = 2, 40
+    decks = shuffled_decks(rules.deck_size, n * k, np.random.default_rng(3)).reshape(n, k, rules.deck_size)
+    simple_p, fast_p = FixedKeys(worlds=4, budget=0), FixedKeys(worlds=4, budget=0)
+    others = [get_strategy("weighted"), get_strategy("greedy")]
+    simple = simulate_matches(rules, [SimplePath(simple_p), *others], n, 1, decks=decks)
+    fast = simulate_matches(rules, [fast_p, *others], n, 1, decks=decks)
+    assert simple_p.decisions == fast_p.decisions > 0
+    for field in ("totals", "win_share", "loss_share", "deals"):
+        assert np.array_equal(getattr(simple, field), getattr(fast, field)), field
+
+
+@pytest.mark.parametrize("variant,players,options", [("czech", 3, {"sevens": True}), ("prague", 3, {}),
+                                                      ("svinya", 2, {"reshuffle": "shuffle"})])
+def test_the_rules_engine_plays_pimc_as_the_simulator_does(variant: str, players: int, options: dict) -> None:
+    """engine.deal.play_deal (the deal records its history for pimc) plays every deal move for move as the
+    simulator's fast path, for the same deck, deal stream and key per decision."""
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.core.streams import base_key, deal_key
+    from analyzer.engine.deal import MoveHistory, play_deal
+    from analyzer.sim.batch import BatchSim
+
+    rules = make_rules(variant, players, options)
+    n = 4
+    decks = shuffled_decks(rules.deck_size, n, np.random.default_rng(7)).astype(np.int8)
+    pimc = FixedKeys(worlds=4, budget=0)
+    lineup = [pimc, *[get_strategy("weighted") for _ in range(players - 1)]]
+    ss = np.random.SeedSequence(9)
+    sim = BatchSim(rules, lineup, slots=3, rng=np.random.default_rng(0), trace_jobs=set(range(n)),
+                   stream_base=base_key(ss))
+    sim.run(n, decks)
+    searched = pimc.decisions
+    for i in range(n):
+        hist = MoveHistory()
+        deal = Deal.from_deck(rules, decks[i].tolist(), stream_key=deal_key(base_key(ss), i), record=True)
+        play_deal(deal, [lineup[(s - 1) % players] for s in range(players)], np.random.default_rng(0), history=hist)
+        assert sim.histories[i] == hist.tokens, f"deal {i}: first difference at move " + str(
+            next((k for k, (a, b) in enumerate(zip(sim.histories[i], hist.tokens)) if a != b), "end"))
+    assert pimc.decisions == 2 * searched > n
+
+
+class FaultsLate:
+    """Deterministic and faulty: plays weighted until 8 cards have been played and its hand is down to
+    three, then draws, legal or not (late in a deal, where pimc's searches have shaped it)."""
+
+    name = "faults-late"
+
+    def choose(self, view, rng):
+        from analyzer.core.cards import DRAW
+
+        if len(view.played) >= 8 and len(view.hand) <= 3 and DRAW not in view.legal:
+            return DRAW, None
+        return get_strategy("weighted").choose(view, rng)
+
+
+def test_a_fault_beside_pimc_is_reproduced_by_the_engine_and_replays(tmp_path, monkeypatch, capsys) -> None:
+    """A plugin's fault in a line-up with pimc: the simulator's scenario replays to it (``durak replay``), and
+    the rules engine, pimc playing through choose, meets the same fault at the same move
+    (faults.write_fault_scenario), rather than pimc's own refusal."""
+    import json
+
+    from analyzer.cli.app import main
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.core.streams import base_key
+    from analyzer.engine.faults import write_fault_scenario
+    from analyzer.engine.replay import load_scenario, replay
+    from analyzer.sim.batch import BatchSim
+    from analyzer.sim.simulator import SimulationError, simulate_deals
+
+    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path / "sim"))
+    rules = make_rules("czech", 2, {})
+    with pytest.raises(SimulationError, match="faults-late") as err:
+        simulate_deals(rules, [get_strategy("pimc?worlds=4,budget=200"), FaultsLate()], 20, 3)
+    assert "replays to the faulty decision" in str(err.value)
+    main(["replay", str(next((tmp_path / "sim").glob("fault-*.toml"))), "--json"])
+    assert json.loads(capsys.readouterr().out)["stopped_at_fault"] is True
+
+    pimc = FixedKeys(worlds=4, budget=0)
+    decks = shuffled_decks(rules.deck_size, 20, np.random.default_rng(4)).astype(np.int8)
+    sim = BatchSim(rules, [pimc, FaultsLate()], slots=1, rng=np.random.default_rng(0), trace_jobs=set(range(20)),
+                   stream_base=base_key(np.random.SeedSequence(1)))
+    with pytest.raises(Exception, match="faults-late"):
+        sim.run(20, decks)
+    job = max(sim.histories)  # slots=1: the deal that faulted is the last one started
+    path, met = write_fault_scenario(rules, [FaultsLate(), pimc], decks[job].tolist(), tmp_path / "engine", "pimc")
+    assert met, "the engine did not meet the fault again"
+    sc = load_scenario(path)
+    assert sc.moves == sim.histories[job], "the engine's pimc played otherwise than the simulator's"
+    assert sc.fault is not None and "faults-late" in sc.fault and "pimc" in sc.names[1]
+    deal, out = replay(sc)
+    assert out is None and "faults-late" in sc.names[deal.current]

@@ -312,3 +312,42 @@ def test_history_suits_and_voids_agree() -> None:
             any_void |= bool(expect[:, 1].any())
     assert any_void
     assert cards_in(0) == []
+
+
+@pytest.mark.parametrize("options", [{}, {"reshuffle": "shuffle", "voluntary_draw": True}])
+def test_simple_path_slots_and_talon_may_are_the_batch_rows_lazily(options: dict) -> None:
+    """``History.slots`` (one set of possible cards per unknown card of each opponent, by offset) and
+    ``talon_may`` say what ``BatchHistory.slots`` / ``talon_may`` say for the same row; computed only when read,
+    read-only."""
+    from analyzer.core.bits import cards_tuple
+    from analyzer.knowledge.public import row_histories
+
+    rules = make_rules("czech", 3, options)
+    rows = narrowed = 0
+
+    class Batch:
+        name, uses_history = "batch", True
+
+        def choose_batch(self, view, rng):
+            nonlocal rows, narrowed
+            h = view.history
+            per_row = row_histories(h)
+            for r in per_row:  # nothing computed before it is read
+                assert {"slots", "talon_may"} <= set(object.__getattribute__(r, "_lazy"))
+            for i, r in enumerate(per_row):
+                for k in range(3):
+                    want = tuple(frozenset(cards_tuple(int(m))) for m in h.slots[i, k] if m)
+                    assert r.slots[k] == want
+                    assert len(want) == (0 if k == 0 else int(view.hand_sizes[i, k]) - len(r.known[k]))
+                    narrowed += any(len(s) < len(r.hidden) for s in want)
+                assert r.talon_may == frozenset(cards_tuple(int(h.talon_may[i])))
+                with pytest.raises(AttributeError):
+                    r.slots = ()
+                rows += 1
+            return get_strategy("weighted").choose_batch(view, rng)
+
+        def choose(self, view, rng):
+            raise AssertionError("the fast path is used")
+
+    simulate_deals(rules, [Batch()] * 3, 12, 5)
+    assert rows > 100 and narrowed > 0

@@ -84,33 +84,6 @@ class EventLog(Sequence[Event]):
         return f"<EventLog of {len(self)} events>"
 
 
-class History(NamedTuple):
-    """The public history of a deal as one player with perfect memory knows it (issue 13 item 2).
-
-    Per-player tuples are by seat offset (0 = self, 1 = the next player), as
-    ``DecisionView.hand_sizes``.  ``cannot_hold[k]``: cards player ``k`` certainly
-    does not hold, inferred from forced draws (G6/G7) and passes after drawing
-    (SV4) under the variant's legal-move rules, from the cards seen and from
-    the talon's known order (G8); for self, every card not in hand.
-    ``voids[k]``: the suits of which player ``k`` holds no card as far as
-    anyone can tell.  ``hidden``: the cards whose place this player cannot
-    tell (not in hand, not on the pile, not in a known talon or a known hand).
-    """
-
-    pile: tuple[int, ...]  # the pile, bottom first (top last)
-    seen: frozenset[int]  # every card ever made public (played or turned up)
-    known: tuple[frozenset[int], ...]  # by offset: cards of that hand everyone knows (drawn from a known talon)
-    cannot_hold: tuple[frozenset[int], ...]  # by offset
-    voids: tuple[frozenset[int], ...]  # by offset: suits
-    hidden: frozenset[int]
-    talon: tuple[int, ...] | None  # the talon top first when its order is known (G8 turn_over), else None
-    drawn: tuple[int, ...]  # by offset: cards drawn this deal
-    passes: tuple[int, ...]  # by offset
-    takes: tuple[int, ...]  # by offset: sevens chains taken (CZ8)
-    named: tuple[int | None, ...]  # by offset: the last suit named with a wild, None if none yet
-    events: Sequence[Event]  # the event log, oldest first
-
-
 class DecisionView(NamedTuple):
     """One decision of one player (the simple path).
 
@@ -236,6 +209,63 @@ class BatchView(_LazyReadOnly):
 
     def __repr__(self) -> str:
         return f"<BatchView of {len(self.seat)} decisions>"
+
+
+class History(_LazyReadOnly):
+    """The public history of a deal as one player with perfect memory knows it (issue 13 item 2).
+
+    Per-player tuples are by seat offset (0 = self, 1 = the next player), as
+    ``DecisionView.hand_sizes``.  ``cannot_hold[k]``: cards player ``k`` certainly
+    does not hold, inferred from forced draws (G6/G7) and passes after drawing
+    (SV4) under the variant's legal-move rules, from the cards seen and from
+    the talon's known order (G8); for self, every card not in hand.
+    ``voids[k]``: the suits of which player ``k`` holds no card as far as
+    anyone can tell.  ``hidden``: the cards whose place this player cannot
+    tell (not in hand, not on the pile, not in a known talon or a known hand).
+    ``slots[k]``: one set per unknown card of player ``k`` (the cards it may
+    be, as the batch history's ``slots`` row; self: none) and ``talon_may``
+    what an unknown talon card may be: what a sampler of worlds needs.
+
+    Read-only and lazy as :class:`BatchHistory` (built by keywords; a field
+    given as a zero-argument function is computed on first access).
+    """
+
+    pile: tuple[int, ...]  # the pile, bottom first (top last)
+    seen: frozenset[int]  # every card ever made public (played or turned up)
+    known: tuple[frozenset[int], ...]  # by offset: cards of that hand everyone knows (drawn from a known talon)
+    cannot_hold: tuple[frozenset[int], ...]  # by offset
+    voids: tuple[frozenset[int], ...]  # by offset: suits
+    hidden: frozenset[int]
+    talon: tuple[int, ...] | None  # the talon top first when its order is known (G8 turn_over), else None
+    drawn: tuple[int, ...]  # by offset: cards drawn this deal
+    passes: tuple[int, ...]  # by offset
+    takes: tuple[int, ...]  # by offset: sevens chains taken (CZ8)
+    named: tuple[int | None, ...]  # by offset: the last suit named with a wild, None if none yet
+    events: Sequence[Event]  # the event log, oldest first
+    #: by offset: each unknown card's possible cards, older slots narrower (voids proved before a draw); self: ()
+    slots: tuple[tuple[frozenset[int], ...], ...]
+    talon_may: frozenset[int]  # what an unknown talon card may be; empty where the talon's order is known
+
+    FIELDS = tuple(__annotations__)
+    __slots__ = FIELDS
+
+    def __init__(self, **fields: Any) -> None:  # built once per decision: one pass, no generic _fill
+        if fields.keys() - _HISTORY_FIELDS:
+            raise TypeError(f"unknown history fields: {', '.join(sorted(fields.keys() - _HISTORY_FIELDS))}")
+        lazy = {}
+        put = object.__setattr__
+        for k, v in fields.items():
+            if callable(v):
+                lazy[k] = v
+            else:
+                put(self, k, _read_only(v) if isinstance(v, np.ndarray) else v)
+        put(self, "_lazy", lazy)
+
+    def __repr__(self) -> str:
+        return "<History>"
+
+
+_HISTORY_FIELDS = frozenset(History.FIELDS)
 
 
 class BatchHistory(_LazyReadOnly):

@@ -176,8 +176,18 @@ def resume(st: np.ndarray, m: np.ndarray, ring: np.ndarray, phase: int, action: 
 
 
 @inner
+def record(moves: np.ndarray, nm: np.ndarray, phase: int, action: int, suit: int) -> None:
+    """One decision of a traced deal: its phase, action and suit (a full record keeps its first moves)."""
+    i = nm[0]
+    if i < moves.shape[0]:
+        moves[i, 0], moves[i, 1], moves[i, 2] = phase, action, suit
+        nm[0] = i + 1
+
+
+@inner
 def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray, weights: np.ndarray,
-             p: np.ndarray, points: np.ndarray, holders: np.ndarray) -> tuple[int, int, bool]:
+             p: np.ndarray, points: np.ndarray, holders: np.ndarray, moves: np.ndarray | None = None,
+             nm: np.ndarray | None = None) -> tuple[int, int, bool]:
     """Play the deal in ``st``/``m``/``ring`` to its end; ``kinds``/``weights`` by seat.
 
     Fills ``points``/``holders`` by seat and returns (winner, loser, by_wild) as
@@ -185,6 +195,9 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
     At a real decision of a :data:`PYTHON` seat it stops and returns
     (PAUSED, -1, False), the state at that decision: :func:`resume` carries
     out the answer, and a further call plays on.
+    ``moves``/``nm`` given: every decision (forced ones and the compiled
+    strategies' choices) is recorded by :func:`record`, the replay tokens of a
+    faulty deal; omitted, the branch is compiled away.
     """
     while True:
         phase = st[PHASE]
@@ -196,6 +209,8 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
         action, suit = decide(st, m, kinds, weights, p)
         if action == PAUSE:
             return PAUSED, -1, False
+        if moves is not None:
+            record(moves, nm, phase, action, suit)
         win, lose, by_wild = resume(st, m, ring, phase, action, suit, p, points, holders)
         if win != GOING:
             return win, lose, by_wild

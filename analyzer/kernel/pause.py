@@ -27,7 +27,7 @@ batches differ), so it agrees with the numpy simulator statistically.
 Matches (:func:`advance_matches`) play each slot's match deal after deal with
 the decks, play streams and rotation of the kernel's own matches
 (analyzer.kernel.matches); their pauses also carry the match scores.  A fault
-is played again with the faulty deal traced (:func:`run_traced`): its
+is played again with the faulty deal traced (:func:`analyzer.kernel.deal.run_deal` given ``moves``): its
 scenario holds the kernel's own moves, compiled strategies' included, up to
 the faulty decision.
 """
@@ -52,25 +52,23 @@ from analyzer.kernel import params as P
 from analyzer.kernel.bitops import ZERO, bit, wrap
 from analyzer.kernel.deal import (
     GOING,
-    PAUSE,
     PAUSED,
     PYTHON,
     conserved,
     count_dealt,
-    decide,
+    record,
     resume,
     run_deal,
     start_from_deck,
     store_deal,
 )
 from analyzer.kernel.driver import WINDOW, Broken, deal_deck, empty_results, result_arrays, seat_lineup, seed_word
-from analyzer.kernel.jit import helper, inner, outer
+from analyzer.kernel.jit import helper, outer
 from analyzer.kernel.lineup import compile_lineup, policy_code
 from analyzer.kernel.matches import arrange_hands
 from analyzer.kernel.npdecks import numpy_decks
 from analyzer.kernel.rng import deal_key
-from analyzer.kernel.state import BEGIN, CUR, END, HANDS, LEAD, NI, PHASE, RING, RNG
-from analyzer.kernel.turn import begin_turn, finish
+from analyzer.kernel.state import CUR, END, HANDS, LEAD, NI, PHASE, RING, RNG
 from analyzer.kernel.views import Paused, SimplePath, batch_view, write_view
 from analyzer.sim.calls import StrategyCalls
 from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fault_dir
@@ -79,37 +77,6 @@ from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fa
 #: caches (czech 4p random's Python form: 8192 as fast as 16384 and 32768, 2048 and fewer slower)
 SLOTS = 8192
 _IDLE = -4  # a slot without a deal (run_deal's codes are seats, -1 and GOING / PAUSED)
-
-
-@inner
-def record(moves: np.ndarray, nm: np.ndarray, phase: int, action: int, suit: int) -> None:
-    """One decision of a traced deal: its phase, action and suit (a full record keeps its first moves)."""
-    i = nm[0]
-    if i < moves.shape[0]:
-        moves[i, 0], moves[i, 1], moves[i, 2] = phase, action, suit
-        nm[0] = i + 1
-
-
-@helper
-def run_traced(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray, weights: np.ndarray,
-               p: np.ndarray, points: np.ndarray, holders: np.ndarray, moves: np.ndarray, nm: np.ndarray
-               ) -> tuple[int, int, bool]:
-    """:func:`analyzer.kernel.deal.run_deal`, the same moves, recording every decision (forced ones and the
-    compiled strategies' choices) in ``moves``: the replay tokens of a faulty deal."""
-    while True:
-        phase = st[PHASE]
-        if phase == BEGIN:
-            e = begin_turn(st, m, ring, p)
-            if e >= 0:
-                return finish(st, m, e, -1, -1, p, points, holders)
-            continue
-        action, suit = decide(st, m, kinds, weights, p)
-        if action == PAUSE:
-            return PAUSED, -1, False
-        record(moves, nm, phase, action, suit)
-        win, lose, by_wild = resume(st, m, ring, phase, action, suit, p, points, holders)
-        if win != GOING:
-            return win, lose, by_wild
 
 
 @outer
@@ -122,7 +89,7 @@ def advance_kernel(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: 
     A slot plays until its deal waits for a Python strategy (the decision goes to row ``k`` of ``view``)
     or ends (results to row ``job`` of ``out``); a free slot takes deal ``nxt[0]`` while it is below
     ``hi``, whose deck is ``decks[nxt[0] - deck_row]``.  Deal ``trace`` (-1: none) records its decisions
-    in ``moves`` (:func:`run_traced`; ``nm[0]`` of them).  Returns the number of pauses written.
+    in ``moves`` (:func:`analyzer.kernel.deal.run_deal` given ``moves``; ``nm[0]`` of them).  Returns the number of pauses written.
     """
     sts, ms, rings, job, wait, slot_deck = slots
     n, d = p[P.PLAYERS], p[P.DECK]
@@ -147,7 +114,7 @@ def advance_kernel(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: 
         while True:
             if win == GOING:
                 if job[b] == trace:
-                    win, lose, by_wild = run_traced(st, m, ring, kinds, weights, p, pts, held, moves, nm)
+                    win, lose, by_wild = run_deal(st, m, ring, kinds, weights, p, pts, held, moves, nm)
                 else:
                     win, lose, by_wild = run_deal(st, m, ring, kinds, weights, p, pts, held)
             if win == PAUSED:
@@ -246,7 +213,7 @@ def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray,
         while True:
             if win == GOING:
                 if job[b] == trace:
-                    win, _lose, _bw = run_traced(st, m, ring, kinds[b], weights[b], p, pts, held, moves, nm)
+                    win, _lose, _bw = run_deal(st, m, ring, kinds[b], weights[b], p, pts, held, moves, nm)
                 else:
                     win, _lose, _bw = run_deal(st, m, ring, kinds[b], weights[b], p, pts, held)
             if win == PAUSED:

@@ -27,7 +27,7 @@ accept mask or :func:`analyzer.engine.deal.legal_cards`, never rewritten here):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -356,24 +356,31 @@ def batch_history(pub: PublicRecord, rows: NDArray[np.int64], cur: NDArray[np.in
 
 
 def row_histories(h: BatchHistory) -> list[History]:
-    """The simple path's :class:`History` of each row of a :class:`BatchHistory` (arrays become lists once)."""
+    """The simple path's :class:`History` of each row of a :class:`BatchHistory` (arrays become lists once;
+    ``slots`` and ``talon_may`` only when a row's are read, from the batch's: a slot's mask is never 0)."""
     def cards(m: int) -> frozenset[int]:
         return frozenset(cards_tuple(m))
 
     def suits(v: int) -> frozenset[int]:
         return frozenset(s for s in range(4) if v >> s & 1)
 
+    def slots(i: int) -> Callable[[], tuple[tuple[frozenset[int], ...], ...]]:  # lazy: the batch's row i
+        return lambda: tuple(tuple(cards(m) for m in seat if m) for seat in h.slots[i].tolist())
+
+    def talon_may(i: int) -> Callable[[], frozenset[int]]:
+        return lambda: cards(int(h.talon_may[i]))
+
     out = []
-    for pile, ps, seen, known, cannot, voids, hidden, talon, drawn, passes, takes, named, ev, ne in zip(
+    for i, (pile, ps, seen, known, cannot, voids, hidden, talon, drawn, passes, takes, named, ev, ne) in enumerate(zip(
             h.pile.tolist(), h.pile_size.tolist(), h.seen.tolist(), h.known.tolist(), h.cannot_hold.tolist(),
             h.voids.tolist(), h.hidden.tolist(), h.talon.tolist(), h.drawn.tolist(), h.passes.tolist(),
-            h.takes.tolist(), h.named.tolist(), h.events.tolist(), h.n_events.tolist()):
+            h.takes.tolist(), h.named.tolist(), h.events.tolist(), h.n_events.tolist())):
         out.append(History(
             pile=tuple(pile[:ps]), seen=cards(seen), known=tuple(map(cards, known)),
             cannot_hold=tuple(map(cards, cannot)), voids=tuple(map(suits, voids)), hidden=cards(hidden),
             talon=None if talon[0] < 0 else tuple(c for c in talon if c >= 0), drawn=tuple(drawn),
             passes=tuple(passes), takes=tuple(takes), named=tuple(None if s < 0 else s for s in named),
-            events=EventLog(ev[:ne])))
+            events=EventLog(ev[:ne]), slots=slots(i), talon_may=talon_may(i)))
     return out
 
 

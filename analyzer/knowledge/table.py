@@ -25,6 +25,7 @@ from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import child_seed
 from analyzer.engine.deal import Deal, DealOutcome, MatchOutcome, forced_action, match_loop
+from analyzer.engine.record import DealRecord
 from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.sampler import World
 
@@ -40,13 +41,26 @@ class KnowingStrategy(Protocol):
 
 
 def copy_deal(deal: Deal) -> Deal:
-    """An independent copy of a deal in progress (its lists copied, its log not carried)."""
+    """An independent copy of a deal in progress (its lists copied, its log not carried, its public record
+    copied: a move made on the copy never reaches the original's history)."""
     d = copy.copy(deal)
     d.hands = [list(h) for h in deal.hands]
     d.talon, d.pile, d.played, d.log = list(deal.talon), list(deal.pile), set(deal.played), []
     if hasattr(deal, "stream"):  # the deal's own random stream: the copy steps a copy of it
         d.stream = copy.copy(deal.stream)
+    if deal.public is not None:
+        d.public = _copy_record(deal.public)
     return d
+
+
+def _copy_record(record: DealRecord) -> DealRecord:
+    """A recording deal's :class:`DealRecord` with its arrays copied (the rules shared)."""
+    out = copy.copy(record)
+    out.pub = copy.copy(record.pub)
+    for name, value in vars(record.pub).items():
+        if isinstance(value, np.ndarray):
+            setattr(out.pub, name, value.copy())
+    return out
 
 
 def public_table(deal: Deal, me: int) -> Deal:
