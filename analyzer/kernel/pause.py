@@ -63,7 +63,7 @@ from analyzer.kernel.deal import (
     store_deal,
 )
 from analyzer.kernel.driver import WINDOW, Broken, deal_deck, empty_results, result_arrays, seat_lineup, seed_word
-from analyzer.kernel.jit import helper, outer
+from analyzer.kernel.jit import helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup, policy_code
 from analyzer.kernel.matches import arrange_hands
 from analyzer.kernel.npdecks import numpy_decks
@@ -77,6 +77,31 @@ from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fa
 #: caches (czech 4p random's Python form: 8192 as fast as 16384 and 32768, 2048 and fewer slower)
 SLOTS = 8192
 _IDLE = -4  # a slot without a deal (run_deal's codes are seats, -1 and GOING / PAUSED)
+
+
+@inner
+def answer_slot(st: np.ndarray, m: np.ndarray, ring: np.ndarray, b: int, wait: np.ndarray, job: np.ndarray,
+                trace: int, act: np.ndarray, suit: np.ndarray, a: int, p: np.ndarray, pts: np.ndarray,
+                held: np.ndarray, moves: np.ndarray, nm: np.ndarray) -> tuple[int, int, bool, int]:
+    """Slot ``b`` at the start of a call: its pause answered with answer ``a`` (as :func:`run_deal` returns if
+    the deal ends there, else GOING), a deal going on, or _IDLE; and the answers read so far."""
+    if wait[b]:
+        wait[b] = False
+        if job[b] == trace:
+            record(moves, nm, st[PHASE], act[a], suit[a])
+        win, lose, by_wild = resume(st, m, ring, st[PHASE], act[a], suit[a], p, pts, held)
+        return win, lose, by_wild, a + 1
+    return (GOING if job[b] >= 0 else _IDLE), -1, False, a
+
+
+@inner
+def play_slot(st: np.ndarray, m: np.ndarray, ring: np.ndarray, traced: bool, kinds: np.ndarray, weights: np.ndarray,
+              p: np.ndarray, pts: np.ndarray, held: np.ndarray, moves: np.ndarray, nm: np.ndarray
+              ) -> tuple[int, int, bool]:
+    """:func:`run_deal` on a slot, recording its moves if it is the traced deal."""
+    if traced:
+        return run_deal(st, m, ring, kinds, weights, p, pts, held, moves, nm)
+    return run_deal(st, m, ring, kinds, weights, p, pts, held)
 
 
 @outer
@@ -98,25 +123,12 @@ def advance_kernel(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: 
     dealt = np.zeros(n, np.int64)
     k = 0  # pauses written
     a = 0  # answers read
-    lose, by_wild = -1, False
     for b in range(sts.shape[0]):
         st, m, ring = sts[b], ms[b], rings[b]
-        if wait[b]:
-            wait[b] = False
-            if job[b] == trace:
-                record(moves, nm, st[PHASE], act[a], suit[a])
-            win, lose, by_wild = resume(st, m, ring, st[PHASE], act[a], suit[a], p, pts, held)
-            a += 1
-        elif job[b] >= 0:
-            win = GOING
-        else:
-            win = _IDLE
+        win, lose, by_wild, a = answer_slot(st, m, ring, b, wait, job, trace, act, suit, a, p, pts, held, moves, nm)
         while True:
             if win == GOING:
-                if job[b] == trace:
-                    win, lose, by_wild = run_deal(st, m, ring, kinds, weights, p, pts, held, moves, nm)
-                else:
-                    win, lose, by_wild = run_deal(st, m, ring, kinds, weights, p, pts, held)
+                win, lose, by_wild = play_slot(st, m, ring, job[b] == trace, kinds, weights, p, pts, held, moves, nm)
             if win == PAUSED:
                 wait[b] = True
                 write_view(k, b, job[b], st, m, p, view)
@@ -200,22 +212,11 @@ def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray,
     a = 0
     for b in range(sts.shape[0]):
         st, m, ring = sts[b], ms[b], rings[b]
-        if wait[b]:
-            wait[b] = False
-            if job[b] == trace:
-                record(moves, nm, st[PHASE], act[a], suit[a])
-            win, _lose, _bw = resume(st, m, ring, st[PHASE], act[a], suit[a], p, pts, held)
-            a += 1
-        elif job[b] >= 0:
-            win = GOING
-        else:
-            win = _IDLE
+        win, _lose, _bw, a = answer_slot(st, m, ring, b, wait, job, trace, act, suit, a, p, pts, held, moves, nm)
         while True:
             if win == GOING:
-                if job[b] == trace:
-                    win, _lose, _bw = run_deal(st, m, ring, kinds[b], weights[b], p, pts, held, moves, nm)
-                else:
-                    win, _lose, _bw = run_deal(st, m, ring, kinds[b], weights[b], p, pts, held)
+                win, _lose, _bw = play_slot(st, m, ring, job[b] == trace, kinds[b], weights[b], p, pts, held, moves,
+                                            nm)
             if win == PAUSED:
                 wait[b] = True
                 i, dl, cur = job[b], dealer[b], st[CUR]
