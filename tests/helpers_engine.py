@@ -62,3 +62,15 @@ def legal(deal: Deal) -> set[str]:
 
 def strs(ids: Iterable[int]) -> list[str]:
     return [card_str(c) for c in ids]
+
+
+#: the per-deal result fields two paths must agree on, deal by deal
+DEAL_FIELDS = ("points", "turns", "last_card", "turnovers", "winner", "loser", "end")
+
+
+def assert_deals_alike(a: Any, b: Any, n: int, label: str = "") -> None:
+    """Two DealResults of ``n`` deals end every deal alike; the message names the first deal and field that differ."""
+    for field in DEAL_FIELDS:
+        x, y = getattr(a, field), getattr(b, field)
+        bad = np.nonzero(np.any(np.asarray(x).reshape(n, -1) != np.asarray(y).reshape(n, -1), axis=1))[0]
+        assert not len(bad), f"{label}deal {bad[0]} differs in {field}: {x[bad[0]]} vs {y[bad[0]]}"

@@ -18,7 +18,7 @@ from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal
 from analyzer.knowledge.table import play_observed, public_table
 from strategies.pimc import Pimc
-from tests.helpers_engine import make_deal
+from tests.helpers_engine import assert_deals_alike, make_deal
 
 
 def run(variant: str, players: int, seed: int, spec: str = "pimc?worlds=3") -> list[tuple]:
@@ -171,10 +171,7 @@ def test_choose_batch_chooses_as_choose_known_move_for_move(variant: str, player
     table = simulate_observed(rules, [table_p, *others], decks, np.random.SeedSequence(1))
     fast = simulate_deals(rules, [fast_p, *others], n, 1, decks=decks)
     assert fast_p.decisions == table_p.decisions > n  # it searched, on both paths
-    for field in ("points", "turns", "last_card", "turnovers", "winner", "loser", "end"):
-        a, b = getattr(table, field), getattr(fast, field)
-        bad = np.nonzero(np.any(np.asarray(a).reshape(n, -1) != np.asarray(b).reshape(n, -1), axis=1))[0]
-        assert not len(bad), f"deal {bad[0]} differs in {field}: {a[bad[0]]} vs {b[bad[0]]}"
+    assert_deals_alike(table, fast, n)
 
 
 def test_choose_batch_plays_matches_as_the_table_runner_does() -> None:
@@ -309,10 +306,7 @@ def test_choose_chooses_as_choose_batch_move_for_move(variant: str, players: int
     simple = simulate_deals(rules, [SimplePath(simple_p), *others], n, 1, decks=decks)
     fast = simulate_deals(rules, [fast_p, *others], n, 1, decks=decks)
     assert simple_p.decisions == fast_p.decisions > n  # it searched, on both paths
-    for field in ("points", "turns", "last_card", "turnovers", "winner", "loser", "end"):
-        a, b = getattr(simple, field), getattr(fast, field)
-        bad = np.nonzero(np.any(np.asarray(a).reshape(n, -1) != np.asarray(b).reshape(n, -1), axis=1))[0]
-        assert not len(bad), f"deal {bad[0]} differs in {field}: {a[bad[0]]} vs {b[bad[0]]}"
+    assert_deals_alike(simple, fast, n)
 
 
 def test_choose_plays_matches_as_choose_batch() -> None:

@@ -14,7 +14,7 @@ from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.table import public_table, simulate_observed
 from analyzer.sim.simulator import simulate_deals
 from strategies.tracker import Tracker, known_voids
-from tests.helpers_engine import make_deal, play
+from tests.helpers_engine import assert_deals_alike, make_deal, play
 
 
 def test_G6_void_is_known_and_a_wild_names_it() -> None:
@@ -70,10 +70,7 @@ def test_tracker_plays_alike_on_the_table_runner_and_on_both_paths_of_the_simula
     simple = simulate_deals(rules, [SimplePath() if s == "tracker" else get_strategy(s) for s in names], n, 1,
                             decks=decks)
     for other, path in ((fast, "fast"), (simple, "simple")):
-        for field in ("points", "turns", "last_card", "turnovers", "winner", "loser", "end"):
-            a, b = getattr(table, field), getattr(other, field)
-            bad = np.nonzero(np.any(np.asarray(a).reshape(n, -1) != np.asarray(b).reshape(n, -1), axis=1))[0]
-            assert not len(bad), f"{path} path: deal {bad[0]} differs in {field}: {a[bad[0]]} vs {b[bad[0]]}"
+        assert_deals_alike(table, other, n, f"{path} path: ")
 
 
 def test_tracker_uses_what_the_history_tells_it_and_differs_from_weighted() -> None:
