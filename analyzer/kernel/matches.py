@@ -55,6 +55,26 @@ MATCH_BLOCK = 32
 
 
 @body
+def match_deal(kinds_pl: np.ndarray, weights_pl: np.ndarray, dealer: int, kinds: np.ndarray, weights: np.ndarray,
+               decks: np.ndarray, row: int, k: int, base: np.ndarray, seed: np.uint64, index: int, m: np.ndarray,
+               deck: np.ndarray, tmp: np.ndarray, hands: np.ndarray, p: np.ndarray) -> None:
+    """Deal ``k`` of a match: its line-up by seat (seat s is player (dealer + s) mod n) and its deck,
+    ``decks[row, k]`` if given, else its own stream (``index``, ``k``), arranged by player when ``hands``
+    deals by player (SV2)."""
+    n = p[P.PLAYERS]
+    for s in range(n):
+        kinds[s] = kinds_pl[(dealer + s) % n]
+        weights[s] = weights_pl[(dealer + s) % n]
+    if decks.shape[0] > 0:
+        for j in range(decks.shape[2]):
+            deck[j] = decks[row, k, j]
+    else:
+        deal_deck(base, seed, index, k, m, deck)
+    if hands.shape[0] > 0:
+        arrange_hands(deck, tmp, dealer, hands, n, p[P.HAND])
+
+
+@body
 def play_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
                  lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
                  totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
@@ -78,16 +98,8 @@ def play_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, se
         dealer = n - 1
         k = 0
         while True:
-            for s in range(n):  # seat s is player (dealer + s) mod n
-                kinds[s] = kinds_pl[(dealer + s) % n]
-                weights[s] = weights_pl[(dealer + s) % n]
-            if decks.shape[0] > 0:
-                for j in range(decks.shape[2]):
-                    deck[j] = decks[i, k, j]
-            else:
-                deal_deck(base, seed, index, k, m, deck)
-            if hands.shape[0] > 0:
-                arrange_hands(deck, tmp, dealer, hands, n, p[P.HAND])
+            match_deal(kinds_pl, weights_pl, dealer, kinds, weights, decks, i, k, base, seed, index, m, deck, tmp, hands,
+                       p)
             m[RNG] = deal_key(seed, index, k)
             start_from_deck(st, m, ring, deck, p)
             count_dealt(m, p, dealt)

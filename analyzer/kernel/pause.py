@@ -62,10 +62,10 @@ from analyzer.kernel.deal import (
     start_from_deck,
     store_deal,
 )
-from analyzer.kernel.driver import WINDOW, Broken, deal_deck, empty_results, result_arrays, seat_lineup, seed_word
+from analyzer.kernel.driver import WINDOW, Broken, empty_results, result_arrays, seat_lineup, seed_word
 from analyzer.kernel.jit import helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup, policy_code
-from analyzer.kernel.matches import arrange_hands
+from analyzer.kernel.matches import match_deal
 from analyzer.kernel.npdecks import numpy_decks
 from analyzer.kernel.rng import deal_key
 from analyzer.kernel.state import CUR, END, HANDS, LEAD, NI, PHASE, RING, RNG
@@ -170,16 +170,7 @@ def start_match_deal(b: int, i: int, p: np.ndarray, kinds_pl: np.ndarray, weight
     n = p[P.PLAYERS]
     st, m, ring = sts[b], ms[b], rings[b]
     dl, k = dealer[b], kd[b]
-    for s in range(n):  # seat s is player (dealer + s) mod n
-        kinds[b, s] = kinds_pl[(dl + s) % n]
-        weights[b, s] = weights_pl[(dl + s) % n]
-    if decks.shape[0] > 0:
-        for j in range(decks.shape[2]):
-            deck[j] = decks[i, k, j]
-    else:
-        deal_deck(base, seed, i, k, m, deck)
-    if hands.shape[0] > 0:
-        arrange_hands(deck, tmp, dl, hands, n, p[P.HAND])
+    match_deal(kinds_pl, weights_pl, dl, kinds[b], weights[b], decks, i, k, base, seed, i, m, deck, tmp, hands, p)
     for j in range(deck.shape[0]):
         slot_deck[b, j] = deck[j]
     m[RNG] = deal_key(seed, i, k)
