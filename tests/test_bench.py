@@ -22,7 +22,7 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
             "all_cores": None, "ns_per_turn": None, "turns": None}
     monkeypatch.setattr(bench_search, "search_rows", lambda: [fake])
     res = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "100", "--engine-deals", "5",
-                                   "--rollouts", "1000", "--variants", "svinya", "--json"])
+                                   "--rollouts", "1000", "--variants", "svinya", "--repeats", "2", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["unit"] == "per second" and out["cores"] >= 1 and 0 < out["peak_mib"] < 1024
@@ -40,6 +40,15 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert roll["unit"] == "rollouts" and roll["n"] >= 1000 and roll["all_cores"] > 0
     assert rows[("czech 2p pimc", "search")]["one_core"] == 5.0
     assert not any(case.startswith(("czech 4p", "prague")) for case, _ in rows)
+    # repeated rows: the best of the repeats and their median beside it; paused rows against numpy's
+    assert out["repeats"] == 2
+    for engine in ("kernel", "kernel, fixed rules", "simple path", "python fast path, paused kernel"):
+        r = rows[("svinya 2p random", engine)]
+        assert r["repeats"] == 2 and 0 < r["one_core_median"] <= r["one_core"], r
+    paused = rows[("svinya 2p random", "python fast path, paused kernel")]
+    assert paused["vs_numpy"] > 0 and rows[("svinya 2p random", "python fast path")]["vs_numpy"] is None
+    assert len(out["load"]["before"]) == 3 and len(out["load"]["after"]) == 3
+    assert out["per_turn_vs_czech"] == {}  # no czech row measured
 
 
 def test_bench_without_simple_engine_or_rollouts_and_bad_variants() -> None:
@@ -50,3 +59,17 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants() -> None:
     assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel", "kernel, fixed rules")]
     bad = CliRunner().invoke(app, ["bench", "--variants", "durak"])
     assert bad.exit_code == 2 and "unknown variant 'durak'" in bad.output
+    bad = CliRunner().invoke(app, ["bench", "--repeats", "0"])
+    assert bad.exit_code == 2 and "--repeats must be a positive number" in bad.output
+
+
+def test_per_turn_ratio_is_each_random_case_over_czech_4p_in_the_same_run() -> None:
+    from analyzer.execution.benchmark import FIXED, Row, per_turn_vs_czech
+
+    def row(case: str, engine: str, ns: float) -> Row:
+        return Row(case, engine, "deals", 10, 1.0, None, ns, 20.0)
+
+    rows = [row("czech 4p random", "kernel", 80.0), row("czech 4p random", FIXED, 40.0),
+            row("prague 4p random", FIXED, 30.0), row("svinya 2p random", FIXED, 50.0),
+            row("czech 4p greedy", FIXED, 45.0), row("prague 4p random", "kernel", 10.0)]
+    assert per_turn_vs_czech(rows) == {"prague 4p random": 0.75, "svinya 2p random": 1.25}

@@ -289,6 +289,7 @@ def bench(
     rollouts: Annotated[int, typer.Option(help="Rollouts from czech 2p positions (0: skip).")] = 200_000,
     variants: Annotated[str, typer.Option(help="Comma-separated variants.")] = "czech,prague,svinya",
     search: Annotated[bool, typer.Option(help="Also measure search (pimc decisions and rollouts per second).")] = True,
+    repeats: Annotated[int, typer.Option(help="Repeats of the kernel and Python-strategy rows (best and median).")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts."""
@@ -296,6 +297,7 @@ def bench(
 
     with user_errors():
         _positive("--deals", deals)
+        _positive("--repeats", repeats)
         for name, value in (("--simple-deals", simple_deals), ("--engine-deals", engine_deals),
                             ("--rollouts", rollouts)):
             if value < 0:
@@ -308,7 +310,7 @@ def bench(
         steps = sum(1 for c in CASES if c[1] in names) + 1
         with _progress(steps, "cases", "bench") as bar:
             run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-                      variants=names, search=search, as_json=as_json, on_row=lambda: bar.advance(1))
+                      variants=names, search=search, repeats=repeats, as_json=as_json, on_row=lambda: bar.advance(1))
 
 
 @app.command()

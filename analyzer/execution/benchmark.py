@@ -74,6 +74,9 @@ class Row:
     all_cores: float | None  # per second on every core (None: not measured)
     ns_per_turn: float | None  # one core
     turns: float | None  # mean turns per unit (matches: deals per match)
+    one_core_median: float | None = None  # median of the repeats (one_core is the best of them)
+    repeats: int = 1
+    vs_numpy: float | None = None  # paused-kernel rows: median over repeats of (this / numpy in the same repeat)
 
 
 class SimpleOnly:
@@ -139,22 +142,39 @@ def match_rows(n: int) -> list[Row]:
 FIXED = "kernel, fixed rules"
 
 
-def kernel_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[Row]:
+def kernel_rows(case: str, rules: RuleSet, specs: list[str], n: int, repeats: int = 3) -> list[Row]:
     """The kernel alone: deals with their own deck streams, no chunk sums; on the kernel for any rules, and
-    on the kernel compiled for these rules (analyzer.kernel.jit.Specialised: same deals, rules as constants)."""
-    lineup = [get_strategy(specs[p % len(specs)]) for p in range(rules.players)]
-    rows = []
-    for engine, special in (("kernel", False), (FIXED, True)):
-        def run(threads: int | None, special: bool = special) -> Any:
-            return simulate_deals(rules, lineup, n, seed=1, threads=threads, specialise=special)
+    on the kernel compiled for these rules (analyzer.kernel.jit.Specialised: same deals, rules as constants).
 
+    ``repeats`` rounds, the two kernels alternating in each: one core is the best (and median) CPU time of
+    one thread in this process, so the shared machine's load counts as little as it can; every core is the
+    best wall time.
+    """
+    lineup = [get_strategy(specs[p % len(specs)]) for p in range(rules.players)]
+    engines = (("kernel", False), (FIXED, True))
+    cpu: dict[str, list[float]] = {e: [] for e, _ in engines}
+    wall: dict[str, list[float]] = {e: [] for e, _ in engines}
+    turns: dict[str, float] = {}
+    for _, special in engines:
         simulate_deals(rules, lineup, 10, seed=1, threads=1, specialise=special)  # compiled (or loaded) apart
-        cpu = time.process_time()
-        res = run(1)
-        t1 = time.process_time() - cpu  # one thread in this process: its CPU time, whatever else runs
-        tn, _ = _timed(lambda: run(None))
-        rows.append(_row(case, engine, n, t1, tn, float(res.turns.mean())))
-    return rows
+    for _ in range(repeats):
+        for engine, special in engines:
+            t = time.process_time()
+            res = simulate_deals(rules, lineup, n, seed=1, threads=1, specialise=special)
+            cpu[engine].append(time.process_time() - t)
+            turns[engine] = float(res.turns.mean())
+            t = time.perf_counter()
+            simulate_deals(rules, lineup, n, seed=1, specialise=special)  # every core
+            wall[engine].append(time.perf_counter() - t)
+    return [_repeated(case, e, n, cpu[e], min(wall[e]), turns[e]) for e, _ in engines]
+
+
+def _repeated(case: str, engine: str, n: int, times: list[float], tn: float | None, turns: float | None,
+              vs_numpy: float | None = None) -> Row:
+    """A row from repeated one-core times: the best, and the median beside it."""
+    row = _row(case, engine, n, min(times), tn, turns)
+    row.one_core_median, row.repeats, row.vs_numpy = n / float(np.median(times)), len(times), vs_numpy
+    return row
 
 
 class PythonForm:
@@ -178,18 +198,20 @@ class HighestCard:
         return (TAKE if TAKE in view.legal else DRAW), None
 
 
-def python_rows(case: str, rules: RuleSet, n_simple: int, n_fast: int) -> list[Row]:
+def python_rows(case: str, rules: RuleSet, n_simple: int, n_fast: int, repeats: int = 3) -> list[Row]:
     """random as a Python strategy, simple path and fast path, and the README's simple strategy, on the numpy
-    simulator and on the paused kernel (each pair measured one after the other, the same seed and deals)."""
+    simulator and on the paused kernel (alternating, ``repeats`` times each, the same seed and deals)."""
     rows = []
     for label, strat, n in (("simple path", SimpleOnly(get_strategy("random")), n_simple),
                             ("simple path, README's strategy", HighestCard(), n_simple),
                             ("python fast path", PythonForm(get_strategy("random")), n_fast)):
-        rows += _numpy_and_paused(case, label, rules, [strat] * rules.players, n)
+        rows += _numpy_and_paused(case, label, rules, [strat] * rules.players, n, repeats)
     return rows
 
 
-def _numpy_and_paused(case: str, label: str, rules: RuleSet, lineup: list[object], n: int) -> list[Row]:
+def _numpy_and_paused(case: str, label: str, rules: RuleSet, lineup: list[object], n: int,
+                      repeats: int) -> list[Row]:
+    """Both engines on one core (CPU time), alternating; the paused kernel's ratio to numpy per repeat."""
     def on_numpy() -> Any:
         return simulator.simulate_deals(rules, lineup, n, np.random.SeedSequence(0))
 
@@ -197,10 +219,22 @@ def _numpy_and_paused(case: str, label: str, rules: RuleSet, lineup: list[object
         return serve.simulate_chunk(rules, lineup, n, np.random.SeedSequence(0), matches=False)
 
     serve.simulate_chunk(rules, lineup, min(n, 500), np.random.SeedSequence(9), matches=False)  # warm-up
-    t1, res = _timed(on_numpy)
-    t2, res2 = _timed(paused)
-    return [_row(case, label, n, t1, None, float(res.turns.mean())),
-            _row(case, f"{label}, paused kernel", n, t2, None, float(res2.turns.mean()))]
+    t_np, t_k = [], []
+    for _ in range(repeats):
+        t_np.append(_cpu_timed(on_numpy)[0])
+        t, res = _cpu_timed(paused)
+        t_k.append(t)
+    ratio = float(np.median([a / b for a, b in zip(t_np, t_k, strict=True)]))
+    turns = float(res.turns.mean())
+    return [_repeated(case, label, n, t_np, None, turns),
+            _repeated(case, f"{label}, paused kernel", n, t_k, None, turns, ratio)]
+
+
+def _cpu_timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """CPU time of this process (these rows run on one thread)."""
+    t = time.process_time()
+    out = fn()
+    return time.process_time() - t, out
 
 
 def engine_row(case: str, rules: RuleSet, n: int, seed: int = 0) -> Row:
@@ -289,8 +323,10 @@ def search_rows() -> list[Row]:
 
 
 def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: list[str],
-            search: bool = True, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Every row of the benchmark for ``variants``, the compile times and the peak memory."""
+            search: bool = True, repeats: int = 3, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Every row of the benchmark for ``variants``, the compile times, the peak memory and the machine's
+    load average before and after (what else was running)."""
+    load_before = os.getloadavg()
     comp = compile_seconds(variants, rollouts > 0)
     rows: list[Row] = []
     tick = on_row or (lambda: None)
@@ -299,10 +335,10 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
             continue
         rules = make_rules(variant, players)
         rows += executor_rows(case, rules, specs, deals)
-        rows += kernel_rows(case, rules, specs, deals)
+        rows += kernel_rows(case, rules, specs, deals, repeats)
         if specs == ["random"]:
             if simple_deals:
-                rows += python_rows(case, rules, simple_deals, min(deals, 10 * simple_deals))
+                rows += python_rows(case, rules, simple_deals, min(deals, 10 * simple_deals), repeats)
             if engine_deals:
                 rows.append(engine_row(case, rules, engine_deals))
         tick()
@@ -314,7 +350,19 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
         rows += search_rows()
     tick()
     return {"cores": os.cpu_count() or 1, "compile": comp, "rows": [asdict(r) for r in rows],
-            "peak_mib": round(_peak_mib(), 1)}
+            "peak_mib": round(_peak_mib(), 1), "repeats": repeats,
+            "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
+            "per_turn_vs_czech": per_turn_vs_czech(rows)}
+
+
+def per_turn_vs_czech(rows: list[Row]) -> dict[str, float]:
+    """Each random case's best ns/turn on the kernel compiled for its rules over czech 4p random's, measured in
+    this run (issue 12: prague and svinya at czech's cost per turn, within 25%)."""
+    fixed = {r.case: r.ns_per_turn for r in rows if r.engine == FIXED and r.case.endswith(" random")}
+    czech = fixed.get("czech 4p random")
+    if not czech:
+        return {}
+    return {case: round(ns / czech, 3) for case, ns in fixed.items() if ns and case != "czech 4p random"}
 
 
 def _json_number(x: object) -> object:
@@ -325,10 +373,11 @@ def _json_number(x: object) -> object:
 
 
 def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str], rollouts: int = 200_000,
-              search: bool = True, as_json: bool = False, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
+              search: bool = True, repeats: int = 3, as_json: bool = False,
+              on_row: Callable[[], None] | None = None) -> dict[str, Any]:
     """Measure (:func:`measure`) and print the table (or JSON)."""
     result = measure(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-                     variants=variants, search=search, on_row=on_row)
+                     variants=variants, search=search, repeats=repeats, on_row=on_row)
     if as_json:
         import json
 
@@ -339,19 +388,27 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
     from rich.table import Table
 
     cores = result["cores"]
-    table = Table(title=f"durak bench — default rules; {cores} cores; per second")
-    for col in ("case", "engine", "unit", "1 core", f"{cores} cores", "speed-up", "ns/turn", "turns"):
+    table = Table(title=f"durak bench — default rules; {cores} cores; per second; best (median) of "
+                        f"{result['repeats']} repeats where given")
+    for col in ("case", "engine", "unit", "1 core", "median", f"{cores} cores", "speed-up", "vs numpy", "ns/turn",
+                "turns"):
         table.add_column(col, justify="left" if col in ("case", "engine", "unit") else "right")
     fmt = lambda x, f: "" if x is None else format(x, f)  # noqa: E731
     for r in result["rows"]:
         up = None if r["all_cores"] is None else r["all_cores"] / r["one_core"]
-        table.add_row(r["case"], r["engine"], r["unit"], f"{r['one_core']:,.0f}", fmt(r["all_cores"], ",.0f"),
-                      fmt(up, ".2f"), fmt(r["ns_per_turn"], ",.0f"), fmt(r["turns"], ".1f"))
-    c = Console(width=max(120, Console().width))
+        table.add_row(r["case"], r["engine"], r["unit"], f"{r['one_core']:,.0f}", fmt(r["one_core_median"], ",.0f"),
+                      fmt(r["all_cores"], ",.0f"), fmt(up, ".2f"), fmt(r["vs_numpy"], ".2f"),
+                      fmt(r["ns_per_turn"], ",.0f"), fmt(r["turns"], ".1f"))
+    c = Console(width=max(170, Console().width))
     c.print(table)
     comp = result["compile"]
     c.print(f"first calls (compile, or load from the cache): deals {comp['deals_s']} s, matches {comp['matches_s']} s, "
             f"positions {comp['positions_s']} s ({comp['cache_hits']} from the cache); the {comp['rules_kernels']} "
             f"kernels compiled for the rules above {comp['rules_s']} s ({comp['rules_cached']} from the cache); "
             f"peak memory {result['peak_mib']:,.0f} MiB (largest process)")
+    if result["per_turn_vs_czech"]:
+        c.print("per turn, rules compiled in, over czech 4p random's: "
+                + ", ".join(f"{case} {x:.2f}" for case, x in result["per_turn_vs_czech"].items()))
+    load = result["load"]
+    c.print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
     return result
