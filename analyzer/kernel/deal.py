@@ -17,7 +17,7 @@ from analyzer.core.outcomes import END_BLOCKED, END_OUT
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, lowest, popcount, rank_of, suit_of, wrap
 from analyzer.kernel.jit import helper, inner
-from analyzer.kernel.policies import choose
+from analyzer.kernel.policies import RANDOM, choose
 from analyzer.kernel.state import (
     ACTIVE,
     BEGIN,
@@ -40,6 +40,9 @@ from analyzer.kernel.state import (
     TURNOVERS,
     TURNS,
     WENT_OUT,
+    load,
+    put,
+    store,
 )
 from analyzer.kernel.turn import (
     begin_turn,
@@ -104,10 +107,10 @@ def lay_starter(st: np.ndarray, m: np.ndarray, ring: np.ndarray, starter: int, s
     st[PHASE] = BEGIN
     if starter < 0:  # SV2: no card is turned up
         return
-    push_pile(st, m, ring, starter, p)
+    store(st, push_pile(load(st), m, ring, starter, p))
     st[ACTIVE] = suit_of(starter)  # CZ3: a Jack starter names no suit
     if p[P.STARTER_EFFECTS]:
-        set_pending(st, starter, 0, p)
+        store(st, set_pending(load(st), starter, 0, p))
         if p[P.STARTER_KIND] == P.STARTER_LEAD and rank_of(starter) == p[P.WILD]:
             if starter_suit < 0:
                 st[CUR], st[PHASE] = 0, LEAD  # PR2: the dealer names the suit
@@ -116,63 +119,76 @@ def lay_starter(st: np.ndarray, m: np.ndarray, ring: np.ndarray, starter: int, s
 
 
 @inner
-def ask(kind: int, w: np.ndarray, hand: np.uint64, legal: np.uint64, can_take: bool, active: int, next_hand: int,
+def ask(kind: int, w: np.ndarray, hand: np.uint64, legal: np.uint64, can_take: bool, active: int, cur: int,
         seven_phase: bool, p: np.ndarray, m: np.ndarray) -> tuple[int, int]:
     """The compiled strategy's choice, or PAUSE for a Python strategy."""
     if kind == PYTHON:
         return PAUSE, -1
+    # the next player's hand size, read by aggressive and weighted: not loaded for random (the common case)
+    next_hand = 0 if kind == RANDOM else popcount(m[HANDS + wrap(cur + 1, p[P.PLAYERS])])
     return choose(kind, w, hand, legal, can_take, active, next_hand, seven_phase, p, m)
 
 
 @inner
-def decide(st: np.ndarray, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: np.ndarray
-           ) -> tuple[int, int]:
-    """The action at the current decision point: the forced one, or the seat's strategy's choice."""
-    n = p[P.PLAYERS]
-    cur, phase = st[CUR], st[PHASE]
+def decide(s: tuple, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: np.ndarray) -> tuple[int, int]:
+    """The action at the current decision point of ``s`` (fields as ``st``): the forced one, or the seat's
+    strategy's choice."""
+    cur, phase = s[CUR], s[PHASE]
     hand = m[HANDS + cur]
-    next_hand = popcount(m[HANDS + wrap(cur + 1, n)])
     wild = RANK_MASKS[p[P.WILD]]
     if phase == LEAD:  # the dealer names the suit of a Jack lead: always a choice
-        starter = st[TOP]
-        return ask(kinds[cur], weights[cur], hand | bit(starter), bit(starter), False, st[ACTIVE],
-                   next_hand, False, p, m)
+        starter = s[TOP]
+        return ask(kinds[cur], weights[cur], hand | bit(starter), bit(starter), False, s[ACTIVE],
+                   cur, False, p, m)
     if phase == DRAWN:
-        card = st[DRAWN_CARD]
+        card = s[DRAWN_CARD]
         if (bit(card) & wild) == ZERO or popcount(hand) <= 1:
             return card, -1
-        return ask(kinds[cur], weights[cur], hand, bit(card), False, st[ACTIVE], next_hand, False, p, m)
+        return ask(kinds[cur], weights[cur], hand, bit(card), False, s[ACTIVE], cur, False, p, m)
     if phase == SEVEN:  # CZ8: a 7 or TAKE, always a choice
-        return ask(kinds[cur], weights[cur], hand, hand & RANK_MASKS[7], True, st[ACTIVE], next_hand,
+        return ask(kinds[cur], weights[cur], hand, hand & RANK_MASKS[7], True, s[ACTIVE], cur,
                    True, p, m)
-    legal = legal_mask(hand, st[TOP], st[ACTIVE], p)
+    legal = legal_mask(hand, s[TOP], s[ACTIVE], p)
     k = popcount(legal)
-    drawable = can_draw(st) and (k == 0 or p[P.VOLUNTARY])
+    drawable = can_draw(s) and (k == 0 or p[P.VOLUNTARY])
     if k + drawable == 1:  # a single action: forced unless a wild's suit is to be named
         if k == 0:
             return DRAW, -1
         if (legal & wild) == ZERO or popcount(hand) <= 1:
             return lowest(legal), -1
-    return ask(kinds[cur], weights[cur], hand, legal, False, st[ACTIVE], next_hand, False, p, m)
+    return ask(kinds[cur], weights[cur], hand, legal, False, s[ACTIVE], cur, False, p, m)
+
+
+@inner
+def carry_out(s: tuple, m: np.ndarray, ring: np.ndarray, phase: int, action: int, suit: int, p: np.ndarray,
+              points: np.ndarray, holders: np.ndarray) -> tuple[tuple, int, int, bool]:
+    """Carry out ``action`` (naming ``suit``) decided in ``phase``: (s, and as :func:`run_deal` returns if the
+    deal ends here, else GOING, -1, False)."""
+    if phase == LEAD:
+        s = put(s, ACTIVE, suit_of(action) if suit < 0 else suit)
+        s = put(s, CUR, 1 % p[P.PLAYERS])
+        return put(s, PHASE, BEGIN), GOING, -1, False
+    if action == DRAW:
+        s, e = draw_decision(s, m, ring, p)
+        if e == END_BLOCKED:
+            return finish(s, m, END_BLOCKED, -1, -1, p, points, holders)
+    elif action == TAKE:
+        s = take_seven(s, m, ring, p)
+    else:
+        s, e = play_card(s, m, ring, action, suit, p)
+        if e == END_OUT:
+            return finish(s, m, END_OUT, s[LAST_ACTOR], action, p, points, holders)
+    return s, GOING, -1, False
 
 
 @inner
 def resume(st: np.ndarray, m: np.ndarray, ring: np.ndarray, phase: int, action: int, suit: int, p: np.ndarray,
            points: np.ndarray, holders: np.ndarray) -> tuple[int, int, bool]:
-    """Carry out ``action`` (naming ``suit``) decided in ``phase``; as :func:`run_deal` if the deal ends
-    here, else (GOING, -1, False)."""
-    if phase == LEAD:
-        st[ACTIVE] = suit_of(action) if suit < 0 else suit
-        st[CUR] = 1 % p[P.PLAYERS]
-        st[PHASE] = BEGIN
-    elif action == DRAW:
-        if draw_decision(st, m, ring, p) == END_BLOCKED:
-            return finish(st, m, END_BLOCKED, -1, -1, p, points, holders)
-    elif action == TAKE:
-        take_seven(st, m, ring, p)
-    elif play_card(st, m, ring, action, suit, p) == END_OUT:
-        return finish(st, m, END_OUT, st[LAST_ACTOR], action, p, points, holders)
-    return GOING, -1, False
+    """:func:`carry_out` on a paused deal's ``st``: as :func:`run_deal` if the deal ends here, else
+    (GOING, -1, False)."""
+    s, win, lose, by_wild = carry_out(load(st), m, ring, phase, action, suit, p, points, holders)
+    store(st, s)
+    return win, lose, by_wild
 
 
 @inner
@@ -198,22 +214,29 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
     ``moves``/``nm`` given: every decision (forced ones and the compiled
     strategies' choices) is recorded by :func:`record`, the replay tokens of a
     faulty deal; omitted, the branch is compiled away.
+    The scalar fields are played in a tuple (registers) and written back to
+    ``st`` when the deal pauses or ends (analyzer.kernel.state.load).
     """
+    s = load(st)
     while True:
-        phase = st[PHASE]
+        phase = s[PHASE]
         if phase == BEGIN:
-            e = begin_turn(st, m, ring, p)
+            s, e = begin_turn(s, m, ring, p)
             if e >= 0:
-                return finish(st, m, e, -1, -1, p, points, holders)
+                s, win, lose, by_wild = finish(s, m, e, -1, -1, p, points, holders)
+                break
             continue
-        action, suit = decide(st, m, kinds, weights, p)
+        action, suit = decide(s, m, kinds, weights, p)
         if action == PAUSE:
-            return PAUSED, -1, False
+            win, lose, by_wild = PAUSED, -1, False
+            break
         if moves is not None:
             record(moves, nm, phase, action, suit)
-        win, lose, by_wild = resume(st, m, ring, phase, action, suit, p, points, holders)
+        s, win, lose, by_wild = carry_out(s, m, ring, phase, action, suit, p, points, holders)
         if win != GOING:
-            return win, lose, by_wild
+            break
+    store(st, s)
+    return win, lose, by_wild
 
 
 @helper

@@ -4,6 +4,10 @@ A line-for-line port of analyzer.engine.deal's mechanics.  The engine's
 mutual recursion (advance -> begin a turn -> lose it -> advance …) becomes a
 phase machine: :func:`advance` only sets ``BEGIN`` and the driver loop calls
 :func:`begin_turn` again, so a deal that cycles costs exactly its own turns.
+
+The functions take the deal's scalar fields as the tuple ``s``
+(analyzer.kernel.state.load: registers while a deal is played), set them with
+:func:`~analyzer.kernel.state.put` and return the new ``s`` first.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from analyzer.kernel.state import (
     TURNOVERS,
     TURNS,
     WENT_OUT,
+    put,
 )
 
 
@@ -61,68 +66,68 @@ def legal_mask(hand: np.uint64, top: int, active: int, p: np.ndarray) -> np.uint
 
 
 @inner
-def can_draw(st: np.ndarray) -> bool:
+def can_draw(s: tuple) -> bool:
     """G8: something can be drawn (the talon, or a pile to turn over)."""
-    return st[TCOUNT] > 0 or st[PCOUNT] > 1
+    return s[TCOUNT] > 0 or s[PCOUNT] > 1
 
 
 @inner
-def push_pile(st: np.ndarray, m: np.ndarray, ring: np.ndarray, card: int, p: np.ndarray) -> None:
+def push_pile(s: tuple, m: np.ndarray, ring: np.ndarray, card: int, p: np.ndarray) -> tuple:
     """Lay ``card`` on the pile (it becomes the top)."""
     d = p[P.DECK]
-    ring[wrap(st[HEAD] + st[TCOUNT] + st[PCOUNT], d)] = card
-    st[PCOUNT] += 1
-    st[TOP] = card
+    ring[wrap(s[HEAD] + s[TCOUNT] + s[PCOUNT], d)] = card
     m[PLAYED] |= bit(card)
+    s = put(s, PCOUNT, s[PCOUNT] + 1)
+    return put(s, TOP, card)
 
 
 @inner
-def draw_one(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> int:
+def draw_one(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tuple[tuple, int]:
     """G8: the current player takes the talon's top card, turning the pile over if needed; -1 if none."""
     d = p[P.DECK]
-    if st[TCOUNT] == 0 and st[PCOUNT] > 1:
-        st[TCOUNT] = st[PCOUNT] - 1  # the pile but its top, oldest first, becomes the talon
-        st[PCOUNT] = 1
-        st[TURNOVERS] += 1
+    if s[TCOUNT] == 0 and s[PCOUNT] > 1:
+        s = put(s, TCOUNT, s[PCOUNT] - 1)  # the pile but its top, oldest first, becomes the talon
+        s = put(s, PCOUNT, 1)
+        s = put(s, TURNOVERS, s[TURNOVERS] + 1)
         if p[P.SHUFFLE]:
-            shuffle_segment(ring, st[HEAD], st[TCOUNT], d, m, RNG)
-    if st[TCOUNT] == 0:
-        return -1
-    card = ring[st[HEAD]]
-    st[HEAD] = wrap(st[HEAD] + 1, d)
-    st[TCOUNT] -= 1
-    m[HANDS + st[CUR]] |= bit(card)
-    return card
+            shuffle_segment(ring, s[HEAD], s[TCOUNT], d, m, RNG)
+    if s[TCOUNT] == 0:
+        return s, -1
+    card = ring[s[HEAD]]
+    m[HANDS + s[CUR]] |= bit(card)
+    s = put(s, HEAD, wrap(s[HEAD] + 1, d))
+    return put(s, TCOUNT, s[TCOUNT] - 1), card
 
 
 @inner
-def penalty(st: np.ndarray, m: np.ndarray, ring: np.ndarray, k: int, p: np.ndarray) -> int:
+def penalty(s: tuple, m: np.ndarray, ring: np.ndarray, k: int, p: np.ndarray) -> tuple[tuple, int]:
     """Draw ``k`` penalty cards, or what can be had (G8); returns the number drawn."""
     got = 0
     for _ in range(k):
-        if draw_one(st, m, ring, p) < 0:
+        s, card = draw_one(s, m, ring, p)
+        if card < 0:
             break
         got += 1
-    return got
+    return s, got
 
 
 @inner
-def set_pending(st: np.ndarray, card: int, chain: int, p: np.ndarray) -> None:
+def set_pending(s: tuple, card: int, chain: int, p: np.ndarray) -> tuple:
     """G5: the effect of ``card`` waits for the next player; a 7 under CZ8 sevens starts or extends a chain."""
     rank = rank_of(card)
     if p[P.SEVENS] and rank == 7:
-        st[PEND7] = chain + 1
-        return
-    st[PDRAW] = p[P.EFF_DRAW + rank]
-    st[PSKIP] = p[P.EFF_SKIP + rank]
+        return put(s, PEND7, chain + 1)
+    s = put(s, PDRAW, p[P.EFF_DRAW + rank])
+    return put(s, PSKIP, p[P.EFF_SKIP + rank])
 
 
 @inner
-def advance(st: np.ndarray, p: np.ndarray) -> None:
+def advance(s: tuple, p: np.ndarray) -> tuple:
     """The turn passes to the left (G2); the next turn starts in the driver loop."""
-    st[LAST_ACTOR] = st[CUR]
-    st[CUR] = wrap(st[CUR] + 1, p[P.PLAYERS])
-    st[PHASE] = BEGIN
+    cur = s[CUR]
+    s = put(s, LAST_ACTOR, cur)
+    s = put(s, CUR, wrap(cur + 1, p[P.PLAYERS]))
+    return put(s, PHASE, BEGIN)
 
 
 @inner
@@ -133,12 +138,12 @@ def seven_penalty(chain: int, p: np.ndarray) -> int:
 
 
 @inner
-def take_seven(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> None:
+def take_seven(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tuple:
     """CZ8: take the sevens penalty and lose the turn."""
-    k = seven_penalty(st[PEND7], p)
-    st[PEND7] = 0
-    penalty(st, m, ring, k, p)
-    advance(st, p)
+    k = seven_penalty(s[PEND7], p)
+    s = put(s, PEND7, 0)
+    s, _ = penalty(s, m, ring, k, p)
+    return advance(s, p)
 
 
 @inner
@@ -165,9 +170,9 @@ def pick(values: np.ndarray, allowed: int, after: int, most: bool, n: int) -> in
 
 
 @inner
-def finish(st: np.ndarray, m: np.ndarray, end: int, went_out: int, last_card: int, p: np.ndarray,
-           points: np.ndarray, holders: np.ndarray) -> tuple[int, int, bool]:
-    """G9/G10/CZ7/PR7: score the hands into ``points``/``holders`` (by seat); returns (winner, loser, by_wild).
+def finish(s: tuple, m: np.ndarray, end: int, went_out: int, last_card: int, p: np.ndarray,
+           points: np.ndarray, holders: np.ndarray) -> tuple[tuple, int, int, bool]:
+    """G9/G10/CZ7/PR7: score the hands into ``points``/``holders`` (by seat); returns (s, winner, loser, by_wild).
 
     Winner and loser are -1 for a capped deal.
     """
@@ -175,16 +180,19 @@ def finish(st: np.ndarray, m: np.ndarray, end: int, went_out: int, last_card: in
     wild = RANK_MASKS[p[P.WILD]]
     double = p[P.JACK_DOUBLES] and last_card >= 0 and rank_of(last_card) == p[P.WILD]
     held = 0  # the seats holding a wild, as a bit mask
-    for s in range(n):
-        h = m[HANDS + s]
-        points[s] = hand_points(h, p) * (2 if double else 1)  # CZ8 jack_finish_doubles
-        holders[s] = (h & wild) != ZERO
-        if holders[s]:
-            held |= 1 << s
-    st[PHASE], st[END], st[WENT_OUT], st[LAST_CARD] = DONE, end, went_out, last_card
+    for seat in range(n):
+        h = m[HANDS + seat]
+        points[seat] = hand_points(h, p) * (2 if double else 1)  # CZ8 jack_finish_doubles
+        holders[seat] = (h & wild) != ZERO
+        if holders[seat]:
+            held |= 1 << seat
+    s = put(s, PHASE, DONE)
+    s = put(s, END, end)
+    s = put(s, WENT_OUT, went_out)
+    s = put(s, LAST_CARD, last_card)
     if end == END_CAPPED:
-        return -1, -1, False
-    after = st[LAST_ACTOR]
+        return s, -1, -1, False
+    after = s[LAST_ACTOR]
     everyone = (1 << n) - 1
     best = -1
     if went_out < 0:  # G10: a blocked deal is won by the fewest points, picked before the loser
@@ -203,105 +211,100 @@ def finish(st: np.ndarray, m: np.ndarray, end: int, went_out: int, last_card: in
         winner = best
     else:  # PR7 made the blocked deal's best hand the loser: the next best wins
         winner = pick(points, everyone & ~(1 << loser), after, False, n)
-    return winner, loser, by_wild
+    return s, winner, loser, by_wild
 
 
 @inner
-def legal_now(st: np.ndarray, m: np.ndarray, p: np.ndarray) -> np.uint64:
+def legal_now(s: tuple, m: np.ndarray, p: np.ndarray) -> np.uint64:
     """Legal cards of the player to act in the PLAY phase."""
-    return legal_mask(m[HANDS + st[CUR]], st[TOP], st[ACTIVE], p)
+    return legal_mask(m[HANDS + s[CUR]], s[TOP], s[ACTIVE], p)
 
 
 @inner
-def settle(st: np.ndarray, m: np.ndarray, p: np.ndarray) -> bool:
+def settle(s: tuple, m: np.ndarray, p: np.ndarray) -> tuple[tuple, bool]:
     """Stay at the PLAY decision, or pass when nothing can be played or drawn (G8, SV4, G10).
 
     Returns True when the deal is blocked (the caller scores it).
     """
-    if can_draw(st) or legal_now(st, m, p) != ZERO:  # the cheap test first
-        st[PHASE] = PLAY
-        return False
-    if st[DREW]:
-        st[STUCK] = 0
-    else:
-        st[STUCK] += 1  # G10: a whole round of this blocks the deal
-    if st[STUCK] >= p[P.PLAYERS]:
-        st[LAST_ACTOR] = st[CUR]
-        return True
-    advance(st, p)
-    return False
+    if can_draw(s) or legal_now(s, m, p) != ZERO:  # the cheap test first
+        return put(s, PHASE, PLAY), False
+    stuck = 0 if s[DREW] else s[STUCK] + 1  # G10: a whole round of passes blocks the deal
+    s = put(s, STUCK, stuck)
+    if stuck >= p[P.PLAYERS]:
+        return put(s, LAST_ACTOR, s[CUR]), True
+    return advance(s, p), False
 
 
 @inner
-def begin_turn(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> int:
+def begin_turn(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tuple[tuple, int]:
     """Start the current player's turn: cap, effects, forced draws (G5, G6, G10, G10a).
 
     Returns an END_* code when the deal ends here (capped or blocked), else -1.
     """
-    if st[TURNS] >= p[P.TURN_CAP]:
-        return END_CAPPED
-    st[TURNS] += 1
-    st[PHASE], st[DREW], st[DRAWN_CARD] = PLAY, 0, -1
-    if st[PEND7]:
-        if (m[HANDS + st[CUR]] & RANK_MASKS[7]) != ZERO:
-            st[PHASE] = SEVEN  # CZ8: answer with a 7, or take
-            return -1
-        take_seven(st, m, ring, p)
-        return -1
-    if st[PDRAW] or st[PSKIP]:
-        k, skip = st[PDRAW], st[PSKIP]
-        st[PDRAW], st[PSKIP] = 0, 0
-        got = penalty(st, m, ring, k, p)
+    if s[TURNS] >= p[P.TURN_CAP]:
+        return s, END_CAPPED
+    s = put(s, TURNS, s[TURNS] + 1)
+    s = put(s, PHASE, PLAY)
+    s = put(s, DREW, 0)
+    s = put(s, DRAWN_CARD, -1)
+    if s[PEND7]:
+        if (m[HANDS + s[CUR]] & RANK_MASKS[7]) != ZERO:
+            return put(s, PHASE, SEVEN), -1  # CZ8: answer with a 7, or take
+        return take_seven(s, m, ring, p), -1
+    if s[PDRAW] or s[PSKIP]:
+        k, skip = s[PDRAW], s[PSKIP]
+        s = put(s, PDRAW, 0)
+        s = put(s, PSKIP, 0)
+        s, got = penalty(s, m, ring, k, p)
         if skip:
-            advance(st, p)
-            return -1
-        st[DREW] = got > 0
-    return END_BLOCKED if settle(st, m, p) else -1
+            return advance(s, p), -1
+        s = put(s, DREW, got > 0)
+    s, blocked = settle(s, m, p)
+    return s, (END_BLOCKED if blocked else -1)
 
 
 @inner
-def draw_decision(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> int:
+def draw_decision(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tuple[tuple, int]:
     """G6 (draw_one) or SV4 (draw_until_play): the player draws at a decision point.
 
     Returns END_BLOCKED if the deal blocks here, else -1.
     """
-    card = draw_one(st, m, ring, p)
-    st[DREW] = 1
-    st[STUCK] = 0
+    s, card = draw_one(s, m, ring, p)
+    s = put(s, DREW, 1)
+    s = put(s, STUCK, 0)
     if p[P.UNTIL_PLAY]:
-        return END_BLOCKED if settle(st, m, p) else -1
-    if legal_mask(bit(card), st[TOP], st[ACTIVE], p) != ZERO:
-        st[PHASE], st[DRAWN_CARD] = DRAWN, card  # G6: a card that fits is played at once
-        return -1
-    advance(st, p)
-    return -1
+        s, blocked = settle(s, m, p)
+        return s, (END_BLOCKED if blocked else -1)
+    if legal_mask(bit(card), s[TOP], s[ACTIVE], p) != ZERO:
+        s = put(s, PHASE, DRAWN)  # G6: a card that fits is played at once
+        return put(s, DRAWN_CARD, card), -1
+    return advance(s, p), -1
 
 
 @inner
-def play_card(st: np.ndarray, m: np.ndarray, ring: np.ndarray, card: int, suit: int, p: np.ndarray) -> int:
+def play_card(s: tuple, m: np.ndarray, ring: np.ndarray, card: int, suit: int, p: np.ndarray) -> tuple[tuple, int]:
     """Play ``card`` (naming ``suit`` with a wild, -1 for its own); returns END_OUT if the hand is empty, else -1."""
-    seat = st[CUR]
-    m[HANDS + seat] &= ~bit(card)
-    chain = st[PEND7] if st[PHASE] == SEVEN else 0
-    st[PEND7] = 0
-    push_pile(st, m, ring, card, p)
-    st[STUCK] = 0
+    seat = s[CUR]
+    hand = m[HANDS + seat] & ~bit(card)
+    m[HANDS + seat] = hand
+    chain = s[PEND7] if s[PHASE] == SEVEN else 0
+    s = put(s, PEND7, 0)
+    s = push_pile(s, m, ring, card, p)
+    s = put(s, STUCK, 0)
     if rank_of(card) == p[P.WILD] and suit >= 0:
-        st[ACTIVE] = suit
+        s = put(s, ACTIVE, suit)
     else:
-        st[ACTIVE] = suit_of(card)
-    set_pending(st, card, chain, p)
-    hand = m[HANDS + seat]
+        s = put(s, ACTIVE, suit_of(card))
+    s = set_pending(s, card, chain, p)
     if hand == ZERO:  # G9: the deal ends the moment a player sheds the last card
-        st[LAST_ACTOR] = seat
+        s = put(s, LAST_ACTOR, seat)
         if p[P.SERVE_LAST]:  # G9 option: the next player still draws the last card's penalty
-            k = st[PDRAW]
-            if st[PEND7]:
-                k = seven_penalty(st[PEND7], p)
-            st[CUR] = (seat + 1) % p[P.PLAYERS]
-            penalty(st, m, ring, k, p)
-        return END_OUT
+            k = s[PDRAW]
+            if s[PEND7]:
+                k = seven_penalty(s[PEND7], p)
+            s = put(s, CUR, (seat + 1) % p[P.PLAYERS])
+            s, _ = penalty(s, m, ring, k, p)
+        return s, END_OUT
     if p[P.LAST_CALL] and popcount(hand) == 1 and next_bits53(m, RNG) < p[P.FORGET]:
-        penalty(st, m, ring, 2, p)  # CZ8 last_card_call: forgot to call the last card
-    advance(st, p)
-    return -1
+        s, _ = penalty(s, m, ring, 2, p)  # CZ8 last_card_call: forgot to call the last card
+    return advance(s, p), -1

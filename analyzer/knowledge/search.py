@@ -16,7 +16,7 @@ Python dynamic programme per world; here it is one numba call:
   world's talon shuffled uniformly unless its order is known (G8);
 * :func:`search_scores` — for each world and action: the public position with
   the world's hands and talon filled in, the action applied with the kernel's
-  own phase functions (analyzer.kernel.turn, as ``run_deal`` applies a choice),
+  own :func:`analyzer.kernel.deal.resume` (as ``run_deal`` applies a choice),
   then the deal played to its end by the rollout policy
   (:func:`analyzer.kernel.deal.run_deal`).  Every action of a world uses the
   same play stream (common random numbers), so actions are compared paired;
@@ -42,15 +42,13 @@ from numpy.typing import NDArray
 from analyzer.core.bits import BIT, RANK_MASK, cards_tuple, popcount
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.contract import BatchView
-from analyzer.core.outcomes import END_BLOCKED, END_OUT
 from analyzer.kernel import params as P
-from analyzer.kernel.bitops import bit, suit_of
-from analyzer.kernel.deal import run_deal
+from analyzer.kernel.bitops import bit
+from analyzer.kernel.deal import GOING, resume, run_deal
 from analyzer.kernel.jit import inner, outer
 from analyzer.kernel.rng import next_float, stream_key
 from analyzer.kernel.state import (
     ACTIVE,
-    BEGIN,
     CUR,
     DRAWN_CARD,
     HANDS,
@@ -74,7 +72,6 @@ from analyzer.kernel.state import (
     TURNS,
     WENT_OUT,
 )
-from analyzer.kernel.turn import draw_decision, finish, play_card, take_seven
 from analyzer.knowledge.observer import Knowledge, mask
 from analyzer.knowledge.public import TURN_OVER
 from analyzer.knowledge.sampler import Classes, InconsistentKnowledge, Sampler, classes_of
@@ -287,21 +284,8 @@ def score_world(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
         st[TCOUNT] = talon_size
         m[RNG] = play_key
         action, suit = actions[a], suits[a]
-        win, lose, done = -1, -1, False
-        if st[PHASE] == LEAD:  # PR2: the dealer names the suit of the Jack lead
-            st[ACTIVE] = suit_of(action) if suit < 0 else suit
-            st[CUR] = 1 % n
-            st[PHASE] = BEGIN
-        elif action == DRAW:
-            if draw_decision(st, m, ring, p) == END_BLOCKED:
-                win, lose, _ = finish(st, m, END_BLOCKED, -1, -1, p, pts, held)
-                done = True
-        elif action == TAKE:
-            take_seven(st, m, ring, p)
-        elif play_card(st, m, ring, action, suit, p) == END_OUT:
-            win, lose, _ = finish(st, m, END_OUT, st[LAST_ACTOR], action, p, pts, held)
-            done = True
-        if not done:
+        win, lose, _ = resume(st, m, ring, st[PHASE], action, suit, p, pts, held)  # PR2's suit of a Jack lead too
+        if win == GOING:
             win, lose, _ = run_deal(st, m, ring, kinds, weights, p, pts, held)
         turns += st[TURNS] - st0[TURNS] + 1
         if in_match:
