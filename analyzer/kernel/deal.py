@@ -76,16 +76,25 @@ def reset(st: np.ndarray, m: np.ndarray) -> None:
 
 @inner
 def start_from_deck(st: np.ndarray, m: np.ndarray, ring: np.ndarray, deck: np.ndarray, p: np.ndarray) -> None:
-    """G10a/CZ2/CZ3/PR2/SV2: deal ``deck`` one card at a time from the dealer's left, dealer last;
-    lay the starter."""
+    """:func:`start_from_ring` with the deck order ``deck``."""
+    for i in range(p[P.DECK]):
+        ring[i] = deck[i]
+    start_from_ring(st, m, ring, p)
+
+
+@inner
+def start_from_ring(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> None:
+    """G10a/CZ2/CZ3/PR2/SV2: deal the deck order in ``ring`` one card at a time from the dealer's left,
+    dealer last; the rest is the talon; lay the starter.
+
+    A deck shuffled in place in the ring (driver.deal_deck) is dealt without a copy.
+    """
     n, h, d = p[P.PLAYERS], p[P.HAND], p[P.DECK]
     reset(st, m)
     seat = 0
     for i in range(n * h):  # card i goes to seat (i + 1) mod n
         seat = wrap(seat + 1, n)
-        m[HANDS + seat] |= bit(deck[i])
-    for i in range(d):
-        ring[i] = deck[i]
+        m[HANDS + seat] |= bit(ring[i])
     st[HEAD], st[TCOUNT] = n * h, d - n * h
     starter = -1
     if p[P.STARTER_KIND] == P.STARTER_TURNED:  # CZ3: the top of the rest is turned up
@@ -93,7 +102,7 @@ def start_from_deck(st: np.ndarray, m: np.ndarray, ring: np.ndarray, deck: np.nd
         st[HEAD] += 1
         st[TCOUNT] -= 1
     elif p[P.STARTER_KIND] == P.STARTER_LEAD:  # PR2: the dealer's last card is his lead
-        starter = deck[n * h - 1]
+        starter = ring[n * h - 1]
         m[HANDS] &= ~bit(starter)
     lay_starter(st, m, ring, starter, -1, p)
 

@@ -29,7 +29,7 @@ from analyzer.core.outcomes import NOT_RECORDED, DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import ZERO, bit, wrap
-from analyzer.kernel.deal import conserved, count_dealt, run_deal, scratch, start_from_deck, store_deal
+from analyzer.kernel.deal import conserved, count_dealt, run_deal, scratch, start_from_ring, store_deal
 from analyzer.kernel.jit import Specialised, body, helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.npdecks import numpy_decks
@@ -58,7 +58,8 @@ def seed_word(seed: int) -> np.uint64:
 
 @inner
 def deal_deck(base: np.ndarray, seed: np.uint64, index: int, sub: int, m: np.ndarray, out: np.ndarray) -> None:
-    """The deck order of deal ``index`` (deal ``sub`` of a match): a shuffle from its own stream."""
+    """The deck order of deal ``index`` (deal ``sub`` of a match) in ``out[:D]``: a shuffle from its own stream
+    (its counter left in ``m[RNG]``)."""
     d = base.shape[0]
     for j in range(d):
         out[j] = base[j]
@@ -90,17 +91,17 @@ def play_deals(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, se
     deck_mask = ZERO
     for c in base:
         deck_mask |= bit(c)
-    st, m, ring, deck, pts, held, dealt = scratch(n)
+    st, m, ring, _deck, pts, held, dealt = scratch(n)
     kinds, weights = seat_lineup(kinds_pos, weights_pos, n)
     for i in range(lo, hi):
         index = first + i
         if decks.shape[0] > 0:
             for j in range(decks.shape[1]):
-                deck[j] = decks[i - deck_row, j]
+                ring[j] = decks[i - deck_row, j]
         else:
-            deal_deck(base, seed, index, 0, m, deck)
+            deal_deck(base, seed, index, 0, m, ring)  # shuffled where it is dealt from
         m[RNG] = deal_key(seed, index, 0)
-        start_from_deck(st, m, ring, deck, p)
+        start_from_ring(st, m, ring, p)
         count_dealt(m, p, dealt)
         for q in range(n):
             wilds_dealt[i, q] = dealt[wrap(q + 1, n)]
