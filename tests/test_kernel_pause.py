@@ -104,6 +104,19 @@ def test_the_simple_path_and_slot_counts_give_the_same_deals():
         assert differing(paused(rules, strats, 400, ss, slots), want) == [], slots
 
 
+def test_the_kernel_compiled_for_the_rules_plays_the_same_deals():
+    """analyzer.kernel.pause.ADVANCE (the rules folded in as constants) gives the generic kernel's deals, random
+    Python forms and compiled seats included (the same pauses in the same order, so the same draws)."""
+    rules = make_rules("czech", 3, {"sevens": True, "voluntary_draw": True, "last_card_call": True,
+                                    "forget_rate": 0.5})
+    strats = [python_form("random"), SimpleOnly(python_form("greedy")), get_strategy("random")]
+    ss = np.random.SeedSequence(8)
+    runs = [simulate_paused(rules, strats, 300, base_key(ss), play_rng=np.random.default_rng(child_seed(ss, 0)),
+                            deck_rng=deck_generator(ss), slots=50, specialise=special) for special in (False, True)]
+    assert differing(*runs) == []
+    assert len(set(runs[0].turns.tolist())) > 10
+
+
 VIEW_FIELDS = [f for f in BatchView.FIELDS if f not in ("rules", "scores", "history")]
 
 
@@ -506,7 +519,7 @@ def test_check_names_a_deal_that_loses_a_card(monkeypatch):
     def lose_a_card(*args):
         k = kernel(*args)
         if not calls:  # once, on the first deals: slot 0's deal loses its hand's cards
-            args[8][1][0, HANDS] = 0
+            args[9][1][0, HANDS] = 0  # args[9]: the slots' states (st, m, ...)
         calls.append(k)
         return k
 

@@ -89,14 +89,16 @@ def _paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, ss: np
 
 
 def _paused(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
-            decks: np.ndarray | None = None, check: bool = False, where: FaultContext | None = None) -> DealResults:
+            decks: np.ndarray | None = None, check: bool = False, where: FaultContext | None = None,
+            specialise: bool | None = None) -> DealResults:
     """Deals with Python strategies on the kernel paused at their decisions; a fault is one line."""
     where = where or FaultContext()
     announce_if_cold("pause.advance_kernel")
+
     def run(trace: int = -1) -> DealResults:
         return simulate_paused(rules, strategies, n, base_key(ss), play_rng=play_generator(ss),
                                deck_rng=None if decks is not None else deck_generator(ss), decks=decks, check=check,
-                               where=where, trace=trace)
+                               where=where, trace=trace, specialise=specialise)
 
     try:
         res = run()
@@ -121,8 +123,8 @@ def _traced(run: Callable[[int], object], fault: StrategyFault) -> Traced | None
 
 
 def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
-                   matches: bool, threads: int = 1, check: bool = False, where: FaultContext | None = None
-                   ) -> DealResults | MatchResults:
+                   matches: bool, threads: int = 1, check: bool = False, where: FaultContext | None = None,
+                   specialise: bool | None = None) -> DealResults | MatchResults:
     """``n`` deals (or matches) of one chunk on the kernel, on ``threads`` threads (results do not depend on it).
 
     ``check`` (--check): every deal must end with every card exactly once in hands, talon and pile; a
@@ -130,18 +132,21 @@ def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.
     unchanged).  The compiled strategies are the built-ins, deterministic given their streams, so the
     numpy simulator's replay of a sample (a strategy that is not deterministic) has nothing to find here;
     deals with Python strategies are paused at their decisions (:func:`_paused`) and that replay runs.
+    ``specialise``: deals on the kernel compiled for these rules (True), on the one for any rules (False), or
+    on the first once the process has asked for enough deals (None; analyzer.kernel.jit.Specialised); the
+    results are the same.
     """
     where = where or FaultContext()
     try:
         if not_compiled(strategies) is not None:
             if matches:
                 return _paused_matches(rules, strategies, n, ss, check=check, where=where)
-            return _paused(rules, strategies, n, ss, check=check, where=where)
+            return _paused(rules, strategies, n, ss, check=check, where=where, specialise=specialise)
         announce_if_cold("matches.matches_kernel" if matches else "driver.deals_kernel")  # a cold cache: one line first
         if matches:
             return simulate_matches(rules, strategies, n, base_key(ss), threads=threads, check=check)
         return simulate_deals(rules, strategies, n, base_key(ss), deck_rng=deck_generator(ss), threads=threads,
-                              check=check)
+                              check=check, specialise=specialise)
     except Broken as exc:
         unit = "match" if matches else "deal"
         raise SimulationError(f"invariant broken: cards not conserved in {rules.variant} {unit} "
