@@ -105,12 +105,60 @@ def play_slot(st: np.ndarray, m: np.ndarray, ring: np.ndarray, traced: bool, kin
     return run_deal(st, m, ring, kinds, weights, p, pts, held)
 
 
+@inner
+def advance_slot(b: int, k: int, a: int, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: np.uint64,
+                 decks: np.ndarray, pcg: np.ndarray, base: np.ndarray, hi: int, nxt: np.ndarray, slots: tuple,
+                 act: np.ndarray, suit: np.ndarray, out: tuple, wilds_dealt: np.ndarray, check: bool,
+                 broken: np.ndarray, deck_mask: np.uint64, view: tuple, trace: int, moves: np.ndarray, nm: np.ndarray,
+                 pts: np.ndarray, held: np.ndarray, dealt: np.ndarray) -> tuple[int, int]:
+    """Slot ``b`` in one call of :func:`advance_deals`: its pause answered (answer row ``a``), then played on
+    until it pauses again (view row ``k``) or no deal is left.  Returns the next view and answer rows.
+
+    Compiled without reference counting (analyzer.kernel.jit.inner): the slot's rows are taken here, so
+    taking them costs no counter updates, a twentieth of the kernel's time."""
+    sts, ms, rings, job, wait, slot_deck = slots
+    n, d = p[P.PLAYERS], p[P.DECK]
+    st, m, ring = sts[b], ms[b], rings[b]
+    win, lose, by_wild, a = answer_slot(st, m, ring, b, wait, job, trace, act, suit, a, p, pts, held, moves, nm)
+    while True:
+        if win == GOING:
+            win, lose, by_wild = play_slot(st, m, ring, job[b] == trace, kinds, weights, p, pts, held, moves, nm)
+        if win == PAUSED:
+            wait[b] = True
+            write_view(k, b, job[b], st, m, p, view)
+            return k + 1, a
+        if job[b] >= 0:  # the deal is over
+            j = job[b]
+            store_deal(j, st, win, lose, by_wild, pts, held, n, out)
+            if check and not conserved(st, m, ring, deck_mask, p):
+                broken[j] = True
+            job[b] = -1
+        if nxt[0] >= hi:
+            return k, a
+        j = nxt[0]
+        nxt[0] = j + 1
+        job[b] = j
+        if j == trace:
+            nm[0] = 0
+        deck = slot_deck[b]
+        if decks.shape[0] > 0:
+            for c in range(d):
+                deck[c] = decks[j, c]
+        else:
+            next_deck(pcg, base, deck)
+        m[RNG] = deal_key(seed, j, 0)
+        start_from_deck(st, m, ring, deck, p)
+        count_dealt(m, p, dealt)
+        for q in range(n):
+            wilds_dealt[j, q] = dealt[wrap(q + 1, n)]
+        win = GOING
+
+
 @body
 def advance_deals(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: np.uint64, decks: np.ndarray,
                   pcg: np.ndarray, base: np.ndarray, hi: int, nxt: np.ndarray, slots: tuple, act: np.ndarray,
-                  suit: np.ndarray,
-                  out: tuple, wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, deck_mask: np.uint64,
-                  view: tuple, trace: int, moves: np.ndarray, nm: np.ndarray) -> int:
+                  suit: np.ndarray, out: tuple, wilds_dealt: np.ndarray, check: bool, broken: np.ndarray,
+                  deck_mask: np.uint64, view: tuple, trace: int, moves: np.ndarray, nm: np.ndarray) -> int:
     """Answer the previous call's pauses (``act``/``suit`` by pause, in slot order) and play every slot on.
 
     A slot plays until its deal waits for a Python strategy (the decision goes to row ``k`` of ``view``)
@@ -121,49 +169,15 @@ def advance_deals(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: n
     in ``moves`` (:func:`analyzer.kernel.deal.run_deal` given ``moves``; ``nm[0]`` of them).  Returns the
     number of pauses written.
     """
-    sts, ms, rings, job, wait, slot_deck = slots
-    n, d = p[P.PLAYERS], p[P.DECK]
+    n = p[P.PLAYERS]
     pts = np.zeros(n, np.int64)
     held = np.zeros(n, np.bool_)
     dealt = np.zeros(n, np.int64)
     k = 0  # pauses written
     a = 0  # answers read
-    for b in range(sts.shape[0]):
-        st, m, ring = sts[b], ms[b], rings[b]
-        win, lose, by_wild, a = answer_slot(st, m, ring, b, wait, job, trace, act, suit, a, p, pts, held, moves, nm)
-        while True:
-            if win == GOING:
-                win, lose, by_wild = play_slot(st, m, ring, job[b] == trace, kinds, weights, p, pts, held, moves, nm)
-            if win == PAUSED:
-                wait[b] = True
-                write_view(k, b, job[b], st, m, p, view)
-                k += 1
-                break
-            if job[b] >= 0:  # the deal is over
-                j = job[b]
-                store_deal(j, st, win, lose, by_wild, pts, held, n, out)
-                if check and not conserved(st, m, ring, deck_mask, p):
-                    broken[j] = True
-                job[b] = -1
-            if nxt[0] >= hi:
-                break
-            j = nxt[0]
-            nxt[0] = j + 1
-            job[b] = j
-            if j == trace:
-                nm[0] = 0
-            deck = slot_deck[b]
-            if decks.shape[0] > 0:
-                for c in range(d):
-                    deck[c] = decks[j, c]
-            else:
-                next_deck(pcg, base, deck)
-            m[RNG] = deal_key(seed, j, 0)
-            start_from_deck(st, m, ring, deck, p)
-            count_dealt(m, p, dealt)
-            for q in range(n):
-                wilds_dealt[j, q] = dealt[wrap(q + 1, n)]
-            win = GOING
+    for b in range(slots[0].shape[0]):
+        k, a = advance_slot(b, k, a, p, kinds, weights, seed, decks, pcg, base, hi, nxt, slots, act, suit, out,
+                            wilds_dealt, check, broken, deck_mask, view, trace, moves, nm, pts, held, dealt)
     return k
 
 
