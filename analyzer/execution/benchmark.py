@@ -14,7 +14,8 @@ Rows (a case on an engine), each on one core and on every core:
   strategy (``choose`` per decision; ``choose_batch``), and the README's simple
   strategy (``simple path, README's strategy``), on the numpy simulator,
   and ``…, paused kernel``: on the kernel paused at its decisions (what a
-  line-up with a Python strategy runs on), measured side by side (one core);
+  line-up with a Python strategy runs on; the pause kernel compiled for the
+  case's rules), measured alternately in CPU time (one core);
 * ``rules engine`` — the rules engine (one core);
 * ``rollouts`` — czech 2p positions played out by the compiled ``greedy``
   policy (what search spends its time on);
@@ -215,10 +216,11 @@ def _numpy_and_paused(case: str, label: str, rules: RuleSet, lineup: list[object
     def on_numpy() -> Any:
         return simulator.simulate_deals(rules, lineup, n, np.random.SeedSequence(0))
 
-    def paused() -> Any:
-        return serve.simulate_chunk(rules, lineup, n, np.random.SeedSequence(0), matches=False)
+    def paused() -> Any:  # on the pause kernel compiled for these rules, as a process uses after 1M deals of them
+        return serve.simulate_chunk(rules, lineup, n, np.random.SeedSequence(0), matches=False, specialise=True)
 
-    serve.simulate_chunk(rules, lineup, min(n, 500), np.random.SeedSequence(9), matches=False)  # warm-up
+    serve.simulate_chunk(rules, lineup, min(n, 500), np.random.SeedSequence(9), matches=False,
+                         specialise=True)  # warm-up: compiled (or loaded) apart
     t_np, t_k = [], []
     for _ in range(repeats):
         t_np.append(_cpu_timed(on_numpy)[0])
