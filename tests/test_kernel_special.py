@@ -64,6 +64,16 @@ def test_a_rule_set_switches_once_enough_deals_were_asked_for():
     assert spec.kernel(prague, 10**9, specialise=False) is None
 
 
+def test_runner_calls_the_generic_kernel_with_the_rules_first_until_the_rule_set_has_its_own():
+    spec = Specialised(lambda p: lambda *args: ("own", args), threshold=100)
+    generic = lambda *args: ("generic", args)  # noqa: E731
+    czech = rule_params(make_rules("czech", 4))
+    run = spec.runner(generic, czech, 60)
+    assert run(1, 2)[0] == "generic" and run(1, 2)[1][0] is czech and run(1, 2)[1][1:] == (1, 2)
+    assert spec.runner(generic, czech, 40)(1, 2) == ("own", (1, 2))  # 100 asked for: its own kernel, no rules
+    assert spec.runner(generic, czech, 0, specialise=False)(3)[0] == "generic"
+
+
 def test_specialised_matches_and_rollouts_equal_the_generic_ones():
     """G11 matches (CZ2 rotation, CZ7 outcome) and rollouts from mid-deal positions, field by field."""
     rules = make_rules("czech", 3, {"target": 120, "sevens": True, "last_card_call": True, "forget_rate": 0.2})

@@ -201,7 +201,7 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
     arrays = result_arrays(out)
     broken = np.zeros(n if check else 0, np.bool_)
     word = seed_word(seed)
-    fast = DEALS.kernel(p, n, specialise)
+    play = DEALS.runner(deals_kernel, p, n, specialise)
     for w0 in range(0, n, WINDOW if deck_rng is not None else max(n, 1)):
         w1 = min(n, w0 + WINDOW) if deck_rng is not None else n
         if deck_rng is not None:
@@ -212,11 +212,7 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
             dk, row0 = np.zeros((0, 0), np.int64), 0
 
         def block(lo: int, hi: int, dk: NDArray[np.int64] = dk, row0: int = row0) -> None:
-            if fast is None:
-                deals_kernel(p, kinds, weights, word, first, lo, hi, base, dk, row0, arrays, out.wilds_dealt, check,
-                             broken)
-            else:
-                fast(kinds, weights, word, first, lo, hi, base, dk, row0, arrays, out.wilds_dealt, check, broken)
+            play(kinds, weights, word, first, lo, hi, base, dk, row0, arrays, out.wilds_dealt, check, broken)
 
         run_blocks(block, w0, w1, threads)
     if broken.any():

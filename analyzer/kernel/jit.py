@@ -16,6 +16,7 @@ All are cached (analyzer.kernel._cache chooses where).
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -71,3 +72,10 @@ class Specialised:
                     return None
                 k = self._kernels[key] = self._make(np.array(p, np.int64))
         return k
+
+    def runner(self, generic: Callable[..., Any], p: np.ndarray, units: int,
+               specialise: bool | None = None) -> Callable[..., Any]:
+        """The kernel to call with ``generic``'s arguments but ``p``: the one compiled for ``p`` (:meth:`kernel`),
+        else ``generic`` given ``p`` first; one call site for either."""
+        fixed = self.kernel(p, units, specialise)
+        return functools.partial(generic, p) if fixed is None else fixed

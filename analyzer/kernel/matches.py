@@ -192,15 +192,11 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed:
     broken = np.zeros(n if check else 0, np.bool_)
     word = seed_word(seed)
 
-    fast = MATCHES.kernel(p, n, specialise)
+    play = MATCHES.runner(matches_kernel, p, n, specialise)
 
     def block(lo: int, hi: int) -> None:
-        if fast is None:
-            matches_kernel(p, kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped,
-                           dealt, check, broken, hk)
-        else:
-            fast(kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped, dealt, check,
-                 broken, hk)
+        play(kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped, dealt, check,
+             broken, hk)
 
     run_blocks(block, 0, n, threads, MATCH_BLOCK)
     if broken.any():

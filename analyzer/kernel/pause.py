@@ -451,7 +451,7 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     word = seed_word(seed)
     nxt = np.zeros(1, np.int64)
     moves, nm = np.zeros((_trace_room(rules) if trace >= 0 else 0, 3), np.int64), np.zeros(1, np.int64)
-    fixed = ADVANCE.kernel(p, n, specialise)  # None: the kernel for any rules
+    advance = ADVANCE.runner(advance_kernel, p, n, specialise)
     hi = 0
     while True:
         # deals are handed out in windows of WINDOW, as when the windows' decks were drawn here: slots freed
@@ -459,12 +459,8 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
         # random Python strategies
         if nxt[0] >= hi and hi < n:
             hi = n if given is not None else min(n, hi + WINDOW)
-        if fixed is None:
-            k = advance_kernel(p, kinds, weights, word, dk, pcg, base, hi, nxt, state, act, suit, arrays,
-                               out.wilds_dealt, check, broken, deck_mask, view, trace, moves, nm)
-        else:
-            k = fixed(kinds, weights, word, dk, pcg, base, hi, nxt, state, act, suit, arrays, out.wilds_dealt, check,
-                      broken, deck_mask, view, trace, moves, nm)
+        k = advance(kinds, weights, word, dk, pcg, base, hi, nxt, state, act, suit, arrays, out.wilds_dealt, check,
+                    broken, deck_mask, view, trace, moves, nm)
         if k:
             _answer(answers, k, act, suit, trace, moves, nm)
         elif hi >= n:

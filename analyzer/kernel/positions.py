@@ -163,13 +163,10 @@ def play_from_positions(rules: RuleSet, strategies: Sequence[object], positions:
     m0 = np.ascontiguousarray(positions.m)
     ring0 = np.ascontiguousarray(positions.ring)
 
-    fast = POSITIONS.kernel(p, n, specialise)
+    play = POSITIONS.runner(positions_kernel, p, n, specialise)
 
     def block(lo: int, hi: int) -> None:
-        if fast is None:
-            positions_kernel(p, kinds, weights, word, first, lo, hi, st0, m0, ring0, arrays)
-        else:
-            fast(kinds, weights, word, first, lo, hi, st0, m0, ring0, arrays)
+        play(kinds, weights, word, first, lo, hi, st0, m0, ring0, arrays)
 
     run_blocks(block, 0, n, threads)
     return out
