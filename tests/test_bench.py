@@ -63,13 +63,12 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants() -> None:
     assert bad.exit_code == 2 and "--repeats must be a positive number" in bad.output
 
 
-def test_per_turn_ratio_is_each_random_case_over_czech_4p_in_the_same_run() -> None:
-    from analyzer.execution.benchmark import FIXED, Row, per_turn_vs_czech
+def test_per_turn_ratio_is_each_random_case_over_czech_4p_round_by_round() -> None:
+    from analyzer.execution.benchmark import per_turn_rounds, per_turn_vs_czech
 
-    def row(case: str, engine: str, ns: float) -> Row:
-        return Row(case, engine, "deals", 10, 1.0, None, ns, 20.0)
-
-    rows = [row("czech 4p random", "kernel", 80.0), row("czech 4p random", FIXED, 40.0),
-            row("prague 4p random", FIXED, 30.0), row("svinya 2p random", FIXED, 50.0),
-            row("czech 4p greedy", FIXED, 45.0), row("prague 4p random", "kernel", 10.0)]
-    assert per_turn_vs_czech(rows) == {"prague 4p random": 0.75, "svinya 2p random": 1.25}
+    rounds = per_turn_rounds(["czech", "prague"], 300, 3)
+    assert list(rounds) == ["prague 4p random"] and len(rounds["prague 4p random"]) == 3
+    assert all(0.1 < x < 10 for x in rounds["prague 4p random"]), rounds  # ns per turn, not per deal
+    assert per_turn_rounds(["prague", "svinya"], 300, 3) == {}  # no czech: nothing to compare with
+    assert per_turn_vs_czech({"prague 4p random": [1.0, 3.0, 2.0], "svinya 2p random": [0.5]}) == \
+        {"prague 4p random": 2.0, "svinya 2p random": 0.5}

@@ -22,7 +22,9 @@ Rows (a case on an engine), each on one core and on every core:
 * rows of :mod:`analyzer.execution.bench_search` (search: decisions and
   rollouts per second of pimc).
 
-Each row also gives nanoseconds per turn on one core.  The first calls of the
+Each row also gives nanoseconds per turn on one core; prague's and svinya's
+cost per turn over czech's is the median of rounds that run the three back to
+back (:func:`per_turn_rounds`).  The first calls of the
 kernels (compiling, or loading them from the cache) are timed apart.  The
 machines are shared and noisy: compare ratios measured in one run.
 """
@@ -350,21 +352,48 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
         rows.append(rollout_row(rollouts))
     if search:
         rows += search_rows()
+    rounds = per_turn_rounds(variants, deals, max(repeats, PER_TURN_ROUNDS))
     tick()
     return {"cores": os.cpu_count() or 1, "compile": comp, "rows": [asdict(r) for r in rows],
             "peak_mib": round(_peak_mib(), 1), "repeats": repeats,
             "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
-            "per_turn_vs_czech": per_turn_vs_czech(rows)}
+            "per_turn_vs_czech": per_turn_vs_czech(rounds),
+            "per_turn_rounds": {case: [round(x, 3) for x in v] for case, v in rounds.items()}}
 
 
-def per_turn_vs_czech(rows: list[Row]) -> dict[str, float]:
-    """Each random case's best ns/turn on the kernel compiled for its rules over czech 4p random's, measured in
-    this run (issue 12: prague and svinya at czech's cost per turn, within 25%)."""
-    fixed = {r.case: r.ns_per_turn for r in rows if r.engine == FIXED and r.case.endswith(" random")}
-    czech = fixed.get("czech 4p random")
-    if not czech:
+#: rounds of the per-turn comparison at least (it is cheap: one run of each random case a round)
+PER_TURN_ROUNDS = 5
+
+
+def per_turn_rounds(variants: list[str], n: int, rounds: int) -> dict[str, list[float]]:
+    """Each random case's ns/turn over czech 4p random's on the kernel compiled for its rules, one ratio a round.
+
+    In a round the random cases run back to back (one thread, CPU time), in an
+    order rotated from round to round, so a change of the shared machine's
+    speed between rows of the table touches both sides of a ratio alike
+    (issue 12: prague and svinya at czech's cost per turn, within 25%).
+    """
+    cases = [(case, make_rules(v, p)) for case, v, p, specs in CASES if specs == ["random"] and v in variants]
+    if not cases or cases[0][0] != "czech 4p random" or len(cases) < 2:
         return {}
-    return {case: round(ns / czech, 3) for case, ns in fixed.items() if ns and case != "czech 4p random"}
+    lineups = {case: [get_strategy("random")] * rules.players for case, rules in cases}
+    for case, rules in cases:
+        simulate_deals(rules, lineups[case], 10, seed=1, threads=1, specialise=True)  # compiled (or loaded) apart
+    out: dict[str, list[float]] = {case: [] for case, _ in cases[1:]}
+    for r in range(rounds):
+        ns: dict[str, float] = {}
+        for case, rules in cases[r % len(cases):] + cases[:r % len(cases)]:
+            t = time.process_time()
+            res = simulate_deals(rules, lineups[case], n, seed=1, threads=1, specialise=True)
+            ns[case] = (time.process_time() - t) / (n * float(res.turns.mean()))
+        for case in out:
+            out[case].append(ns[case] / ns["czech 4p random"])
+    return out
+
+
+def per_turn_vs_czech(rounds: dict[str, list[float]]) -> dict[str, float]:
+    """The median of each case's per-round ratios (:func:`per_turn_rounds`)."""
+    return {case: round(float(np.median(x)), 3) for case, x in rounds.items()}
 
 
 def _json_number(x: object) -> object:
@@ -409,8 +438,10 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
             f"kernels compiled for the rules above {comp['rules_s']} s ({comp['rules_cached']} from the cache); "
             f"peak memory {result['peak_mib']:,.0f} MiB (largest process)")
     if result["per_turn_vs_czech"]:
-        c.print("per turn, rules compiled in, over czech 4p random's: "
-                + ", ".join(f"{case} {x:.2f}" for case, x in result["per_turn_vs_czech"].items()))
+        c.print("per turn, rules compiled in, over czech 4p random's (median of rounds run back to back; range): "
+                + ", ".join(f"{case} {x:.2f} ({min(result['per_turn_rounds'][case]):.2f}–"
+                            f"{max(result['per_turn_rounds'][case]):.2f})"
+                            for case, x in result["per_turn_vs_czech"].items()))
     load = result["load"]
     c.print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
     return result
