@@ -155,6 +155,23 @@ def test_the_engine_is_recorded(tmp_path):
         assert fingerprint(exp)[1]["engines"] == engines
 
 
+def test_a_change_of_an_engines_streams_changes_the_fingerprint(tmp_path, monkeypatch):
+    """A chunk stored before an engine's random streams changed is never resumed after: the fingerprint holds
+    the stream version of each engine the run uses, and of no other."""
+    from analyzer.execution import executor
+    from analyzer.execution.experiment import load_experiment
+
+    exp_file = tmp_path / "e.toml"
+    exp_file.write_text('name = "e"\nvariants = ["czech"]\nplayers = [2]\nfield = ["greedy", "random"]\ndeals = 100\n')
+    exp = load_experiment(exp_file)
+    fp, record = fingerprint(exp)
+    assert record["streams"] == {"compiled": executor.STREAMS["compiled"]}
+    monkeypatch.setitem(executor.STREAMS, "compiled+python", 99)  # an engine this run does not use
+    assert fingerprint(exp)[0] == fp
+    monkeypatch.setitem(executor.STREAMS, "compiled", 99)
+    assert fingerprint(exp)[0] != fp
+
+
 def test_compare_plays_its_duplicate_deals_on_either_engine_alike(monkeypatch):
     """durak compare of built-ins runs on the kernel; a deterministic line-up scores every deck as on numpy."""
     from analyzer.execution.compare_run import run_compare

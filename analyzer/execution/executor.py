@@ -71,6 +71,18 @@ DEFAULT_SIMULATOR = "analyzer.sim.simulator"
 SIMULATOR_ENV = "DURAK_SIMULATOR"
 ENGINE_ENV = "DURAK_ENGINE"
 ENGINES = ("auto", "compiled", "numpy")
+#: the version of each engine's random streams, bumped whenever an engine gives the same seed other numbers
+#: (new streams, another deck source): a run's fingerprint records it, so a chunk stored before
+#: the change is never resumed into a run after it.  ``compiled+python`` 2: its matches deal the kernel's
+#: decks (they dealt numpy's before).
+STREAMS = {"numpy": 1, "compiled": 1, "compiled+python": 2}
+
+
+def streams_of(engines: Iterable[str]) -> dict[str, int]:
+    """The stream versions of ``engines`` (what a fingerprint records)."""
+    return {e: STREAMS[e] for e in sorted(set(engines))}
+
+
 BACKENDS = ("loky", "dask")
 TABLES = ("positions", "totals", "hist")
 #: Key columns of each summed table (besides ``cell``); every other column is summed.

@@ -50,6 +50,7 @@ from analyzer.execution.executor import (  # noqa: F401
     run_chunk,
     simulator_path,
     strategy_resolver,
+    streams_of,
 )
 from analyzer.execution.executor import sum_tables as _sum_tables
 from analyzer.execution.experiment import Cell, Experiment, ExperimentError, load_experiment
@@ -74,10 +75,11 @@ def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dic
         file = spec.rsplit(":", 1)[0]
         if file.endswith(".py") and Path(file).is_file():
             plugins[spec] = hashlib.sha256(Path(file).read_bytes()).hexdigest()
+    engines = cell_engines(exp.cells, simulator=simulator)
     record = {
         "format": CHUNK_FORMAT, "version": __version__, "simulator": simulator_path(simulator),
         "seed": exp.seed, "seeding": SEEDING, "plugins": plugins,
-        "engines": cell_engines(exp.cells, simulator=simulator),
+        "engines": engines, "streams": streams_of(engines),
         "cells": [{"index": c.index, "unit": c.unit, "lineup": list(c.lineup),
                    "chunk_size": c.chunk_size, "rules": {"variant": c.variant, "players": c.players,
                                                          **c.rules.options()}}
