@@ -8,18 +8,22 @@ section 4: no global ``np.random``), so a seeded run is reproducible.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.cards import TAKE
 from analyzer.core.contract import Action, BatchView, DecisionView
 from analyzer.core.registry import register
+from analyzer.core.rules import RuleSet
 
 from .builtin import forced_action, forced_actions
-from .masks import card_tables, nth_card, popcount
+from .masks import card_tables, popcount
 
 #: Probability of answering a 7 with a 7 when it may (else it takes the penalty).
 ANSWER_SEVEN = 0.5
+_ONE = np.uint64(1)
 
 
 @register("random")
@@ -51,14 +55,31 @@ class RandomLegal:
         # as in choose: floor(u * n) picks the card, the fraction names a wild's suit
         x = rng.random(len(legal)) * n
         i = x.astype(np.int64)
-        actions = np.where(n == 0, forced_actions(view), nth_card(legal, i)).astype(np.int16)
+        actions = np.where(n == 0, forced_actions(view), _nth_card(legal, i)).astype(np.int16)
         can_take = np.asarray(view.can_take, dtype=bool)
         if can_take.any():
             take = can_take & (rng.random(len(legal)) >= ANSWER_SEVEN)
             actions[take] = TAKE
-        wild = (actions >= 0) & (actions < 52) & card_tables(view.rules).wild[np.clip(actions, 0, 51)]
+        wild = _wild_actions(view.rules)[actions + 1]  # actions are cards, DRAW or TAKE
         suits = np.where(wild, ((x - i) * 4).astype(np.int8), -1).astype(np.int8)
         return actions, suits
 
     def __repr__(self) -> str:
         return "<strategy random>"
+
+
+def _nth_card(legal: NDArray[np.uint64], i: NDArray[np.int64]) -> NDArray[np.int64]:
+    """masks.nth_card where ``i`` < the mask's cards (elsewhere meaningless): the lowest bit cleared ``i`` times,
+    a pass over the batch per round (legal masks hold few cards, ``i`` stays small), then the lowest card's id read
+    off the float exponent of its bit."""
+    cur = legal
+    for r in range(1, int(i.max(initial=0)) + 1):
+        cur = np.where(i >= r, cur & (cur - _ONE), cur)
+    low = cur & (~cur + _ONE)
+    return (low.astype(np.float64).view(np.int64) >> 52) - 1023
+
+
+@lru_cache(maxsize=64)
+def _wild_actions(rules: RuleSet) -> NDArray[np.bool_]:
+    """Whether action ``a`` (-1, a card, DRAW, TAKE) plays a wild, at index ``a + 1``."""
+    return np.concatenate([[False], card_tables(rules).wild, [False, False]])

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from analyzer.core.bits import CHUNK_TABLES
 from analyzer.core.cards import DRAW, TAKE
-from analyzer.core.contract import BatchView, DecisionView
+from analyzer.core.contract import BatchView, DecisionView, is_action_int
 from analyzer.core.rules import RuleSet
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import RANK_MASKS, bit, popcount, wrap
@@ -206,7 +206,36 @@ def pack_sizes(sizes: NDArray[np.int16]) -> NDArray[np.int64]:
     return key
 
 
+class _Table:
+    """A column of views' values from a column of keys: the values of the keys seen so far, sorted by key
+    (``keys`` and the object array ``values`` beside it), looked up in C (``searchsorted`` and a take) instead of
+    one dict look-up per decision (a third of a view's making); ``decode`` gives a new key's value, once.
+    Bounded as the dict tables are (it starts again when full)."""
+
+    def __init__(self, decode: Callable[[int], Any], dtype: type, room: int = _DECODED) -> None:
+        self.decode, self.dtype, self.room = decode, dtype, room
+        self.keys: NDArray[Any] = np.zeros(0, dtype)
+        self.values: NDArray[np.object_] = np.zeros(0, object)
+
+    def column(self, keys: NDArray[Any]) -> list[Any]:
+        """The values of ``keys`` in order, as a list."""
+        known = self.keys
+        at = np.searchsorted(known, keys)
+        if len(known) == 0 or not np.array_equal(known[np.minimum(at, len(known) - 1)], keys):
+            new = np.setdiff1d(keys, known)
+            if len(known) + len(new) > self.room:  # start again: only this column's keys
+                known, self.values, new = np.zeros(0, self.dtype), np.zeros(0, object), np.unique(keys)
+            # fromiter: each value one object (an array built from tuples would spread them over a second axis)
+            values = np.fromiter(map(self.decode, new.tolist()), object, len(new))
+            where = np.searchsorted(known, new)
+            self.keys, self.values = np.insert(known, where, new), np.insert(self.values, where, values)
+            at = np.searchsorted(self.keys, keys)
+        return self.values[at].tolist()
+
+
 _HANDS, _LEGAL, _PLAYED_SETS, _SIZES = _Cards(), _Legal(), _Played(), _Sizes()
+#: the columns of DecisionView.legal and .hand_sizes (from :class:`_Legal` and :class:`_Sizes`' keys)
+_LEGAL_COLUMN, _SIZES_COLUMN = _Table(_LEGAL.__getitem__, np.uint64), _Table(_SIZES.__getitem__, np.int64)
 _item: Callable[..., Any] = tuple.__getitem__  # a field as stored (masks for hand and played)
 _HAND_AT, _PLAYED_AT = DecisionView._fields.index("hand"), DecisionView._fields.index("played")
 #: -1 (no top card, no active suit) as None: ``_OR_NONE[x + 1]``, an array of Python objects
@@ -312,8 +341,9 @@ class SimplePath:
     and the answers checked the same way (calls.answer_arrays).
 
     Every step but ``choose`` itself runs in C: the fields become lists once,
-    the legal actions come from a table of the kernel's masks (:class:`_Legal`),
-    the views are made by ``map`` over the columns, the answers split by ``map``.
+    the legal actions and hand sizes come as columns from tables of the
+    kernel's masks (:class:`_Table`), the views are made by ``map`` over the
+    columns, the answers split by ``zip`` (:func:`_answer_arrays`).
     """
 
     def __init__(self, rules: RuleSet, paused: Paused, slots: int, matches: bool = False) -> None:
@@ -348,17 +378,33 @@ class SimplePath:
         tops = _OR_NONE[v.top[rows] + 1].tolist()
         suits = _OR_NONE[v.active_suit[rows] + 1].tolist()
         fields = zip(repeat(self.rules), v.seat[rows].tolist(), v.hand[rows].tolist(),
-                     map(_LEGAL.__getitem__, keys.tolist()), tops, suits, v.pending_seven[rows].tolist(),
-                     map(_SIZES.__getitem__, pack_sizes(v.hand_sizes[rows]).tolist()), v.talon_size[rows].tolist(),
+                     _LEGAL_COLUMN.column(keys), tops, suits, v.pending_seven[rows].tolist(),
+                     _SIZES_COLUMN.column(pack_sizes(v.hand_sizes[rows])), v.talon_size[rows].tolist(),
                      v.played[rows].tolist(), map(tuple, v.scores[rows].tolist()) if self.matches else repeat(None),
                      repeat(None))
         return map(tuple.__new__, repeat(PausedView), fields)
 
     def _answers(self, strat: Any, rows: slice | NDArray[np.int64], rng: np.random.Generator
                  ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        answers = list(map(strat.choose, self.views(rows), repeat(rng)))
-        acts, suits = _split(answers)
-        return answer_arrays(acts, suits)
+        return _answer_arrays(list(map(strat.choose, self.views(rows), repeat(rng))))
+
+
+def _answer_arrays(answers: list[Any]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``choose``'s answers as arrays, as ``answer_arrays(*_split(answers))`` gives them: the common case (every
+    answer a tuple of two, every suit None, every action an int) in a few passes in C, any other by those two."""
+    n = len(answers)
+    if set(map(type, answers)) == {tuple} and sum(map(len, answers)) == 2 * n:
+        try:
+            acts, suits = zip(*answers)  # two columns: every answer has two items or more, so here exactly two
+        except ValueError:
+            pass
+        else:
+            if suits.count(None) == n and all(map(is_action_int, set(map(type, acts)))):
+                try:
+                    return np.array(acts, np.int64), np.full(n, -1, np.int64)
+                except OverflowError:  # beyond int64: answer_arrays names it
+                    pass
+    return answer_arrays(*_split(answers))
 
 
 def _split(answers: list[Any]) -> tuple[list[Any], list[Any]]:

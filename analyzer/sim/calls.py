@@ -93,7 +93,6 @@ class StrategyCalls(SlotState):
 
     def _call(self, strat, fast: bool, view, rows) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The strategy's answers as int64 arrays (range checked by :meth:`_check_answers`)."""
-        name = getattr(strat, "name", repr(strat))
         try:
             if fast:
                 a, s = strat.choose_batch(view, self.rng)
@@ -102,15 +101,15 @@ class StrategyCalls(SlotState):
         except SimulationError:
             raise
         except BadAnswer as bad:
-            raise StrategyFault(self._where(name, rows[bad.i]) + f": choose returned {bad.value!r}, not an action "
+            raise StrategyFault(self._where(_name(strat), rows[bad.i]) + f": choose returned {bad.value!r}, not an action "
                                 "(a card id, DRAW or TAKE as an int, with a suit int or None)",
                                 int(rows[bad.i])) from None
         except Exception as exc:
-            raise StrategyFault(self._where(name, rows[0]) + f": the strategy raised {type(exc).__name__}: {exc}",
+            raise StrategyFault(self._where(_name(strat), rows[0]) + f": the strategy raised {type(exc).__name__}: {exc}",
                                 int(rows[0])) from exc
         a, s = np.asarray(a), np.asarray(s)
         if a.shape != (len(rows),) or s.shape != (len(rows),) or a.dtype.kind not in "iu" or s.dtype.kind not in "iu":
-            raise StrategyFault(self._where(name, rows[0]) + f": choose_batch must return two integer arrays of shape "
+            raise StrategyFault(self._where(_name(strat), rows[0]) + f": choose_batch must return two integer arrays of shape "
                                 f"({len(rows)},), got {a.dtype}{a.shape} and {s.dtype}{s.shape}", int(rows[0]))
         # uint64 beyond int64 wraps to negative: still no action, caught by the check
         return a.astype(np.int64), s.astype(np.int64)
@@ -134,9 +133,17 @@ class StrategyCalls(SlotState):
             shown = [card_str(c) for c in cards_tuple(int(legal[i]))]
             shown += ["draw"] * bool(can_draw[i]) + ["take"] * bool(can_take[i])
             what = "names a suit without playing a wild" if ok_card[i] else "is not legal"
-            raise StrategyFault(self._where(getattr(strat, "name", repr(strat)), rows[i])
+            raise StrategyFault(self._where(_name(strat), rows[i])
                                 + f": move {describe_action(int(a[i]), int(s[i]))} {what} "
                                 + f"(legal: {' '.join(shown)})", int(rows[i]))
+
+
+def _name(strat: Any) -> Any:
+    """``getattr(strat, "name", repr(strat))``, the strategy in messages, with the repr made only when needed."""
+    try:
+        return strat.name
+    except AttributeError:
+        return repr(strat)
 
 
 # ---------------------------------------------------------------- the simple-path adapter
