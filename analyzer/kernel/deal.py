@@ -17,7 +17,7 @@ from analyzer.core.outcomes import END_BLOCKED, END_OUT
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, ix, lowest, popcount, rank_of, suit_of, wrap
 from analyzer.kernel.jit import helper, inner
-from analyzer.kernel.policies import RANDOM, choose
+from analyzer.kernel.policies import RANDOM, choose, random_play
 from analyzer.kernel.state import (
     ACTIVE,
     BEGIN,
@@ -150,6 +150,9 @@ def decide(s: tuple, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: n
         legal = legal_mask(hand, s[TOP], s[ACTIVE], p)
         k = popcount(legal)
         drawable = can_draw(s) and (k == 0 or p[P.VOLUNTARY])
+        if k > 0 and kinds[ix(cur)] == RANDOM:  # random plays a legal card, forced or its choice
+            forced = k + drawable == 1 and ((legal & wild) == ZERO or popcount(hand) <= 1)
+            return random_play(legal, forced, p, m)
         if k + drawable == 1:  # a single action: forced unless a wild's suit is to be named
             if k == 0:
                 return DRAW, -1

@@ -16,7 +16,7 @@ from analyzer.core.cards import DRAW, TAKE
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, ix, lowest, nth, popcount, rank_of, suit_of
 from analyzer.kernel.jit import inner
-from analyzer.kernel.rng import _INV53, EDGE51, EDGE53, MASK51, MASK53, next_bits53
+from analyzer.kernel.rng import _INV53, EDGE51, EDGE53, GOLDEN, MASK51, MASK53, mix, next_bits53
 from analyzer.kernel.state import RNG
 
 RANDOM, GREEDY, WILD_KEEPER, WILD_DUMPER, AGGRESSIVE, SUIT_KEEPER, WEIGHTED = range(7)
@@ -130,6 +130,22 @@ def random_card(bits: np.int64, legal: np.uint64, p: np.ndarray) -> tuple[int, i
         return card, (int((x - i) * 4) if is_wild(card, p) else -1)
     card = nth(legal, prod >> np.int64(53))
     return card, (low >> np.int64(51) if is_wild(card, p) else -1)
+
+
+@inner
+def random_play(legal: np.uint64, forced: bool, p: np.ndarray, m: np.ndarray) -> tuple[int, int]:
+    """random's card from ``legal`` (not empty) at a PLAY decision: the forced one (``forced``: the only
+    legal card, no suit to name), else :func:`random_card` of the next draw.
+
+    One path for both, without a branch on ``forced`` (a coin toss for the branch predictor: about half
+    of random's plays are forced): the draw is computed either way and the stream steps only when it is
+    used, so the numbers are those of the branching form (a forced card is legal's only one, nth 0).
+    """
+    c = m[RNG] + GOLDEN
+    bits = np.int64(mix(c) >> np.uint64(11))
+    m[RNG] = c - (GOLDEN & (ZERO - np.uint64(forced)))  # unchanged when forced
+    card, suit = random_card(bits, legal, p)
+    return card, suit | -np.int64(forced)  # -1 when forced
 
 
 @inner
