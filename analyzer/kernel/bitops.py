@@ -40,6 +40,13 @@ def lowest(x: np.uint64) -> int:
 
 
 @inner
+def ix(i: int) -> np.uint64:
+    """An array index known to be >= 0, as an unsigned word: numba then adds no negative-index wrap (a
+    compare and a select on every access of the play loop's arrays)."""
+    return np.uint64(i)
+
+
+@inner
 def wrap(i: int, size: int) -> int:
     """``i mod size`` for 0 <= i < 2 size, without a division (the hot path's ring and seat steps)."""
     return i - size if i >= size else i

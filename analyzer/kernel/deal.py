@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from analyzer.core.cards import DRAW, TAKE
+from analyzer.core.cards import DRAW
 from analyzer.core.outcomes import END_BLOCKED, END_OUT
 from analyzer.kernel import params as P
-from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, lowest, popcount, rank_of, suit_of, wrap
+from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, ix, lowest, popcount, rank_of, suit_of, wrap
 from analyzer.kernel.jit import helper, inner
-from analyzer.kernel.policies import RANDOM, choose
+from analyzer.kernel.policies import RANDOM, choose, random_play
 from analyzer.kernel.state import (
     ACTIVE,
     BEGIN,
@@ -33,6 +33,7 @@ from analyzer.kernel.state import (
     NI,
     PCOUNT,
     PHASE,
+    PLAY,
     RING,
     SEVEN,
     TCOUNT,
@@ -94,7 +95,7 @@ def start_from_ring(st: np.ndarray, m: np.ndarray, ring: np.ndarray, p: np.ndarr
     seat = 0
     for i in range(n * h):  # card i goes to seat (i + 1) mod n
         seat = wrap(seat + 1, n)
-        m[HANDS + seat] |= bit(ring[i])
+        m[ix(HANDS + seat)] |= bit(ring[i])
     st[HEAD], st[TCOUNT] = n * h, d - n * h
     starter = -1
     if p[P.STARTER_KIND] == P.STARTER_TURNED:  # CZ3: the top of the rest is turned up
@@ -134,7 +135,7 @@ def ask(kind: int, w: np.ndarray, hand: np.uint64, legal: np.uint64, can_take: b
     if kind == PYTHON:
         return PAUSE, -1
     # the next player's hand size, read by aggressive and weighted: not loaded for random (the common case)
-    next_hand = 0 if kind == RANDOM else popcount(m[HANDS + wrap(cur + 1, p[P.PLAYERS])])
+    next_hand = 0 if kind == RANDOM else popcount(m[ix(HANDS + wrap(cur + 1, p[P.PLAYERS]))])
     return choose(kind, w, hand, legal, can_take, active, next_hand, seven_phase, p, m)
 
 
@@ -143,29 +144,33 @@ def decide(s: tuple, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: n
     """The action at the current decision point of ``s`` (fields as ``st``): the forced one, or the seat's
     strategy's choice."""
     cur, phase = s[CUR], s[PHASE]
-    hand = m[HANDS + cur]
+    hand = m[ix(HANDS + cur)]
     wild = RANK_MASKS[p[P.WILD]]
-    if phase == LEAD:  # the dealer names the suit of a Jack lead: always a choice
-        starter = s[TOP]
-        return ask(kinds[cur], weights[cur], hand | bit(starter), bit(starter), False, s[ACTIVE],
-                   cur, False, p, m)
+    if phase == PLAY:  # the common decision first: one test on the path of most turns
+        legal = legal_mask(hand, s[TOP], s[ACTIVE], p)
+        k = popcount(legal)
+        drawable = can_draw(s) and (k == 0 or p[P.VOLUNTARY])
+        if k > 0 and kinds[ix(cur)] == RANDOM:  # random plays a legal card, forced or its choice
+            forced = k + drawable == 1 and ((legal & wild) == ZERO or popcount(hand) <= 1)
+            return random_play(legal, forced, p, m)
+        if k + drawable == 1:  # a single action: forced unless a wild's suit is to be named
+            if k == 0:
+                return DRAW, -1
+            if (legal & wild) == ZERO or popcount(hand) <= 1:
+                return lowest(legal), -1
+        return ask(kinds[ix(cur)], weights[ix(cur)], hand, legal, False, s[ACTIVE], cur, False, p, m)
     if phase == DRAWN:
         card = s[DRAWN_CARD]
         if (bit(card) & wild) == ZERO or popcount(hand) <= 1:
             return card, -1
-        return ask(kinds[cur], weights[cur], hand, bit(card), False, s[ACTIVE], cur, False, p, m)
+        return ask(kinds[ix(cur)], weights[ix(cur)], hand, bit(card), False, s[ACTIVE], cur, False, p, m)
     if phase == SEVEN:  # CZ8: a 7 or TAKE, always a choice
-        return ask(kinds[cur], weights[cur], hand, hand & RANK_MASKS[7], True, s[ACTIVE], cur,
+        return ask(kinds[ix(cur)], weights[ix(cur)], hand, hand & RANK_MASKS[7], True, s[ACTIVE], cur,
                    True, p, m)
-    legal = legal_mask(hand, s[TOP], s[ACTIVE], p)
-    k = popcount(legal)
-    drawable = can_draw(s) and (k == 0 or p[P.VOLUNTARY])
-    if k + drawable == 1:  # a single action: forced unless a wild's suit is to be named
-        if k == 0:
-            return DRAW, -1
-        if (legal & wild) == ZERO or popcount(hand) <= 1:
-            return lowest(legal), -1
-    return ask(kinds[cur], weights[cur], hand, legal, False, s[ACTIVE], cur, False, p, m)
+    # LEAD: the dealer names the suit of a Jack lead, always a choice
+    starter = s[TOP]
+    return ask(kinds[ix(cur)], weights[ix(cur)], hand | bit(starter), bit(starter), False, s[ACTIVE],
+               cur, False, p, m)
 
 
 @inner
@@ -173,20 +178,20 @@ def carry_out(s: tuple, m: np.ndarray, ring: np.ndarray, phase: int, action: int
               points: np.ndarray, holders: np.ndarray) -> tuple[tuple, int, int, bool]:
     """Carry out ``action`` (naming ``suit``) decided in ``phase``: (s, and as :func:`run_deal` returns if the
     deal ends here, else GOING, -1, False)."""
-    if phase == LEAD:
-        s = put(s, ACTIVE, suit_of(action) if suit < 0 else suit)
-        s = put(s, CUR, 1 % p[P.PLAYERS])
-        return put(s, PHASE, BEGIN), GOING, -1, False
-    if action == DRAW:
-        s, e = draw_decision(s, m, ring, p)
-        if e == END_BLOCKED:
-            return finish(s, m, END_BLOCKED, -1, -1, p, points, holders)
-    elif action == TAKE:
-        s = take_seven(s, m, ring, p)
-    else:
+    if action < DRAW and phase != LEAD:  # a card played (most actions): the first test
         s, e = play_card(s, m, ring, action, suit, p)
         if e == END_OUT:
             return finish(s, m, END_OUT, s[LAST_ACTOR], action, p, points, holders)
+    elif phase == LEAD:
+        s = put(s, ACTIVE, suit_of(action) if suit < 0 else suit)
+        s = put(s, CUR, 1 % p[P.PLAYERS])
+        return put(s, PHASE, BEGIN), GOING, -1, False
+    elif action == DRAW:
+        s, e = draw_decision(s, m, ring, p)
+        if e == END_BLOCKED:
+            return finish(s, m, END_BLOCKED, -1, -1, p, points, holders)
+    else:  # TAKE
+        s = take_seven(s, m, ring, p)
     return s, GOING, -1, False
 
 
@@ -228,13 +233,14 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
     """
     s = load(st)
     while True:
-        phase = s[PHASE]
-        if phase == BEGIN:
+        if s[PHASE] == BEGIN:  # a turn starts; most go on to a decision in this same pass
             s, e = begin_turn(s, m, ring, p)
             if e >= 0:
                 s, win, lose, by_wild = finish(s, m, e, -1, -1, p, points, holders)
                 break
-            continue
+            if s[PHASE] == BEGIN:  # the turn was lost as it began (an effect, a sevens penalty, a pass)
+                continue
+        phase = s[PHASE]
         action, suit = decide(s, m, kinds, weights, p)
         if action == PAUSE:
             win, lose, by_wild = PAUSED, -1, False

@@ -220,13 +220,20 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
     return out
 
 
+#: blocks a single thread plays per kernel call: each call costs tens of microseconds of Python (argument
+#: typing) and Ctrl-C waits for it to return; with one thread there is no other to even out
+SERIAL_BLOCKS = 64
+
+
 def run_blocks(block: Callable[[int, int], None], lo: int, hi: int, threads: int | None, size: int = BLOCK) -> None:
-    """Call ``block(a, b)`` over [lo, hi) in pieces of ``size`` on ``threads`` threads (default: every core)."""
+    """Call ``block(a, b)`` over [lo, hi) in pieces of ``size`` on ``threads`` threads (default: every core),
+    or of ``SERIAL_BLOCKS * size`` on one."""
     starts = range(lo, hi, size)
     workers = max(1, min(threads or os.cpu_count() or 1, len(starts)))
     if workers == 1:
-        for a in starts:
-            block(a, min(hi, a + size))
+        step = SERIAL_BLOCKS * size
+        for a in range(lo, hi, step):
+            block(a, min(hi, a + step))
         return
     pool = ThreadPoolExecutor(workers)
     try:

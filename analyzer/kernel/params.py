@@ -19,7 +19,7 @@ from analyzer.core.rules import RuleSet
 # scalar slots
 PLAYERS, DECK, HAND, WILD, WILD_ANY, STARTER_KIND, STARTER_EFFECTS, SEVENS, ACCUMULATE, \
     QNK, JACK_DOUBLES, LAST_CALL, FORGET, UNTIL_PLAY, VOLUNTARY, SHUFFLE, SERVE_LAST, TURN_CAP, \
-    LONE_WILD, WILD_RULE, TARGET, IS_SVINYA = range(22)
+    LONE_WILD, WILD_RULE, TARGET, IS_SVINYA, EFFECTS = range(23)
 #: per-rank tables (indexed by rank value 0..14) start at these slots
 EFF_DRAW, EFF_SKIP, POINTS = 32, 48, 64
 SIZE = 80
@@ -65,6 +65,8 @@ def rule_params(r: RuleSet) -> NDArray[np.int64]:
         e = r.effects[rank]
         p[EFF_DRAW + rank], p[EFF_SKIP + rank] = e.draw, e.skip
         p[POINTS + rank] = r.points[rank]
+    # some rank draws or skips (G5): else a played card leaves nothing pending, without a table look-up
+    p[EFFECTS] = bool(p[EFF_DRAW:EFF_DRAW + 15].any() or p[EFF_SKIP:EFF_SKIP + 15].any())
     assert KING == 13  # the kernel finds a Queen's King as card + 4 (queen_needs_king)
     p.setflags(write=False)
     return p

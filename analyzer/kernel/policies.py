@@ -14,9 +14,9 @@ import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.kernel import params as P
-from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, lowest, nth, popcount, rank_of, suit_of
+from analyzer.kernel.bitops import RANK_MASKS, SUIT_MASKS, ZERO, bit, ix, lowest, nth, popcount, rank_of, suit_of
 from analyzer.kernel.jit import inner
-from analyzer.kernel.rng import _INV53, EDGE51, EDGE53, MASK51, MASK53, next_bits53
+from analyzer.kernel.rng import _INV53, EDGE51, EDGE53, GOLDEN, MASK51, MASK53, mix, next_bits53
 from analyzer.kernel.state import RNG
 
 RANDOM, GREEDY, WILD_KEEPER, WILD_DUMPER, AGGRESSIVE, SUIT_KEEPER, WEIGHTED = range(7)
@@ -41,7 +41,7 @@ def is_wild(card: int, p: np.ndarray) -> bool:
 @inner
 def greedy_key(card: int, p: np.ndarray) -> float:
     """Points first, then a non-wild before a wild (strategies.builtin.greedy_key)."""
-    return 2.0 * p[P.POINTS + rank_of(card)] + (0.0 if is_wild(card, p) else 1.0)
+    return 2.0 * p[ix(P.POINTS + rank_of(card))] + (0.0 if is_wild(card, p) else 1.0)
 
 
 @inner
@@ -63,7 +63,7 @@ def long_suit(hand: np.uint64, p: np.ndarray) -> int:
 
 @inner
 def has_effect(rank: int, p: np.ndarray) -> bool:
-    return p[P.EFF_DRAW + rank] > 0 or p[P.EFF_SKIP + rank] != 0
+    return p[ix(P.EFF_DRAW + rank)] > 0 or p[ix(P.EFF_SKIP + rank)] != 0
 
 
 @inner
@@ -81,7 +81,7 @@ def card_score(kind: int, w: np.ndarray, card: int, hand: np.uint64, active: int
         eff = has_effect(rank, p)
         score = greedy_key(card, p) + (_BONUS if eff else 0.0)
         if next_hand <= THREAT_HAND:
-            score += _SEVERITY * (p[P.EFF_DRAW + rank] + p[P.EFF_SKIP + rank])
+            score += _SEVERITY * (p[ix(P.EFF_DRAW + rank)] + p[ix(P.EFF_SKIP + rank)])
         return score
     if kind == SUIT_KEEPER:
         if is_wild(card, p):
@@ -102,7 +102,7 @@ def card_score(kind: int, w: np.ndarray, card: int, hand: np.uint64, active: int
         suit_len = popcount(rest & SUIT_MASKS[suit_of(card)])
     same_rank = popcount(rest & RANK_MASKS[rank])
     threat = effect * max(0, THREAT_FROM - next_hand)
-    score = w[0] * p[P.POINTS + rank]
+    score = w[0] * p[ix(P.POINTS + rank)]
     score = score + w[1] * (1 if is_wild(card, p) else 0)
     score = score + w[2] * effect
     score = score + w[3] * suit_len
@@ -130,6 +130,22 @@ def random_card(bits: np.int64, legal: np.uint64, p: np.ndarray) -> tuple[int, i
         return card, (int((x - i) * 4) if is_wild(card, p) else -1)
     card = nth(legal, prod >> np.int64(53))
     return card, (low >> np.int64(51) if is_wild(card, p) else -1)
+
+
+@inner
+def random_play(legal: np.uint64, forced: bool, p: np.ndarray, m: np.ndarray) -> tuple[int, int]:
+    """random's card from ``legal`` (not empty) at a PLAY decision: the forced one (``forced``: the only
+    legal card, no suit to name), else :func:`random_card` of the next draw.
+
+    One path for both, without a branch on ``forced`` (a coin toss for the branch predictor: about half
+    of random's plays are forced): the draw is computed either way and the stream steps only when it is
+    used, so the numbers are those of the branching form (a forced card is legal's only one, nth 0).
+    """
+    c = m[RNG] + GOLDEN
+    bits = np.int64(mix(c) >> np.uint64(11))
+    m[RNG] = c - (GOLDEN & (ZERO - np.uint64(forced)))  # unchanged when forced
+    card, suit = random_card(bits, legal, p)
+    return card, suit | -np.int64(forced)  # -1 when forced
 
 
 @inner

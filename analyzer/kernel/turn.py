@@ -16,7 +16,20 @@ import numpy as np
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.kernel import params as P
-from analyzer.kernel.bitops import ONE, RANK_MASKS, ZERO, bit, card_rank_mask, lowest, popcount, rank_of, suit_mask, suit_of, wrap
+from analyzer.kernel.bitops import (
+    ONE,
+    RANK_MASKS,
+    ZERO,
+    bit,
+    card_rank_mask,
+    ix,
+    lowest,
+    popcount,
+    rank_of,
+    suit_mask,
+    suit_of,
+    wrap,
+)
 from analyzer.kernel.jit import inner
 from analyzer.kernel.rng import next_bits53, shuffle_segment
 from analyzer.kernel.state import (
@@ -75,7 +88,7 @@ def can_draw(s: tuple) -> bool:
 def push_pile(s: tuple, m: np.ndarray, ring: np.ndarray, card: int, p: np.ndarray) -> tuple:
     """Lay ``card`` on the pile (it becomes the top)."""
     d = p[P.DECK]
-    ring[wrap(s[HEAD] + s[TCOUNT] + s[PCOUNT], d)] = card
+    ring[ix(wrap(s[HEAD] + s[TCOUNT] + s[PCOUNT], d))] = card
     m[PLAYED] |= bit(card)
     s = put(s, PCOUNT, s[PCOUNT] + 1)
     return put(s, TOP, card)
@@ -93,8 +106,8 @@ def draw_one(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tuple[
             shuffle_segment(ring, s[HEAD], s[TCOUNT], d, m, RNG)
     if s[TCOUNT] == 0:
         return s, -1
-    card = ring[s[HEAD]]
-    m[HANDS + s[CUR]] |= bit(card)
+    card = ring[ix(s[HEAD])]
+    m[ix(HANDS + s[CUR])] |= bit(card)
     s = put(s, HEAD, wrap(s[HEAD] + 1, d))
     return put(s, TCOUNT, s[TCOUNT] - 1), card
 
@@ -117,8 +130,10 @@ def set_pending(s: tuple, card: int, chain: int, p: np.ndarray) -> tuple:
     rank = rank_of(card)
     if p[P.SEVENS] and rank == 7:
         return put(s, PEND7, chain + 1)
-    s = put(s, PDRAW, p[P.EFF_DRAW + rank])
-    return put(s, PSKIP, p[P.EFF_SKIP + rank])
+    if not p[P.EFFECTS]:  # every entry of both tables is 0
+        return put(put(s, PDRAW, 0), PSKIP, 0)
+    s = put(s, PDRAW, p[ix(P.EFF_DRAW + rank)])
+    return put(s, PSKIP, p[ix(P.EFF_SKIP + rank)])
 
 
 @inner
@@ -153,7 +168,7 @@ def hand_points(hand: np.uint64, p: np.ndarray) -> int:
         return p[P.LONE_WILD]
     total = 0
     while hand != ZERO:  # card by card: a hand at the end holds few cards
-        total += p[P.POINTS + rank_of(lowest(hand))]
+        total += p[ix(P.POINTS + rank_of(lowest(hand)))]
         hand &= hand - ONE
     return total
 
@@ -217,7 +232,7 @@ def finish(s: tuple, m: np.ndarray, end: int, went_out: int, last_card: int, p: 
 @inner
 def legal_now(s: tuple, m: np.ndarray, p: np.ndarray) -> np.uint64:
     """Legal cards of the player to act in the PLAY phase."""
-    return legal_mask(m[HANDS + s[CUR]], s[TOP], s[ACTIVE], p)
+    return legal_mask(m[ix(HANDS + s[CUR])], s[TOP], s[ACTIVE], p)
 
 
 @inner
@@ -248,7 +263,7 @@ def begin_turn(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tupl
     s = put(s, DREW, 0)
     s = put(s, DRAWN_CARD, -1)
     if s[PEND7]:
-        if (m[HANDS + s[CUR]] & RANK_MASKS[7]) != ZERO:
+        if (m[ix(HANDS + s[CUR])] & RANK_MASKS[7]) != ZERO:
             return put(s, PHASE, SEVEN), -1  # CZ8: answer with a 7, or take
         return take_seven(s, m, ring, p), -1
     if s[PDRAW] or s[PSKIP]:
@@ -285,8 +300,8 @@ def draw_decision(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> t
 def play_card(s: tuple, m: np.ndarray, ring: np.ndarray, card: int, suit: int, p: np.ndarray) -> tuple[tuple, int]:
     """Play ``card`` (naming ``suit`` with a wild, -1 for its own); returns END_OUT if the hand is empty, else -1."""
     seat = s[CUR]
-    hand = m[HANDS + seat] & ~bit(card)
-    m[HANDS + seat] = hand
+    hand = m[ix(HANDS + seat)] & ~bit(card)
+    m[ix(HANDS + seat)] = hand
     chain = s[PEND7] if s[PHASE] == SEVEN else 0
     s = put(s, PEND7, 0)
     s = push_pile(s, m, ring, card, p)
