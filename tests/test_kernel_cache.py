@@ -132,3 +132,12 @@ def test_no_compile_line_into_a_stream_nobody_watches(tmp_path, monkeypatch, cap
     monkeypatch.setattr(_cache, "FOLDER", tmp_path)
     _cache.announce_if_cold("driver.deals_kernel")
     assert capsys.readouterr().err == ""
+
+
+def test_a_kernel_folder_given_as_base_stands_for_its_parent(tmp_path):
+    """A child process inherits $NUMBA_CACHE_DIR as configure() set it (``<base>/kernels-<hash>``): it keeps
+    its kernels beside its parent's, not in ``kernels-<hash>/kernels-<hash>`` where it would compile them again."""
+    tag = f"kernels-{_cache.source_hash()}"
+    assert _cache.choose_cache_dir([tmp_path / tag]) == tmp_path / tag
+    assert _cache.choose_cache_dir([tmp_path / "kernels-0123456789abcdef"]) == tmp_path / tag  # older sources
+    assert _cache.choose_cache_dir([tmp_path / "kernels"]) == tmp_path / "kernels" / tag  # not a kernel folder

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -65,10 +66,21 @@ def candidate_bases() -> list[Path]:
     return out
 
 
+#: the name of a folder this module chose (``kernels-<source hash>``)
+_FOLDER_NAME = re.compile(r"kernels-[0-9a-f]{16}")
+
+
 def choose_cache_dir(bases: list[Path] | None = None, package_dir: Path = _PACKAGE_DIR) -> Path | None:
-    """The folder for this version of the kernels, or None when nothing is writable."""
+    """The folder for this version of the kernels, or None when nothing is writable.
+
+    A base that is itself a kernel folder (``$NUMBA_CACHE_DIR`` as :func:`configure` set it, inherited by a
+    child process: a ``--jobs`` worker, a subprocess) stands for its parent, so parent and children share one
+    folder of compiled kernels instead of the child compiling them afresh into ``kernels-<hash>/kernels-<hash>``.
+    """
     tag = source_hash(package_dir)
     for base in candidate_bases() if bases is None else bases:
+        if _FOLDER_NAME.fullmatch(base.name):
+            base = base.parent
         folder = base / f"kernels-{tag}"
         if _writable(folder):
             return folder

@@ -1,0 +1,107 @@
+"""The compiled kernels the suite shares, compiled (or loaded) once per test run (issue 12: compile once).
+
+Every pytest-xdist worker is its own process: with a cold numba cache each one
+compiled the same generic kernels itself (minutes of CPU each) the first time a
+test touched them.  tests/conftest.py runs :func:`warm` before the workers start,
+in two processes side by side (:data:`PARTS`, about the same compile time each),
+into the folder analyzer.kernel._cache chose; the workers, and the processes
+tests start (``--jobs``, CLI subprocesses), then load each kernel from that
+folder instead of compiling it.  With a warm cache this is a few loads.
+
+Each part plays a few deals through the public entry points, with the argument
+types the library passes, so the cached signatures are the ones tests ask for.
+Only the generic kernels (the rules an argument) are here: a kernel compiled for
+one rule set is asked for by one test or two, so compiling it where it is used
+costs no more.
+
+``python -m tests.kernel_warmup PART...`` warms those parts (names of :data:`PARTS`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import numpy as np
+
+
+def _deals() -> None:
+    """The deals kernel (driver.deals_kernel), on its own decks, given decks and numpy's decks (npdecks)."""
+    from analyzer.core.registry import get_strategy
+    from analyzer.core.rules import make_rules
+    from analyzer.kernel.driver import deck_orders, simulate_deals
+
+    rules = make_rules("czech", 3, {})
+    strats = [get_strategy(s) for s in ("random", "greedy", "weighted")]
+    simulate_deals(rules, strats, 4, 1, threads=1, specialise=False)
+    simulate_deals(rules, strats, 4, 1, threads=1, check=True, specialise=False, decks=deck_orders(rules, 4, 1))
+    simulate_deals(rules, strats, 4, 1, threads=1, specialise=False, deck_rng=np.random.default_rng(1))
+
+
+def _matches() -> None:
+    """The match kernel (matches.matches_kernel) and rollouts from positions (positions.positions_kernel)."""
+    from analyzer.core.registry import get_strategy
+    from analyzer.core.rules import make_rules
+    from analyzer.engine.deal import Deal
+    from analyzer.kernel.driver import deck_orders
+    from analyzer.kernel.matches import simulate_matches
+    from analyzer.kernel.positions import encode_deal, play_from_positions
+
+    rules = make_rules("czech", 3, {"target": 30})
+    strats = [get_strategy(s) for s in ("random", "greedy", "weighted")]
+    simulate_matches(rules, strats, 2, 1, threads=1, specialise=False)
+    deal = Deal.from_deck(rules, deck_orders(rules, 1, 1)[0].tolist())
+    play_from_positions(rules, strats, encode_deal(deal).repeat(2), seed=1, threads=1, specialise=False)
+
+
+class _Lowest:
+    """A Python strategy (no compiled form): the pause kernels stop at its decisions."""
+
+    name = "warmup-lowest"
+
+    def choose(self, view: object, rng: np.random.Generator) -> tuple[int, None]:
+        return min(view.legal), None  # type: ignore[attr-defined]
+
+
+def _paused() -> None:
+    """The pause kernels (pause.advance_kernel, advance_matches) under a Python strategy."""
+    from analyzer.core.registry import get_strategy
+    from analyzer.core.rules import make_rules
+    from analyzer.kernel.pause import simulate_paused, simulate_paused_matches
+
+    rules = make_rules("czech", 3, {})
+    strats = [_Lowest(), get_strategy("random"), get_strategy("greedy")]
+    simulate_paused(rules, strats, 4, 1, play_rng=np.random.default_rng(1), deck_rng=np.random.default_rng(1),
+                    specialise=False)
+    simulate_paused_matches(make_rules("czech", 3, {"target": 30}), strats, 2, 1, play_rng=np.random.default_rng(1))
+
+
+def _search() -> None:
+    """The search kernels (analyzer.knowledge.search) of ``pimc``: a batch of decisions on the numpy simulator
+    (``choose_batch``), and one decision at a time on the rules engine (``choose_known``)."""
+    from analyzer.core.registry import get_strategy
+    from analyzer.core.rules import make_rules
+    from analyzer.engine.deal import Deal
+    from analyzer.kernel.driver import deck_orders
+    from analyzer.knowledge.table import play_observed
+    from analyzer.sim.simulator import simulate_deals
+
+    rules = make_rules("czech", 2, {})
+    simulate_deals(rules, [get_strategy("pimc?worlds=2,budget=0"), get_strategy("random")], 2, 1)
+    deal = Deal.from_deck(rules, deck_orders(rules, 1, 1)[0].tolist(), rng=np.random.default_rng(1))
+    play_observed(deal, [get_strategy("pimc?worlds=2,budget=0"), get_strategy("greedy")], np.random.default_rng(1))
+
+
+#: the parts run side by side, each about half of the compile time
+PARTS: dict[str, list[Callable[[], None]]] = {"deals": [_deals, _paused], "rollouts": [_matches, _search]}
+
+
+def warm(parts: list[str]) -> None:
+    """Compile (or load from numba's cache) the kernels of ``parts``."""
+    for part in parts:
+        for step in PARTS[part]:
+            step()
+
+
+if __name__ == "__main__":
+    warm(sys.argv[1:])

@@ -1,0 +1,52 @@
+"""The suite compiles the shared kernels once per test run (issue 12; tests/conftest.py, tests/kernel_warmup.py).
+
+The process that runs the session compiled the generic kernels into numba's
+cache folder before any test: here (an xdist worker, or the only process) each
+of them is loaded from that folder, never compiled.  A child process (a
+``--jobs`` worker, a CLI subprocess) inherits ``$NUMBA_CACHE_DIR`` as set by
+analyzer.kernel._cache and uses the same folder, not one nested inside it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from analyzer.kernel import _cache
+from tests.kernel_warmup import PARTS, warm
+
+
+def _generic_kernels() -> dict[str, object]:
+    """The generic kernels the warm-up compiles, by name (their numba dispatchers)."""
+    from analyzer.kernel.driver import deals_kernel
+    from analyzer.kernel.matches import matches_kernel
+    from analyzer.kernel.npdecks import _decks
+    from analyzer.kernel.pause import advance_kernel, advance_matches
+    from analyzer.kernel.positions import positions_kernel
+    from analyzer.knowledge.search import search_rows, search_scores
+
+    return {"deals_kernel": deals_kernel, "matches_kernel": matches_kernel, "positions_kernel": positions_kernel,
+            "advance_kernel": advance_kernel, "advance_matches": advance_matches, "_decks": _decks,
+            "search_rows": search_rows, "search_scores": search_scores}
+
+
+def test_the_generic_kernels_are_loaded_from_the_cache_not_compiled_here():
+    """Every part of the warm-up played here: each generic kernel has its signature(s) from the cache folder,
+    and this process compiled none of them (also not for an earlier test in this process)."""
+    assert os.environ.get("DURAK_TEST_WARMUP") != "0", "the warm-up is off in this run"
+    warm(list(PARTS))
+    kernels = _generic_kernels()
+    compiled = {name: dict(k.stats.cache_misses) for name, k in kernels.items() if k.stats.cache_misses}
+    assert compiled == {}, f"compiled in this test process instead of loaded from {_cache.FOLDER}"
+    assert all(k.stats.cache_hits for k in kernels.values()), {n: k.stats.cache_hits for n, k in kernels.items()}
+
+
+def test_a_child_process_uses_the_same_cache_folder():
+    """$NUMBA_CACHE_DIR as this process set it, inherited: the child's folder is this one (a ``--jobs`` worker,
+    a subprocess), so it loads what was compiled here instead of compiling into a folder of its own."""
+    code = "from analyzer.kernel import _cache; print(_cache.FOLDER)"
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "NUMBA_CACHE_DIR": str(_cache.FOLDER)},
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(_cache.FOLDER)
