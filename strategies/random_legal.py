@@ -13,6 +13,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.bits import single_card
 from analyzer.core.cards import TAKE
 from analyzer.core.contract import Action, BatchView, DecisionView
 from analyzer.core.registry import register
@@ -70,13 +71,12 @@ class RandomLegal:
 
 def _nth_card(legal: NDArray[np.uint64], i: NDArray[np.int64]) -> NDArray[np.int64]:
     """masks.nth_card where ``i`` < the mask's cards (elsewhere meaningless): the lowest bit cleared ``i`` times,
-    a pass over the batch per round (legal masks hold few cards, ``i`` stays small), then the lowest card's id read
-    off the float exponent of its bit."""
+    a pass over the batch per round (legal masks hold few cards, ``i`` stays small), then the id of the lowest card
+    left (its bit alone: :func:`analyzer.core.bits.single_card`)."""
     cur = legal
     for r in range(1, int(i.max(initial=0)) + 1):
         cur = np.where(i >= r, cur & (cur - _ONE), cur)
-    low = cur & (~cur + _ONE)
-    return (low.astype(np.float64).view(np.int64) >> 52) - 1023
+    return single_card(cur & (~cur + _ONE))
 
 
 @lru_cache(maxsize=64)
