@@ -45,6 +45,9 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     for engine in ("kernel", "kernel, fixed rules", "simple path", "python fast path, paused kernel"):
         r = rows[("svinya 2p random", engine)]
         assert r["repeats"] == 2 and 0 < r["one_core_median"] <= r["one_core"], r
+    for engine in ("kernel", "kernel, fixed rules"):  # the machine's two-thread ceiling measured beside them
+        assert rows[("svinya 2p random", engine)]["ceiling"] > 0
+    assert rows[("svinya 2p random", "numpy")]["ceiling"] is None
     paused = rows[("svinya 2p random", "python fast path, paused kernel")]
     assert paused["vs_numpy"] > 0 and rows[("svinya 2p random", "python fast path")]["vs_numpy"] is None
     assert len(out["load"]["before"]) == 3 and len(out["load"]["after"]) == 3
@@ -72,3 +75,18 @@ def test_per_turn_ratio_is_each_random_case_over_czech_4p_round_by_round() -> No
     assert per_turn_rounds(["prague", "svinya"], 300, 3) == {}  # no czech: nothing to compare with
     assert per_turn_vs_czech({"prague 4p random": [1.0, 3.0, 2.0], "svinya 2p random": [0.5]}) == \
         {"prague 4p random": 2.0, "svinya 2p random": 0.5}
+
+
+def test_probe_two_threads_do_the_same_work_as_one() -> None:
+    """The machine's ceiling (analyzer.kernel.probe): both thread counts fill every unit with the same words,
+    so the ratio compares equal work; a positive ratio comes back."""
+    import numpy as np
+
+    from analyzer.kernel.driver import run_blocks
+    from analyzer.kernel.probe import spin, two_thread_scaling
+
+    one, two = np.zeros(5000, np.uint64), np.zeros(5000, np.uint64)
+    run_blocks(lambda a, b: spin(a, b, one), 0, 5000, 1, size=64)
+    run_blocks(lambda a, b: spin(a, b, two), 0, 5000, 2, size=64)
+    assert (one != 0).all() and (one == two).all()
+    assert two_thread_scaling(4096) > 0

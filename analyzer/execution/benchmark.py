@@ -52,6 +52,7 @@ from analyzer.kernel.jit import Specialised
 from analyzer.kernel.matches import matches_kernel
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.positions import POSITIONS, Positions, encode_deal, play_from_positions, positions_kernel
+from analyzer.kernel.probe import two_thread_scaling
 from analyzer.sim import simulator
 
 #: (label, variant, players, strategies by position): the deal cases
@@ -80,6 +81,7 @@ class Row:
     one_core_median: float | None = None  # median of the repeats (one_core is the best of them)
     repeats: int = 1
     vs_numpy: float | None = None  # paused-kernel rows: median over repeats of (this / numpy in the same repeat)
+    ceiling: float | None = None  # kernel rows: the machine's two-thread speed-up of pure arithmetic beside them
 
 
 class SimpleOnly:
@@ -151,12 +153,15 @@ def kernel_rows(case: str, rules: RuleSet, specs: list[str], n: int, repeats: in
 
     ``repeats`` rounds, the two kernels alternating in each: one core is the best (and median) CPU time of
     one thread in this process, so the shared machine's load counts as little as it can; every core is the
-    best wall time.
+    best wall time.  Beside each every-core run the machine's own two-thread speed-up of pure arithmetic
+    (analyzer.kernel.probe) is measured: the row's ``ceiling`` is their median, what the machine gave
+    two threads that share nothing while the kernel's figure was taken.
     """
     lineup = [get_strategy(specs[p % len(specs)]) for p in range(rules.players)]
     engines = (("kernel", False), (FIXED, True))
     cpu: dict[str, list[float]] = {e: [] for e, _ in engines}
     wall: dict[str, list[float]] = {e: [] for e, _ in engines}
+    ceiling: dict[str, list[float]] = {e: [] for e, _ in engines}
     turns: dict[str, float] = {}
     for _, special in engines:
         simulate_deals(rules, lineup, 10, seed=1, threads=1, specialise=special)  # compiled (or loaded) apart
@@ -169,7 +174,11 @@ def kernel_rows(case: str, rules: RuleSet, specs: list[str], n: int, repeats: in
             t = time.perf_counter()
             simulate_deals(rules, lineup, n, seed=1, specialise=special)  # every core
             wall[engine].append(time.perf_counter() - t)
-    return [_repeated(case, e, n, cpu[e], min(wall[e]), turns[e]) for e, _ in engines]
+            ceiling[engine].append(two_thread_scaling())
+    rows = [_repeated(case, e, n, cpu[e], min(wall[e]), turns[e]) for e, _ in engines]
+    for r in rows:
+        r.ceiling = float(np.median(ceiling[r.engine]))
+    return rows
 
 
 def _repeated(case: str, engine: str, n: int, times: list[float], tn: float | None, turns: float | None,
@@ -421,14 +430,14 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
     cores = result["cores"]
     table = Table(title=f"durak bench — default rules; {cores} cores; per second; best (median) of "
                         f"{result['repeats']} repeats where given")
-    for col in ("case", "engine", "unit", "1 core", "median", f"{cores} cores", "speed-up", "vs numpy", "ns/turn",
-                "turns"):
+    for col in ("case", "engine", "unit", "1 core", "median", f"{cores} cores", "speed-up", "machine", "vs numpy",
+                "ns/turn", "turns"):
         table.add_column(col, justify="left" if col in ("case", "engine", "unit") else "right")
     fmt = lambda x, f: "" if x is None else format(x, f)  # noqa: E731
     for r in result["rows"]:
         up = None if r["all_cores"] is None else r["all_cores"] / r["one_core"]
         table.add_row(r["case"], r["engine"], r["unit"], f"{r['one_core']:,.0f}", fmt(r["one_core_median"], ",.0f"),
-                      fmt(r["all_cores"], ",.0f"), fmt(up, ".2f"), fmt(r["vs_numpy"], ".2f"),
+                      fmt(r["all_cores"], ",.0f"), fmt(up, ".2f"), fmt(r["ceiling"], ".2f"), fmt(r["vs_numpy"], ".2f"),
                       fmt(r["ns_per_turn"], ",.0f"), fmt(r["turns"], ".1f"))
     c = Console(width=max(170, Console().width))
     c.print(table)
@@ -442,6 +451,9 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
                 + ", ".join(f"{case} {x:.2f} ({min(result['per_turn_rounds'][case]):.2f}–"
                             f"{max(result['per_turn_rounds'][case]):.2f})"
                             for case, x in result["per_turn_vs_czech"].items()))
+    if cores > 1 and any(r["ceiling"] for r in result["rows"]):
+        c.print("machine: two threads of pure arithmetic (no memory, nothing shared) over one, measured beside each "
+                "kernel row's every-core runs (median): the most two threads can gain on this machine at that moment")
     load = result["load"]
     c.print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
     return result
