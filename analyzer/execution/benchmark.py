@@ -9,7 +9,9 @@ Rows (a case on an engine), each on one core and on every core:
   one-core figure is CPU time (one thread in this process), so that the
   shared machine's load does not count; ``kernel, fixed rules``: the same on
   the kernel compiled for the case's rules (the same deals; its compile time
-  is printed apart);
+  is printed apart); its ``machine`` column is this machine's own two-thread
+  speed-up of pure arithmetic measured beside the row's every-core runs
+  (analyzer.kernel.probe), the most two threads could gain at that moment;
 * ``simple path`` / ``python fast path`` — ``random`` as a user's Python
   strategy (``choose`` per decision; ``choose_batch``), and the README's simple
   strategy (``simple path, README's strategy``), on the numpy simulator,
