@@ -289,7 +289,7 @@ def bench(
     rollouts: Annotated[int, typer.Option(help="Rollouts from czech 2p positions (0: skip).")] = 200_000,
     variants: Annotated[str, typer.Option(help="Comma-separated variants.")] = "czech,prague,svinya",
     search: Annotated[bool, typer.Option(help="Also measure search (pimc decisions and rollouts per second).")] = True,
-    repeats: Annotated[int, typer.Option(help="Repeats of the kernel and Python-strategy rows (best and median).")] = 3,
+    repeats: Annotated[int, typer.Option(help="Repeats of the kernel and Python-strategy rows (best and median).")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts."""

@@ -66,6 +66,10 @@ CASES = [
     ("svinya 2p random", "svinya", 2, ["random"]),
     ("svinya 2p greedy vs greedy", "svinya", 2, ["greedy"]),
 ]
+#: repeats of the kernel and Python-strategy rows (the CLI's --repeats default too): the shared machine moves
+#: a single timing by 1.5x, and the best of more repeats is likelier to catch a moment when nothing else ran
+#: (the median is printed beside it)
+REPEATS = 5
 #: chunk of the executor rows: large, so that a run hides the pool's fixed costs
 CHUNK = 100_000
 
@@ -149,7 +153,7 @@ def match_rows(n: int) -> list[Row]:
 FIXED = "kernel, fixed rules"
 
 
-def kernel_rows(case: str, rules: RuleSet, specs: list[str], n: int, repeats: int = 3) -> list[Row]:
+def kernel_rows(case: str, rules: RuleSet, specs: list[str], n: int, repeats: int = REPEATS) -> list[Row]:
     """The kernel alone: deals with their own deck streams, no chunk sums; on the kernel for any rules, and
     on the kernel compiled for these rules (analyzer.kernel.jit.Specialised: same deals, rules as constants).
 
@@ -212,7 +216,7 @@ class HighestCard:
         return (TAKE if TAKE in view.legal else DRAW), None
 
 
-def python_rows(case: str, rules: RuleSet, n_simple: int, n_fast: int, repeats: int = 3) -> list[Row]:
+def python_rows(case: str, rules: RuleSet, n_simple: int, n_fast: int, repeats: int = REPEATS) -> list[Row]:
     """random as a Python strategy, simple path and fast path, and the README's simple strategy, on the numpy
     simulator and on the paused kernel (alternating, ``repeats`` times each, the same seed and deals)."""
     rows = []
@@ -338,7 +342,7 @@ def search_rows() -> list[Row]:
 
 
 def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: list[str],
-            search: bool = True, repeats: int = 3, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
+            search: bool = True, repeats: int = REPEATS, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
     """Every row of the benchmark for ``variants``, the compile times, the peak memory and the machine's
     load average before and after (what else was running)."""
     load_before = os.getloadavg()
@@ -415,7 +419,7 @@ def _json_number(x: object) -> object:
 
 
 def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str], rollouts: int = 200_000,
-              search: bool = True, repeats: int = 3, as_json: bool = False,
+              search: bool = True, repeats: int = REPEATS, as_json: bool = False,
               on_row: Callable[[], None] | None = None) -> dict[str, Any]:
     """Measure (:func:`measure`) and print the table (or JSON)."""
     result = measure(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
