@@ -175,7 +175,10 @@ def advance_deals(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: n
     dealt = np.zeros(n, np.int64)
     k = 0  # pauses written
     a = 0  # answers read
-    for b in range(slots[0].shape[0]):
+    job = slots[3]
+    for b in range(job.shape[0]):
+        if job[b] < 0 and nxt[0] >= hi:  # an idle slot with no deal left to take (a free slot never waits)
+            continue
         k, a = advance_slot(b, k, a, p, kinds, weights, seed, decks, pcg, base, hi, nxt, slots, act, suit, out,
                             wilds_dealt, check, broken, deck_mask, view, trace, moves, nm, pts, held, dealt)
     return k
