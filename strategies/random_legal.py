@@ -52,17 +52,21 @@ class RandomLegal:
         self, view: BatchView, rng: np.random.Generator
     ) -> tuple[NDArray[np.int16], NDArray[np.int8]]:
         legal = np.asarray(view.legal, dtype=np.uint64)
-        n = popcount(legal).astype(np.int64)
+        n = popcount(legal)
         # as in choose: floor(u * n) picks the card, the fraction names a wild's suit
         x = rng.random(len(legal)) * n
         i = x.astype(np.int64)
-        actions = np.where(n == 0, forced_actions(view), _nth_card(legal, i)).astype(np.int16)
+        cards = _nth_card(legal, i)
+        empty = n == 0
+        if empty.any():  # no legal card: the forced move (the pause path asks only where a card is legal)
+            cards = np.where(empty, forced_actions(view), cards)
+        actions = cards.astype(np.int16)
         can_take = np.asarray(view.can_take, dtype=bool)
         if can_take.any():
             take = can_take & (rng.random(len(legal)) >= ANSWER_SEVEN)
             actions[take] = TAKE
         wild = _wild_actions(view.rules)[actions + 1]  # actions are cards, DRAW or TAKE
-        suits = np.where(wild, ((x - i) * 4).astype(np.int8), -1).astype(np.int8)
+        suits = np.where(wild, ((x - i) * 4).astype(np.int8), -1).astype(np.int8, copy=False)
         return actions, suits
 
     def __repr__(self) -> str:
@@ -71,11 +75,17 @@ class RandomLegal:
 
 def _nth_card(legal: NDArray[np.uint64], i: NDArray[np.int64]) -> NDArray[np.int64]:
     """masks.nth_card where ``i`` < the mask's cards (elsewhere meaningless): the lowest bit cleared ``i`` times,
-    a pass over the batch per round (legal masks hold few cards, ``i`` stays small), then the id of the lowest card
-    left (its bit alone: :func:`analyzer.core.bits.single_card`)."""
-    cur = legal
-    for r in range(1, int(i.max(initial=0)) + 1):
-        cur = np.where(i >= r, cur & (cur - _ONE), cur)
+    round ``r`` only on the rows still to clear (``i`` >= r: most picks are the first or second card, so the
+    rounds shrink fast), then the id of the lowest card left (its bit alone:
+    :func:`analyzer.core.bits.single_card`)."""
+    cur = legal.copy()
+    rows = np.flatnonzero(i)
+    r = 1
+    while rows.size:
+        c = cur[rows]
+        cur[rows] = c & (c - _ONE)
+        r += 1
+        rows = rows[i[rows] >= r]
     return single_card(cur & (~cur + _ONE))
 
 

@@ -175,7 +175,10 @@ def advance_deals(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: n
     dealt = np.zeros(n, np.int64)
     k = 0  # pauses written
     a = 0  # answers read
-    for b in range(slots[0].shape[0]):
+    job = slots[3]
+    for b in range(job.shape[0]):
+        if job[b] < 0 and nxt[0] >= hi:  # an idle slot with no deal left to take (a free slot never waits)
+            continue
         k, a = advance_slot(b, k, a, p, kinds, weights, seed, decks, pcg, base, hi, nxt, slots, act, suit, out,
                             wilds_dealt, check, broken, deck_mask, view, trace, moves, nm, pts, held, dealt)
     return k
@@ -453,6 +456,7 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     moves, nm = np.zeros((_trace_room(rules) if trace >= 0 else 0, 3), np.int64), np.zeros(1, np.int64)
     advance = ADVANCE.runner(advance_kernel, p, n, specialise)
     hi = 0
+    span = b  # slots from ``span`` on are free and stay so (no deal is left for them)
     while True:
         # deals are handed out in windows of WINDOW, as when the windows' decks were drawn here: slots freed
         # after a window's last deal wait for the next call, which keeps the pauses' order, so the numbers of
@@ -463,6 +467,8 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
                     broken, deck_mask, view, trace, moves, nm)
         if k:
             _answer(answers, k, act, suit, trace, moves, nm)
+            if nxt[0] >= n and 2 * k <= span:  # the tail: half the slots in use are free for good
+                span = _compact(state, k)
         elif hi >= n:
             break
     if given is None and deck_rng is not None:
@@ -470,6 +476,24 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     if broken.any():
         raise Broken(int(np.argmax(broken)))
     return out
+
+
+def _compact(state: tuple[NDArray[Any], ...], live: int) -> int:
+    """The slots still playing (each waiting at a pause, ``live`` of them) moved to the front of the slot arrays
+    ``state`` in their order, the others freed: once no deal is left to take, the tail's few deals are then walked
+    side by side in memory instead of scattered over every slot's rows (their states no longer stream from
+    memory in order).  The pauses keep their order, so the answers their rows (answer ``a`` goes to the
+    ``a``-th waiting slot); a slot's number changes, which only names its deck (``Paused.slot``).  Returns
+    ``live``."""
+    job, wait = state[3], state[4]
+    keep = np.flatnonzero(job >= 0)
+    if len(keep) != live or not wait[keep].all():
+        raise AssertionError("pause kernel: a slot in use is not waiting at a pause")
+    for a in state:
+        a[:live] = a[keep]
+    job[live:] = -1
+    wait[live:] = False
+    return live
 
 
 def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed: int, *,
