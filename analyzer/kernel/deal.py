@@ -142,35 +142,58 @@ def ask(kind: int, w: np.ndarray, hand: np.uint64, legal: np.uint64, can_take: b
 @inner
 def decide(s: tuple, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: np.ndarray) -> tuple[int, int]:
     """The action at the current decision point of ``s`` (fields as ``st``): the forced one, or the seat's
-    strategy's choice."""
+    strategy's choice.
+
+    One call of :func:`ask` for every phase: the compiled strategies are inlined once in the play loop, not
+    once per phase (a smaller loop keeps more of the deal's fields in registers).
+    """
     cur, phase = s[CUR], s[PHASE]
     hand = m[ix(HANDS + cur)]
     wild = RANK_MASKS[p[P.WILD]]
+    view, can_take, seven_phase = hand, False, False
     if phase == PLAY:  # the common decision first: one test on the path of most turns
         legal = legal_mask(hand, s[TOP], s[ACTIVE], p)
         k = popcount(legal)
         drawable = can_draw(s) and (k == 0 or p[P.VOLUNTARY])
+        # a single action, forced unless a wild's suit is to be named (no legal card: DRAW)
+        forced = k + drawable == 1 and ((legal & wild) == ZERO or popcount(hand) <= 1)
         if k > 0 and kinds[ix(cur)] == RANDOM:  # random plays a legal card, forced or its choice
-            forced = k + drawable == 1 and ((legal & wild) == ZERO or popcount(hand) <= 1)
             return random_play(legal, forced, p, m)
-        if k + drawable == 1:  # a single action: forced unless a wild's suit is to be named
-            if k == 0:
-                return DRAW, -1
-            if (legal & wild) == ZERO or popcount(hand) <= 1:
-                return lowest(legal), -1
-        return ask(kinds[ix(cur)], weights[ix(cur)], hand, legal, False, s[ACTIVE], cur, False, p, m)
-    if phase == DRAWN:
+        if forced:
+            return (DRAW if k == 0 else lowest(legal)), -1
+    elif phase == DRAWN:
         card = s[DRAWN_CARD]
         if (bit(card) & wild) == ZERO or popcount(hand) <= 1:
             return card, -1
-        return ask(kinds[ix(cur)], weights[ix(cur)], hand, bit(card), False, s[ACTIVE], cur, False, p, m)
-    if phase == SEVEN:  # CZ8: a 7 or TAKE, always a choice
-        return ask(kinds[ix(cur)], weights[ix(cur)], hand, hand & RANK_MASKS[7], True, s[ACTIVE], cur,
-                   True, p, m)
-    # LEAD: the dealer names the suit of a Jack lead, always a choice
-    starter = s[TOP]
-    return ask(kinds[ix(cur)], weights[ix(cur)], hand | bit(starter), bit(starter), False, s[ACTIVE],
-               cur, False, p, m)
+        legal = bit(card)
+    elif phase == SEVEN:  # CZ8: a 7 or TAKE, always a choice
+        legal, can_take, seven_phase = hand & RANK_MASKS[7], True, True
+    else:  # LEAD: the dealer names the suit of a Jack lead, always a choice
+        starter = s[TOP]
+        view, legal = hand | bit(starter), bit(starter)
+    return ask(kinds[ix(cur)], weights[ix(cur)], view, legal, can_take, s[ACTIVE], cur, seven_phase, p, m)
+
+
+@inner
+def act(s: tuple, m: np.ndarray, ring: np.ndarray, phase: int, action: int, suit: int,
+        p: np.ndarray) -> tuple[tuple, int, int, int]:
+    """Carry out ``action`` (naming ``suit``) decided in ``phase``: (s, end, went_out, last_card), end -1 if
+    the deal goes on, else the END_* code that :func:`~analyzer.kernel.turn.finish` scores with the other two."""
+    if action < DRAW and phase != LEAD:  # a card played (most actions): the first test
+        s, e = play_card(s, m, ring, action, suit, p)
+        if e == END_OUT:
+            return s, END_OUT, s[LAST_ACTOR], action
+    elif phase == LEAD:
+        s = put(s, ACTIVE, suit_of(action) if suit < 0 else suit)
+        s = put(s, CUR, 1 % p[P.PLAYERS])
+        s = put(s, PHASE, BEGIN)
+    elif action == DRAW:
+        s, e = draw_decision(s, m, ring, p)
+        if e == END_BLOCKED:
+            return s, END_BLOCKED, -1, -1
+    else:  # TAKE
+        s = take_seven(s, m, ring, p)
+    return s, -1, -1, -1
 
 
 @inner
@@ -178,20 +201,9 @@ def carry_out(s: tuple, m: np.ndarray, ring: np.ndarray, phase: int, action: int
               points: np.ndarray, holders: np.ndarray) -> tuple[tuple, int, int, bool]:
     """Carry out ``action`` (naming ``suit``) decided in ``phase``: (s, and as :func:`run_deal` returns if the
     deal ends here, else GOING, -1, False)."""
-    if action < DRAW and phase != LEAD:  # a card played (most actions): the first test
-        s, e = play_card(s, m, ring, action, suit, p)
-        if e == END_OUT:
-            return finish(s, m, END_OUT, s[LAST_ACTOR], action, p, points, holders)
-    elif phase == LEAD:
-        s = put(s, ACTIVE, suit_of(action) if suit < 0 else suit)
-        s = put(s, CUR, 1 % p[P.PLAYERS])
-        return put(s, PHASE, BEGIN), GOING, -1, False
-    elif action == DRAW:
-        s, e = draw_decision(s, m, ring, p)
-        if e == END_BLOCKED:
-            return finish(s, m, END_BLOCKED, -1, -1, p, points, holders)
-    else:  # TAKE
-        s = take_seven(s, m, ring, p)
+    s, end, went_out, last_card = act(s, m, ring, phase, action, suit, p)
+    if end >= 0:
+        return finish(s, m, end, went_out, last_card, p, points, holders)
     return s, GOING, -1, False
 
 
@@ -232,24 +244,26 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
     ``st`` when the deal pauses or ends (analyzer.kernel.state.load).
     """
     s = load(st)
+    end, went_out, last_card = -1, -1, -1
     while True:
         if s[PHASE] == BEGIN:  # a turn starts; most go on to a decision in this same pass
-            s, e = begin_turn(s, m, ring, p)
-            if e >= 0:
-                s, win, lose, by_wild = finish(s, m, e, -1, -1, p, points, holders)
+            s, end = begin_turn(s, m, ring, p)
+            if end >= 0:
                 break
             if s[PHASE] == BEGIN:  # the turn was lost as it began (an effect, a sevens penalty, a pass)
                 continue
         phase = s[PHASE]
         action, suit = decide(s, m, kinds, weights, p)
         if action == PAUSE:
-            win, lose, by_wild = PAUSED, -1, False
             break
         if moves is not None:
             record(moves, nm, phase, action, suit)
-        s, win, lose, by_wild = carry_out(s, m, ring, phase, action, suit, p, points, holders)
-        if win != GOING:
+        s, end, went_out, last_card = act(s, m, ring, phase, action, suit, p)
+        if end >= 0:
             break
+    win, lose, by_wild = PAUSED, -1, False
+    if end >= 0:  # one place scores the deal, however it ended (the loop stays small)
+        s, win, lose, by_wild = finish(s, m, end, went_out, last_card, p, points, holders)
     store(st, s)
     return win, lose, by_wild
 
