@@ -62,16 +62,18 @@ def warm_kernels(rootdir: Path) -> str:
            "PYTHONPATH": os.pathsep.join([str(rootdir), *filter(None, [os.environ.get("PYTHONPATH")])])}
     procs = [subprocess.Popen([sys.executable, "-m", "tests.kernel_warmup", part], cwd=rootdir, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for part in PARTS]
-    failed = []
+    failed, parts = [], []
     for part, proc in zip(PARTS, procs):
         out, _ = proc.communicate()
+        last = out.strip().splitlines()[-1:] or [""]
         if proc.returncode:
-            failed.append(f"{part} (exit {proc.returncode}): {out.strip().splitlines()[-1:] or ''}")
+            failed.append(f"{part} (exit {proc.returncode}): {last[0]}")
+        parts.append(last[0])
     took = time.perf_counter() - t0
     if failed:  # the tests that use the kernel will show what is wrong; they compile it themselves
         return f"kernels: warm-up failed after {took:.1f} s: {'; '.join(failed)}"
     stamp.touch()
-    return f"kernels: compiled or loaded into {_cache.FOLDER} in {took:.1f} s"
+    return f"kernels: compiled or loaded into {_cache.FOLDER} in {took:.1f} s ({', '.join(parts)})"
 
 
 def pytest_configure(config: pytest.Config) -> None:

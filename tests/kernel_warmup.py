@@ -20,6 +20,7 @@ costs no more.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -104,4 +105,6 @@ def warm(parts: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    t0 = time.perf_counter()
     warm(sys.argv[1:])
+    print(f"{' '.join(sys.argv[1:])} {time.perf_counter() - t0:.0f} s")  # conftest's summary: the parts' balance
