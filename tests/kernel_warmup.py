@@ -79,18 +79,22 @@ def _paused() -> None:
 
 def _search() -> None:
     """The search kernels (analyzer.knowledge.search) of ``pimc``: a batch of decisions on the numpy simulator
-    (``choose_batch``), and one decision at a time on the rules engine (``choose_known``)."""
+    (``choose_batch``), and one decision at a time on the rules engine (``choose_known``), in a deal and in a
+    match (the match's totals are another argument type of ``search_scores``)."""
     from analyzer.core.registry import get_strategy
     from analyzer.core.rules import make_rules
     from analyzer.engine.deal import Deal
     from analyzer.kernel.driver import deck_orders
-    from analyzer.knowledge.table import play_observed
+    from analyzer.knowledge.table import play_observed, simulate_observed_matches
     from analyzer.sim.simulator import simulate_deals
 
     rules = make_rules("czech", 2, {})
     simulate_deals(rules, [get_strategy("pimc?worlds=2,budget=0"), get_strategy("random")], 2, 1)
     deal = Deal.from_deck(rules, deck_orders(rules, 1, 1)[0].tolist(), rng=np.random.default_rng(1))
     play_observed(deal, [get_strategy("pimc?worlds=2,budget=0"), get_strategy("greedy")], np.random.default_rng(1))
+    simulate_observed_matches(make_rules("czech", 2, {"target": 30}),
+                              [get_strategy("pimc?worlds=2,budget=0"), get_strategy("greedy")], None,
+                              np.random.SeedSequence(1), n=1)
 
 
 #: the parts run side by side, each about half of the compile time
