@@ -62,22 +62,70 @@ def warm_kernels(rootdir: Path) -> str:
            "PYTHONPATH": os.pathsep.join([str(rootdir), *filter(None, [os.environ.get("PYTHONPATH")])])}
     procs = [subprocess.Popen([sys.executable, "-m", "tests.kernel_warmup", part], cwd=rootdir, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for part in PARTS]
-    failed = []
+    failed, parts = [], []
     for part, proc in zip(PARTS, procs):
         out, _ = proc.communicate()
+        last = out.strip().splitlines()[-1:] or [""]
         if proc.returncode:
-            failed.append(f"{part} (exit {proc.returncode}): {out.strip().splitlines()[-1:] or ''}")
+            failed.append(f"{part} (exit {proc.returncode}): {last[0]}")
+        parts.append(last[0])
     took = time.perf_counter() - t0
     if failed:  # the tests that use the kernel will show what is wrong; they compile it themselves
         return f"kernels: warm-up failed after {took:.1f} s: {'; '.join(failed)}"
     stamp.touch()
-    return f"kernels: compiled or loaded into {_cache.FOLDER} in {took:.1f} s"
+    return f"kernels: compiled or loaded into {_cache.FOLDER} in {took:.1f} s ({', '.join(parts)})"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput") or os.environ.get(WARMUP_ENV) == "0" or config.option.collectonly:
         return  # an xdist worker: the controller warmed the kernels before it started
     _warmup_note.append(warm_kernels(config.rootpath))
+
+
+#: The tests that took longest in cold-cache runs on 2 cores (``--durations``), longest first, as node-id prefixes (a
+#: prefix without ``[...]`` is every case of the test).  They are collected first, and pytest-xdist hands out tests
+#: one at a time (``--maxschedchunk 1`` in pyproject.toml), so each starts while the other worker still has short
+#: tests to run beside it, instead of one landing near the end with the other worker idle.
+SLOW_FIRST = (
+    "tests/test_tournament_field_stop.py::test_field_stops_at_the_same_deck_for_any_jobs_on_the_first_chunks_of_a_straight_run",
+    "tests/test_bench.py::test_bench_json_reports_every_engine_for_each_case",
+    "tests/test_bad_input.py::test_user_mistake[plugin-raises]",
+    "tests/test_api.py::test_readme_notebook_example_runs",
+    "tests/test_fuzz_cli.py::test_fuzz_experiment_files",
+    "tests/test_compare.py::test_tracker_and_pimc_play_on_the_batch_views_in_deals_and_matches",
+    "tests/test_search_routes.py::test_pimc_and_tracker_cells_give_the_same_tables_for_any_jobs",
+    "tests/test_cli_args.py::test_progress_bar_on_a_terminal",
+    "tests/test_cli_args.py::test_run_uses_the_plugin_name_in_tables",
+    "tests/test_lint.py::test_mypy_finds_nothing",
+    "tests/test_equivalence.py::test_simulator_equals_engine_deal_by_deal[czech-4-starter_effects=True",
+    "tests/test_kernel_pause.py::test_matches_on_the_pause_path_equal_the_kernels_and_the_numpy_simulators",
+    "tests/test_fuzz_cli.py::test_fuzz_command_lines",
+    "tests/test_equivalence.py::test_simple_path_adapter_equals_fast_path",
+    "tests/test_pimc.py::test_choose_batch_plays_matches_as_the_table_runner_does",
+    "tests/test_fuzz_cli.py::test_seed_lines_are_valid",
+    "tests/test_equivalence.py::test_simulator_equals_engine_deal_by_deal[czech-2-no_card=draw_until_play",
+    "tests/test_equivalence.py::test_simulator_equals_engine_deal_by_deal[svinya-2-default]",
+    "tests/test_fuzz_cli.py::test_fuzz_scenario_files",
+    "tests/test_cluster.py::test_lost_scheduler_mid_run_keeps_chunks_and_resumes",
+    "tests/test_tournament_hands.py::test_duplicate_match_comparisons_of_built_ins_run_on_the_kernel_with_the_numpy_numbers",
+    "tests/test_view_history.py::test_a_view_never_reveals_a_hidden_card",
+    "tests/test_signals.py::test_sigterm_is_one_line_stops_the_workers_and_resumes",
+    "tests/test_move_history.py::test_simulator_moves_equal_engine_moves",
+    "tests/test_check_mode.py::test_check_mode_over_matches",
+    "tests/test_engine_choice.py::test_a_chunk_on_the_kernel_equals_the_numpy_simulator_deal_by_deal",
+    "tests/test_search_kernel.py::test_kernel_rollouts_end_as_the_engine_plays_on",
+    "tests/test_runner.py::test_dask_backend_matches_local",
+    "tests/test_kernel_equivalence.py::test_kernel_equals_engine_deal_by_deal",
+)
+
+
+def slow_rank(nodeid: str) -> int:
+    """Where a test goes in the run: its place in :data:`SLOW_FIRST`, else after all of them."""
+    return next((k for k, prefix in enumerate(SLOW_FIRST) if nodeid.startswith(prefix)), len(SLOW_FIRST))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: slow_rank(item.nodeid))  # stable: the rest keep their order
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

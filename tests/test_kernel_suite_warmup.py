@@ -50,3 +50,18 @@ def test_a_child_process_uses_the_same_cache_folder():
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(_cache.FOLDER)
+
+
+def test_every_slow_first_entry_names_a_test_of_the_suite():
+    """tests/conftest.py starts the slowest tests first: each entry of its list is a test function of a test file
+    (a renamed or removed test would silently drop out of the list), and the ranks follow the list."""
+    from pathlib import Path
+
+    from tests.conftest import SLOW_FIRST, slow_rank
+
+    root = Path(__file__).resolve().parents[1]
+    for prefix in SLOW_FIRST:
+        path, name = prefix.split("::")
+        assert f"def {name.split('[')[0]}(" in (root / path).read_text(encoding="utf-8"), prefix
+    assert [slow_rank(p + "[x]") for p in SLOW_FIRST] == list(range(len(SLOW_FIRST)))
+    assert slow_rank("tests/test_stats.py::test_anything") == len(SLOW_FIRST)
