@@ -44,7 +44,7 @@ from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.contract import BatchView
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import bit
-from analyzer.kernel.deal import GOING, resume, run_deal
+from analyzer.kernel.deal import GOING, resume, run_deal, scratch
 from analyzer.kernel.jit import inner, outer
 from analyzer.kernel.rng import next_float, stream_key
 from analyzer.kernel.state import (
@@ -335,11 +335,7 @@ def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np
     n = p[P.PLAYERS]
     n_worlds = hands.shape[0]
     n_actions = actions.shape[0]
-    st = np.zeros(NI, np.int64)
-    m = np.zeros(HANDS + n, np.uint64)
-    ring = np.zeros(RING, np.int64)
-    pts = np.zeros(n, np.int64)
-    held = np.zeros(n, np.bool_)
+    st, m, ring, _deck, pts, held, _dealt = scratch(n)
     out = np.zeros(n_actions, np.float64)
     tot = np.zeros(n, np.int64)
     in_match = totals is not None
@@ -380,11 +376,7 @@ def search_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
     out = np.zeros((rows, actions.shape[1]), np.float64)
     used = np.zeros(rows, np.int64)
     turns = np.zeros(rows, np.int64)
-    st = np.zeros(NI, np.int64)
-    m = np.zeros(HANDS + n, np.uint64)
-    ring = np.zeros(RING, np.int64)
-    pts = np.zeros(n, np.int64)
-    held = np.zeros(n, np.bool_)
+    st, m, ring, _deck, pts, held, _dealt = scratch(n)
     hands = np.zeros(n, np.uint64)
     talon = np.zeros(RING, np.int64)
     state = np.zeros(1, np.uint64)
