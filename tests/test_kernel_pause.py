@@ -212,11 +212,12 @@ def test_a_paused_view_is_a_decision_view_whatever_is_asked_of_it():
 
     from analyzer.core.bits import cards_tuple
     from analyzer.core.cards import DRAW, TAKE
-    from analyzer.kernel.views import _LEGAL, _SIZES, PausedView, pack_sizes
+    from analyzer.kernel.views import _LEGAL, _SIZES, Masks, PausedView, pack_sizes
 
     rules = make_rules("czech", 4, {"sevens": True})
     hand, played = (1 << 20) | (1 << 33) | (1 << 51), (1 << 24) | (1 << 40)
-    pv = tuple.__new__(PausedView, (rules, 2, hand, (33, DRAW), 40, 1, 0, (3, 5, 4, 6), 9, played, None, None))
+    masks = Masks(np.array([0, hand], np.uint64), np.array([0, played], np.uint64))  # the view's row: 1
+    pv = tuple.__new__(PausedView, (rules, 2, masks, (33, DRAW), 40, 1, 0, (3, 5, 4, 6), 9, 1, None, None))
     dv = DecisionView(rules, 2, (20, 33, 51), (33, DRAW), 40, 1, 0, (3, 5, 4, 6), 9, frozenset({24, 40}))
     assert isinstance(pv, DecisionView) and pv.hand == dv.hand and pv.played == dv.played
     assert pv == dv and dv == pv and not pv != dv and hash(pv) == hash(dv) and {pv: 1}[dv] == 1
