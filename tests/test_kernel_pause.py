@@ -203,6 +203,33 @@ def test_the_simple_path_sees_the_same_decision_views_as_on_the_numpy_simulator(
     assert any(len(r[8]) > 20 for r in seen[0])  # long deals: sets of played cards extended many times
 
 
+class Keeper:
+    """Keeps every view it is handed, and the plain DecisionView of each as it was when handed over."""
+
+    name = "keeper"
+
+    def __init__(self) -> None:
+        self.inner = python_form("greedy")
+        self.kept: list[tuple[DecisionView, DecisionView]] = []
+
+    def choose(self, view, rng):
+        self.kept.append((view, DecisionView(*(getattr(view, f) for f in DecisionView._fields))))
+        return self.inner.choose(view, rng)
+
+
+def test_a_kept_view_does_not_change_when_the_kernel_pauses_again():
+    """A view holds its own copy of its batch's hand and played masks: views kept across many kernel calls (few
+    slots, so the paused rows are written again and again) still show what they showed when handed over (fails
+    when a view reads the kernel's rows)."""
+    rules = make_rules("czech", 4)
+    keeper = Keeper()
+    paused(rules, [keeper, get_strategy("random"), keeper, get_strategy("greedy")], 60, np.random.SeedSequence(5),
+           slots=4)
+    assert len(keeper.kept) > 300
+    assert all(view == then and view.hand == then.hand and view.played == then.played for view, then in keeper.kept)
+    assert len({then.hand for _, then in keeper.kept}) > 100  # the views differ: each shows its own decision
+
+
 def test_a_paused_view_is_a_decision_view_whatever_is_asked_of_it():
     """PausedView holds hand and played as masks and decodes them when read: fields, indexing, slices,
     iteration, unpacking, equality and hashing both ways, repr, _asdict, _replace, copies and pickles all show a
@@ -212,11 +239,12 @@ def test_a_paused_view_is_a_decision_view_whatever_is_asked_of_it():
 
     from analyzer.core.bits import cards_tuple
     from analyzer.core.cards import DRAW, TAKE
-    from analyzer.kernel.views import _LEGAL, _SIZES, PausedView, pack_sizes
+    from analyzer.kernel.views import _LEGAL, _SIZES, Masks, PausedView, pack_sizes
 
     rules = make_rules("czech", 4, {"sevens": True})
     hand, played = (1 << 20) | (1 << 33) | (1 << 51), (1 << 24) | (1 << 40)
-    pv = tuple.__new__(PausedView, (rules, 2, hand, (33, DRAW), 40, 1, 0, (3, 5, 4, 6), 9, played, None, None))
+    masks = Masks(np.array([0, hand], np.uint64), np.array([0, played], np.uint64))  # the view's row: 1
+    pv = tuple.__new__(PausedView, (rules, 2, masks, (33, DRAW), 40, 1, 0, (3, 5, 4, 6), 9, 1, None, None))
     dv = DecisionView(rules, 2, (20, 33, 51), (33, DRAW), 40, 1, 0, (3, 5, 4, 6), 9, frozenset({24, 40}))
     assert isinstance(pv, DecisionView) and pv.hand == dv.hand and pv.played == dv.played
     assert pv == dv and dv == pv and not pv != dv and hash(pv) == hash(dv) and {pv: 1}[dv] == 1
