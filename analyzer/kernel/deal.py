@@ -165,12 +165,13 @@ def decide(s: tuple, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: n
             return random_play(legal, forced, p, m)
         if forced:
             return (DRAW if k == 0 else lowest(legal)), -1
-    elif phase == DRAWN:
+    # without CZ8 sevens and PR2's lead DRAWN is the only other decision: the rules alone decide it
+    elif phase == DRAWN or not (p[P.SEVENS] or p[P.STARTER_KIND] == P.STARTER_LEAD):
         card = s[DRAWN_CARD]
         if (bit(card) & wild) == ZERO or popcount(hand) <= 1:
             return card, -1
         legal = bit(card)
-    elif phase == SEVEN:  # CZ8: a 7 or TAKE, always a choice
+    elif p[P.SEVENS] and phase == SEVEN:  # CZ8: a 7 or TAKE, always a choice (no such phase without sevens)
         legal, can_take, seven_phase = hand & RANK_MASKS[7], True, True
     else:  # LEAD: the dealer names the suit of a Jack lead, always a choice
         starter = s[TOP]
@@ -183,11 +184,12 @@ def act(s: tuple, m: np.ndarray, ring: np.ndarray, phase: int, action: int, suit
         p: np.ndarray) -> tuple[tuple, int, int, int]:
     """Carry out ``action`` (naming ``suit``) decided in ``phase``: (s, end, went_out, last_card), end -1 if
     the deal goes on, else the END_* code that :func:`~analyzer.kernel.turn.finish` scores with the other two."""
-    if action < DRAW and phase != LEAD:  # a card played (most actions): the first test
+    lead = p[P.STARTER_KIND] == P.STARTER_LEAD and phase == LEAD  # PR2's phase: none under other rules
+    if action < DRAW and not lead:  # a card played (most actions): the first test
         s, e = play_card(s, m, ring, action, suit, p)
         if e == END_OUT:
             return s, END_OUT, s[LAST_ACTOR], action
-    elif phase == LEAD:
+    elif lead:
         s = put(s, ACTIVE, suit_of(action) if suit < 0 else suit)
         s = put(s, CUR, 1 % p[P.PLAYERS])
         s = put(s, PHASE, BEGIN)
@@ -195,7 +197,7 @@ def act(s: tuple, m: np.ndarray, ring: np.ndarray, phase: int, action: int, suit
         s, e = draw_decision(s, m, ring, p)
         if e == END_BLOCKED:
             return s, END_BLOCKED, -1, -1
-    else:  # TAKE
+    elif p[P.SEVENS]:  # TAKE (CZ8: only answering a sevens chain)
         s = take_seven(s, m, ring, p)
     return s, -1, -1, -1
 
