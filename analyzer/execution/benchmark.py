@@ -53,6 +53,7 @@ from analyzer.kernel.driver import DEALS, deals_kernel, simulate_deals
 from analyzer.kernel.jit import Specialised
 from analyzer.kernel.matches import matches_kernel
 from analyzer.kernel.params import rule_params
+from analyzer.kernel.policies import GREEDY
 from analyzer.kernel.positions import POSITIONS, Positions, encode_deal, play_from_positions, positions_kernel
 from analyzer.kernel.probe import two_thread_scaling
 from analyzer.sim import simulator
@@ -321,7 +322,7 @@ def compile_seconds(variants: list[str], rollouts: bool) -> dict[str, float | in
     for variant, players in sorted({(v, p) for _, v, p, _ in CASES if v in variants}):
         rules = make_rules(variant, players)
         simulate_deals(rules, [get_strategy("greedy")] * players, 1, threads=1, specialise=True)
-        made.append(_from_cache(DEALS, rules))
+        made.append(_from_cache(DEALS, rules, GREEDY))  # the kernel for the rules and an all-greedy table
     if rollouts:
         play_from_positions(make_rules("czech", 2), greedy, pos, threads=1, specialise=True)
         made.append(_from_cache(POSITIONS, make_rules("czech", 2)))
@@ -331,9 +332,10 @@ def compile_seconds(variants: list[str], rollouts: bool) -> dict[str, float | in
     return out
 
 
-def _from_cache(kernels: Specialised, rules: RuleSet) -> bool:
-    """Whether the kernel compiled for ``rules`` (called once already) came from the cache."""
-    return bool(kernels.kernel(rule_params(rules), 0, True).stats.cache_hits)  # type: ignore[union-attr]  # not None
+def _from_cache(kernels: Specialised, rules: RuleSet, lineup: int | None = None) -> bool:
+    """Whether the kernel compiled for ``rules`` (and ``lineup``, analyzer.kernel.driver.lineup_code; called once
+    already) came from the cache."""
+    return bool(kernels.kernel(rule_params(rules), 0, True, lineup).stats.cache_hits)  # type: ignore[union-attr]  # not None
 
 
 def search_rows() -> list[Row]:

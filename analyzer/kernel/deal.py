@@ -63,6 +63,8 @@ PYTHON = -1
 PAUSE = -3
 #: :func:`run_deal`'s winner when the deal is not over: it goes on (GOING) or waits for Python (PAUSED)
 GOING, PAUSED = -2, -3
+#: :func:`run_deal`'s ``uniform`` when the seats' kinds are read from ``kinds`` (a line-up not compiled in)
+BY_SEAT = -9
 
 
 @inner
@@ -140,14 +142,16 @@ def ask(kind: int, w: np.ndarray, hand: np.uint64, legal: np.uint64, can_take: b
 
 
 @inner
-def decide(s: tuple, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: np.ndarray) -> tuple[int, int]:
+def decide(s: tuple, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: np.ndarray,
+           uniform: int) -> tuple[int, int]:
     """The action at the current decision point of ``s`` (fields as ``st``): the forced one, or the seat's
-    strategy's choice.
+    strategy's choice (``uniform``: every seat's kind, or BY_SEAT: ``kinds``).
 
     One call of :func:`ask` for every phase: the compiled strategies are inlined once in the play loop, not
     once per phase (a smaller loop keeps more of the deal's fields in registers).
     """
     cur, phase = s[CUR], s[PHASE]
+    kind = kinds[ix(cur)] if uniform == BY_SEAT else uniform  # a constant in a kernel compiled for its line-up
     hand = m[ix(HANDS + cur)]
     wild = RANK_MASKS[p[P.WILD]]
     view, can_take, seven_phase = hand, False, False
@@ -157,21 +161,22 @@ def decide(s: tuple, m: np.ndarray, kinds: np.ndarray, weights: np.ndarray, p: n
         drawable = can_draw(s) and (k == 0 or p[P.VOLUNTARY])
         # a single action, forced unless a wild's suit is to be named (no legal card: DRAW)
         forced = k + drawable == 1 and ((legal & wild) == ZERO or popcount(hand) <= 1)
-        if k > 0 and kinds[ix(cur)] == RANDOM:  # random plays a legal card, forced or its choice
+        if k > 0 and kind == RANDOM:  # random plays a legal card, forced or its choice
             return random_play(legal, forced, p, m)
         if forced:
             return (DRAW if k == 0 else lowest(legal)), -1
-    elif phase == DRAWN:
+    # without CZ8 sevens and PR2's lead DRAWN is the only other decision: the rules alone decide it
+    elif phase == DRAWN or not (p[P.SEVENS] or p[P.STARTER_KIND] == P.STARTER_LEAD):
         card = s[DRAWN_CARD]
         if (bit(card) & wild) == ZERO or popcount(hand) <= 1:
             return card, -1
         legal = bit(card)
-    elif phase == SEVEN:  # CZ8: a 7 or TAKE, always a choice
+    elif p[P.SEVENS] and phase == SEVEN:  # CZ8: a 7 or TAKE, always a choice (no such phase without sevens)
         legal, can_take, seven_phase = hand & RANK_MASKS[7], True, True
     else:  # LEAD: the dealer names the suit of a Jack lead, always a choice
         starter = s[TOP]
         view, legal = hand | bit(starter), bit(starter)
-    return ask(kinds[ix(cur)], weights[ix(cur)], view, legal, can_take, s[ACTIVE], cur, seven_phase, p, m)
+    return ask(kind, weights[ix(cur)], view, legal, can_take, s[ACTIVE], cur, seven_phase, p, m)
 
 
 @inner
@@ -179,11 +184,12 @@ def act(s: tuple, m: np.ndarray, ring: np.ndarray, phase: int, action: int, suit
         p: np.ndarray) -> tuple[tuple, int, int, int]:
     """Carry out ``action`` (naming ``suit``) decided in ``phase``: (s, end, went_out, last_card), end -1 if
     the deal goes on, else the END_* code that :func:`~analyzer.kernel.turn.finish` scores with the other two."""
-    if action < DRAW and phase != LEAD:  # a card played (most actions): the first test
+    lead = p[P.STARTER_KIND] == P.STARTER_LEAD and phase == LEAD  # PR2's phase: none under other rules
+    if action < DRAW and not lead:  # a card played (most actions): the first test
         s, e = play_card(s, m, ring, action, suit, p)
         if e == END_OUT:
             return s, END_OUT, s[LAST_ACTOR], action
-    elif phase == LEAD:
+    elif lead:
         s = put(s, ACTIVE, suit_of(action) if suit < 0 else suit)
         s = put(s, CUR, 1 % p[P.PLAYERS])
         s = put(s, PHASE, BEGIN)
@@ -191,7 +197,7 @@ def act(s: tuple, m: np.ndarray, ring: np.ndarray, phase: int, action: int, suit
         s, e = draw_decision(s, m, ring, p)
         if e == END_BLOCKED:
             return s, END_BLOCKED, -1, -1
-    else:  # TAKE
+    elif p[P.SEVENS]:  # TAKE (CZ8: only answering a sevens chain)
         s = take_seven(s, m, ring, p)
     return s, -1, -1, -1
 
@@ -229,7 +235,7 @@ def record(moves: np.ndarray, nm: np.ndarray, phase: int, action: int, suit: int
 @inner
 def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray, weights: np.ndarray,
              p: np.ndarray, points: np.ndarray, holders: np.ndarray, moves: np.ndarray | None = None,
-             nm: np.ndarray | None = None) -> tuple[int, int, bool]:
+             nm: np.ndarray | None = None, uniform: int = BY_SEAT) -> tuple[int, int, bool]:
     """Play the deal in ``st``/``m``/``ring`` to its end; ``kinds``/``weights`` by seat.
 
     Fills ``points``/``holders`` by seat and returns (winner, loser, by_wild) as
@@ -237,6 +243,8 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
     At a real decision of a :data:`PYTHON` seat it stops and returns
     (PAUSED, -1, False), the state at that decision: :func:`resume` carries
     out the answer, and a further call plays on.
+    ``uniform``: the kind of every seat, a constant folded into a kernel compiled for its line-up (the
+    other strategies' code drops out of the loop), or BY_SEAT (omitted): each seat's kind from ``kinds``.
     ``moves``/``nm`` given: every decision (forced ones and the compiled
     strategies' choices) is recorded by :func:`record`, the replay tokens of a
     faulty deal; omitted, the branch is compiled away.
@@ -253,7 +261,7 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
             if s[PHASE] == BEGIN:  # the turn was lost as it began (an effect, a sevens penalty, a pass)
                 continue
         phase = s[PHASE]
-        action, suit = decide(s, m, kinds, weights, p)
+        action, suit = decide(s, m, kinds, weights, p, uniform)
         if action == PAUSE:
             break
         if moves is not None:

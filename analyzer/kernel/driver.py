@@ -29,7 +29,7 @@ from analyzer.core.outcomes import NOT_RECORDED, DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import ZERO, bit, wrap
-from analyzer.kernel.deal import conserved, count_dealt, run_deal, scratch, start_from_ring, store_deal
+from analyzer.kernel.deal import BY_SEAT, conserved, count_dealt, run_deal, scratch, start_from_ring, store_deal
 from analyzer.kernel.jit import Specialised, body, helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.npdecks import numpy_decks
@@ -81,8 +81,10 @@ def seat_lineup(kinds_pos: np.ndarray, weights_pos: np.ndarray, n: int) -> tuple
 @body
 def play_deals(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
                lo: int, hi: int, base: np.ndarray, decks: np.ndarray, deck_row: int, out: tuple,
-               wilds_dealt: np.ndarray, check: bool, broken: np.ndarray) -> None:
+               wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, uniform: int) -> None:
     """Play rows ``lo .. hi`` of the results ``out`` and ``wilds_dealt`` (deal index ``first + row``).
+
+    ``uniform``: the kind every seat plays (a constant in a kernel compiled for it), or BY_SEAT (``kinds_pos``).
 
     ``decks`` (R, D) holds the deck of row ``i`` at ``i - deck_row`` if given, else it is (0, 0).
     ``check``: ``broken[i]`` is set where a deal ends without every card exactly once (--check).
@@ -105,7 +107,7 @@ def play_deals(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, se
         count_dealt(m, p, dealt)
         for q in range(n):
             wilds_dealt[i, q] = dealt[wrap(q + 1, n)]
-        win, lose, bw = run_deal(st, m, ring, kinds, weights, p, pts, held)
+        win, lose, bw = run_deal(st, m, ring, kinds, weights, p, pts, held, uniform=uniform)
         store_deal(i, st, win, lose, bw, pts, held, n, out)
         if check and not conserved(st, m, ring, deck_mask, p):
             broken[i] = True
@@ -117,23 +119,31 @@ def deals_kernel(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, 
                  wilds_dealt: np.ndarray, check: bool, broken: np.ndarray) -> None:
     """:func:`play_deals` for any rules ``p``."""
     play_deals(p, kinds_pos, weights_pos, seed, first, lo, hi, base, decks, deck_row, out, wilds_dealt, check,
-               broken)
+               broken, BY_SEAT)
 
 
-def _deals_for(rules: np.ndarray) -> Any:
-    """:func:`play_deals` compiled for the rules ``rules`` (a constant): the arguments of deals_kernel but ``p``."""
+def _deals_for(rules: np.ndarray, uniform: int = BY_SEAT) -> Any:
+    """:func:`play_deals` compiled for the rules ``rules`` and the line-up code ``uniform`` (constants): the
+    arguments of deals_kernel but ``p``.  ``uniform``: the kind of every seat (the other kinds' code drops
+    out of the play loop), or BY_SEAT: each seat's kind read from ``kinds_pos``."""
 
     def deals_kernel_for(kinds_pos: np.ndarray, weights_pos: np.ndarray, seed: np.uint64, first: int,
                          lo: int, hi: int, base: np.ndarray, decks: np.ndarray, deck_row: int, out: tuple,
                          wilds_dealt: np.ndarray, check: bool, broken: np.ndarray) -> None:
         play_deals(rules, kinds_pos, weights_pos, seed, first, lo, hi, base, decks, deck_row, out, wilds_dealt,
-                   check, broken)
+                   check, broken, uniform)
 
     return outer(deals_kernel_for)
 
 
-#: deals_kernel compiled per rule set (analyzer.kernel.jit.Specialised)
+#: deals_kernel compiled per rule set and line-up code (analyzer.kernel.jit.Specialised, :func:`lineup_code`)
 DEALS = Specialised(_deals_for)
+
+
+def lineup_code(kinds: NDArray[np.int64]) -> int | None:
+    """The line-up a kernel compiled for it folds in: the kind every seat plays, else None (a mixed table: the
+    kernel compiled for the rules alone, each seat's kind read from ``kinds``)."""
+    return int(kinds[0]) if (kinds == kinds[0]).all() else None
 
 
 def deck_orders(rules: RuleSet, n: int, seed: int = 0, first: int = 0) -> NDArray[np.int64]:
@@ -187,7 +197,9 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
     the first deal that does not (results unchanged).  ``specialise``: play
     on the kernel compiled for these rules (True), on the generic one (False),
     or on the first once this process has asked for enough deals of them
-    (None; :class:`analyzer.kernel.jit.Specialised`); the results are the same.
+    (None; :class:`analyzer.kernel.jit.Specialised`); a table whose seats all
+    play one compiled kind gets a kernel with that kind compiled in too
+    (:func:`lineup_code`); the results are the same.
     """
     kinds, weights = compile_lineup(strategies)
     if len(kinds) != rules.players:
@@ -201,7 +213,7 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
     arrays = result_arrays(out)
     broken = np.zeros(n if check else 0, np.bool_)
     word = seed_word(seed)
-    play = DEALS.runner(deals_kernel, p, n, specialise)
+    play = DEALS.runner(deals_kernel, p, n, specialise, lineup_code(kinds))
     for w0 in range(0, n, WINDOW if deck_rng is not None else max(n, 1)):
         w1 = min(n, w0 + WINDOW) if deck_rng is not None else n
         if deck_rng is not None:

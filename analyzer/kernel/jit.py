@@ -44,38 +44,43 @@ class Specialised:
     to the deal's state can alias the rules).  It plays the same code, so the
     results are bit-identical to the generic kernel's.  Compiling one costs a
     few seconds; numba caches it by the closure's contents, so a rule set
-    compiles once per machine.  A process switches a rule set to its own
+    (and line-up, where one is folded in too) compiles once per machine.  A process switches a rule set to its own
     kernel once it has asked for :data:`SPECIALISE_FROM` deals of it (a big
     run at once, or many small ones such as search's rollouts).
     """
 
-    def __init__(self, make: Callable[[np.ndarray], Any], threshold: int = SPECIALISE_FROM) -> None:
+    def __init__(self, make: Callable[..., Any], threshold: int = SPECIALISE_FROM) -> None:
         self._make = make
         self.threshold = threshold
-        self._kernels: dict[bytes, Any] = {}
+        self._kernels: dict[tuple[bytes, int | None], Any] = {}
         self._asked: dict[bytes, int] = {}
         self._lock = threading.Lock()
 
-    def kernel(self, p: np.ndarray, units: int, specialise: bool | None = None) -> Any | None:
+    def kernel(self, p: np.ndarray, units: int, specialise: bool | None = None, lineup: int | None = None) -> Any | None:
         """The kernel compiled for rules ``p``, or None for the generic one; ``units`` are the deals asked now.
 
-        ``specialise``: True always, False never, None once the process has asked for ``threshold`` deals.
+        ``specialise``: True always, False never, None once the process has asked for ``threshold`` deals (of
+        these rules, whatever the line-up).  ``lineup`` given: the kernel compiled for the rules and this
+        line-up code too, ``make(p, lineup)`` (analyzer.kernel.driver folds a line-up whose seats all play one
+        compiled kind); each (rules, lineup) compiles once.
         """
         if specialise is False:
             return None
-        key = p.tobytes()
+        rules = p.tobytes()
+        key = (rules, lineup)
         with self._lock:
             k = self._kernels.get(key)
             if k is None:
-                asked = self._asked[key] = self._asked.get(key, 0) + units
+                asked = self._asked[rules] = self._asked.get(rules, 0) + units
                 if not specialise and asked < self.threshold:
                     return None
-                k = self._kernels[key] = self._make(np.array(p, np.int64))
+                fixed = np.array(p, np.int64)
+                k = self._kernels[key] = self._make(fixed) if lineup is None else self._make(fixed, lineup)
         return k
 
     def runner(self, generic: Callable[..., Any], p: np.ndarray, units: int,
-               specialise: bool | None = None) -> Callable[..., Any]:
-        """The kernel to call with ``generic``'s arguments but ``p``: the one compiled for ``p`` (:meth:`kernel`),
-        else ``generic`` given ``p`` first; one call site for either."""
-        fixed = self.kernel(p, units, specialise)
+               specialise: bool | None = None, lineup: int | None = None) -> Callable[..., Any]:
+        """The kernel to call with ``generic``'s arguments but ``p``: the one compiled for ``p`` (and ``lineup``,
+        :meth:`kernel`), else ``generic`` given ``p`` first; one call site for either."""
+        fixed = self.kernel(p, units, specialise, lineup)
         return functools.partial(generic, p) if fixed is None else fixed

@@ -130,8 +130,8 @@ def set_pending(s: tuple, card: int, chain: int, p: np.ndarray) -> tuple:
     rank = rank_of(card)
     if p[P.SEVENS] and rank == 7:
         return put(s, PEND7, chain + 1)
-    if not p[P.EFFECTS]:  # every entry of both tables is 0
-        return put(put(s, PDRAW, 0), PSKIP, 0)
+    if not p[P.EFFECTS]:  # every entry of both tables is 0: nothing was pending either (no write, no register)
+        return s
     s = put(s, PDRAW, p[ix(P.EFF_DRAW + rank)])
     return put(s, PSKIP, p[ix(P.EFF_SKIP + rank)])
 
@@ -262,11 +262,13 @@ def begin_turn(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tupl
     s = put(s, PHASE, PLAY)
     s = put(s, DREW, 0)
     s = put(s, DRAWN_CARD, -1)
-    if s[PEND7]:
+    # a pending 7 (a chain) only under CZ8 sevens, a pending draw or skip only where some rank has one (G5):
+    # tested on the rules first, so a kernel compiled for rules without them drops these paths
+    if p[P.SEVENS] and s[PEND7]:
         if (m[ix(HANDS + s[CUR])] & RANK_MASKS[7]) != ZERO:
             return put(s, PHASE, SEVEN), -1  # CZ8: answer with a 7, or take
         return take_seven(s, m, ring, p), -1
-    if s[PDRAW] or s[PSKIP]:
+    if p[P.EFFECTS] and (s[PDRAW] or s[PSKIP]):
         k, skip = s[PDRAW], s[PSKIP]
         s = put(s, PDRAW, 0)
         s = put(s, PSKIP, 0)
@@ -302,8 +304,10 @@ def play_card(s: tuple, m: np.ndarray, ring: np.ndarray, card: int, suit: int, p
     seat = s[CUR]
     hand = m[ix(HANDS + seat)] & ~bit(card)
     m[ix(HANDS + seat)] = hand
-    chain = s[PEND7] if s[PHASE] == SEVEN else 0
-    s = put(s, PEND7, 0)
+    chain = 0
+    if p[P.SEVENS]:  # without CZ8 sevens no 7 is ever pending: the field stays 0 untouched
+        chain = s[PEND7] if s[PHASE] == SEVEN else 0
+        s = put(s, PEND7, 0)
     s = push_pile(s, m, ring, card, p)
     s = put(s, STUCK, 0)
     if rank_of(card) == p[P.WILD] and suit >= 0:
