@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from analyzer.core.bits import single_card
+from analyzer.core.bits import nth_set_card
 from analyzer.core.cards import TAKE
 from analyzer.core.contract import Action, BatchView, DecisionView
 from analyzer.core.registry import register
@@ -24,7 +24,6 @@ from .masks import card_tables, popcount
 
 #: Probability of answering a 7 with a 7 when it may (else it takes the penalty).
 ANSWER_SEVEN = 0.5
-_ONE = np.uint64(1)
 
 
 @register("random")
@@ -56,7 +55,7 @@ class RandomLegal:
         # as in choose: floor(u * n) picks the card, the fraction names a wild's suit
         x = rng.random(len(legal)) * n
         i = x.astype(np.int64)
-        cards = _nth_card(legal, i)
+        cards = nth_set_card(legal, i)  # -1 where no card is legal
         empty = n == 0
         if empty.any():  # no legal card: the forced move (the pause path asks only where a card is legal)
             cards = np.where(empty, forced_actions(view), cards)
@@ -71,22 +70,6 @@ class RandomLegal:
 
     def __repr__(self) -> str:
         return "<strategy random>"
-
-
-def _nth_card(legal: NDArray[np.uint64], i: NDArray[np.int64]) -> NDArray[np.int64]:
-    """masks.nth_card where ``i`` < the mask's cards (elsewhere meaningless): the lowest bit cleared ``i`` times,
-    round ``r`` only on the rows still to clear (``i`` >= r: most picks are the first or second card, so the
-    rounds shrink fast), then the id of the lowest card left (its bit alone:
-    :func:`analyzer.core.bits.single_card`)."""
-    cur = legal.copy()
-    rows = np.flatnonzero(i)
-    r = 1
-    while rows.size:
-        c = cur[rows]
-        cur[rows] = c & (c - _ONE)
-        r += 1
-        rows = rows[i[rows] >= r]
-    return single_card(cur & (~cur + _ONE))
 
 
 @lru_cache(maxsize=64)

@@ -84,8 +84,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 #: The tests that took longest in cold-cache runs on 2 cores (``--durations``), longest first, as node-id prefixes (a
 #: prefix without ``[...]`` is every case of the test).  They are collected first, and pytest-xdist hands out tests
-#: one at a time (``--maxschedchunk 1`` in pyproject.toml), so each starts while the other worker still has short
-#: tests to run beside it, instead of one landing near the end with the other worker idle.
+#: a few at a time in collection order (``--dist loadgroup --no-loadscope-reorder`` in pyproject.toml: a worker is
+#: sent one more when it has two or three left), so each starts while the other worker still has short tests to run
+#: beside it, instead of one landing near the end with the other worker idle.  The tests of one ``xdist_group``
+#: (:data:`COSTLY_FIXTURES`) go together, where the group's first test stands in the order.
 SLOW_FIRST = (
     "tests/test_tournament_field_stop.py::test_field_stops_at_the_same_deck_for_any_jobs_on_the_first_chunks_of_a_straight_run",
     "tests/test_bench.py::test_bench_json_reports_every_engine_for_each_case",
@@ -97,6 +99,7 @@ SLOW_FIRST = (
     "tests/test_cli_args.py::test_progress_bar_on_a_terminal",
     "tests/test_cli_args.py::test_run_uses_the_plugin_name_in_tables",
     "tests/test_lint.py::test_mypy_finds_nothing",
+    "tests/test_report.py::test_report_writes_markdown_html_and_charts",  # its group: the file, with its report built
     "tests/test_equivalence.py::test_simulator_equals_engine_deal_by_deal[czech-4-starter_effects=True",
     "tests/test_kernel_pause.py::test_matches_on_the_pause_path_equal_the_kernels_and_the_numpy_simulators",
     "tests/test_fuzz_cli.py::test_fuzz_command_lines",
@@ -117,6 +120,42 @@ SLOW_FIRST = (
     "tests/test_runner.py::test_dask_backend_matches_local",
     "tests/test_kernel_equivalence.py::test_kernel_equals_engine_deal_by_deal",
 )
+
+
+#: Module fixtures that cost tens of seconds, as (test file, fixture), and the tests that use them, as node-id prefixes
+#: by group: :class:`GroupScheduling` sends a group's tests to one worker, which builds the fixture once per run
+#: instead of once in each worker that gets one of them.
+COSTLY_FIXTURES = (("tests/test_report.py", "built"), ("tests/test_fuzz_cli.py", "inputs"))
+GROUPS = {
+    "tests/test_report.py::": "report",
+    "tests/test_fuzz_cli.py::test_seed_lines_are_valid": "fuzz_inputs",
+    "tests/test_fuzz_cli.py::test_fuzz_command_lines": "fuzz_inputs",
+}
+
+
+def group_of(nodeid: str) -> str | None:
+    """The :data:`GROUPS` group of a test, or None."""
+    return next((g for prefix, g in GROUPS.items() if nodeid.startswith(prefix)), None)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadgroup`` (pyproject.toml) schedules with :class:`GroupScheduling`.
+
+    pytest-xdist's own loadgroup reads ``xdist_group`` marks through a node-id suffix its workers set, which pytest 9
+    no longer lets them set (node ids are built, not assigned), so its groups never form; this one takes the groups
+    from :data:`GROUPS` by node id.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        """Work units in collection order (``--no-loadscope-reorder``): a :data:`GROUPS` group, or one test."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid) or nodeid
+
+    return GroupScheduling(config, log)
 
 
 def slow_rank(nodeid: str) -> int:

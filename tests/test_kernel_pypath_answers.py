@@ -6,13 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from analyzer.core.bits import nth_set_card
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.kernel.views import _LEGAL, _SIZES, _answer_arrays, _split, _Table, pack_sizes
 from analyzer.sim.calls import BadAnswer, answer_arrays
+from strategies import random_legal
 from strategies.masks import nth_card, popcount
-from strategies.random_legal import _nth_card, _wild_actions
+from strategies.random_legal import _wild_actions
 
 
 def test_a_table_column_gives_the_dict_tables_values_as_it_grows_and_starts_again():
@@ -82,8 +84,11 @@ def test_answers_become_the_same_arrays_or_the_same_error(answers: list) -> None
 
 
 def test_randoms_card_pick_is_masks_nth_card():
-    """random's _nth_card is masks.nth_card for every pick it makes (0 <= i < the mask's cards), its wild table
-    masks.card_tables' wild, and DRAW, TAKE and -1 are no wild."""
+    """random's batch card pick is analyzer.core.bits.nth_set_card, masks.nth_card's function (one function, not
+    a twin): the i-th card of each mask for every pick random makes (0 <= i < the mask's cards), as a Python list
+    of the mask's cards says, and -1 where there is none (i past the last card, negative, huge; an empty mask);
+    its wild table is masks.card_tables' wild, and DRAW, TAKE and -1 are no wild."""
+    assert random_legal.nth_set_card is nth_set_card
     rng = np.random.default_rng(8)
     m = rng.integers(0, 1 << 52, 20_000, dtype=np.uint64) & rng.integers(0, 1 << 52, 20_000, dtype=np.uint64)
     m[::3] &= rng.integers(0, 1 << 52, len(m[::3]), dtype=np.uint64)
@@ -91,7 +96,12 @@ def test_randoms_card_pick_is_masks_nth_card():
     i = (rng.random(len(m)) * n).astype(np.int64)
     ok = n > 0
     assert ok.sum() > 15_000 and i.max() > 5
-    assert np.array_equal(_nth_card(m, i)[ok], nth_card(m, i)[ok])
+    cards = [[c for c in range(52) if (x >> c) & 1] for x in m.tolist()]
+    picked = nth_set_card(m, i)
+    assert picked[ok].tolist() == [cs[k] for cs, k, y in zip(cards, i.tolist(), ok.tolist()) if y]
+    assert np.array_equal(picked, nth_card(m, i)) and (picked[~ok] == -1).all()
+    for past in (n, n + 1, np.full(len(m), -1), np.full(len(m), 1 << 40)):  # the guard: no such card
+        assert (nth_set_card(m, past) == -1).all()
     rules = make_rules("czech", 4)
     w = _wild_actions(rules)
     assert w[1 + 4 * 9] and w.sum() == 4 and not w[0] and not w[1 + DRAW] and not w[1 + TAKE]

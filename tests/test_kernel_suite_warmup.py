@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from analyzer.kernel import _cache
 from tests.kernel_warmup import PARTS, warm
@@ -82,3 +83,54 @@ def test_every_slow_first_entry_names_a_test_of_the_suite():
         assert f"def {name.split('[')[0]}(" in (root / path).read_text(encoding="utf-8"), prefix
     assert [slow_rank(p + "[x]") for p in SLOW_FIRST] == list(range(len(SLOW_FIRST)))
     assert slow_rank("tests/test_stats.py::test_anything") == len(SLOW_FIRST)
+
+
+def test_tests_sharing_a_costly_module_fixture_run_in_one_worker():
+    """tests/conftest.py's COSTLY_FIXTURES: every test of the file that uses the fixture is in one and the same
+    group of GROUPS (one worker runs them), and pytest-xdist runs the suite with those groups (``--dist loadgroup``,
+    conftest's scheduler), in the collection order (slowest first: ``--no-loadscope-reorder``)."""
+    import importlib
+    import inspect
+    import shlex
+    import tomllib
+    from pathlib import Path
+
+    from tests.conftest import COSTLY_FIXTURES, group_of
+
+    root = Path(__file__).resolve().parents[1]
+    opts = shlex.split(tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+                       ["tool"]["pytest"]["ini_options"]["addopts"])
+    assert " ".join(opts[opts.index("--dist"):][:2]) == "--dist loadgroup" and "--no-loadscope-reorder" in opts
+    for path, fixture in COSTLY_FIXTURES:
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+        users = [name for name, f in vars(module).items()
+                 if name.startswith("test_") and callable(f) and fixture in inspect.signature(f).parameters]
+        groups = {name: group_of(f"{path}::{name}[x]") for name in users}
+        assert len(users) >= 2 and None not in groups.values() and len(set(groups.values())) == 1, (path, fixture, groups)
+    assert group_of("tests/test_fuzz_cli.py::test_fuzz_experiment_files") is None
+
+
+def test_a_group_runs_in_one_worker(tmp_path):
+    """conftest's scheduler, run by pytest-xdist on two workers: the tests of a group all run in one worker, the
+    others spread over both."""
+    (tmp_path / "conftest.py").write_text(
+        "from tests.conftest import pytest_xdist_make_scheduler  # noqa: F401\n"
+        "import tests.conftest as c\n"
+        "c.GROUPS['test_g.py::'] = 'g'\n")
+    (tmp_path / "test_g.py").write_text("import os, pytest\n@pytest.mark.parametrize('i', range(8))\n"
+                                        "def test_g(i): print('W', os.environ['PYTEST_XDIST_WORKER'])\n")
+    (tmp_path / "test_h.py").write_text("import os, time, pytest\n@pytest.mark.parametrize('i', range(8))\n"
+                                        "def test_h(i): time.sleep(0.05); print('W', os.environ['PYTEST_XDIST_WORKER'])\n")
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup",
+                          "--no-loadscope-reorder", "-rA", "-s", "-v", "-c", os.devnull, "--rootdir", str(tmp_path),
+                          str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+                              "DURAK_TEST_WARMUP": "0"})
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    workers: dict[str, set[str]] = {"test_g": set(), "test_h": set()}
+    for line in out.stdout.splitlines():  # "[gw1] ... PASSED test_g.py::test_g[3]"
+        for name, seen in workers.items():
+            if f"::{name}[" in line and line.startswith("[gw"):
+                seen.add(line[1:4])
+    assert len(workers["test_g"]) == 1 and len(workers["test_h"]) == 2, workers

@@ -75,25 +75,33 @@ def mask_points(m: NDArray[np.uint64], table: NDArray[np.int16]) -> NDArray[np.i
     return out
 
 
-def nth_set_card(m: NDArray[np.uint64], k: NDArray[np.integer]) -> NDArray[np.int8]:
-    """Id of the k-th (0-based, from the lowest) set bit of each mask; -1 where there is none.
+def nth_set_card(m: NDArray[np.uint64], k: NDArray[np.integer]) -> NDArray[np.int64]:
+    """Id of the k-th (0-based, from the lowest) set bit of each mask (1-D arrays); -1 where there is none (k < 0
+    or k >= the mask's cards).
 
-    Clears the lowest bit k times, each round only in the rows that still need
-    it: legal-move masks hold few cards and most k are 0 or 1, so the work is
-    about sum(k) elements, not max(k) full passes.
+    Clears the lowest bit k times (at most 64), round ``r`` only on the rows still to clear (k >= r: legal-move
+    masks hold few cards and most k are 0 or 1, so the rounds shrink fast and the work is about sum(k) elements, not
+    max(k) full passes), then reads the id of the lowest card left from its bit alone, as :func:`single_card` does
+    (in place here); a row with no card left reads -1023 there, and the guard is a maximum with -1.
     """
-    m = np.atleast_1d(np.asarray(m, dtype=np.uint64))
-    k = np.atleast_1d(np.asarray(k, dtype=np.int64))
-    ok = (k >= 0) & (k < popcount(m))
+    m = np.asarray(m, dtype=np.uint64)
+    k = np.asarray(k, dtype=np.int64)
+    kk = k.view(np.uint64)  # a negative k reads as more than any mask's cards: its row clears until it is empty
     cur = m.copy()
-    idx = np.nonzero(ok & (k > 0))[0]
+    rows = np.flatnonzero(k)
     done = 0
-    while len(idx):
-        c = cur[idx]
-        cur[idx] = c & (c - U64(1))
+    while rows.size and done < 64:  # 64 rounds empty any mask
+        c = cur[rows]
+        cur[rows] = c & (c - U64(1))
         done += 1
-        idx = idx[k[idx] > done]
-    return np.where(ok, lowest_card(cur), -1).astype(np.int8)
+        rows = rows[kk[rows] > done]
+    low = ~cur
+    low += U64(1)
+    low &= cur  # the lowest card's bit alone, or 0
+    ids = low.astype(np.float64).view(np.int64)
+    ids >>= 52
+    ids -= 1023
+    return np.maximum(ids, -1, out=ids)
 
 
 _CHUNK = 13
