@@ -81,8 +81,8 @@ def nth_set_card(m: NDArray[np.uint64], k: NDArray[np.integer]) -> NDArray[np.in
 
     Clears the lowest bit k times (at most 64), round ``r`` only on the rows still to clear (k >= r: legal-move
     masks hold few cards and most k are 0 or 1, so the rounds shrink fast and the work is about sum(k) elements, not
-    max(k) full passes), then reads the id of the lowest card left from its bit alone, as :func:`single_card` does
-    (in place here); a row with no card left reads -1023 there, and the guard is a maximum with -1.
+    max(k) full passes), then reads the id of the lowest card left from its bit alone with :func:`single_card`; a row
+    with no card left reads -1023 there, and the guard is a maximum with -1.
     """
     m = np.asarray(m, dtype=np.uint64)
     k = np.asarray(k, dtype=np.int64)
@@ -95,12 +95,7 @@ def nth_set_card(m: NDArray[np.uint64], k: NDArray[np.integer]) -> NDArray[np.in
         cur[rows] = c & (c - U64(1))
         done += 1
         rows = rows[kk[rows] > done]
-    low = ~cur
-    low += U64(1)
-    low &= cur  # the lowest card's bit alone, or 0
-    ids = low.astype(np.float64).view(np.int64)
-    ids >>= 52
-    ids -= 1023
+    ids = single_card(cur & (~cur + U64(1)))  # the lowest card's bit alone; an empty row reads -1023
     return np.maximum(ids, -1, out=ids)
 
 
