@@ -93,7 +93,6 @@ def test_tests_sharing_a_costly_module_fixture_run_in_one_worker():
     import inspect
     import shlex
     import tomllib
-    from pathlib import Path
 
     from tests.conftest import COSTLY_FIXTURES, group_of
 
