@@ -9,9 +9,11 @@ Rows (a case on an engine), each on one core and on every core:
   one-core figure is CPU time (one thread in this process), so that the
   shared machine's load does not count; ``kernel, fixed rules``: the same on
   the kernel compiled for the case's rules (the same deals; its compile time
-  is printed apart); its ``machine`` column is this machine's own two-thread
-  speed-up of pure arithmetic measured beside the row's every-core runs
-  (analyzer.kernel.probe), the most two threads could gain at that moment;
+  is printed apart); its every-core figure is a run of ``cores`` times the
+  deals, as long as the one-core run; its ``machine`` column is this
+  machine's own two-thread speed-up of pure arithmetic measured beside the
+  row's every-core runs and the same way (analyzer.kernel.probe), the most
+  two threads could gain at that moment;
 * ``simple path`` / ``python fast path`` — ``random`` as a user's Python
   strategy (``choose`` per decision; ``choose_batch``), and the README's simple
   strategy (``simple path, README's strategy``), on the numpy simulator,
@@ -160,12 +162,16 @@ def kernel_rows(case: str, rules: RuleSet, specs: list[str], n: int, repeats: in
 
     ``repeats`` rounds, the two kernels alternating in each: one core is the best (and median) CPU time of
     one thread in this process, so the shared machine's load counts as little as it can; every core is the
-    best wall time.  Beside each every-core run the machine's own two-thread speed-up of pure arithmetic
-    (analyzer.kernel.probe) is measured: the row's ``ceiling`` is their median, what the machine gave
-    two threads that share nothing while the kernel's figure was taken.
+    best wall time of ``cores * n`` deals, a run about as long as the one-core one, so that what a run costs
+    once (its result arrays, the threads' start, the last pieces, where a thread may wait for the other) weighs
+    alike in both figures (a run of ``n`` on two threads lasts half as long: those costs weighed twice as much).
+    Beside each every-core run the machine's own two-thread speed-up of pure arithmetic, measured the same
+    way (analyzer.kernel.probe), is taken: the row's ``ceiling`` is their median, what the machine gave two
+    threads that share nothing while the kernel's figure was taken.
     """
     lineup = [get_strategy(specs[p % len(specs)]) for p in range(rules.players)]
     engines = (("kernel", False), (FIXED, True))
+    every = n * (os.cpu_count() or 1)
     cpu: dict[str, list[float]] = {e: [] for e, _ in engines}
     wall: dict[str, list[float]] = {e: [] for e, _ in engines}
     ceiling: dict[str, list[float]] = {e: [] for e, _ in engines}
@@ -179,11 +185,12 @@ def kernel_rows(case: str, rules: RuleSet, specs: list[str], n: int, repeats: in
             cpu[engine].append(time.process_time() - t)
             turns[engine] = float(res.turns.mean())
             t = time.perf_counter()
-            simulate_deals(rules, lineup, n, seed=1, specialise=special)  # every core
+            simulate_deals(rules, lineup, every, seed=1, specialise=special)  # every core
             wall[engine].append(time.perf_counter() - t)
             ceiling[engine].append(two_thread_scaling())
-    rows = [_repeated(case, e, n, cpu[e], min(wall[e]), turns[e]) for e, _ in engines]
+    rows = [_repeated(case, e, n, cpu[e], None, turns[e]) for e, _ in engines]
     for r in rows:
+        r.all_cores = every / min(wall[r.engine])
         r.ceiling = float(np.median(ceiling[r.engine]))
     return rows
 
@@ -461,7 +468,8 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
                             for case, x in result["per_turn_vs_czech"].items()))
     if cores > 1 and any(r["ceiling"] for r in result["rows"]):
         c.print("machine: two threads of pure arithmetic (no memory, nothing shared) over one, measured beside each "
-                "kernel row's every-core runs (median): the most two threads can gain on this machine at that moment")
+                "kernel row's every-core runs and as they are (one thread: CPU time; two: wall time; median): the most "
+                "two threads can gain on this machine at that moment")
     load = result["load"]
     c.print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
     return result
