@@ -234,9 +234,10 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
     return out
 
 
-#: blocks one kernel call plays at most: each call costs tens of microseconds of Python (argument typing, the
-#: GIL taken back) and Ctrl-C waits for the calls running to return
-MOST_BLOCKS = 64
+#: blocks one kernel call plays at most (~20 ms of czech deals): each call costs tens of microseconds of Python
+#: (argument typing, the GIL taken back), and Ctrl-C waits for the calls running to return (64: 0.2-0.4 s on the
+#: shared 2-core machine under load)
+MOST_BLOCKS = 16
 
 
 def pieces(lo: int, hi: int, workers: int, size: int = BLOCK) -> list[tuple[int, int]]:
