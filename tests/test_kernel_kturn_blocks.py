@@ -85,3 +85,29 @@ def test_ctrl_c_in_the_calling_thread_stops_the_helpers() -> None:
     assert len(ended) == left  # the helper's last piece ended before the return
     threading.Event().wait(0.05)
     assert len(helper_pieces) == left  # and none started after it
+
+
+def test_deals_are_the_same_on_one_two_and_three_threads_in_guided_pieces() -> None:
+    """Issue 12, point 1, through simulate_deals: an odd count cut into guided pieces of many sizes (and the
+    numpy decks' windows) gives every field of every deal as one thread does."""
+    from dataclasses import fields
+
+    import numpy as np
+
+    from analyzer.core.rules import make_rules
+    from analyzer.kernel.driver import WINDOW, simulate_deals
+    from strategies import get_strategy
+
+    rules = make_rules("czech", 4)
+    strats = [get_strategy("random")] * 4
+    n = 9 * BLOCK + 7  # pieces of 4,609, 3,457, 2,593, then blocks on two threads, a short last one
+    assert len({b - a for a, b in pieces(0, n, 2)}) > 2
+    one = simulate_deals(rules, strats, n, seed=11, threads=1, specialise=False)
+    for threads in (2, 3):
+        many = simulate_deals(rules, strats, n, seed=11, threads=threads, specialise=False)
+        for f in fields(one):
+            assert np.array_equal(getattr(one, f.name), getattr(many, f.name)), (threads, f.name)
+    m = WINDOW + 3 * BLOCK + 1  # two windows of numpy decks, each cut into pieces
+    a = simulate_deals(rules, strats, m, seed=3, threads=1, deck_rng=np.random.default_rng(5), specialise=False)
+    b = simulate_deals(rules, strats, m, seed=3, threads=2, deck_rng=np.random.default_rng(5), specialise=False)
+    assert all(np.array_equal(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
