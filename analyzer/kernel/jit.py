@@ -89,7 +89,9 @@ class Specialised:
     few seconds; numba caches it by the closure's contents, so a rule set
     (and line-up, where one is folded in too) compiles once per machine.  A process switches a rule set to its own
     kernel once it has asked for :data:`SPECIALISE_FROM` deals of it (a big
-    run at once, or many small ones such as search's rollouts).
+    run at once, or many small ones such as search's rollouts).  ``make`` is
+    a module-level function: a child process compiling a kernel apart calls it
+    again with the same arguments (analyzer.kernel.apart).
     """
 
     def __init__(self, make: Callable[..., Any], threshold: int = SPECIALISE_FROM) -> None:
