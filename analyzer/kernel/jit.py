@@ -5,13 +5,16 @@
   (``_nrt=False``, no atomic counter updates around every call), and with
   ``error_model="numpy"`` (no division-by-zero checks: no divisor in the
   kernel can be zero, players >= 2 and decks >= 32 cards);
-* :data:`outer` — the block drivers called from Python: they allocate their
+* :func:`outer` — the block drivers called from Python: they allocate their
   scratch arrays and release the GIL, so threads run blocks side by side;
 * :data:`body` — a block driver's body, inlined both into its generic kernel
   (the rules ``p`` an argument) and into the kernels compiled for one rule
   set (:class:`Specialised`).
 
-All are cached (analyzer.kernel._cache chooses where).
+All are cached (analyzer.kernel._cache chooses where).  A driver compiles in a
+child process and is loaded from the cache (:class:`Apart`,
+analyzer.kernel.apart: what a compile leaves in a process's memory stays out of
+this one).
 """
 
 from __future__ import annotations
@@ -23,11 +26,51 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import CPUDispatcher
 
+from analyzer.kernel import apart
 from analyzer.kernel._cache import CACHE
 
+
+class Apart(CPUDispatcher):
+    """A dispatcher whose cold signatures compile in a child process (analyzer.kernel.apart), then load from
+    the cache here; a signature the cache holds, or one asked for while compiling another kernel, as numba
+    does it."""
+
+    def compile(self, sig: Any) -> Any:
+        if isinstance(sig, tuple) and apart.wanted() and not global_compiler_lock.is_locked():
+            with global_compiler_lock:  # one thread asks for a compile; the others then find it loaded
+                if self.overloads.get(sig) is None and not _cached(self, sig) and apart.compile_in_child(self, sig):
+                    entry = super().compile(sig)  # loads what the child compiled
+                    apart.count_as_compiled(self, sig)
+                    return entry
+        return super().compile(sig)
+
+
+def _cached(dispatcher: Apart, sig: tuple[Any, ...]) -> bool:
+    """The cache holds ``sig`` (True also when the index cannot be read: numba then goes its own way)."""
+    try:
+        return apart.in_cache(dispatcher, sig)
+    except Exception:
+        return True
+
+
+def _apart(dispatcher: Any) -> Any:
+    """``dispatcher`` as an :class:`Apart` (the class alone changes; numba's options stay as given)."""
+    dispatcher.__class__ = Apart
+    return dispatcher
+
+
 inner = njit(cache=CACHE, _nrt=False, error_model="numpy", forceinline=True)  # type: ignore[call-overload]  # numba target options
-outer = njit(cache=CACHE, nogil=True, error_model="numpy")
+_outer = njit(cache=CACHE, nogil=True, error_model="numpy")
+
+
+def outer(func: Callable[..., Any]) -> Any:
+    """A block driver (called from Python; releases the GIL), compiled apart (:class:`Apart`)."""
+    return _apart(_outer(func))
+
+
 helper = njit(cache=CACHE, error_model="numpy")  # small allocating helpers of the drivers
 body = njit(cache=CACHE, error_model="numpy", forceinline=True)
 
@@ -46,7 +89,9 @@ class Specialised:
     few seconds; numba caches it by the closure's contents, so a rule set
     (and line-up, where one is folded in too) compiles once per machine.  A process switches a rule set to its own
     kernel once it has asked for :data:`SPECIALISE_FROM` deals of it (a big
-    run at once, or many small ones such as search's rollouts).
+    run at once, or many small ones such as search's rollouts).  ``make`` is
+    a module-level function: a child process compiling a kernel apart calls it
+    again with the same arguments (analyzer.kernel.apart).
     """
 
     def __init__(self, make: Callable[..., Any], threshold: int = SPECIALISE_FROM) -> None:
@@ -75,7 +120,9 @@ class Specialised:
                 if not specialise and asked < self.threshold:
                     return None
                 fixed = np.array(p, np.int64)
-                k = self._kernels[key] = self._make(fixed) if lineup is None else self._make(fixed, lineup)
+                args = (fixed,) if lineup is None else (fixed, lineup)
+                k = self._kernels[key] = self._make(*args)
+                k.apart_recipe = ("made", self._make.__module__, self._make.__qualname__, args)  # for a child
         return k
 
     def runner(self, generic: Callable[..., Any], p: np.ndarray, units: int,
