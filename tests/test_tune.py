@@ -35,9 +35,13 @@ def test_finds_the_known_optimum_of_a_toy_objective() -> None:
                decks_per_generation=40, holdout=200, seed=1)
     tuned = np.array([res.tuned[n] for n in "abc"])
     assert np.abs(tuned - OPTIMUM).max() < 0.35
-    # hold-out margin of tuned over start: 0.5 |OPTIMUM|^2 = 3.25 less the miss; the deck luck cancels
+    # hold-out margin of tuned over start: 0.5 |OPTIMUM|^2 = 3.25 less the miss; the deck luck cancels.  The
+    # run differs between CPUs (cma's candidates differ in their last bits, and their own noise is keyed by those
+    # bits), and a 95% interval misses the truth in 1 run of 20: so the margin must lie within 4 standard errors
+    # of the truth (a chance miss 1 in 15,000; a biased margin, e.g. luck not cancelling, misses by far more)
     h = res.holdout
-    assert h["lo"] < 3.25 - 0.5 * np.sum((tuned - OPTIMUM) ** 2) < h["hi"] and h["lo"] > 3.0
+    se = (h["hi"] - h["lo"]) / (2 * 1.959964)
+    assert abs(h["margin"] - (3.25 - 0.5 * np.sum((tuned - OPTIMUM) ** 2))) < 4 * se and h["lo"] > 3.0
     assert h["hi"] - h["lo"] < 0.2  # paired: the deck luck (sd 1) alone would make it 0.55 wide
     c = res.curve
     assert list(c.columns) == ["generation", "deals", "gain", "lo", "hi", "best_gain", "sigma", "mean"]
