@@ -69,7 +69,7 @@ def match_deal(kinds_pl: np.ndarray, weights_pl: np.ndarray, dealer: int, kinds:
         for j in range(decks.shape[2]):
             deck[j] = decks[row, k, j]
     else:
-        deal_deck(base, seed, index, k, m, deck)
+        deal_deck(base, seed, index, k, m, deck, p[P.DECK])
     if hands.shape[0] > 0:
         arrange_hands(deck, tmp, dealer, hands, n, p[P.HAND])
 
