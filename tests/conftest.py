@@ -8,9 +8,12 @@ Compiled kernels once per test run (issue 12): before any test, the process that
 runs the session (pytest-xdist's controller, or the only process with ``-n 0``)
 compiles the generic kernels into numba's cache folder, in two processes side by
 side (tests/kernel_warmup.py); the workers then load them (a fraction of a
-second each) where each used to compile them itself.  A stamp in the cache
-folder skips this when nothing changed since the last run.  ``DURAK_TEST_WARMUP=0``
-turns it off (each process then compiles what it uses, as before).
+second each) where each used to compile them itself.  The warm-up starts at
+configure time and is waited for once the tests are collected (xdist: each
+worker's collection is in, before any test is handed out), so the workers start
+and collect while it compiles.  A stamp in the cache folder skips this when
+nothing changed since the last run.  ``DURAK_TEST_WARMUP=0`` turns it off (each
+process then compiles what it uses, as before).
 """
 
 from __future__ import annotations
@@ -47,8 +50,30 @@ def _stamp(folder: Path) -> Path:
     return folder / f"suite-warm-{h.hexdigest()[:16]}"
 
 
-def warm_kernels(rootdir: Path) -> str:
-    """Compile (or load) the shared kernels into the cache folder before the tests; what was done, in one line."""
+class Warmup:
+    """The warm-up's processes, started by :func:`start_warmup`; :meth:`wait` ends it and says what was done."""
+
+    def __init__(self, procs: list[tuple[str, subprocess.Popen[str]]], stamp: Path, folder: Path) -> None:
+        self.procs, self.stamp, self.folder, self.t0 = procs, stamp, folder, time.perf_counter()
+
+    def wait(self) -> str:
+        """Wait for every part; what was done, in one line (a failed part is named, and no stamp is left)."""
+        failed, parts = [], []
+        for part, proc in self.procs:
+            out, _ = proc.communicate()
+            last = out.strip().splitlines()[-1:] or [""]
+            if proc.returncode:
+                failed.append(f"{part} (exit {proc.returncode}): {last[0]}")
+            parts.append(last[0])
+        took = time.perf_counter() - self.t0
+        if failed:  # the tests that use the kernel will show what is wrong; they compile it themselves
+            return f"kernels: warm-up failed after {took:.1f} s: {'; '.join(failed)}"
+        self.stamp.touch()
+        return f"kernels: compiled or loaded into {self.folder} in {took:.1f} s ({', '.join(parts)})"
+
+
+def start_warmup(rootdir: Path) -> Warmup | str:
+    """Start compiling (or loading) the shared kernels into the cache folder, or say in one line why not."""
     from analyzer.kernel import _cache
     from tests.kernel_warmup import PARTS
 
@@ -57,29 +82,53 @@ def warm_kernels(rootdir: Path) -> str:
     stamp = _stamp(_cache.FOLDER)
     if stamp.exists():
         return f"kernels: already in {_cache.FOLDER}"
-    t0 = time.perf_counter()
     env = {**os.environ, "NUMBA_CACHE_DIR": str(_cache.FOLDER),
            "PYTHONPATH": os.pathsep.join([str(rootdir), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    procs = [subprocess.Popen([sys.executable, "-m", "tests.kernel_warmup", part], cwd=rootdir, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for part in PARTS]
-    failed, parts = [], []
-    for part, proc in zip(PARTS, procs):
-        out, _ = proc.communicate()
-        last = out.strip().splitlines()[-1:] or [""]
-        if proc.returncode:
-            failed.append(f"{part} (exit {proc.returncode}): {last[0]}")
-        parts.append(last[0])
-    took = time.perf_counter() - t0
-    if failed:  # the tests that use the kernel will show what is wrong; they compile it themselves
-        return f"kernels: warm-up failed after {took:.1f} s: {'; '.join(failed)}"
-    stamp.touch()
-    return f"kernels: compiled or loaded into {_cache.FOLDER} in {took:.1f} s ({', '.join(parts)})"
+    procs = [(part, subprocess.Popen([sys.executable, "-m", "tests.kernel_warmup", part], cwd=rootdir, env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)) for part in PARTS]
+    return Warmup(procs, stamp, _cache.FOLDER)
+
+
+def warm_kernels(rootdir: Path) -> str:
+    """Compile (or load) the shared kernels into the cache folder and wait for them; what was done, in one line."""
+    started = start_warmup(rootdir)
+    return started if isinstance(started, str) else started.wait()
+
+
+#: the warm-up this session started and has not waited for yet (the controller's, or the only process's)
+_pending: list[Warmup] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput") or os.environ.get(WARMUP_ENV) == "0" or config.option.collectonly:
-        return  # an xdist worker: the controller warmed the kernels before it started
-    _warmup_note.append(warm_kernels(config.rootpath))
+        return  # an xdist worker: the controller warmed the kernels before any test was handed to it
+    started = start_warmup(config.rootpath)
+    if isinstance(started, str):
+        _warmup_note.append(started)
+    else:
+        _pending.append(started)
+
+
+def finish_warmup() -> None:
+    """Wait for the warm-up (once): no test runs before the kernels are in the cache folder."""
+    while _pending:
+        _warmup_note.append(_pending.pop().wait())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
+    """xdist's controller: a worker has collected; tests are handed out only after every worker's collection is
+    in (this hook runs first for each), so they start once the kernels are warm."""
+    finish_warmup()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The only process (``-n 0``): its tests start once the kernels are warm."""
+    finish_warmup()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    finish_warmup()  # a session that ended before its tests (an error in collection): no warm-up left running
 
 
 #: The tests that took longest in cold-cache runs on 2 cores (``--durations``), longest first, as node-id prefixes (a

@@ -2,10 +2,10 @@
 
 Every pytest-xdist worker is its own process: with a cold numba cache each one
 compiled the same generic kernels itself (minutes of CPU each) the first time a
-test touched them.  tests/conftest.py runs :func:`warm` before the workers start,
-in two processes side by side (:data:`PARTS`, about the same compile time each),
-into the folder analyzer.kernel._cache chose; the workers, and the processes
-tests start (``--jobs``, CLI subprocesses), then load each kernel from that
+test touched them.  tests/conftest.py runs :func:`warm` before any test starts (while
+the workers start and collect), in two processes side by side (:data:`PARTS`, about
+the same compile time each), into the folder analyzer.kernel._cache chose; the
+workers, and the processes tests start (``--jobs``, CLI subprocesses), then load each kernel from that
 folder instead of compiling it.  With a warm cache this is a few loads.
 
 Each part plays a few deals through the public entry points, with the argument
