@@ -74,7 +74,7 @@ class Warmup:
 
 def start_warmup(rootdir: Path) -> Warmup | str:
     """Start compiling (or loading) the shared kernels into the cache folder, or say in one line why not."""
-    from analyzer.kernel import _cache
+    from analyzer.kernel import _cache, apart
     from tests.kernel_warmup import PARTS
 
     if _cache.FOLDER is None:
@@ -82,7 +82,9 @@ def start_warmup(rootdir: Path) -> Warmup | str:
     stamp = _stamp(_cache.FOLDER)
     if stamp.exists():
         return f"kernels: already in {_cache.FOLDER}"
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(_cache.FOLDER),
+    # the warm-up compiles in its own two processes, which end with it: compiling apart (analyzer.kernel.apart,
+    # a child per kernel to keep a long-lived process's memory down) would only add a child's start-up per kernel
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(_cache.FOLDER), apart.ENV: "0",
            "PYTHONPATH": os.pathsep.join([str(rootdir), *filter(None, [os.environ.get("PYTHONPATH")])])}
     procs = [(part, subprocess.Popen([sys.executable, "-m", "tests.kernel_warmup", part], cwd=rootdir, env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)) for part in PARTS]

@@ -28,6 +28,9 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert out["unit"] == "per second" and out["cores"] >= 1 and 0 < out["peak_mib"] < 1024
     assert {"deals_s", "matches_s", "positions_s", "cache_hits", "rules_s", "rules_cached"} <= set(out["compile"])
     assert out["compile"]["rules_kernels"] == 2  # svinya 2p deals, czech 2p rollouts
+    apart = out["compiled_apart"]  # cold kernels compiled in children: their figures apart from the run's peak
+    assert set(apart) == {"kernels", "seconds", "cpu_seconds", "peak_mib"} and apart["kernels"] >= 0
+    assert (apart["peak_mib"] > 0) == (apart["kernels"] > 0) and apart["peak_mib"] < 1024
     rows = {(r["case"], r["engine"]): r for r in out["rows"]}
     for engine in ("numpy", "compiled", "kernel", "kernel, fixed rules", "simple path", "simple path, paused kernel",
                    "simple path, README's strategy", "simple path, README's strategy, paused kernel", "python fast path",

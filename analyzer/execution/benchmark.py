@@ -50,7 +50,7 @@ from analyzer.core.rules import RuleSet, make_rules
 from analyzer.engine.deal import Deal, forced_action, play_deal
 from analyzer.execution import bench_search
 from analyzer.execution.play import play
-from analyzer.kernel import serve
+from analyzer.kernel import apart, serve
 from analyzer.kernel.driver import DEALS, deals_kernel, simulate_deals
 from analyzer.kernel.jit import Specialised
 from analyzer.kernel.matches import matches_kernel
@@ -371,7 +371,7 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
                 rows.append(engine_row(case, rules, engine_deals))
         tick()
     if "czech" in variants:
-        rows += match_rows(max(100, deals // 100))
+        rows += match_rows(max(100, deals // 20))
     if rollouts:
         rows.append(rollout_row(rollouts))
     if search:
@@ -379,7 +379,7 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
     rounds = per_turn_rounds(variants, deals, max(repeats, PER_TURN_ROUNDS))
     tick()
     return {"cores": os.cpu_count() or 1, "compile": comp, "rows": [asdict(r) for r in rows],
-            "peak_mib": round(_peak_mib(), 1), "repeats": repeats,
+            "peak_mib": round(_peak_mib(), 1), "compiled_apart": apart.compile_summary(), "repeats": repeats,
             "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
             "per_turn_vs_czech": per_turn_vs_czech(rounds),
             "per_turn_rounds": {case: [round(x, 3) for x in v] for case, v in rounds.items()}}
@@ -461,6 +461,11 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
             f"positions {comp['positions_s']} s ({comp['cache_hits']} from the cache); the {comp['rules_kernels']} "
             f"kernels compiled for the rules above {comp['rules_s']} s ({comp['rules_cached']} from the cache); "
             f"peak memory {result['peak_mib']:,.0f} MiB (largest process)")
+    ca = result["compiled_apart"]
+    if ca["kernels"]:
+        c.print(f"compiled apart (a child process per cold kernel, analyzer.kernel.apart): {ca['kernels']} kernels, "
+                f"{ca['seconds']:.1f} s ({ca['cpu_seconds']:.1f} CPU-s), the largest child's peak "
+                f"{ca['peak_mib']:,.0f} MiB")
     if result["per_turn_vs_czech"]:
         c.print("per turn, rules compiled in, over czech 4p random's (median of rounds run back to back; range): "
                 + ", ".join(f"{case} {x:.2f} ({min(result['per_turn_rounds'][case]):.2f}–"
