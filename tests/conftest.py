@@ -91,12 +91,6 @@ def start_warmup(rootdir: Path) -> Warmup | str:
     return Warmup(procs, stamp, _cache.FOLDER)
 
 
-def warm_kernels(rootdir: Path) -> str:
-    """Compile (or load) the shared kernels into the cache folder and wait for them; what was done, in one line."""
-    started = start_warmup(rootdir)
-    return started if isinstance(started, str) else started.wait()
-
-
 #: the warm-up this session started and has not waited for yet (the controller's, or the only process's)
 _pending: list[Warmup] = []
 
