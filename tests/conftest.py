@@ -28,6 +28,36 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+BYTECODE_ENV = "DURAK_TEST_BYTECODE"
+
+
+def keep_bytecode() -> str | None:
+    """Let the suite's processes keep the bytecode of what they import, in a folder of their own; the folder,
+    or None when nothing was changed.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set (it is on the CI machine) and an install without byte-compiling (the
+    README's test command: ``pip --no-compile``), every process the suite starts -- the xdist workers, each
+    ``durak`` a test runs, ``--jobs`` workers, Dask workers, kernels compiled apart -- compiled numpy, pandas,
+    numba and the analyzer from source again: 2-4 CPU seconds a process, a few hundred processes.  Here the
+    bytecode goes to ``$PYTHONPYCACHEPREFIX`` (a folder under the temp dir, not the source tree), so the first
+    process compiles a module and the others read it.  The tests run the same code.  ``DURAK_TEST_BYTECODE=0``
+    leaves the environment alone.
+    """
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get(BYTECODE_ENV) == "0":
+        return None
+    import tempfile
+
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    folder = os.environ.get("PYTHONPYCACHEPREFIX") or os.path.join(tempfile.gettempdir(), f"durak-pycache-{uid}")
+    del os.environ["PYTHONDONTWRITEBYTECODE"]  # children inherit it: they write (and read) the folder's bytecode
+    os.environ["PYTHONPYCACHEPREFIX"] = folder
+    sys.pycache_prefix = folder
+    sys.dont_write_bytecode = False
+    return folder
+
+
+keep_bytecode()  # before xdist starts its workers (conftest is imported first in the controller)
+
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("dev", print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
