@@ -62,6 +62,7 @@ from analyzer.execution.experiment import Cell, ExperimentError
 from analyzer.execution.lifeline import guarded, watch_parent
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.kernel import serve
+from analyzer.kernel.jit import SPECIALISE_FROM
 from analyzer.knowledge.public import needs_table
 from analyzer.knowledge.table import simulate_known
 from analyzer.sim.errors import FaultContext
@@ -164,6 +165,56 @@ def cell_engines(cells: Iterable[Cell], *, engine: str | None = None, simulator:
             for c in cells]
 
 
+# --------------------------------------------------------------------------- the kernel a cell plays on
+
+
+#: a cell of at least this many deals plays on the kernel compiled for its rules from its first chunk (the kernel's
+#: own rule switches a process only once it has asked for that many deals of the rules: a run of 2M deals played
+#: its first million on the generic kernel, then loaded the other)
+BIG_CELL = SPECIALISE_FROM
+_compiled_here: dict[tuple[str, bytes, int | None], bool] = {}
+
+
+def cell_specialise(cell: Cell, strategies: Sequence[object]) -> bool | None:
+    """True: the cell's deals play on the kernel compiled for its rules (and line-up) from the first chunk -- a big
+    cell (:data:`BIG_CELL`), or one whose kernel is compiled on this machine already (loading it costs what loading
+    the generic one does, and it plays faster); None: the kernel's own rule.  Matches: None.  Same results.
+    """
+    if cell.unit != "deal":
+        return None
+    if cell.n >= BIG_CELL:
+        return True
+    try:
+        return True if special_in_cache(cell.rules, strategies) else None
+    except Exception:  # a cache index that cannot be read, a stand-in strategy: the kernel's own rule decides
+        return None
+
+
+def special_in_cache(rules: RuleSet, strategies: Sequence[object]) -> bool:
+    """Whether numba's cache holds the kernel compiled for these rules and this line-up (deals; with a Python
+    strategy, the pause kernel for the rules): what a chunk would load, found without loading it.
+
+    numba keys a kernel compiled for a closure on the closure's contents; one signature is as good as another
+    here (a missing one compiles, the results are the same).  Asked once per process per kernel.
+    """
+    from analyzer.kernel.driver import DEALS, lineup_code
+    from analyzer.kernel.lineup import compile_lineup
+    from analyzer.kernel.params import rule_params
+    from analyzer.kernel.pause import ADVANCE
+
+    p = np.array(rule_params(rules), np.int64)
+    if serve.not_compiled(strategies) is None:
+        table, lineup = DEALS, lineup_code(compile_lineup(strategies)[0])
+    else:
+        table, lineup = ADVANCE, None
+    key = (table._make.__qualname__, p.tobytes(), lineup)
+    if key not in _compiled_here:
+        made = table._make(p) if lineup is None else table._make(p, lineup)
+        want = made._cache._index_key(None, made.targetctx.codegen())[1:]  # (sig, machine, contents): all but sig
+        _compiled_here[key] = any(k[1:] == want for k in made._cache._cache_file._load_index())
+    return _compiled_here[key]
+
+
 # --------------------------------------------------------------------------- one chunk of a cell
 
 
@@ -190,7 +241,7 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     where = FaultContext(cell_label=cell.label, cell=cell.index, chunk=chunk_index, first=chunk_index * cell.chunk_size)
     if choose_engine(strategies, engine=engine, simulator=simulator, unit=cell.unit) != "numpy":
         res = serve.simulate_chunk(cell.rules, strategies, n, seed, matches=cell.unit == "match", threads=threads,
-                                   check=check, where=where)
+                                   check=check, where=where, specialise=cell_specialise(cell, strategies))
         return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)
     mod = _module(simulator_path(simulator))
     simulate = mod.simulate_matches if cell.unit == "match" else mod.simulate_deals
