@@ -58,11 +58,33 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
 
 
 def test_bench_without_simple_engine_or_rollouts_and_bad_variants() -> None:
+    """prague: the end-to-end rows too (``durak simulate`` in fresh processes, taken apart, beside the
+    comparator), each figure positive and the parts of a run within it."""
     res = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0",
-                                   "--rollouts", "0", "--variants", "prague", "--no-search", "--json"])
+                                   "--rollouts", "0", "--variants", "prague", "--no-search", "--e2e-deals", "3000",
+                                   "--repeats", "1", "--json"])
     assert res.exit_code == 0, res.output
-    engines = [(r["case"], r["engine"]) for r in json.loads(res.stdout)["rows"]]
-    assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel", "kernel, fixed rules")]
+    out = json.loads(res.stdout)
+    engines = [(r["case"], r["engine"]) for r in out["rows"]]
+    assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel", "kernel, fixed rules",
+                                                         "durak simulate --json (its deals/s)",
+                                                         "durak simulate, whole process")] + \
+        [("4p shedding prototype", "prototype kernel (bench_proto)")]
+    for r in out["rows"][-3:]:
+        assert r["n"] == 3000 and r["one_core"] > 0 and r["all_cores"] > 0 and r["repeats"] == 1, r
+    end = out["end_to_end"]
+    assert end["deals"] == 3000 and end["repeats"] == 1 and set(end["vs_prototype"]) == {"one_core", "all_cores"}
+    for label in ("one_core", "all_cores"):
+        b = end[label]["breakdown"]
+        assert all(b[k] > 0 for k in ("start_s", "load_s", "play_s", "tables_s", "run_s", "start_cpu_s")), b
+        assert b["play_s"] < b["run_s"] and b["elapsed_s"] <= b["run_s"], b
+        assert 0 < end[label]["reported"] and end[label]["process"] < end[label]["reported"]  # start-up counts
+    assert end["one_core"]["breakdown"]["play_s"] + end["one_core"]["breakdown"]["tables_s"] <= \
+        end["one_core"]["breakdown"]["run_s"]  # one thread: the parts do not overlap
+    none = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0",
+                                    "--rollouts", "0", "--variants", "svinya", "--no-search", "--e2e-deals", "0",
+                                    "--repeats", "1", "--json"])
+    assert none.exit_code == 0 and json.loads(none.stdout)["end_to_end"] is None
     bad = CliRunner().invoke(app, ["bench", "--variants", "durak"])
     assert bad.exit_code == 2 and "unknown variant 'durak'" in bad.output
     bad = CliRunner().invoke(app, ["bench", "--repeats", "0"])

@@ -290,16 +290,19 @@ def bench(
     variants: Annotated[str, typer.Option(help="Comma-separated variants.")] = "czech,prague,svinya",
     search: Annotated[bool, typer.Option(help="Also measure search (pimc decisions and rollouts per second).")] = True,
     repeats: Annotated[int, typer.Option(help="Repeats of the kernel and Python-strategy rows (best and median).")] = 5,
+    e2e_deals: Annotated[int, typer.Option(help="Deals of each end-to-end `durak simulate` run, prague 4p random "
+                                                "(0: skip).")] = 600_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
 ) -> None:
-    """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts."""
+    """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
+    and `durak simulate` end to end beside a plain numba comparator."""
     from analyzer.execution.benchmark import CASES, run_bench
 
     with user_errors():
         _positive("--deals", deals)
         _positive("--repeats", repeats)
         for name, value in (("--simple-deals", simple_deals), ("--engine-deals", engine_deals),
-                            ("--rollouts", rollouts)):
+                            ("--rollouts", rollouts), ("--e2e-deals", e2e_deals)):
             if value < 0:
                 raise UsageError(f"{name} must be 0 (skip that measurement) or a positive number, got {value}")
             _positive(name, value or None)
@@ -310,7 +313,8 @@ def bench(
         steps = sum(1 for c in CASES if c[1] in names) + 1
         with _progress(steps, "cases", "bench") as bar:
             run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-                      variants=names, search=search, repeats=repeats, as_json=as_json, on_row=lambda: bar.advance(1))
+                      variants=names, search=search, repeats=repeats, as_json=as_json, on_row=lambda: bar.advance(1),
+                      e2e_deals=e2e_deals)
 
 
 @app.command()

@@ -24,7 +24,12 @@ Rows (a case on an engine), each on one core and on every core:
 * ``rollouts`` — czech 2p positions played out by the compiled ``greedy``
   policy (what search spends its time on);
 * rows of :mod:`analyzer.execution.bench_search` (search: decisions and
-  rollouts per second of pimc).
+  rollouts per second of pimc);
+* end to end (:mod:`analyzer.execution.bench_e2e`, issue 27): ``durak simulate``
+  of prague 4p random as a user runs it, a fresh process per run (the deals
+  per second its JSON reports, and over the whole process), its time taken
+  apart (start-up, kernel load, play, tables), beside a comparator written
+  straight in numba (:mod:`analyzer.execution.bench_proto`).
 
 Each row also gives nanoseconds per turn on one core; prague's and svinya's
 cost per turn over czech's is the median of rounds that run the three back to
@@ -48,7 +53,7 @@ from analyzer.core.cards import DRAW, TAKE, shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.engine.deal import Deal, forced_action, play_deal
-from analyzer.execution import bench_search
+from analyzer.execution import bench_e2e, bench_search
 from analyzer.execution.play import play
 from analyzer.kernel import apart, serve
 from analyzer.kernel.driver import DEALS, deals_kernel, simulate_deals
@@ -350,10 +355,30 @@ def search_rows() -> list[Row]:
     return [Row(**r) for r in bench_search.search_rows()]  # type: ignore[arg-type]  # dicts in Row's fields
 
 
+#: rounds of the end-to-end rows at most (each round starts four processes)
+E2E_ROUNDS = 3
+
+
+def end_to_end_rows(end: dict[str, Any]) -> list[Row]:
+    """The rows of :func:`analyzer.execution.bench_e2e.measure`'s figures: the command's JSON figure, the whole
+    process, and the comparator."""
+    case, n, reps = end["case"], end["deals"], end["repeats"]
+    one, every, proto = end["one_core"], end["all_cores"], end["prototype"]
+    rows = [Row(case, "durak simulate --json (its deals/s)", "deals", n, one["reported"], every["reported"], None,
+                None, one["reported_median"], reps),
+            Row(case, "durak simulate, whole process", "deals", n, one["process"], every["process"], None, None,
+                one["process_median"], reps),
+            Row("4p shedding prototype", "prototype kernel (bench_proto)", "deals", n, proto["one_core"],
+                proto["all_cores"], None, None, proto["one_core_median"], reps)]
+    return rows
+
+
 def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: list[str],
-            search: bool = True, repeats: int = REPEATS, on_row: Callable[[], None] | None = None) -> dict[str, Any]:
+            search: bool = True, repeats: int = REPEATS, on_row: Callable[[], None] | None = None,
+            e2e_deals: int = 0) -> dict[str, Any]:
     """Every row of the benchmark for ``variants``, the compile times, the peak memory and the machine's
-    load average before and after (what else was running)."""
+    load average before and after (what else was running); ``e2e_deals``: the end-to-end rows (prague among
+    ``variants``) with that many deals a run (0: none)."""
     load_before = os.getloadavg()
     comp = compile_seconds(variants, rollouts > 0)
     rows: list[Row] = []
@@ -376,9 +401,13 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
         rows.append(rollout_row(rollouts))
     if search:
         rows += search_rows()
+    end = None
+    if e2e_deals and "prague" in variants:
+        end = bench_e2e.measure(e2e_deals, min(repeats, E2E_ROUNDS))
+        rows += end_to_end_rows(end)
     rounds = per_turn_rounds(variants, deals, max(repeats, PER_TURN_ROUNDS))
     tick()
-    return {"cores": os.cpu_count() or 1, "compile": comp, "rows": [asdict(r) for r in rows],
+    return {"cores": os.cpu_count() or 1, "compile": comp, "rows": [asdict(r) for r in rows], "end_to_end": end,
             "peak_mib": round(_peak_mib(), 1), "compiled_apart": apart.compile_summary(), "repeats": repeats,
             "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
             "per_turn_vs_czech": per_turn_vs_czech(rounds),
@@ -429,10 +458,10 @@ def _json_number(x: object) -> object:
 
 def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str], rollouts: int = 200_000,
               search: bool = True, repeats: int = REPEATS, as_json: bool = False,
-              on_row: Callable[[], None] | None = None) -> dict[str, Any]:
+              on_row: Callable[[], None] | None = None, e2e_deals: int = 0) -> dict[str, Any]:
     """Measure (:func:`measure`) and print the table (or JSON)."""
     result = measure(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-                     variants=variants, search=search, repeats=repeats, on_row=on_row)
+                     variants=variants, search=search, repeats=repeats, on_row=on_row, e2e_deals=e2e_deals)
     if as_json:
         import json
 
@@ -475,6 +504,28 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
         c.print("machine: two threads of pure arithmetic (no memory, nothing shared) over one, measured beside each "
                 "kernel row's every-core runs and as they are (one thread: CPU time; two: wall time; median): the most "
                 "two threads can gain on this machine at that moment")
+    if result["end_to_end"]:
+        for line in end_to_end_lines(result["end_to_end"]):
+            c.print(line)
     load = result["load"]
     c.print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
     return result
+
+
+def end_to_end_lines(end: dict[str, Any]) -> list[str]:
+    """The end-to-end rows taken apart (medians of the rounds, seconds) and their ratio to the comparator."""
+    cores = end["cores"]
+    out = [f"end to end: durak simulate {end['case']}, {end['deals']:,} deals, --json, a fresh process a run (median "
+           f"of {end['repeats']} rounds, seconds; CPU seconds in brackets):"]
+    for label, jobs in (("one_core", 1), ("all_cores", cores)):
+        b = end[label]["breakdown"]
+        other = b["run_s"] - b["play_s"] - b["tables_s"] if jobs == 1 else None
+        overlap = "" if jobs == 1 else " (on threads: play and tables overlap)"
+        out.append(f"  --jobs {jobs}: start-up {b['start_s']:.2f} (imports {b['start_cpu_s']:.2f}), set-up "
+                   f"{b['setup_s']:.2f}, kernel load or compile {b['load_s']:.2f} ({b['load_cpu_s']:.2f}), run "
+                   f"{b['run_s']:.2f} ({b['run_cpu_s']:.2f}): play {b['play_s']:.2f}, tables {b['tables_s']:.2f}"
+                   + (f", other {other:.2f}" if other is not None else overlap))
+    v = end["vs_prototype"]
+    out.append(f"  the JSON's deals/s over the prototype's (medians): one core {v['one_core']:.2f}, {cores} cores "
+               f"{v['all_cores']:.2f}")
+    return out

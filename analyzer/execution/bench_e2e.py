@@ -1,0 +1,160 @@
+"""``durak bench``'s end-to-end rows (issue 27): what a user's ``durak simulate`` gets, and where its time goes.
+
+Three measurements in one sitting, alternating round by round so the shared
+machine's moods touch them alike:
+
+* ``durak simulate`` itself, a fresh process per run, as a user types it
+  (``--json``): the deals per second its JSON reports (the run, from the
+  cell's first chunk to its summed tables) and the deals per second of the
+  whole process (interpreter start and imports included);
+* the same command's run taken apart (:func:`breakdown`, a fresh process
+  too): start-up (interpreter and imports), set-up (rules, line-up, engine),
+  kernel load (the first call of the kernel the cell plays on: numba's
+  start, the kernel loaded from its cache or compiled), play (kernel calls,
+  decks included), tables (chunk sums and their sum), and the rest;
+* the comparator of :mod:`analyzer.execution.bench_proto`, a minimal
+  shedding game written straight in numba (one thread: CPU time; every
+  core: wall time of ``cores`` times the deals).
+
+The case is the issue's: prague 4 players, random in every seat, 600,000
+deals, seed 3, ``--jobs 1`` and ``--jobs`` every core.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+#: the issue's command (deals and jobs are added)
+CASE = ("prague", 4, "random,random,random,random", 3)
+LABEL = "prague 4p random"
+
+
+def command(deals: int, jobs: int) -> list[str]:
+    """``durak simulate`` of the case as a user runs it (the installed entry point's module)."""
+    variant, players, strategies, seed = CASE
+    return [sys.executable, "-m", "analyzer", "simulate", "--variant", variant, "--players", str(players),
+            "--strategies", strategies, "--deals", str(deals), "--seed", str(seed), "--jobs", str(jobs), "--json"]
+
+
+def _env() -> dict[str, str]:
+    """The child's environment: this one, with this process's import path (an uninstalled checkout works too)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+
+
+def run_command(deals: int, jobs: int) -> dict[str, float]:
+    """One ``durak simulate`` process: its wall seconds, the JSON's deals/s, and deals/s over the whole process."""
+    t = time.perf_counter()
+    out = subprocess.run(command(deals, jobs), capture_output=True, text=True, env=_env(), check=True)
+    wall = time.perf_counter() - t
+    reported = float(json.loads(out.stdout)["deals_per_second"])
+    return {"wall_s": wall, "reported": reported, "process": deals / wall}
+
+
+#: the child of :func:`run_breakdown`: time the imports from its first line, then :func:`breakdown`
+_CHILD = ("import time, sys; t0 = time.perf_counter(); c0 = time.process_time(); "
+          "from analyzer.execution.bench_e2e import breakdown; breakdown(t0, c0, *map(int, sys.argv[1:]))")
+
+
+def run_breakdown(deals: int, jobs: int) -> dict[str, float]:
+    """:func:`breakdown` in a fresh process; ``start_s`` adds the interpreter's own start to its imports."""
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(deals), str(jobs)], capture_output=True, text=True,
+                         env=_env(), check=True)
+    wall = time.perf_counter() - t
+    parts = json.loads(out.stdout.strip().splitlines()[-1])
+    parts["start_s"] = wall - parts.pop("inside_s")  # the interpreter's start, imports, and the exit
+    return parts
+
+
+def breakdown(t0: float, c0: float, deals: int, jobs: int) -> None:
+    """In a fresh process: ``durak simulate``'s path (analyzer.cli.app.simulate) with its phases timed; prints
+    one JSON line of seconds (wall; ``*_cpu`` CPU of the process)."""
+    from analyzer.cli import app  # noqa: F401 — what the command imports before it runs
+    from analyzer.core.registry import get_strategy
+    from analyzer.core.rules import make_rules
+    from analyzer.execution import executor, lineup
+    from analyzer.execution.experiment import single_cell
+    from analyzer.execution.play import play_cell
+    from analyzer.kernel import serve
+
+    clock = {"start": time.perf_counter() - t0}
+    cpu = {"start": time.process_time() - c0}
+    t, c = time.perf_counter(), time.process_time()
+    variant, players, strategies, _ = CASE
+    rules = make_rules(variant, players)
+    specs = tuple(strategies.split(","))
+    cell = single_cell(rules, specs, unit="deal", n=deals)
+    executor.cell_engines([cell])
+    clock["setup"], cpu["setup"] = time.perf_counter() - t, time.process_time() - c
+    t, c = time.perf_counter(), time.process_time()
+    strats = lineup.build(cell.lineup, get_strategy)  # the kernel the first chunk plays on, called on one deal
+    serve.simulate_chunk(rules, strats, 1, np.random.SeedSequence(0), matches=False, threads=1,
+                         specialise=executor.cell_specialise(cell, strats))
+    clock["load"], cpu["load"] = time.perf_counter() - t, time.process_time() - c
+    spent = {"play": 0.0, "tables": 0.0}
+    real_chunk, real_sums, real_total = serve.simulate_chunk, executor.summarize, executor.sum_tables
+
+    def timed(fn: Any, part: str) -> Any:
+        def call(*a: Any, **k: Any) -> Any:
+            s = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[part] += time.perf_counter() - s
+        return call
+
+    serve.simulate_chunk = timed(real_chunk, "play")
+    executor.summarize = timed(real_sums, "tables")
+    executor.sum_tables = timed(real_total, "tables")
+    t, c = time.perf_counter(), time.process_time()
+    try:
+        _, elapsed = play_cell(cell, seed=CASE[3], jobs=jobs)
+    finally:
+        serve.simulate_chunk, executor.summarize, executor.sum_tables = real_chunk, real_sums, real_total
+    run, run_cpu = time.perf_counter() - t, time.process_time() - c
+    out = {"setup_s": clock["setup"], "load_s": clock["load"], "play_s": spent["play"], "tables_s": spent["tables"],
+           "run_s": run, "run_cpu_s": run_cpu, "elapsed_s": elapsed, "start_cpu_s": cpu["start"],
+           "load_cpu_s": cpu["load"], "inside_s": time.perf_counter() - t0 - clock["start"]}
+    print(json.dumps(out), flush=True)
+
+
+def measure(deals: int, repeats: int) -> dict[str, Any]:
+    """``repeats`` rounds of: the command on one core and on every core, its breakdown on each, the comparator.
+
+    Returns the rows' figures (best and median per second) and the breakdown's medians (seconds).
+    """
+    from analyzer.execution import bench_proto
+
+    cores = os.cpu_count() or 1
+    runs: dict[int, list[dict[str, float]]] = {1: [], cores: []}
+    parts: dict[int, list[dict[str, float]]] = {1: [], cores: []}
+    proto_one: list[float] = []
+    proto_every: list[float] = []
+    run_command(1000, 1)  # the first run of a kernel in the cache after an edit compiles it: not counted
+    for _ in range(repeats):
+        for jobs in runs:
+            runs[jobs].append(run_command(deals, jobs))
+            parts[jobs].append(run_breakdown(deals, jobs))
+        one, every = bench_proto.rates(deals, cores, 1)
+        proto_one += one
+        proto_every += every
+    med = lambda xs: float(np.median(xs))  # noqa: E731
+    out: dict[str, Any] = {"case": LABEL, "deals": deals, "cores": cores, "repeats": repeats,
+                           "prototype": {"one_core": max(proto_one), "one_core_median": med(proto_one),
+                                         "all_cores": max(proto_every), "all_cores_median": med(proto_every)}}
+    for jobs, label in ((1, "one_core"), (cores, "all_cores")):
+        rs = runs[jobs]
+        out[label] = {"reported": max(r["reported"] for r in rs), "reported_median": med([r["reported"] for r in rs]),
+                      "process": max(r["process"] for r in rs), "process_median": med([r["process"] for r in rs]),
+                      "breakdown": {k: round(med([p[k] for p in parts[jobs]]), 3) for k in parts[jobs][0]}}
+    p = out["prototype"]
+    out["vs_prototype"] = {"one_core": out["one_core"]["reported_median"] / p["one_core_median"],
+                           "all_cores": out["all_cores"]["reported_median"] / p["all_cores_median"]}
+    return out
