@@ -239,7 +239,12 @@ def slow_rank(nodeid: str) -> int:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The :data:`SLOW_FIRST` tests first, each marked ``slow``: ``pytest -m "not slow"`` is the quick tier (the
+    README's test command, which CI runs, runs every test)."""
     items.sort(key=lambda item: slow_rank(item.nodeid))  # stable: the rest keep their order
+    for item in items:
+        if slow_rank(item.nodeid) < len(SLOW_FIRST):
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
