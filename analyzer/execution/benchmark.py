@@ -526,6 +526,6 @@ def end_to_end_lines(end: dict[str, Any]) -> list[str]:
                    f"{b['run_s']:.2f} ({b['run_cpu_s']:.2f}): play {b['play_s']:.2f}, tables {b['tables_s']:.2f}"
                    + (f", other {other:.2f}" if other is not None else overlap))
     v = end["vs_prototype"]
-    out.append(f"  the JSON's deals/s over the prototype's (medians): one core {v['one_core']:.2f}, {cores} cores "
-               f"{v['all_cores']:.2f}")
+    out.append(f"  the JSON's deals/s over the prototype's (medians, wall time both): one core {v['one_core']:.2f}, "
+               f"{cores} cores {v['all_cores']:.2f}")
     return out
