@@ -57,12 +57,23 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert out["per_turn_vs_czech"] == {}  # no czech row measured
 
 
-def test_bench_without_simple_engine_or_rollouts_and_bad_variants() -> None:
-    """prague: the end-to-end rows too (``durak simulate`` in fresh processes, taken apart, beside the
-    comparator), each figure positive and the parts of a run within it."""
-    res = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0",
-                                   "--rollouts", "0", "--variants", "prague", "--no-search", "--e2e-deals", "3000",
-                                   "--repeats", "1", "--json"])
+def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -> None:
+    """prague: the end-to-end rows too, from analyzer.execution.bench_e2e (stubbed here: its processes are tested
+    below), printed beside the others and taken apart."""
+    from analyzer.execution import bench_e2e
+
+    part = {"start_s": 1.0, "start_cpu_s": 0.8, "setup_s": 0.01, "load_s": 0.2, "load_cpu_s": 0.2, "run_s": 1.5,
+            "run_cpu_s": 1.4, "play_s": 1.0, "tables_s": 0.3, "elapsed_s": 1.5}
+    side = {"reported": 400.0, "reported_median": 390.0, "process": 200.0, "process_median": 190.0, "breakdown": part}
+    fake = {"case": "prague 4p random", "deals": 3000, "cores": 2, "repeats": 1, "one_core": side, "all_cores": side,
+            "prototype": {"one_core": 900.0, "one_core_median": 800.0, "one_core_wall_median": 780.0,
+                          "all_cores": 1700.0, "all_cores_median": 1600.0},
+            "vs_prototype": {"one_core": 0.5, "all_cores": 0.25}}
+    asked = []
+    monkeypatch.setattr(bench_e2e, "measure", lambda n, r: asked.append((n, r)) or fake)
+    args = ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0", "--rollouts", "0", "--variants",
+            "prague", "--no-search", "--e2e-deals", "3000", "--repeats", "1"]
+    res = CliRunner().invoke(app, [*args, "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     engines = [(r["case"], r["engine"]) for r in out["rows"]]
@@ -70,21 +81,17 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants() -> None:
                                                          "durak simulate --json (its deals/s)",
                                                          "durak simulate, whole process")] + \
         [("4p shedding prototype", "prototype kernel (bench_proto)")]
-    for r in out["rows"][-3:]:
-        assert r["n"] == 3000 and r["one_core"] > 0 and r["all_cores"] > 0 and r["repeats"] == 1, r
-    end = out["end_to_end"]
-    assert end["deals"] == 3000 and end["repeats"] == 1 and set(end["vs_prototype"]) == {"one_core", "all_cores"}
-    for label in ("one_core", "all_cores"):
-        b = end[label]["breakdown"]
-        assert all(b[k] > 0 for k in ("start_s", "load_s", "play_s", "tables_s", "run_s", "start_cpu_s")), b
-        assert b["play_s"] < b["run_s"] and b["elapsed_s"] <= b["run_s"], b
-        assert 0 < end[label]["reported"] and end[label]["process"] < end[label]["reported"]  # start-up counts
-    assert end["one_core"]["breakdown"]["play_s"] + end["one_core"]["breakdown"]["tables_s"] <= \
-        end["one_core"]["breakdown"]["run_s"]  # one thread: the parts do not overlap
+    assert [(r["one_core"], r["all_cores"], r["one_core_median"]) for r in out["rows"][-3:]] == \
+        [(400.0, 400.0, 390.0), (200.0, 200.0, 190.0), (900.0, 1700.0, 800.0)]
+    assert out["end_to_end"] == fake and asked == [(3000, 1)]
+    table = CliRunner().invoke(app, args)  # the table, with the breakdown beside it
+    assert table.exit_code == 0, table.output
+    text = " ".join(table.output.split())
+    assert "--jobs 1: start-up 1.00 (imports 0.80), set-up 0.01, kernel load or compile 0.20 (0.20)" in text, text
+    assert "play 1.00, tables 0.30, other 0.20" in text and "one core 0.50, 2 cores 0.25" in text
     none = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0",
-                                    "--rollouts", "0", "--variants", "svinya", "--no-search", "--e2e-deals", "0",
-                                    "--repeats", "1", "--json"])
-    assert none.exit_code == 0 and json.loads(none.stdout)["end_to_end"] is None
+                                    "--rollouts", "0", "--variants", "svinya", "--no-search", "--repeats", "1", "--json"])
+    assert none.exit_code == 0 and json.loads(none.stdout)["end_to_end"] is None and len(asked) == 2  # no prague
     bad = CliRunner().invoke(app, ["bench", "--variants", "durak"])
     assert bad.exit_code == 2 and "unknown variant 'durak'" in bad.output
     bad = CliRunner().invoke(app, ["bench", "--repeats", "0"])
@@ -115,3 +122,15 @@ def test_probe_two_threads_do_the_same_work_as_one() -> None:
     run_blocks(lambda a, b: spin(a, b, two), 0, 5000, 2, size=64)
     assert (one != 0).all() and (one == two).all()
     assert two_thread_scaling(4096) > 0
+
+
+def test_end_to_end_runs_the_users_command_and_takes_its_run_apart() -> None:
+    """bench_e2e's two processes: ``durak simulate`` as a user runs it (its JSON's figure, and over the whole
+    process), and the same run with its parts timed (each part positive, the parts of a one-thread run within it)."""
+    from analyzer.execution import bench_e2e
+
+    run = bench_e2e.run_command(3000, 1)
+    assert 0 < run["process"] < run["reported"] and run["wall_s"] > 0  # the process counts its start-up too
+    b = bench_e2e.run_breakdown(3000, 1)
+    assert all(b[k] > 0 for k in ("start_s", "start_cpu_s", "setup_s", "load_s", "play_s", "tables_s", "run_s")), b
+    assert b["play_s"] + b["tables_s"] <= b["run_s"] and b["elapsed_s"] <= b["run_s"], b
