@@ -59,3 +59,27 @@ def test_the_kernel_compiled_for_a_rule_set_is_found_in_the_cache_without_loadin
     assert not executor.special_in_cache(never, [get_strategy("greedy")] * 5)
     assert not executor.special_in_cache(never, [_Lowest()] + [get_strategy("greedy")] * 4)  # the pause kernel's
     assert executor.cell_specialise(single_cell(never, ["greedy"], n=100), [get_strategy("greedy")] * 5) is None
+
+
+def test_duplicate_decks_play_on_the_kernel_compiled_for_the_rules_when_it_is_in_the_cache(monkeypatch):
+    """durak compare's decks (executor.simulate_on_decks): the same deals on either kernel."""
+    import numpy as np
+
+    from analyzer.core.cards import shuffled_decks
+    from analyzer.kernel import driver
+
+    rules = make_rules(*SVINYA)
+    strats = [get_strategy("random"), get_strategy("greedy")]
+    decks = shuffled_decks(rules.deck_size, 200, np.random.default_rng(3))
+    ss = np.random.SeedSequence(8)
+    asked: list[object] = []
+    real = driver.simulate_deals
+    monkeypatch.setattr(driver, "simulate_deals", lambda *a, **k: asked.append(k.get("specialise")) or real(*a, **k))
+    for ready in (False, True):
+        monkeypatch.setattr(executor, "special_in_cache", lambda *a, ready=ready: ready)
+        got = executor.simulate_on_decks(rules, strats, decks, ss)
+        if not ready:
+            plain = got
+    assert asked == [True]  # not ready: serve's own call of the kernel for any rules
+    for name in ("points", "winner", "loser", "turns", "wild_held", "end"):
+        assert np.array_equal(getattr(plain, name), getattr(got, name)), name
