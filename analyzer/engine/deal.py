@@ -70,6 +70,23 @@ class DealOutcome:
     turnovers: int
     #: wilds (G4) in each seat's hand as dealt, before the first turn (PR2: the dealer's lead is not in it)
     wilds_dealt: list[int] = field(default_factory=list)
+    #: cards in each seat's hand at the end (issue 29: held-a-wild is compared among equal counts)
+    cards_left: list[int] = field(default_factory=list)
+
+    def by_position(self) -> dict[str, object]:
+        """This deal as ``DealResults.row`` gives one (position q is seat q + 1, G2): what the tests that hold
+        the simulators equal to the engine compare, field for field."""
+        n = len(self.points)
+
+        def pos(s: int | None) -> int:
+            return -1 if s is None else (s - 1) % n
+
+        seats = [(q + 1) % n for q in range(n)]
+        return {"points": [self.points[s] for s in seats], "went_out": pos(self.went_out),
+                "winner": pos(self.winner), "loser": pos(self.loser), "loser_by_wild": self.loser_by_wild,
+                "wild_held": [s in self.wild_holders for s in seats], "end": self.end, "turns": self.turns,
+                "last_card": -1 if self.last_card is None else self.last_card, "turnovers": self.turnovers,
+                "cards_left": [self.cards_left[s] for s in seats]}
 
 
 def legal_cards(hand: Sequence[int], top: int | None, active_suit: int | None, rules: RuleSet) -> list[int]:
@@ -504,7 +521,8 @@ class Deal:
             else:  # PR7 made the blocked deal's best hand the loser: the next best wins
                 winner = pick([s for s in range(n) if s != loser], key, order, most=False)
         self.outcome = DealOutcome(points, went_out, winner, loser, by_wild, holders, end,
-                                   self.turns, last_card, self.turnovers, list(self.wilds_dealt))
+                                   self.turns, last_card, self.turnovers, list(self.wilds_dealt),
+                                   [len(h) for h in self.hands])
         self.phase = "over"
         how = {END_OUT: "goes out", END_BLOCKED: "blocked", END_CAPPED: "capped at the turn cap"}[end]
         self._log(f"deal ends: {self.name(went_out) + ' ' if went_out is not None else ''}{how}")
@@ -630,6 +648,8 @@ class MatchOutcome:
     capped_deals: int
     #: wilds dealt to each player in the match's last deal (the one CZ7 judges)
     wilds_dealt: list[int] = field(default_factory=list)
+    #: cards in each player's hand at the end of the match's last deal
+    cards_left: list[int] = field(default_factory=list)
 
 
 def play_match(rules: RuleSet, strategies: Sequence[object], rng: np.random.Generator,
@@ -657,7 +677,7 @@ def match_loop(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
     totals = [0] * n
     dealer = first_dealer(n)
     capped = deals = 0
-    wild, dealt = [False] * n, [0] * n
+    wild, dealt, left = [False] * n, [0] * n, [0] * n
     while True:
         seat_player = [(dealer + s) % n for s in range(n)]
         deal = Deal.from_deck(rules, list(deck_for(dealer)), rng=deal_rng if deal_rng is not None else rng, record=record)
@@ -666,14 +686,17 @@ def match_loop(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
         capped += out.end == END_CAPPED
         for s, p in enumerate(seat_player):
             totals[p] += out.points[s]
-        wild, dealt = [False] * n, [0] * n
+        wild, dealt, left = [False] * n, [0] * n, [0] * n
         for s in out.wild_holders:
             wild[seat_player[s]] = True
         for s, k in enumerate(out.wilds_dealt):
             dealt[seat_player[s]] = k
+        for s, k in enumerate(out.cards_left):
+            left[seat_player[s]] = k
         if max(totals) >= rules.target or deals >= MAX_DEALS:
             break
         winner = None if out.winner is None else seat_player[out.winner]
         dealer = next_dealer(rules.variant, dealer, winner, n)
     win, loss, by_wild = match_outcome(rules, np.array([totals]), np.array([wild]))
-    return MatchOutcome(totals, win[0].tolist(), loss[0].tolist(), bool(by_wild[0]), wild, deals, capped, dealt)
+    return MatchOutcome(totals, win[0].tolist(), loss[0].tolist(), bool(by_wild[0]), wild, deals, capped, dealt,
+                        left)
