@@ -20,9 +20,9 @@ from analyzer.core.outcomes import MatchResults
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.core.streams import base_key
+from analyzer.engine.match import arrange_deck, hand_positions
 from analyzer.kernel.matches import simulate_matches as kernel_matches
 from analyzer.sim import simulator
-from analyzer.stats.tournament import arrange_deck, hand_positions
 
 
 def _differ(a: MatchResults, b: MatchResults) -> list[str]:
