@@ -33,11 +33,12 @@ import numpy as np
 from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, action_token, card_id, card_pretty, deck, rank_of, suit_of
 from analyzer.core.contract import DecisionView, History, StrategyError, describe_action, is_action_int
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
+from analyzer.core.public import reads_history
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import DealStream
+from analyzer.engine.explain import why_illegal
 from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome, next_dealer
 from analyzer.engine.record import DealRecord
-from analyzer.knowledge.public import reads_history
 
 
 class IllegalMove(ValueError):
@@ -275,34 +276,12 @@ class Deal:
         legal = self.legal_actions()
         who = self.name(self.current)
         if action not in legal:
-            raise IllegalMove(self._why_illegal(action, legal, who))
+            raise IllegalMove(why_illegal(self, action, legal, who))
         if suit is not None:
             if action >= DRAW or not self.is_wild(action):
                 raise IllegalMove(f"{who}: only a wild names a suit")
             if not 0 <= suit < 4:
                 raise IllegalMove(f"{who}: bad suit {suit}")
-
-    def _why_illegal(self, action: int, legal: list[int], who: str) -> str:
-        shown = " ".join("draw" if a == DRAW else "take" if a == TAKE else card_pretty(a) for a in legal)
-        if action == DRAW:
-            reason = "cannot draw: holds a legal card and voluntary drawing is off" if self.can_draw() \
-                else "nothing left to draw"
-        elif action == TAKE:
-            reason = "there is no sevens penalty to take"
-        elif not 0 <= action < DRAW:
-            reason = f"unknown action {action}"
-        elif action not in self.hands[self.current]:
-            reason = f"does not hold {card_pretty(action)}"
-        elif self.phase == "drawn":
-            reason = f"must play the card just drawn, {card_pretty(self.drawn_card)}"  # type: ignore[arg-type]
-        elif self.phase == "seven":
-            reason = "must answer the 7 with a 7 or take"
-        else:
-            top = self.top
-            reason = f"{card_pretty(action)} does not go on {card_pretty(top)}" if top is not None else "illegal"
-            if self.active_suit is not None and top is not None and suit_of(top) != self.active_suit:
-                reason += f" with {'SCHD'[self.active_suit]} named"
-        return f"{who}: {reason} (legal: {shown})"
 
     def can(self, action: int, suit: int | None = None) -> bool:
         try:
@@ -602,7 +581,7 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
     histories are compared with the simulator's.  A strategy that reads the
     public history (``uses_history = True``) finds it in its views, as on the
     simulator: the deal must then have been started with ``record=True``
-    (``knowledge.public.reads_history(strategies)`` says when).
+    (``core.public.reads_history(strategies)`` says when).
     """
     readers = [getattr(s, "uses_history", False) is True for s in strategies]
     if any(readers) and deal.public is None:

@@ -54,6 +54,7 @@ from numpy.random import SeedSequence
 from numpy.typing import NDArray
 
 from analyzer.core.outcomes import DealResults
+from analyzer.core.public import needs_table
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
 from analyzer.execution import lineup as lineups
@@ -62,7 +63,6 @@ from analyzer.execution.experiment import Cell, ExperimentError
 from analyzer.execution.lifeline import guarded, watch_parent
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.kernel import serve
-from analyzer.knowledge.public import needs_table
 from analyzer.knowledge.table import simulate_known
 from analyzer.sim.errors import FaultContext
 from analyzer.stats.sums import summarize

@@ -10,7 +10,7 @@ the kernel's own stream, its play from core.streams' ``deal_key(seed, j, k)``
 Hands by player (a duplicate design's hook, analyzer.stats.tournament "Dealing
 by strategy"): with ``hands``, player ``p`` receives canonical hand
 ``hands[p]`` of every deck whoever deals (:func:`arrange_hands`, the kernel's
-form of analyzer.stats.tournament.arrange_deck, which the numpy simulator
+form of analyzer.engine.match.arrange_deck, which the numpy simulator
 applies at deal time); without it hands are dealt by seat (G10a).
 """
 

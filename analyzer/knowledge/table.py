@@ -25,9 +25,11 @@ from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import child_seed
 from analyzer.engine.deal import Deal, DealOutcome, MatchOutcome, forced_action, match_loop
+from analyzer.engine.match import arrange_deck
 from analyzer.engine.record import DealRecord
 from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.sampler import World
+from analyzer.sim.errors import SimulationError  # the batch simulator's error, raised alike by this runner
 
 
 @runtime_checkable
@@ -168,12 +170,9 @@ def simulate_observed_matches(rules: RuleSet, strategies: Sequence[Any], decks: 
     the batch simulator's); None shuffles every deal's deck from match j's own
     stream (``n`` matches).  ``hands`` (a permutation of the players): player
     ``p`` receives canonical hand ``hands[p]`` of every deck whoever deals
-    (:func:`analyzer.stats.tournament.arrange_deck`).  Match j's play streams
+    (:func:`analyzer.engine.match.arrange_deck`).  Match j's play streams
     depend on the seed and j alone, never on chunking.
     """
-    from analyzer.sim.errors import SimulationError  # the batch simulator's error, raised alike
-    from analyzer.stats.tournament import arrange_deck
-
     count = len(decks) if decks is not None else int(n or 0)
     p = rules.players
     out = MatchResults(totals=np.zeros((count, p), np.int32), win_share=np.zeros((count, p), np.float32),
