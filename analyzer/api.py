@@ -164,7 +164,8 @@ def deals(strategies: Strategies = "random", *, variant: str = "czech", players:
 
     Columns: ``deal``, ``position`` (0 acts first), ``strategy``, ``winner`` and
     ``loser`` (bool), ``points`` (at the end of the deal), ``wilds_dealt``,
-    ``wild_held`` (bool: held a wild at the end), ``turns`` (of the deal), ``end``
+    ``wild_held`` (bool: held a wild at the end), ``cards_left`` (in the hand at the end; compare holders
+    with hands of as many cards), ``turns`` (of the deal), ``end``
     (out, blocked, capped).  Decks come from their own stream (seed purpose
     "deals"), so these are not the deals behind :func:`simulate`'s numbers.
     """
@@ -182,6 +183,7 @@ def deals(strategies: Strategies = "random", *, variant: str = "czech", players:
         "deal": np.repeat(np.arange(n), p), "position": pos, "strategy": pd.array(np.array(names)[pos], "string"),
         "winner": np.repeat(res.winner, p) == pos, "loser": np.repeat(res.loser, p) == pos,
         "points": res.points.ravel().astype(np.int64), "wilds_dealt": wilds_dealt(decks, rs).ravel().astype(np.int64),
-        "wild_held": res.wild_held.ravel(), "turns": np.repeat(res.turns, p).astype(np.int64),
+        "wild_held": res.wild_held.ravel(), "cards_left": res.cards_left.ravel().astype(np.int64),
+        "turns": np.repeat(res.turns, p).astype(np.int64),
         "end": pd.Categorical(np.repeat(np.array(END_NAMES)[res.end], p), categories=list(END_NAMES)),
     })

@@ -16,6 +16,9 @@ class Greedy(ScoredStrategy):
     """Plays the legal card worth the most points (non-wild first on a tie), names its most-held suit."""
 
     name = "greedy"
+    #: plays greedy's moves but for when a wild goes: a keeper-against-dumper pair with greedy, wild-keeper or
+    #: wild-dumper isolates the wild (analyzer.core.registry.wild_twin_key, issue 29)
+    wild_twin = "greedy"
     description = "plays the legal card worth the most points (a non-wild on a tie), names its most-held suit"
 
     def card_score(self, view: DecisionView, card: int) -> float:

@@ -57,13 +57,13 @@ import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE, rank_of
 from analyzer.core.contract import EVENT_KINDS, Action, BatchHistory, BatchView, DecisionView, StrategyError
+from analyzer.core.public import NO_CARD, mask, pack_events
 from analyzer.core.registry import get_strategy, register
 from analyzer.engine.deal import Deal
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.positions import encode_deal
 from analyzer.knowledge.observer import Knowledge
-from analyzer.knowledge.public import NO_CARD, mask, pack_events
 from analyzer.knowledge.search import OBJECTIVE_CODES, search_scores, search_view, view_candidates, view_search, world_arrays
 
 OBJECTIVES = ("auto", "loser", "win", "points", "both")

@@ -50,6 +50,8 @@ class Weighted(ScoredStrategy):
     """Plays the legal card with the best weighted feature score (tunable weights, see the module doc)."""
 
     name = "weighted"
+    #: two specs differing only in these play alike but for the wild (analyzer.core.registry.wild_twin_key)
+    wild_params = ("w_wild",)
     description = "plays the card with the best weighted score of points, wild, effect, suit length, threat, same rank (tunable)"
 
     #: Tuned weights by preset name (``weighted?preset=NAME``).

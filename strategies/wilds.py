@@ -24,6 +24,9 @@ class WildKeeper(ScoredStrategy):
     """Holds wilds as a last resort: greedy among non-wild cards, the wild only when nothing else is legal."""
 
     name = "wild-keeper"
+    #: plays greedy's moves but for when a wild goes: a keeper-against-dumper pair with greedy, wild-keeper or
+    #: wild-dumper isolates the wild (analyzer.core.registry.wild_twin_key, issue 29)
+    wild_twin = "greedy"
     description = "holds its wilds as a last resort: greedy among the other legal cards, names its most-held suit"
 
     def card_score(self, view: DecisionView, card: int) -> float:
@@ -39,6 +42,9 @@ class WildDumper(ScoredStrategy):
     """Sheds a wild as soon as one is legal, otherwise plays like greedy."""
 
     name = "wild-dumper"
+    #: plays greedy's moves but for when a wild goes: a keeper-against-dumper pair with greedy, wild-keeper or
+    #: wild-dumper isolates the wild (analyzer.core.registry.wild_twin_key, issue 29)
+    wild_twin = "greedy"
     description = "sheds a wild as soon as it is legal, otherwise greedy; names its most-held suit"
 
     def card_score(self, view: DecisionView, card: int) -> float:

@@ -66,6 +66,8 @@ def test_deals_export_rows_and_wilds() -> None:
     assert (per_deal["wilds_dealt"].sum() <= 4).all() and d["wilds_dealt"].sum() > 0
     assert d.dtypes["points"] == np.int64 and d.dtypes["wild_held"] == np.bool_
     assert d[d.winner]["points"].eq(0).mean() > 0.9  # the winner went out, most of the time
+    assert d.dtypes["cards_left"] == np.int64 and (d[d.wild_held]["cards_left"] >= 1).all()
+    assert (d[d.winner & (d.end == "out")]["cards_left"] == 0).all()
 
 
 @pytest.mark.parametrize("variant, players", [("czech", 4), ("prague", 3), ("svinya", 2)])

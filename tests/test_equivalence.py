@@ -79,16 +79,8 @@ def engine_outcome(rules, deck, strats):
 
 def engine_by_position(rules, deck, strats, out=None) -> dict:
     """Play one deal in the engine and express it the simulator's way (by position)."""
-    n = rules.players
     out = out if out is not None else engine_outcome(rules, deck, strats)
-    pos = lambda s: -1 if s is None else (s - 1) % n  # noqa: E731
-    return {
-        "points": [out.points[(p + 1) % n] for p in range(n)], "went_out": pos(out.went_out),
-        "winner": pos(out.winner), "loser": pos(out.loser), "loser_by_wild": out.loser_by_wild,
-        "wild_held": [((p + 1) % n) in out.wild_holders for p in range(n)], "end": out.end,
-        "turns": out.turns, "last_card": -1 if out.last_card is None else out.last_card,
-        "turnovers": out.turnovers,
-    }
+    return out.by_position()
 
 
 @pytest.mark.parametrize("variant,players,overrides,n", [(*c, DEALS_PER_CONFIG[i]) for c, i in zip(CONFIGS, IDS)],

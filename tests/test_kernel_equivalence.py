@@ -145,16 +145,11 @@ def test_random_options_equal_engine_deal_by_deal_with_the_same_stream(variant, 
     res = simulate_deals(rules, strats, n, seed=5, decks=decks)
     keys = play_keys(n, seed=5)
     by_seat = [strats[(s - 1) % players] for s in range(players)]
-    pos = lambda s: -1 if s is None else (s - 1) % players  # noqa: E731
     drew = 0
     for i in range(n):
         out = play_deal(Deal.from_deck(rules, decks[i].tolist(), stream_key=int(keys[i])), by_seat,
                         np.random.default_rng(0))
-        want = {"points": [out.points[(q + 1) % players] for q in range(players)], "went_out": pos(out.went_out),
-                "winner": pos(out.winner), "loser": pos(out.loser), "loser_by_wild": out.loser_by_wild,
-                "wild_held": [((q + 1) % players) in out.wild_holders for q in range(players)], "end": out.end,
-                "turns": out.turns, "last_card": -1 if out.last_card is None else out.last_card,
-                "turnovers": out.turnovers}
+        want = out.by_position()
         assert res.row(i) == want, f"deal {i}: kernel {res.row(i)} != engine {want}"
         drew += out.turnovers > 0
     assert drew > 20 or rules.last_card_call

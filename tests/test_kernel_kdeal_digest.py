@@ -48,6 +48,8 @@ def kernel_digest(variant: str, players: int, options: dict[str, object], lineup
                                threads=1, specialise=False)
     for res in (deals, matches):
         for f in fields(res):
+            if f.name == "cards_left":  # added by issue 29 after these were pinned; the equivalence tests hold it
+                continue
             h.update(np.ascontiguousarray(getattr(res, f.name)).tobytes())
     return h.hexdigest()[:16]
 

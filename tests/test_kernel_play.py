@@ -57,15 +57,7 @@ def test_matches_reproducible_and_split_free():
 
 def _outcome_row(rules, out) -> dict:
     """An engine DealOutcome in DealResults' position order (column q = seat q + 1)."""
-    n = rules.players
-    pos = lambda s: -1 if s is None else (s - 1) % n  # noqa: E731
-    return {
-        "points": [out.points[(q + 1) % n] for q in range(n)], "went_out": pos(out.went_out),
-        "winner": pos(out.winner), "loser": pos(out.loser), "loser_by_wild": out.loser_by_wild,
-        "wild_held": [((q + 1) % n) in out.wild_holders for q in range(n)], "end": out.end,
-        "turns": out.turns, "last_card": -1 if out.last_card is None else out.last_card,
-        "turnovers": out.turnovers,
-    }
+    return out.by_position()
 
 
 @pytest.mark.parametrize("variant,players,overrides", [

@@ -41,12 +41,7 @@ def _engine(rules, deck, strats, key, history=None) -> dict:
     n = rules.players
     out = play_deal(Deal.from_deck(rules, deck, stream_key=key), [strats[(s - 1) % n] for s in range(n)],
                     np.random.default_rng(0), history=history)
-    pos = lambda s: -1 if s is None else (s - 1) % n  # noqa: E731
-    return {"points": [out.points[(p + 1) % n] for p in range(n)], "went_out": pos(out.went_out),
-            "winner": pos(out.winner), "loser": pos(out.loser), "loser_by_wild": out.loser_by_wild,
-            "wild_held": [((p + 1) % n) in out.wild_holders for p in range(n)], "end": out.end,
-            "turns": out.turns, "last_card": -1 if out.last_card is None else out.last_card,
-            "turnovers": out.turnovers}
+    return out.by_position()
 
 
 def _setup(variant, players, overrides, n):

@@ -11,16 +11,19 @@ from analyzer.stats import tables
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_jack_headline_names_the_cell_where_dealt_wilds_matter_most() -> None:
-    """Issue 15 item 2: the Jack panel answers by wilds dealt, in the cell with the widest none-vs-2+ gap."""
+def test_jack_headline_names_the_cell_where_being_dealt_a_wild_matters_most() -> None:
+    """Issues 15 and 29: without a pair that differs in wild handling alone, the Jack panel answers with being
+    dealt a wild against none (randomised by the shuffle), in the cell with the widest gap, and names the
+    experiment that compares keeping with shedding."""
     res = tables.load_results(ROOT / "reports" / "first_player")
-    jq = tables.jack_question(res, by_strategy=False)
-    d = jq[(jq["unit"] == "deal") & jq["recorded"]]
-    top = d.loc[(d["dealt2_rate"] - d["dealt0_rate"]).abs().idxmax()]
+    eff = tables.jack_effects(res)
+    d = eff[(eff["unit"] == "deal") & eff["dealt_gap"].notna()]
+    top = d.loc[d["dealt_gap"].abs().idxmax()]
     panel = jack_panel(res)
     assert panel is not None
-    assert f"**{top['variant']} {int(top['players'])}p**" in panel.sentence
-    assert pct(top["dealt2_rate"]) in panel.sentence and pct(top["dealt0_rate"]) in panel.sentence
+    assert f"{top['variant']} {int(top['players'])}p deals" in panel.sentence
+    assert pct(top["dealt_with_rate"]) in panel.sentence and pct(top["dealt_none_rate"]) in panel.sentence
+    assert "experiments/wild_penalty.toml" in panel.sentence
 
 
 def test_first_player_headline_names_the_largest_advantage() -> None:

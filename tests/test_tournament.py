@@ -12,15 +12,12 @@ from analyzer.core.bits import BIT
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.rules import make_rules
 from analyzer.engine.deal import deal_hands
-from analyzer.engine.match import first_dealer
+from analyzer.engine.match import DealingError, arrange_deck, first_dealer, hand_positions, hands_by_player
 from analyzer.sim.state import SlotState
 from analyzer.stats.tournament import (
     DESIGNS,
     TournamentError,
-    arrange_deck,
     field,
-    hand_positions,
-    hands_by_player,
     head_to_head,
     hero,
     hero_scores,
@@ -212,7 +209,7 @@ def test_svinya_pair_swaps_the_hands_of_every_deck_whatever_the_leads() -> None:
 
 
 def test_arrange_deck_rejects_a_non_permutation() -> None:
-    with pytest.raises(TournamentError, match="permutation"):
+    with pytest.raises(DealingError, match="permutation"):
         arrange_deck(np.zeros((1, 36), np.int8), 0, [0, 0], players=2, hand_size=5)
 
 

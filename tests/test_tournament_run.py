@@ -78,6 +78,20 @@ def test_stopping_is_the_same_for_any_jobs_and_reports_the_decks_taken(rule) -> 
         assert st["verdict"] == "precise" and st["half_width"] <= 0.04 and st["chunks"] > 2
 
 
+def test_a_hero_tournament_stops_at_the_same_deck_for_any_jobs() -> None:
+    """Issue 30 item 3: the hero design stops where it stops whatever --jobs (the rule is checked in chunk order)."""
+    rules = make_rules("czech", 3, {})
+    design = hero([HIGHEST, "random"], 3, reference=HIGHEST)  # every table holds the plugin: the numpy simulator
+    one = run_design(rules, design, 3000, seed=5, jobs=1, rule=UntilCI(0.05), boot=20, seq_chunk=200)
+    two = run_design(rules, design, 3000, seed=5, jobs=2, rule=UntilCI(0.05), boot=20, seq_chunk=200)
+    same = {k: v for k, v in one["stopping"].items() if k != "discarded_decks"}
+    assert same == {k: v for k, v in two["stopping"].items() if k != "discarded_decks"}
+    assert one["stopping"]["stopped"] and 1 < one["stopping"]["chunks"] < 15
+    rest = [json.dumps({k: v for k, v in r.items() if k not in ("seconds", "stopping")}, sort_keys=True, default=str)
+            for r in (one, two)]
+    assert rest[0] == rest[1]  # every number of the result, not only the stop
+
+
 def test_until_ci_watches_every_pair_and_the_budget_bounds_it() -> None:
     rules = make_rules("czech", 2, {})
     design = round_robin(["weighted", TWIN, "greedy"], 2)

@@ -86,9 +86,9 @@ def test_tracker_uses_what_the_history_tells_it_and_differs_from_weighted() -> N
 def test_the_executor_plays_tracker_line_ups_on_the_batch_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
     """tracker with built-ins (no pimc) runs on the numpy simulator, with the history in its views, not on the
     engine's table runner; so does pimc since it reads the views' history too (choose_batch)."""
+    from analyzer.core.public import needs_table
     from analyzer.execution import executor
     from analyzer.execution.play import play
-    from analyzer.knowledge.public import needs_table
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("tracker-only line-ups must not play on the table runner")

@@ -20,12 +20,12 @@ from numpy.typing import NDArray
 from analyzer.core.bits import SUIT_MASK
 from analyzer.core.cards import DRAW, deck, shuffled_decks
 from analyzer.core.contract import BatchHistory, DecisionView, History
+from analyzer.core.public import PublicRecord, unpack_events
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.core.streams import base_key, deal_keys
 from analyzer.engine.deal import Deal, play_deal
 from analyzer.knowledge.observer import Knowledge, cards_in, mask
-from analyzer.knowledge.public import PublicRecord, unpack_events
 from analyzer.knowledge.table import play_observed
 from analyzer.sim.batch import BatchSim
 from analyzer.sim.simulator import simulate_deals
@@ -35,7 +35,7 @@ CONFIGS = [
     ("czech", 2, {"reshuffle": "shuffle"}), ("czech", 3, {"queen_needs_king": True, "eight_stop": True}),
     ("czech", 2, {"last_card_call": True, "forget_rate": 0.5}),
     ("prague", 3, {}), ("prague", 2, {"reshuffle": "shuffle"}), ("svinya", 2, {}),
-    # draws by choice under draw_one, and draw_until_play without them: what each proves (knowledge.public)
+    # draws by choice under draw_one, and draw_until_play without them: what each proves (core.public)
     ("czech", 2, {"voluntary_draw": True}), ("czech", 3, {"no_card": "draw_until_play"}),
 ]
 
@@ -320,7 +320,7 @@ def test_simple_path_slots_and_talon_may_are_the_batch_rows_lazily(options: dict
     ``talon_may`` say what ``BatchHistory.slots`` / ``talon_may`` say for the same row; computed only when read,
     read-only."""
     from analyzer.core.bits import cards_tuple
-    from analyzer.knowledge.public import row_histories
+    from analyzer.core.public import row_histories
 
     rules = make_rules("czech", 3, options)
     rows = narrowed = 0

@@ -31,9 +31,11 @@ def _not_recorded() -> NDArray[np.int8]:
 
 
 def _fill_not_recorded(res: DealResults | MatchResults, like: NDArray[np.generic]) -> None:
-    """A results object built without ``wilds_dealt`` gets it as NOT_RECORDED everywhere (N, P)."""
-    if res.wilds_dealt.size == 0 and res.wilds_dealt.shape != like.shape:
-        res.wilds_dealt = np.full(like.shape, NOT_RECORDED, np.int8)
+    """A results object built without ``wilds_dealt`` or ``cards_left`` gets it as NOT_RECORDED everywhere (N, P)."""
+    for name in ("wilds_dealt", "cards_left"):
+        got = getattr(res, name)
+        if got.size == 0 and got.shape != like.shape:
+            setattr(res, name, np.full(like.shape, NOT_RECORDED, np.int8))
 
 
 @dataclass
@@ -54,6 +56,10 @@ class DealResults:
     #: dealer's lead card (PR2) is already on the pile, not in the hand; NOT_RECORDED (-1) where the
     #: simulator does not record it (then the reports say so instead of counting the deals)
     wilds_dealt: NDArray[np.int8] = field(default_factory=_not_recorded)
+    #: (N, P) cards in each position's hand at the end (0 for the one who went out): the held-a-wild
+    #: comparison is made only among hands left with the same number of cards (issue 29);
+    #: NOT_RECORDED (-1) where the simulator does not record it
+    cards_left: NDArray[np.int8] = field(default_factory=_not_recorded)
 
     def __post_init__(self) -> None:
         _fill_not_recorded(self, self.points)
@@ -85,6 +91,8 @@ class MatchResults:
     capped_deals: NDArray[np.int32]  # (N,) deals of the match stopped by the turn cap
     #: (N, P) wilds dealt to each player in the match's last deal (the one CZ7 judges), as DealResults'
     wilds_dealt: NDArray[np.int8] = field(default_factory=_not_recorded)
+    #: (N, P) cards in each player's hand at the end of the match's last deal, as DealResults'
+    cards_left: NDArray[np.int8] = field(default_factory=_not_recorded)
 
     def __post_init__(self) -> None:
         _fill_not_recorded(self, self.totals)

@@ -298,3 +298,44 @@ def get_strategy(spec: str) -> Strategy:
     raise UnknownStrategy(
         f"unknown strategy {target!r}{hint}; known: {known}; or use module:Name or path/file.py:Name"
     )
+
+
+def wild_twin_key(spec: str) -> tuple[Any, ...] | None:
+    """What a strategy plays like apart from when its wilds go (issue 29), or None if it declares nothing.
+
+    A strategy declares it in one of two ways: ``wild_twin = "greedy"`` (wild-keeper, wild-dumper and
+    greedy itself play greedy's moves but for the wild), or ``wild_params = ("w_wild",)`` (two specs of
+    ``weighted`` whose parameters differ only in ``w_wild`` differ only in wild handling).  Only two
+    strategies with the same key isolate the wild in a keeper-against-dumper comparison.  A spec that
+    cannot be built here (a plugin file gone since the run) has no key.
+    """
+    try:
+        obj = get_strategy(spec)
+        target, kwargs = parse_spec(spec)
+    except (StrategySpecError, TypeError, ValueError):
+        return None
+    wild_params = tuple(getattr(obj, "wild_params", ()) or ())
+    if wild_params:
+        factory = _REGISTRY.get(target)
+        defaults: dict[str, Any] = {}
+        if factory is not None:
+            try:
+                defaults = {p.name: p.default for p in inspect.signature(factory).parameters.values()
+                            if p.default is not p.empty}
+            except (TypeError, ValueError):
+                defaults = {}
+        rest = {k: v for k, v in kwargs.items() if k not in wild_params and defaults.get(k, object()) != v}
+        return ("params", target, tuple(sorted((k, repr(v)) for k, v in rest.items())))
+    twin = getattr(obj, "wild_twin", None)
+    if isinstance(twin, str) and twin and not kwargs:
+        return ("twin", twin)
+    return None
+
+
+def wild_twins(a: str, b: str) -> bool:
+    """Do strategies ``a`` and ``b`` differ in wild handling alone (:func:`wild_twin_key`)?  Two equal specs
+    do not: nothing differs."""
+    if a.strip() == b.strip():
+        return False
+    ka = wild_twin_key(a)
+    return ka is not None and ka == wild_twin_key(b)

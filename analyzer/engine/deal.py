@@ -33,11 +33,12 @@ import numpy as np
 from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, action_token, card_id, card_pretty, deck, rank_of, suit_of
 from analyzer.core.contract import DecisionView, History, StrategyError, describe_action, is_action_int
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
+from analyzer.core.public import reads_history
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import DealStream
+from analyzer.engine.explain import why_illegal
 from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome, next_dealer
 from analyzer.engine.record import DealRecord
-from analyzer.knowledge.public import reads_history
 
 
 class IllegalMove(ValueError):
@@ -70,6 +71,23 @@ class DealOutcome:
     turnovers: int
     #: wilds (G4) in each seat's hand as dealt, before the first turn (PR2: the dealer's lead is not in it)
     wilds_dealt: list[int] = field(default_factory=list)
+    #: cards in each seat's hand at the end (issue 29: held-a-wild is compared among equal counts)
+    cards_left: list[int] = field(default_factory=list)
+
+    def by_position(self) -> dict[str, object]:
+        """This deal as ``DealResults.row`` gives one (position q is seat q + 1, G2): what the tests that hold
+        the simulators equal to the engine compare, field for field."""
+        n = len(self.points)
+
+        def pos(s: int | None) -> int:
+            return -1 if s is None else (s - 1) % n
+
+        seats = [(q + 1) % n for q in range(n)]
+        return {"points": [self.points[s] for s in seats], "went_out": pos(self.went_out),
+                "winner": pos(self.winner), "loser": pos(self.loser), "loser_by_wild": self.loser_by_wild,
+                "wild_held": [s in self.wild_holders for s in seats], "end": self.end, "turns": self.turns,
+                "last_card": -1 if self.last_card is None else self.last_card, "turnovers": self.turnovers,
+                "cards_left": [self.cards_left[s] for s in seats]}
 
 
 def legal_cards(hand: Sequence[int], top: int | None, active_suit: int | None, rules: RuleSet) -> list[int]:
@@ -258,34 +276,12 @@ class Deal:
         legal = self.legal_actions()
         who = self.name(self.current)
         if action not in legal:
-            raise IllegalMove(self._why_illegal(action, legal, who))
+            raise IllegalMove(why_illegal(self, action, legal, who))
         if suit is not None:
             if action >= DRAW or not self.is_wild(action):
                 raise IllegalMove(f"{who}: only a wild names a suit")
             if not 0 <= suit < 4:
                 raise IllegalMove(f"{who}: bad suit {suit}")
-
-    def _why_illegal(self, action: int, legal: list[int], who: str) -> str:
-        shown = " ".join("draw" if a == DRAW else "take" if a == TAKE else card_pretty(a) for a in legal)
-        if action == DRAW:
-            reason = "cannot draw: holds a legal card and voluntary drawing is off" if self.can_draw() \
-                else "nothing left to draw"
-        elif action == TAKE:
-            reason = "there is no sevens penalty to take"
-        elif not 0 <= action < DRAW:
-            reason = f"unknown action {action}"
-        elif action not in self.hands[self.current]:
-            reason = f"does not hold {card_pretty(action)}"
-        elif self.phase == "drawn":
-            reason = f"must play the card just drawn, {card_pretty(self.drawn_card)}"  # type: ignore[arg-type]
-        elif self.phase == "seven":
-            reason = "must answer the 7 with a 7 or take"
-        else:
-            top = self.top
-            reason = f"{card_pretty(action)} does not go on {card_pretty(top)}" if top is not None else "illegal"
-            if self.active_suit is not None and top is not None and suit_of(top) != self.active_suit:
-                reason += f" with {'SCHD'[self.active_suit]} named"
-        return f"{who}: {reason} (legal: {shown})"
 
     def can(self, action: int, suit: int | None = None) -> bool:
         try:
@@ -504,7 +500,8 @@ class Deal:
             else:  # PR7 made the blocked deal's best hand the loser: the next best wins
                 winner = pick([s for s in range(n) if s != loser], key, order, most=False)
         self.outcome = DealOutcome(points, went_out, winner, loser, by_wild, holders, end,
-                                   self.turns, last_card, self.turnovers, list(self.wilds_dealt))
+                                   self.turns, last_card, self.turnovers, list(self.wilds_dealt),
+                                   [len(h) for h in self.hands])
         self.phase = "over"
         how = {END_OUT: "goes out", END_BLOCKED: "blocked", END_CAPPED: "capped at the turn cap"}[end]
         self._log(f"deal ends: {self.name(went_out) + ' ' if went_out is not None else ''}{how}")
@@ -584,7 +581,7 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
     histories are compared with the simulator's.  A strategy that reads the
     public history (``uses_history = True``) finds it in its views, as on the
     simulator: the deal must then have been started with ``record=True``
-    (``knowledge.public.reads_history(strategies)`` says when).
+    (``core.public.reads_history(strategies)`` says when).
     """
     readers = [getattr(s, "uses_history", False) is True for s in strategies]
     if any(readers) and deal.public is None:
@@ -630,6 +627,8 @@ class MatchOutcome:
     capped_deals: int
     #: wilds dealt to each player in the match's last deal (the one CZ7 judges)
     wilds_dealt: list[int] = field(default_factory=list)
+    #: cards in each player's hand at the end of the match's last deal
+    cards_left: list[int] = field(default_factory=list)
 
 
 def play_match(rules: RuleSet, strategies: Sequence[object], rng: np.random.Generator,
@@ -657,7 +656,7 @@ def match_loop(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
     totals = [0] * n
     dealer = first_dealer(n)
     capped = deals = 0
-    wild, dealt = [False] * n, [0] * n
+    wild, dealt, left = [False] * n, [0] * n, [0] * n
     while True:
         seat_player = [(dealer + s) % n for s in range(n)]
         deal = Deal.from_deck(rules, list(deck_for(dealer)), rng=deal_rng if deal_rng is not None else rng, record=record)
@@ -666,14 +665,17 @@ def match_loop(rules: RuleSet, strategies: Sequence[object], rng: np.random.Gene
         capped += out.end == END_CAPPED
         for s, p in enumerate(seat_player):
             totals[p] += out.points[s]
-        wild, dealt = [False] * n, [0] * n
+        wild, dealt, left = [False] * n, [0] * n, [0] * n
         for s in out.wild_holders:
             wild[seat_player[s]] = True
         for s, k in enumerate(out.wilds_dealt):
             dealt[seat_player[s]] = k
+        for s, k in enumerate(out.cards_left):
+            left[seat_player[s]] = k
         if max(totals) >= rules.target or deals >= MAX_DEALS:
             break
         winner = None if out.winner is None else seat_player[out.winner]
         dealer = next_dealer(rules.variant, dealer, winner, n)
     win, loss, by_wild = match_outcome(rules, np.array([totals]), np.array([wild]))
-    return MatchOutcome(totals, win[0].tolist(), loss[0].tolist(), bool(by_wild[0]), wild, deals, capped, dealt)
+    return MatchOutcome(totals, win[0].tolist(), loss[0].tolist(), bool(by_wild[0]), wild, deals, capped, dealt,
+                        left)

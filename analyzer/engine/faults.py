@@ -19,9 +19,9 @@ import numpy as np
 
 from analyzer.core.cards import action_token, card_str
 from analyzer.core.contract import StrategyError
+from analyzer.core.public import reads_history
 from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal, MoveHistory, deal_hands, play_deal
-from analyzer.knowledge.public import reads_history
 
 #: The replay token of an action (kept under its old name for callers).
 token = action_token

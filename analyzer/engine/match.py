@@ -8,7 +8,7 @@ same code.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from analyzer.core.rules import RuleSet
 
@@ -67,3 +67,65 @@ def match_outcome(rules: RuleSet, totals: NDArray[np.integer], wild_held: NDArra
     others = np.where(others.any(axis=1, keepdims=True), others, everyone)
     win = _ties(t, others, most=False)
     return win, loss, by_wild
+
+
+# ---------------------------------------------------------------- dealing by player, not by seat (SV2)
+class DealingError(ValueError):
+    """Decks or hands that cannot be dealt by player (wrong shape, not a permutation); one line."""
+
+
+def hand_positions(players: int, hand_size: int) -> NDArray[np.int64]:
+    """(players, hand_size) deck positions of each canonical hand: hand j = positions j, j + n, ... (the
+    analyzer.stats.tournament module doc, "Dealing by strategy")."""
+    return np.arange(players * hand_size, dtype=np.int64).reshape(hand_size, players).T
+
+
+def arrange_deck(decks: ArrayLike, dealer: ArrayLike, hands: ArrayLike, *, players: int,
+                 hand_size: int) -> NDArray[np.int8]:
+    """Reorder deck orders so that a deal from ``dealer`` gives player ``p`` canonical hand ``hands[p]``.
+
+    Args:
+        decks: (R, D) deck orders as the design drew them.
+        dealer: (R,) player id of each row's dealer (seat 0, G2).
+        hands: (players,) or (R, players) permutation: the canonical hand of each player.
+        players, hand_size: the rule set's ``players`` and ``hand_size``.
+
+    Returns:
+        (R, D) int8 decks; positions from ``players * hand_size`` on (starter,
+        talon) are unchanged.  Dealt as the simulator deals (G10a: position ``i``
+        to seat ``(i + 1) % n``), player ``p`` receives exactly the cards of
+        canonical hand ``hands[p]``, in the order they were dealt.
+    """
+    d = np.asarray(decks)
+    if d.ndim != 2 or d.shape[1] < players * hand_size:
+        raise DealingError(f"decks must be (rows, deck size >= {players * hand_size}), got {d.shape}")
+    r = d.shape[0]
+    dl = np.broadcast_to(np.asarray(dealer, dtype=np.int64), (r,))
+    hp = np.broadcast_to(np.asarray(hands, dtype=np.int64), (r, players))
+    if not (np.sort(hp, axis=1) == np.arange(players)).all():
+        raise DealingError(f"hands must be a permutation of 0..{players - 1} for every row")
+    # position i (residue j = i % n) goes to player (dealer + j + 1) % n, who must get hand hands[player]
+    j = np.arange(players)
+    player = (dl[:, None] + j[None, :] + 1) % players  # (R, n): the player served by residue j
+    src_residue = np.take_along_axis(hp, player, axis=1)  # (R, n): canonical hand to put at residue j
+    rounds = np.arange(hand_size) * players  # start of each round of dealing
+    src = rounds[None, :, None] + src_residue[:, None, :]  # (R, h, n)
+    out = d.astype(np.int8, copy=True)
+    out[:, : players * hand_size] = np.take_along_axis(d, src.reshape(r, -1), axis=1)
+    return out
+
+
+def hands_by_player(decks: ArrayLike, dealer: ArrayLike, *, players: int, hand_size: int) -> NDArray[np.int8]:
+    """(R, players, hand_size) cards each player is dealt from ``decks`` by ``dealer`` (G10a), in deal order.
+
+    The dealing of :func:`analyzer.engine.deal.deal_hands` with seats turned into
+    players; used to check :func:`arrange_deck` against the rule.
+    """
+    d = np.asarray(decks)
+    r = d.shape[0]
+    dl = np.broadcast_to(np.asarray(dealer, dtype=np.int64), (r,))
+    out = np.zeros((r, players, hand_size), np.int8)
+    for i in range(players * hand_size):
+        seat = (i + 1) % players
+        out[np.arange(r), (dl + seat) % players, i // players] = d[:, i]
+    return out

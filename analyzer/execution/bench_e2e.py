@@ -32,6 +32,13 @@ from typing import Any
 
 import numpy as np
 
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import make_rules
+from analyzer.execution import bench_proto, executor, lineup
+from analyzer.execution.experiment import single_cell
+from analyzer.execution.play import play_cell
+from analyzer.kernel import serve
+
 #: the issue's command (deals and jobs are added)
 CASE = ("prague", 4, "random,random,random,random", 3)
 LABEL = "prague 4p random"
@@ -58,8 +65,9 @@ def run_command(deals: int, jobs: int) -> dict[str, float]:
     return {"wall_s": wall, "reported": reported, "process": deals / wall}
 
 
-#: the child of :func:`run_breakdown`: time the imports from its first line, then :func:`breakdown`
-_CHILD = ("import time, sys; t0 = time.perf_counter(); c0 = time.process_time(); "
+#: the child of :func:`run_breakdown`: time the imports from its first line (what ``durak`` imports, then this
+#: module), then :func:`breakdown`
+_CHILD = ("import time, sys; t0 = time.perf_counter(); c0 = time.process_time(); import analyzer.cli.app; "
           "from analyzer.execution.bench_e2e import breakdown; breakdown(t0, c0, *map(int, sys.argv[1:]))")
 
 
@@ -77,14 +85,6 @@ def run_breakdown(deals: int, jobs: int) -> dict[str, float]:
 def breakdown(t0: float, c0: float, deals: int, jobs: int) -> None:
     """In a fresh process: ``durak simulate``'s path (analyzer.cli.app.simulate) with its phases timed; prints
     one JSON line of seconds (wall; ``*_cpu`` CPU of the process)."""
-    from analyzer.cli import app  # noqa: F401 — what the command imports before it runs
-    from analyzer.core.registry import get_strategy
-    from analyzer.core.rules import make_rules
-    from analyzer.execution import executor, lineup
-    from analyzer.execution.experiment import single_cell
-    from analyzer.execution.play import play_cell
-    from analyzer.kernel import serve
-
     clock = {"start": time.perf_counter() - t0}
     cpu = {"start": time.process_time() - c0}
     t, c = time.perf_counter(), time.process_time()
@@ -131,8 +131,6 @@ def measure(deals: int, repeats: int) -> dict[str, Any]:
 
     Returns the rows' figures (best and median per second) and the breakdown's medians (seconds).
     """
-    from analyzer.execution import bench_proto
-
     cores = os.cpu_count() or 1
     runs: dict[int, list[dict[str, float]]] = {1: [], cores: []}
     parts: dict[int, list[dict[str, float]]] = {1: [], cores: []}

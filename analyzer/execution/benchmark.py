@@ -58,7 +58,7 @@ from analyzer.execution.play import play
 from analyzer.kernel import apart, serve
 from analyzer.kernel.driver import DEALS, deals_kernel, simulate_deals
 from analyzer.kernel.jit import Specialised
-from analyzer.kernel.matches import matches_kernel
+from analyzer.kernel.matches import matches_kernel, simulate_matches
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.policies import GREEDY
 from analyzer.kernel.positions import POSITIONS, Positions, encode_deal, play_from_positions, positions_kernel
@@ -322,8 +322,6 @@ def compile_seconds(variants: list[str], rollouts: bool) -> dict[str, float | in
     greedy = [get_strategy("greedy")] * 2
     out: dict[str, float | int] = {}
     out["deals_s"] = round(_timed(lambda: simulate_deals(rules, greedy, 1, threads=1))[0], 3)
-    from analyzer.kernel.matches import simulate_matches
-
     out["matches_s"] = round(_timed(lambda: simulate_matches(rules, greedy, 1, threads=1))[0], 3)
     pos = rollout_positions(1)
     out["positions_s"] = round(_timed(lambda: play_from_positions(rules, greedy, pos, threads=1))[0], 3)

@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 import analyzer.sim.simulator as simulator
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.outcomes import END_CAPPED
+from analyzer.core.public import needs_table
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RulesError, RuleSet
 from analyzer.core.streams import base_key
@@ -33,7 +34,6 @@ from analyzer.execution import lineup as lineups
 from analyzer.execution.executor import choose_engine, run_tasks, simulate_on_decks
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.kernel.matches import simulate_matches as kernel_matches
-from analyzer.knowledge.public import needs_table
 from analyzer.knowledge.table import simulate_observed, simulate_observed_matches
 from analyzer.stats.compare import (
     CHUNK_DEALS,

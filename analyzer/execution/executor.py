@@ -54,6 +54,7 @@ from numpy.random import SeedSequence
 from numpy.typing import NDArray
 
 from analyzer.core.outcomes import DealResults
+from analyzer.core.public import needs_table
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import base_key
@@ -64,7 +65,9 @@ from analyzer.execution.lifeline import guarded, watch_parent
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.kernel import driver, serve
 from analyzer.kernel.jit import SPECIALISE_FROM
-from analyzer.knowledge.public import needs_table
+from analyzer.kernel.lineup import compile_lineup
+from analyzer.kernel.params import rule_params
+from analyzer.kernel.pause import ADVANCE
 from analyzer.knowledge.table import simulate_known
 from analyzer.sim.errors import FaultContext
 from analyzer.stats.sums import summarize
@@ -206,14 +209,9 @@ def special_in_cache(rules: RuleSet, strategies: Sequence[object]) -> bool:
     numba keys a kernel compiled for a closure on the closure's contents; one signature is as good as another
     here (a missing one compiles, the results are the same).  Asked once per process per kernel.
     """
-    from analyzer.kernel.driver import DEALS, lineup_code
-    from analyzer.kernel.lineup import compile_lineup
-    from analyzer.kernel.params import rule_params
-    from analyzer.kernel.pause import ADVANCE
-
     p = np.array(rule_params(rules), np.int64)
     if serve.not_compiled(strategies) is None:
-        table, lineup = DEALS, lineup_code(compile_lineup(strategies)[0])
+        table, lineup = driver.DEALS, driver.lineup_code(compile_lineup(strategies)[0])
     else:
         table, lineup = ADVANCE, None
     key = (table._make.__qualname__, p.tobytes(), lineup)

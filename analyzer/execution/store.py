@@ -43,9 +43,10 @@ from analyzer.core.inputs import read_user_text
 from analyzer.execution.experiment import ExperimentError
 
 #: Bump when the chunk file layout changes: old chunks are then refused, not misread.
-#: 2: per-position cross products and the rest-hand wild sums; 3: the Jack sums, shared deal ties (analyzer.stats.sums);
-#: 4: tables column by column (:func:`table_members`), not parquet.
-CHUNK_FORMAT = 4
+#: 2: per-position cross products and the rest-hand wild sums; 3: the Jack sums, shared deal ties; 4: the Jack
+#: comparisons that isolate the wild: cards-left strata and same-game moments (analyzer.stats.sums, issue 29);
+#: 5: tables column by column (:func:`table_members`), not parquet.
+CHUNK_FORMAT = 5
 TABLES = ("positions", "totals", "hist")
 #: Every name the store writes inside ``OUT/chunks/``; ``--fresh`` deletes these and nothing else.
 _OWN_CHUNK_FILE = re.compile(r"c\d{5}-k\d{6}\.zip|FINGERPRINT|FINGERPRINT\.json|\.tmp-.*", re.DOTALL)

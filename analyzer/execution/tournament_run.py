@@ -45,9 +45,10 @@ from numpy.typing import NDArray
 import analyzer.sim.simulator as simulator
 from analyzer import __version__
 from analyzer.core.cards import shuffled_decks
+from analyzer.core.public import needs_table
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
-from analyzer.engine.match import first_dealer
+from analyzer.engine.match import arrange_deck, first_dealer
 from analyzer.execution import lineup as lineups
 from analyzer.execution.cores import cores
 from analyzer.execution.executor import run_tasks
@@ -57,7 +58,6 @@ from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, _atomic_write
 from analyzer.kernel.driver import simulate_deals as kernel_deals
 from analyzer.kernel.lineup import policy_code
-from analyzer.knowledge.public import needs_table
 from analyzer.knowledge.table import simulate_observed
 from analyzer.report.compare_view import write_tournament_report
 from analyzer.stats.ratings import hero_summary, round_robin_summary
@@ -65,7 +65,6 @@ from analyzer.stats.sequential import Rule, SequentialResult, Sprt, UntilCI, run
 from analyzer.stats.tournament import (
     Design,
     TournamentError,
-    arrange_deck,
     head_to_head,
     hero_scores,
     make_design,

@@ -36,6 +36,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from analyzer.kernel import _cache
+
 #: the environment variable that turns compiling apart off ("0")
 ENV = "DURAK_COMPILE_APART"
 
@@ -57,9 +59,7 @@ COMPILED: list[Compiled] = []
 
 def wanted() -> bool:
     """Compile apart: caching is on (the child hands the kernel over through the cache) and not turned off."""
-    from analyzer.kernel._cache import CACHE
-
-    return CACHE and os.environ.get(ENV, "1") != "0" and bool(sys.executable)
+    return _cache.CACHE and os.environ.get(ENV, "1") != "0" and bool(sys.executable)
 
 
 def recipe(dispatcher: Any) -> tuple[Any, ...] | None:

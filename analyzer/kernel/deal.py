@@ -323,15 +323,16 @@ def position(seat: int, n: int) -> int:
 
 
 @inner
-def store_deal(i: int, st: np.ndarray, win: int, lose: int, by_wild: bool, pts: np.ndarray, held: np.ndarray,
-               n: int, out: tuple) -> None:
+def store_deal(i: int, st: np.ndarray, m: np.ndarray, win: int, lose: int, by_wild: bool, pts: np.ndarray,
+               held: np.ndarray, n: int, out: tuple) -> None:
     """Row ``i`` of the results ``out`` (DealResults' arrays in field order but ``wilds_dealt``), by position:
-    position q is seat q + 1."""
-    points, went_out, winner, loser, loser_by_wild, wild_held, end, turns, last_card, turnovers = out
+    position q is seat q + 1; ``m``'s hands give the cards left."""
+    points, went_out, winner, loser, loser_by_wild, wild_held, end, turns, last_card, turnovers, cards_left = out
     for q in range(n):
         s = q + 1 if q + 1 < n else 0
         points[i, q] = pts[s]
         wild_held[i, q] = held[s]
+        cards_left[i, q] = popcount(m[HANDS + s])
     went_out[i] = position(st[WENT_OUT], n)
     winner[i] = position(win, n)
     loser[i] = position(lose, n)

@@ -112,7 +112,7 @@ def play_deals(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray, se
         for q in range(n):
             wilds_dealt[i, q] = dealt[wrap(q + 1, n)]
         win, lose, bw = run_deal(st, m, ring, kinds, weights, p, pts, held, uniform=uniform)
-        store_deal(i, st, win, lose, bw, pts, held, n, out)
+        store_deal(i, st, m, win, lose, bw, pts, held, n, out)
         if check and not conserved(st, m, ring, deck_mask, p):
             broken[i] = True
 
@@ -177,13 +177,14 @@ def empty_results(n: int, players: int, dealt: bool = True) -> DealResults:
                        loser=z(n, np.int8), loser_by_wild=z(n, np.bool_), wild_held=z((n, players), np.bool_),
                        end=z(n, np.int8), turns=z(n, np.int32), last_card=z(n, np.int8),
                        turnovers=z(n, np.int16),
-                       wilds_dealt=z((n, players), np.int8) if dealt else np.full((n, players), NOT_RECORDED, np.int8))
+                       wilds_dealt=z((n, players), np.int8) if dealt else np.full((n, players), NOT_RECORDED, np.int8),
+                       cards_left=z((n, players), np.int8))
 
 
 def result_arrays(out: DealResults) -> tuple[np.ndarray, ...]:
     """The arrays the kernels fill (deal.store_deal's order)."""
     return (out.points, out.went_out, out.winner, out.loser, out.loser_by_wild, out.wild_held, out.end,
-            out.turns, out.last_card, out.turnovers)
+            out.turns, out.last_card, out.turnovers, out.cards_left)
 
 
 def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: int = 0, *,

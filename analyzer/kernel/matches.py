@@ -10,7 +10,7 @@ the kernel's own stream, its play from core.streams' ``deal_key(seed, j, k)``
 Hands by player (a duplicate design's hook, analyzer.stats.tournament "Dealing
 by strategy"): with ``hands``, player ``p`` receives canonical hand
 ``hands[p]`` of every deck whoever deals (:func:`arrange_hands`, the kernel's
-form of analyzer.stats.tournament.arrange_deck, which the numpy simulator
+form of analyzer.engine.match.arrange_deck, which the numpy simulator
 applies at deal time); without it hands are dealt by seat (G10a).
 """
 
@@ -27,13 +27,13 @@ from analyzer.core.outcomes import END_CAPPED, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.engine.match import MAX_DEALS, match_outcome
 from analyzer.kernel import params as P
-from analyzer.kernel.bitops import ZERO, bit
+from analyzer.kernel.bitops import ZERO, bit, popcount
 from analyzer.kernel.deal import conserved, count_dealt, run_deal, scratch, start_from_deck
 from analyzer.kernel.driver import Broken, deal_deck, run_blocks, seed_word
 from analyzer.kernel.jit import SPECIALISE_FROM, Specialised, body, inner, outer
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.rng import deal_key
-from analyzer.kernel.state import END, RNG
+from analyzer.kernel.state import END, HANDS, RNG
 
 
 @inner
@@ -78,7 +78,8 @@ def match_deal(kinds_pl: np.ndarray, weights_pl: np.ndarray, dealer: int, kinds:
 def play_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
                  lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
                  totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
-                 wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, hands: np.ndarray) -> None:
+                 wilds_dealt: np.ndarray, cards_left: np.ndarray, check: bool, broken: np.ndarray,
+                 hands: np.ndarray) -> None:
     """Play matches ``lo .. hi`` (index ``first + row``); ``decks`` (M, K, D) if given, else (0, 0, 0);
     ``hands`` (players,) deals by player (:func:`arrange_hands`), empty by seat.
 
@@ -114,6 +115,7 @@ def play_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, se
                 totals[i, pl] += pts[s]
                 wild_held[i, pl] = held[s]
                 wilds_dealt[i, pl] = dealt[s]
+                cards_left[i, pl] = popcount(m[HANDS + s])
                 top = max(top, totals[i, pl])
             if top >= p[P.TARGET] or k >= max_deals:
                 break
@@ -128,10 +130,11 @@ def play_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, se
 def matches_kernel(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
                    lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
                    totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
-                   wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, hands: np.ndarray) -> None:
+                   wilds_dealt: np.ndarray, cards_left: np.ndarray, check: bool, broken: np.ndarray,
+                 hands: np.ndarray) -> None:
     """:func:`play_matches` for any rules ``p``."""
     play_matches(p, kinds_pl, weights_pl, seed, first, lo, hi, base, decks, max_deals, totals, wild_held, deals,
-                 capped, wilds_dealt, check, broken, hands)
+                 capped, wilds_dealt, cards_left, check, broken, hands)
 
 
 def _matches_for(rules: np.ndarray) -> Any:
@@ -140,9 +143,10 @@ def _matches_for(rules: np.ndarray) -> Any:
     def matches_kernel_for(kinds_pl: np.ndarray, weights_pl: np.ndarray, seed: np.uint64, first: int,
                            lo: int, hi: int, base: np.ndarray, decks: np.ndarray, max_deals: int,
                            totals: np.ndarray, wild_held: np.ndarray, deals: np.ndarray, capped: np.ndarray,
-                           wilds_dealt: np.ndarray, check: bool, broken: np.ndarray, hands: np.ndarray) -> None:
+                           wilds_dealt: np.ndarray, cards_left: np.ndarray, check: bool, broken: np.ndarray,
+                 hands: np.ndarray) -> None:
         play_matches(rules, kinds_pl, weights_pl, seed, first, lo, hi, base, decks, max_deals, totals, wild_held,
-                     deals, capped, wilds_dealt, check, broken, hands)
+                     deals, capped, wilds_dealt, cards_left, check, broken, hands)
 
     return outer(matches_kernel_for)
 
@@ -189,14 +193,15 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed:
     deals = np.zeros(n, np.int32)
     capped = np.zeros(n, np.int32)
     dealt = np.zeros((n, pl), np.int8)
+    left = np.zeros((n, pl), np.int8)
     broken = np.zeros(n if check else 0, np.bool_)
     word = seed_word(seed)
 
     play = MATCHES.runner(matches_kernel, p, n, specialise)
 
     def block(lo: int, hi: int) -> None:
-        play(kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped, dealt, check,
-             broken, hk)
+        play(kinds, weights, word, first, lo, hi, base, dk, max_deals, totals, wild, deals, capped, dealt, left,
+             check, broken, hk)
 
     run_blocks(block, 0, n, threads, MATCH_BLOCK)
     if broken.any():
@@ -204,4 +209,4 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed:
     win, loss, by_wild = match_outcome(rules, totals, wild)
     return MatchResults(totals=totals, win_share=win.astype(np.float32), loss_share=loss.astype(np.float32),
                         loser_by_wild=by_wild, wild_held=wild, deals=deals, capped_deals=capped,
-                        wilds_dealt=dealt)
+                        wilds_dealt=dealt, cards_left=left)

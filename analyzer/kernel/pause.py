@@ -50,7 +50,7 @@ from analyzer.core.streams import deal_key as stream_deal_key
 from analyzer.engine.faults import write_fault_scenario, write_trace_scenario
 from analyzer.engine.match import MAX_DEALS, match_outcome
 from analyzer.kernel import params as P
-from analyzer.kernel.bitops import ZERO, bit, wrap
+from analyzer.kernel.bitops import ZERO, bit, popcount, wrap
 from analyzer.kernel.deal import (
     GOING,
     PAUSED,
@@ -129,7 +129,7 @@ def advance_slot(b: int, k: int, a: int, p: np.ndarray, kinds: np.ndarray, weigh
             return k + 1, a
         if job[b] >= 0:  # the deal is over
             j = job[b]
-            store_deal(j, st, win, lose, by_wild, pts, held, n, out)
+            store_deal(j, st, m, win, lose, by_wild, pts, held, n, out)
             if check and not conserved(st, m, ring, deck_mask, p):
                 broken[j] = True
             job[b] = -1
@@ -246,7 +246,7 @@ def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray,
     Match ``trace`` records the decisions of its current deal in ``moves``.  Returns the number of pauses
     written."""
     sts, ms, rings, job, wait, slot_deck, kinds, weights, dealer, kd = slots
-    totals, wild_held, deals, capped, wilds_dealt = res
+    totals, wild_held, deals, capped, wilds_dealt, cards_left = res
     n = p[P.PLAYERS]
     pts = np.zeros(n, np.int64)
     held = np.zeros(n, np.bool_)
@@ -282,6 +282,7 @@ def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray,
                     pl = (dl + s) % n
                     totals[i, pl] += pts[s]
                     wild_held[i, pl] = held[s]
+                    cards_left[i, pl] = popcount(m[HANDS + s])
                     top = max(top, totals[i, pl])
                 if top < p[P.TARGET] and kd[b] < max_deals:
                     if p[P.IS_SVINYA] and win >= 0:  # SV2: the winner of the deal leads the next
@@ -537,6 +538,7 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
     act, suit = np.zeros(b, np.int64), np.zeros(b, np.int64)
     totals, wild = np.zeros((n, players), np.int32), np.zeros((n, players), np.bool_)
     deals, capped, dealt = np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros((n, players), np.int8)
+    left = np.zeros((n, players), np.int8)
     broken = np.zeros(n if check else 0, np.bool_)
     answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed, (state[8], state[9]))
     word = seed_word(seed)
@@ -544,7 +546,7 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
     moves, nm = np.zeros((_trace_room(rules) if trace >= 0 else 0, 3), np.int64), np.zeros(1, np.int64)
     while True:
         k = advance_matches(p, kinds, weights, word, n, nxt, base, dk, max_deals, state, act, suit,
-                            (totals, wild, deals, capped, dealt), check, broken, deck_mask, hk, view, paused.scores,
+                            (totals, wild, deals, capped, dealt, left), check, broken, deck_mask, hk, view, paused.scores,
                             paused.player, trace, moves, nm)
         if not k:
             break
@@ -553,7 +555,8 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
         raise Broken(int(np.argmax(broken)))
     win, loss, by_wild = match_outcome(rules, totals, wild)
     return MatchResults(totals=totals, win_share=win.astype(np.float32), loss_share=loss.astype(np.float32),
-                        loser_by_wild=by_wild, wild_held=wild, deals=deals, capped_deals=capped, wilds_dealt=dealt)
+                        loser_by_wild=by_wild, wild_held=wild, deals=deals, capped_deals=capped, wilds_dealt=dealt,
+                        cards_left=left)
 
 
 def _answer(answers: Answers, k: int, act: NDArray[np.int64], suit: NDArray[np.int64], trace: int,

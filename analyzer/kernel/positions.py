@@ -121,7 +121,7 @@ def play_positions(p: np.ndarray, kinds_pos: np.ndarray, weights_pos: np.ndarray
         ring[:] = ring0[i]
         m[RNG] = deal_key(seed, first + i, 0)
         win, lose, bw = run_deal(st, m, ring, kinds, weights, p, pts, held)
-        store_deal(i, st, win, lose, bw, pts, held, n, out)
+        store_deal(i, st, m, win, lose, bw, pts, held, n, out)
 
 
 @outer

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE, deck
+from analyzer.core.public import NEVER_SEEN, draw_proves_void, drawn_card_proves, drop_slot, mask, narrow, pass_proves_void
 from analyzer.core.rules import RuleSet
 from analyzer.engine.deal import Deal, legal_cards
-from analyzer.knowledge.public import NEVER_SEEN, draw_proves_void, drawn_card_proves, drop_slot, mask, narrow, pass_proves_void
 
 __all__ = ["NEVER_SEEN", "Knowledge", "Public", "cards_in", "mask", "narrow"]
 
@@ -207,7 +207,7 @@ class Knowledge:
         """Voids from forced draws (G6/G7) and passes after drawing (SV4)."""
         if actor == self.me or action != DRAW or before.phase != "play":
             return
-        # what the draw proves: the rules of analyzer.knowledge.public, shared with the batch simulator
+        # what the draw proves: the rules of analyzer.core.public, shared with the batch simulator
         r = self.rules
         void = mask(legal_cards(list(deck(r.deck_size)), before.top, before.active_suit, r))
         slots = self.slots[actor]

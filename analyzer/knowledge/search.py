@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 from analyzer.core.bits import BIT, RANK_MASK, cards_tuple, popcount
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.contract import BatchView
+from analyzer.core.public import TURN_OVER
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import bit
 from analyzer.kernel.deal import GOING, resume, run_deal, scratch
@@ -73,7 +74,6 @@ from analyzer.kernel.state import (
     WENT_OUT,
 )
 from analyzer.knowledge.observer import Knowledge, mask
-from analyzer.knowledge.public import TURN_OVER
 from analyzer.knowledge.sampler import Classes, InconsistentKnowledge, Sampler, classes_of
 
 #: Largest dense counting table (entries of float64) before the Python sampler takes over.

@@ -25,9 +25,11 @@ from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import child_seed
 from analyzer.engine.deal import Deal, DealOutcome, MatchOutcome, forced_action, match_loop
+from analyzer.engine.match import arrange_deck
 from analyzer.engine.record import DealRecord
 from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.sampler import World
+from analyzer.sim.errors import SimulationError  # the batch simulator's error, raised alike by this runner
 
 
 @runtime_checkable
@@ -137,7 +139,8 @@ def simulate_observed(rules: RuleSet, strategies: Sequence[Any], decks: np.ndarr
                       winner=np.full(n, -1, np.int8), loser=np.full(n, -1, np.int8),
                       loser_by_wild=np.zeros(n, bool), wild_held=np.zeros((n, p), bool),
                       end=np.zeros(n, np.int8), turns=np.zeros(n, np.int32), last_card=np.full(n, -1, np.int8),
-                      turnovers=np.zeros(n, np.int16), wilds_dealt=np.zeros((n, p), np.int8))
+                      turnovers=np.zeros(n, np.int16), wilds_dealt=np.zeros((n, p), np.int8),
+                      cards_left=np.zeros((n, p), np.int8))
     by_seat = [(q + 1) % p for q in range(p)]
 
     def pos(seat: int | None) -> int:
@@ -153,6 +156,7 @@ def simulate_observed(rules: RuleSet, strategies: Sequence[Any], decks: np.ndarr
         out.last_card[j] = -1 if o.last_card is None else o.last_card
         out.turnovers[j] = o.turnovers
         out.wilds_dealt[j] = [o.wilds_dealt[s] for s in by_seat]
+        out.cards_left[j] = [o.cards_left[s] for s in by_seat]
     return out
 
 
@@ -166,18 +170,16 @@ def simulate_observed_matches(rules: RuleSet, strategies: Sequence[Any], decks: 
     the batch simulator's); None shuffles every deal's deck from match j's own
     stream (``n`` matches).  ``hands`` (a permutation of the players): player
     ``p`` receives canonical hand ``hands[p]`` of every deck whoever deals
-    (:func:`analyzer.stats.tournament.arrange_deck`).  Match j's play streams
+    (:func:`analyzer.engine.match.arrange_deck`).  Match j's play streams
     depend on the seed and j alone, never on chunking.
     """
-    from analyzer.sim.errors import SimulationError  # the batch simulator's error, raised alike
-    from analyzer.stats.tournament import arrange_deck
-
     count = len(decks) if decks is not None else int(n or 0)
     p = rules.players
     out = MatchResults(totals=np.zeros((count, p), np.int32), win_share=np.zeros((count, p), np.float32),
                        loss_share=np.zeros((count, p), np.float32), loser_by_wild=np.zeros(count, bool),
                        wild_held=np.zeros((count, p), bool), deals=np.zeros(count, np.int32),
-                       capped_deals=np.zeros(count, np.int32), wilds_dealt=np.zeros((count, p), np.int8))
+                       capped_deals=np.zeros(count, np.int32), wilds_dealt=np.zeros((count, p), np.int8),
+                       cards_left=np.zeros((count, p), np.int8))
     for j in range(count):
         deck_rng, k = _deck_rng(seed, j, 2), [0]
 
@@ -197,7 +199,7 @@ def simulate_observed_matches(rules: RuleSet, strategies: Sequence[Any], decks: 
         o = play_match_observed(rules, strategies, _deck_rng(seed, j, 1), next_deck, deal_rng=_deck_rng(seed, j, 0))
         out.totals[j], out.win_share[j], out.loss_share[j] = o.totals, o.win_share, o.loss_share
         out.loser_by_wild[j], out.wild_held[j], out.deals[j] = o.loser_by_wild, o.wild_held, o.deals
-        out.capped_deals[j], out.wilds_dealt[j] = o.capped_deals, o.wilds_dealt
+        out.capped_deals[j], out.wilds_dealt[j], out.cards_left[j] = o.capped_deals, o.wilds_dealt, o.cards_left
     return out
 
 

@@ -313,15 +313,18 @@ def _jack_label(row: pd.Series) -> str:
     return f"{row['variant']} {int(row['players'])}p{extra}{strat}"
 
 
-def plot_jack(jq: pd.DataFrame, unit: str = "deal", fig: Figure | None = None) -> Axes:
+def plot_jack(jq: pd.DataFrame, eff: pd.DataFrame, unit: str = "deal", fig: Figure | None = None) -> Axes:
     """The Jack question in two panels, one series per variant, players and rules (seats pooled).
 
     Left: the дурак rate of a player dealt 0, 1, 2+ wilds (95 % Wilson bars) against the fair
-    share 1/players (dotted, per series).  Right: the дурак rate of a player holding a wild at the
-    end against one who is not; a hollow marker where the wild rule cannot decide the game (CZ7 on
-    single deals, svinya), so the gap there is the points alone.  Returns the left axes.
+    share 1/players (dotted, per series).  Right (``eff``, :func:`analyzer.stats.tables.jack_effects`):
+    a hand left holding a wild at the end minus hands left with as many cards and no wild, in points,
+    with its interval; two-player cells are marked "not compared" (the one hand left with cards is the
+    дурак there); a hollow marker where the wild rule cannot decide the game (CZ7 on single deals,
+    svinya), so the gap there is the points alone.  Returns the left axes.
     """
     d = jq[jq["unit"] == unit].reset_index(drop=True)
+    e = eff[eff["unit"] == unit].reset_index(drop=True) if not eff.empty else eff
     fig = fig or Figure(figsize=(11.0, 4.6 + 0.18 * max(0, len(d) - 4)), layout="constrained")
     left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
     labels = [_jack_label(r) for _, r in d.iterrows()]
@@ -335,14 +338,6 @@ def plot_jack(jq: pd.DataFrame, unit: str = "deal", fig: Figure | None = None) -
             x = np.array(ks) + (i - (len(d) - 1) / 2) * 0.05
             left.errorbar(x, y, yerr=err, color=colour, marker=marker, capsize=3, label=labels[i])
             left.hlines(1.0 / int(r["players"]), -0.2, 2.2, colors=colour, linestyles=":", linewidth=0.8)
-        hollow = not r["rule_acts"]
-        for tag, off in (("free", -0.15), ("held", 0.15)):
-            y = np.array([r[f"{tag}_rate"]], float)
-            bounds = _yerr(y, np.array([r[f"{tag}_lo"]], float), np.array([r[f"{tag}_hi"]], float))
-            right.errorbar([i + off], y, yerr=bounds, color=colour,
-                           marker="o" if tag == "held" else "s", mfc="white" if (hollow or tag == "free") else colour,
-                           capsize=3, linestyle="none")
-        right.plot([i - 0.15, i + 0.15], [r["free_rate"], r["held_rate"]], color=colour, lw=1)
     left.set_xticks([0, 1, 2], ["no wild", "one wild", "two or more"])
     left.set_xlabel("wilds dealt to the player" + (" (the match's last deal)" if unit == "match" else ""))
     left.set_ylabel(f"дурак rate (% of {_plural(unit)})")
@@ -352,10 +347,30 @@ def plot_jack(jq: pd.DataFrame, unit: str = "deal", fig: Figure | None = None) -
         left.legend(fontsize="small", frameon=False)
     else:
         left.text(0.5, 0.5, "dealt hands not recorded", transform=left.transAxes, ha="center")
-    right.set_xticks(range(len(d)), labels, rotation=30, ha="right", fontsize="small")
-    right.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    right.set_ylabel(f"дурак rate (% of {_plural(unit)})")
-    right.set_title("Holding a wild at the end (●) or not (□);\nhollow ○: the wild rule cannot decide here",
+    rlabels = [_jack_label(r) for _, r in e.iterrows()]
+    for i, (_, r) in enumerate(e.iterrows()):
+        colour = COLOURS[i % len(COLOURS)]
+        if not r["held_informative"]:
+            right.text(0, i, "  not compared: 2 players", va="center", fontsize="small", color="#666")
+            continue
+        if not np.isfinite(r["held_gap"]):
+            right.text(0, i, "  no holders to compare", va="center", fontsize="small", color="#666")
+            continue
+        x = 100 * np.array([r["held_gap"]])
+        err = 100 * _yerr(np.array([r["held_gap"]]), np.array([r["held_gap_lo"]]), np.array([r["held_gap_hi"]]))
+        right.errorbar(x, [i], xerr=err, color=colour, marker="o", capsize=3, linestyle="none",
+                       mfc=colour if r["rule_acts"] else "white")
+    if not len(e):  # results stored before the cards left were: nothing to set like with like
+        right.text(0.5, 0.5, "cards left at the end not recorded\n(rerun the experiment)", transform=right.transAxes,
+                   ha="center", va="center", color="#666")
+        right.set_axis_off()
+        fig.suptitle(f"The Jack question per {unit}, 95% CI (n={_n(d['n'].sum())} seat-{_plural(unit)})")
+        return left
+    right.axvline(0, color="#444", lw=1)
+    right.set_yticks(range(len(e)), rlabels, fontsize="small")
+    right.set_ylim(len(e) - 0.5, -0.5)
+    right.set_xlabel("дурак rate: holding a wild − as many other cards (points)")
+    right.set_title("Left holding a wild at the end, like with like;\nhollow ○: the wild rule cannot decide here",
                     fontsize="medium")
     fig.suptitle(f"The Jack question per {unit}, 95% CI (n={_n(d['n'].sum())} seat-{_plural(unit)})")
     return left

@@ -137,7 +137,13 @@ def show_keeper(kvd: pd.DataFrame) -> pd.DataFrame:
                               zip(kvd["points_diff"], kvd["points_diff_lo"], kvd["points_diff_hi"])]
     d["p (Holm)"] = [p_value(p) for p in kvd["p_holm"]]
     d["verdict"] = [_verdict(x) for x in kvd["distinguishable"]]
+    d["the gap is the wild's?"] = [ISOLATES if x else NOT_ISOLATING for x in kvd["isolating"]]
     return d
+
+
+#: Whether a keeper-minus-dumper gap isolates the wild (issue 29), in the tables' words.
+ISOLATES = "yes: they differ in wild handling alone"
+NOT_ISOLATING = "no: they differ in more than wilds"
 
 
 def show_length(length: pd.DataFrame) -> pd.DataFrame:
@@ -198,22 +204,52 @@ def show_jack(jq: pd.DataFrame) -> pd.DataFrame:
         d[f"дурак rate, dealt {name} [95% CI]"] = [
             pct_ci(a, b, c) if rec else "not recorded" for a, b, c, rec in
             zip(jq[f"dealt{k}_rate"], jq[f"dealt{k}_lo"], jq[f"dealt{k}_hi"], jq["recorded"])]
-    d["holding a wild at the end"] = _ci(pct_ci, jq, "held_rate", "held_lo", "held_hi")
-    d["not holding one"] = _ci(pct_ci, jq, "free_rate", "free_lo", "free_hi")
-    d["difference (holding − not)"] = [pp_ci(a, b, c) if np.isfinite(b) else pp_ci(a, np.nan, np.nan)
-                                       for a, b, c in zip(jq["gap"], jq["gap_lo"], jq["gap_hi"])]
-    d["p (Holm)"] = [p_value(p) for p in jq["p_holm"]]
-    d["verdict"] = [_verdict(x) if np.isfinite(p) else "–" for x, p in zip(jq["distinguishable"], jq["p_holm"])]
     d["wild rule"] = ["acts" if a else NOT_APPLICABLE for a in jq["rule_acts"]]
     d["n (seat-games)"] = [count(x) for x in jq["n"]]
     return d
+
+
+def show_jack_effects(eff: pd.DataFrame) -> pd.DataFrame:
+    """The Jack comparisons that isolate the wild, per group (all seats): dealt a wild against none, and a
+    hand left holding a wild against hands left with as many cards (two-player cells: not compared)."""
+    d = pd.DataFrame({"variant": eff["variant"], "players": eff["players"], "unit": eff["unit"],
+                      "rules": eff["rules"].map(rules_text)})
+    d["дурак rate, dealt a wild / none"] = [f"{pct(a)} / {pct(b)}" for a, b in
+                                           zip(eff["dealt_with_rate"], eff["dealt_none_rate"])]
+    d["dealt a wild − none [95% CI]"] = [pp_ci(a, b, c) for a, b, c in
+                                         zip(eff["dealt_gap"], eff["dealt_gap_lo"], eff["dealt_gap_hi"])]
+    d["verdict (dealt)"] = [_verdict(x) if np.isfinite(p) else "–"
+                            for x, p in zip(eff["dealt_distinguishable"], eff["dealt_p_holm"])]
+    d["дурак rate, held a wild / as many other cards"] = [
+        f"{pct(a)} / {pct(b)}" if info and np.isfinite(b) else ("not compared (2 players)" if not info else "–")
+        for a, b, info in zip(eff["held_rate"], eff["held_matched_rate"], eff["held_informative"])]
+    d["held − as many other cards [95% CI]"] = [
+        pp_ci(a, b, c) if info and np.isfinite(a) else "–"
+        for a, b, c, info in zip(eff["held_gap"], eff["held_gap_lo"], eff["held_gap_hi"], eff["held_informative"])]
+    d["verdict (held)"] = [_verdict(x) if np.isfinite(p) else "–"
+                           for x, p in zip(eff["held_distinguishable"], eff["held_p_holm"])]
+    d["holders"] = [count(x) for x in eff["held_n"]]
+    d["wild rule"] = ["acts" if a else NOT_APPLICABLE for a in eff["rule_acts"]]
+    d["n (games)"] = [count(x) for x in eff["n"]]
+    return d
+
+
+def show_held_strata(st: pd.DataFrame) -> pd.DataFrame:
+    """Per group and cards left at the end: the дурак rate of hands holding a wild and of hands without one."""
+    return pd.DataFrame({"variant": st["variant"], "players": st["players"], "unit": st["unit"],
+                         "rules": st["rules"].map(rules_text), "cards left": st["left"],
+                         "holding a wild [95% CI]": _ci(pct_ci, st, "held_rate", "held_lo", "held_hi"),
+                         "holders": [count(x) for x in st["held_n"]],
+                         "no wild [95% CI]": _ci(pct_ci, st, "free_rate", "free_lo", "free_hi"),
+                         "hands": [count(x) for x in st["free_n"]]})
 
 
 def show_jack_rule(eff: pd.DataFrame) -> pd.DataFrame:
     """The wild rule on against off: keeper-minus-dumper gaps, their change, the rule's cost to the keeper."""
     d = pd.DataFrame({"variant": eff["variant"], "players": eff["players"], "unit": eff["unit"],
                       "wild rule": eff["wild_rule"], "other options": eff["rules_off"].map(rules_text),
-                      "keeper / dumper": [f"{a} / {b}" for a, b in zip(eff["keeper"], eff["dumper"])]})
+                      "keeper / dumper": [f"{a} / {b}" for a, b in zip(eff["keeper"], eff["dumper"])],
+                      "the gap is the wild's?": [ISOLATES if x else NOT_ISOLATING for x in eff["isolating"]]})
     na = ~eff["rule_acts"].astype(bool)
 
     def col(m: str, verdict: str | None = None) -> list[str]:

@@ -190,10 +190,11 @@ def wild_penalty(ctx: Context) -> Section:
     jq_all = tables.jack_question(res, by_strategy=False)
     jq = tables.jack_question(res)
     eff = tables.jack_rule_effect(res)
+    iso = tables.jack_effects(res)
     s = Section()
     if not jq_all.empty:
         s.answers.append(Block("h3", "The Jack: does being dealt a wild, or holding one at the end, make the дурак?"))
-        s.answers.append(Block("list", sentences.name_once(sentences.jack_sentences(jq_all))))
+        s.answers.append(Block("list", sentences.name_once(sentences.jack_sentences(jq_all, iso))))
     if not eff.empty:
         s.answers.append(Block("h3", "What does the wild rule itself do?"))
         s.answers.append(Block("list", sentences.name_once(sentences.jack_rule_sentences(eff))))
@@ -203,26 +204,39 @@ def wild_penalty(ctx: Context) -> Section:
         s.answers.append(Block("list", sentences.name_once(sentences.keeper_sentences(kvd))))
     else:
         s.answers.append(Block("p", "No cell seats two strategies, so holding versus shedding wilds is not "
-                                    "compared."))
+                                    f"compared; {sentences.WILD_PAIR_EXPERIMENT} does."))
     if not jq.empty:
         s.details.append(Block("table", display.show_jack(jq),
                                "The Jack question per strategy: the дурак rate among decided games of a seat dealt "
-                               "no wild, one, or two or more (a match counts its last deal, the one CZ7 judges), and "
-                               "of a seat holding a wild at the end against one not; seats of a strategy pooled "
-                               "over positions and seatings (Wilson, conservative); the difference's interval "
-                               "treats the seats of one game together; Holm over the rows, a verdict needs the "
-                               "interval and the Holm p to agree. Where the wild rule cannot decide a game (CZ7 "
-                               "on single deals, svinya, wild_rule=off) the difference is the points alone."))
+                               "no wild, one, or two or more (a match counts its last deal, the one CZ7 judges); "
+                               "seats of a strategy pooled over positions and seatings (Wilson, conservative)."))
+        if not iso.empty:
+            s.details.append(Block("table", display.show_jack_effects(iso),
+                                   "The comparisons that isolate the wild, all seats: a seat dealt one or more "
+                                   "wilds against one dealt none (the shuffle decides, so nothing else differs on "
+                                   "average), and a hand left holding a wild at the end against hands left with "
+                                   "as many cards and no wild (standardised over 1 to 7, 8+ cards left as the "
+                                   "holders are spread; never with two players, where the one hand left with cards "
+                                   "is the дурак). Intervals treat the seats of one game together; Holm over the "
+                                   "rows; a verdict needs the interval and the Holm p to agree. Where the wild "
+                                   "rule cannot decide a game (CZ7 on single deals, svinya, wild_rule=off) the "
+                                   "held difference is the points alone."))
+            strata = tables.jack_held_strata(res)
+            if not strata.empty:
+                s.details.append(Block("table", display.show_held_strata(strata),
+                                       "Held at the end, per number of cards left: the дурак rate of hands "
+                                       "holding a wild and of hands holding as many cards and none (Wilson)."))
         for unit in sorted(jq_all["unit"].unique()):
-            s.details.append(ctx.chart(f"jack_{unit}", partial(charts.plot_jack, jq_all, unit=unit),
-                                       f"The Jack question per {unit}: дурак rate by wilds dealt, and holding a "
-                                       "wild at the end or not (all seats pooled)"))
+            s.details.append(ctx.chart(f"jack_{unit}", partial(charts.plot_jack, jq_all, iso, unit=unit),
+                                       f"The Jack question per {unit}: дурак rate by wilds dealt, and a hand left holding a "
+                                       "wild at the end against hands left with as many cards (all seats pooled)"))
     if not eff.empty:
         s.details.append(Block("table", display.show_jack_rule(eff),
                                "The wild rule on against off (wild_rule=off, everything else equal): the дурак "
-                               "gap of the strategy holding wilds most minus the one holding least (paired), its "
-                               "change (the two cells play different deals, so the variances add), and the "
-                               "rule's own cost to the keeper (its дурак rate on − off); Holm over the rows."))
+                               "gap of the keeper (ends holding wilds more often) minus the dumper (paired; the "
+                               "wild's only where the two differ in wild handling alone), its change (the two "
+                               "cells play different deals, so the variances add), and the rule's own cost to the "
+                               "keeper (its дурак rate on − off, the causal part); Holm over the rows."))
         if eff["rule_acts"].astype(bool).any():
             s.details.append(ctx.chart("jack_rule", partial(charts.plot_jack_rule, eff),
                                        "The wild rule on and off: keeper − dumper gaps and the rule's cost to the "
@@ -241,7 +255,10 @@ def wild_penalty(ctx: Context) -> Section:
                                "Per variant, players, unit and rule setting, the strategy whose hands end holding "
                                "a wild most often against the one holding least often (read off the data); "
                                "differences are most − least with paired intervals (both play the same games), "
-                               "Holm over the rows; a verdict needs the interval and the Holm p to agree."))
+                               "Holm over the rows; a verdict needs the interval and the Holm p to agree. A gap "
+                               "is what keeping the wild does only where the two differ in wild handling alone "
+                               "(they declare it, as wild-keeper and wild-dumper do); otherwise it is their whole "
+                               "difference in play."))
     wbs = tables.wild_by_strategy(res)
     for unit in sorted(wbs["unit"].unique()):
         s.details.append(ctx.chart(f"wild_penalty_{unit}",

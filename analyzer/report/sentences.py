@@ -156,22 +156,35 @@ def wild_sentences(ws: pd.DataFrame) -> list[str]:
     return out
 
 
+#: Where an experiment seats no pair that isolates the wild, the report points here (issue 29).
+WILD_PAIR_EXPERIMENT = ("experiments/wild_penalty.toml (wild-keeper against wild-dumper, which play greedy's moves "
+                        "but for when the wild goes; report in reports/wild_penalty)")
+
+
 def keeper_sentences(kvd: pd.DataFrame) -> list[str]:
-    """Holding against shedding wilds: per group, the strategy that ends holding a wild most often
-    against the one holding least (read off the data), with paired intervals."""
+    """Holding against shedding wilds: per group, the strategy that ends holding a wild most often against
+    the one holding least (read off the data).  Only a pair that differs in wild handling alone
+    (``isolating``) has its дурак gap read as the wild's, with its paired interval; for any other pair the
+    sentence says the gap is the strategies' whole difference and names the experiment that isolates it."""
     out = []
     for _, r in kvd.iterrows():
         u = _plural(r["unit"])
         keeper, dumper = r["keeper"], r["dumper"]
-        s = (f"{group_where(r)} {keeper} ends holding a wild most often ({pct(r['keeper_held_rate'])} of its "
-             f"seat-{u}) and {dumper} least often ({pct(r['dumper_held_rate'])}); {keeper} loses "
+        held = (f"{keeper} ends holding a wild most often ({pct(r['keeper_held_rate'])} of its seat-{u}) and "
+                f"{dumper} least often ({pct(r['dumper_held_rate'])})")
+        if not bool(r.get("isolating", False)):
+            out.append(f"{group_where(r)} {held}; the two differ in more than wild handling, so their дурак gap "
+                       f"is their whole difference in play, not the wild's (see which strategy wins); "
+                       "experiments/wild_penalty.toml isolates it.")
+            continue
+        s = (f"{group_where(r)} {held}, and they differ in wild handling alone; {keeper} loses "
              f"{pct_ci(r['keeper_loss_rate'], r['keeper_loss_lo'], r['keeper_loss_hi'])} of {u} and {dumper} "
              f"{pct_ci(r['dumper_loss_rate'], r['dumper_loss_lo'], r['dumper_loss_hi'])} "
              f"(n={count(r['keeper_n'])} and {count(r['dumper_n'])} seat-{u}, sharing the same {u})")
         diff = pp_ci(r["loss_diff"], r["loss_diff_lo"], r["loss_diff_hi"])
         if r["distinguishable"]:
             way = "raises" if r["loss_diff"] > 0 else "lowers"
-            s += (f": holding wilds {way} the дурак rate by {diff} ({r['loss_ratio']:.2f}× {dumper}'s; "
+            s += (f": keeping wilds {way} the дурак rate by {diff} ({r['loss_ratio']:.2f}× {dumper}'s; "
                   f"Holm p {p_value(r['p_holm'])}).")
         else:
             s += f": the difference {diff} is not distinguishable from 0 (Holm p {p_value(r['p_holm'])})."
@@ -264,32 +277,61 @@ def _unit_words(unit: str) -> str:
     return "per match" if unit == "match" else "in single deals"
 
 
-def jack_sentences(jq: pd.DataFrame) -> list[str]:
-    """The Jack question, one sentence per variant, players, unit and rules (all seats pooled):
-    the дурак rate by wilds dealt, and holding a wild at the end against not."""
+def jack_sentences(jq: pd.DataFrame, eff: pd.DataFrame) -> list[str]:
+    """The Jack question, one sentence per variant, players, unit and rules (all seats pooled).
+
+    ``jq`` (:func:`analyzer.stats.tables.jack_question`): the дурак rate by wilds dealt.  ``eff``
+    (:func:`analyzer.stats.tables.jack_effects`): dealt one or more against none with its interval (the
+    shuffle randomises it), and a hand left holding a wild against hands left with as many cards and none.
+    Held-at-the-end is never set against a hand that went out: in two-player deals, where any hand left
+    with cards is the дурак, the sentence says so instead of giving a number (issue 29)."""
+    keys = tables.GROUP_COLUMNS
+    look = {tuple(r[k] for k in keys): r for _, r in eff.iterrows()} if not eff.empty else {}
     out = []
     for _, r in jq.iterrows():
         u = _plural(str(r["unit"]))
+        e = look.get(tuple(r[k] for k in keys))
         s = f"{group_where(r)}, {_unit_words(str(r['unit']))}: "
         if r["recorded"]:
             parts = [f"{tables.DEALT_NAMES[k]} {pct_ci(r[f'dealt{k}_rate'], r[f'dealt{k}_lo'], r[f'dealt{k}_hi'])}"
                      for k in (0, 1, 2) if r[f"dealt{k}_n"] > 0]
             what = "dealt" if r["unit"] == "deal" else "dealt (in the last deal)"
-            s += f"the дурак rate of a player {what} " + ", ".join(parts) + "; "
+            s += f"the дурак rate of a player {what} " + ", ".join(parts)
+            if e is not None and np.isfinite(e["dealt_gap"]):
+                verdict = "" if e["dealt_distinguishable"] else ", not distinguishable"
+                s += (f"; being dealt a wild (one or more, against none; the shuffle decides who gets one) "
+                      f"{change(e['dealt_gap'], e['dealt_gap_lo'], e['dealt_gap_hi'])}{verdict}")
+            s += "; "
         else:
             s += "(the dealt hands were not recorded by this run's simulator) "
-        if r["held_n"] > 0:
-            s += (f"a player left holding a wild at the end is the дурак in "
-                  f"{pct_ci(r['held_rate'], r['held_lo'], r['held_hi'])} against "
-                  f"{pct_ci(r['free_rate'], r['free_lo'], r['free_hi'])} for one who is not (n={count(r['n'])} {u})")
-        else:
-            s += f"no hand ended holding a wild (n={count(r['n'])} {u})"
+        s += _held_words(e, u, int(r["players"]), str(r["unit"])) + f" (n={count(r['n'])} {u})"
         if r["rule_acts"]:
             s += "."
         else:
             s += f"; {no_rule(str(r['variant']), str(r['rules']))}, so a wild left in hand costs only its points."
         out.append(s)
     return out
+
+
+def _held_words(e: Any, u: str, players: int, unit: str) -> str:
+    """Held a wild at the end, like with like, or why it is not compared here."""
+    if not tables.held_informative(players, unit):
+        return ("holding a wild at the end is not compared: with two players only one hand is left with cards "
+                "at the end, the дурак whatever it holds, so there is no hand like it to set it against")
+    if e is None:
+        return ("a hand left holding a wild is not compared here: this run did not record the cards left at the "
+                "end, which the comparison needs (rerun the experiment)")
+    if not e["held_n"] > 0:
+        return "no hand ended holding a wild"
+    if not np.isfinite(e["held_gap"]):
+        return (f"hands left holding a wild are the дурак in {pct(e['held_rate'])} of {u} (no hand left with as "
+                "many cards and no wild to compare)")
+    verdict = "" if e["held_distinguishable"] else ", not distinguishable"
+    return (f"a hand left holding a wild at the end is the дурак in {pct(e['held_rate'])} of {u} against "
+            f"{pct(e['held_matched_rate'])} for hands left with as many cards and no wild "
+            f"({pp_ci(e['held_gap'], e['held_gap_lo'], e['held_gap_hi'])}{verdict}; "
+            f"{count(e['held_n'])} holders; who ends holding one is not random, so this describes, the rule's "
+            f"on − off cost measures)")
 
 
 def jack_rule_sentences(eff: pd.DataFrame) -> list[str]:
@@ -303,14 +345,20 @@ def jack_rule_sentences(eff: pd.DataFrame) -> list[str]:
             out.append(f"{head}, in single deals, the wild rule {rule} never applies: {NO_RULE}.")
             continue
         u = _plural(str(r["unit"]))
-        s = (f"{head}, {_unit_words(str(r['unit']))}, with the wild rule {rule}: keeping wilds ({r['keeper']}) "
-             f"instead of shedding them ({r['dumper']}) {change(r['gap_on'], r['gap_on_lo'], r['gap_on_hi'])}, "
-             f"against {change(r['gap_off'], r['gap_off_lo'], r['gap_off_hi'], what='it')} with the rule off")
-        verdict = "" if r["change_distinguishable"] else ", not distinguishable"
-        s += (f" (the rule moves the gap by {pp_ci(r['change'], r['change_lo'], r['change_hi'])}"
-              f"{verdict}; Holm p {p_value(r['change_p_holm'])}). ")
+        s = f"{head}, {_unit_words(str(r['unit']))}, with the wild rule {rule}: "
+        if bool(r.get("isolating", False)):
+            s += (f"keeping wilds ({r['keeper']}) instead of shedding them ({r['dumper']}) "
+                  f"{change(r['gap_on'], r['gap_on_lo'], r['gap_on_hi'])}, "
+                  f"against {change(r['gap_off'], r['gap_off_lo'], r['gap_off_hi'], what='it')} with the rule off")
+            verdict = "" if r["change_distinguishable"] else ", not distinguishable"
+            s += (f" (the rule moves the gap by {pp_ci(r['change'], r['change_lo'], r['change_hi'])}"
+                  f"{verdict}; Holm p {p_value(r['change_p_holm'])}). The rule itself ")
+            who = "the keeper’s дурак rate"
+        else:  # the pair differs in more than wilds: only the rule's own cost (on − off) isolates anything
+            s += "the rule itself "
+            who = f"{r['keeper']}’s дурак rate"
         verdict = "" if r["cost_distinguishable"] else ", not distinguishable"
-        s += (f"The rule itself {change(r['cost'], r['cost_lo'], r['cost_hi'], what='the keeper’s дурак rate')}: "
+        s += (f"{change(r['cost'], r['cost_lo'], r['cost_hi'], what=who)}: "
               f"{pct(r['keeper_on'])} of {u} with it, {pct(r['keeper_off'])} without "
               f"(n={count(r['n_on'])} and {count(r['n_off'])} seat-{u}{verdict}; Holm p {p_value(r['cost_p_holm'])}).")
         out.append(s)

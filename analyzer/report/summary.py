@@ -3,10 +3,12 @@
 * **Going first** — position 0's win rate as a multiple of the fair share
   1/n, against the player count, one line per variant, with 95 % intervals
   (single deals under each variant's default rules, pooled over seatings).
-* **The Jack** — where the experiment seats a wild-keeping and a
-  wild-dumping strategy together: how much keeping the wild changes the дурак
-  rate, per variant, player count and unit; otherwise how often the wild
-  rule, not the points, named the дурак, or how often a wild was left in hand.
+* **The Jack** — only from designs that isolate the wild (issue 29): a keeper
+  and a dumper that differ in wild handling alone, else being dealt a wild
+  against not (randomised by the shuffle), with the rule's own cost (on − off)
+  and a hand left holding a wild set only against hands left with as many
+  cards; where the experiment seats no isolating pair, it names the one that
+  does.
 * **Which strategy wins** — where several strategies play: win rate minus the
   fair share per strategy and cell, on one colour scale.
 
@@ -114,38 +116,65 @@ def _spread(diffs: pd.Series) -> str:
     return " and ".join(parts)
 
 
+def _verb(x: float, distinguishable: bool) -> str:
+    """'lowers' / 'raises', or, where the verdict is not distinguishable, a verb that claims no effect."""
+    if not distinguishable:
+        return "changes, not distinguishably from 0,"
+    return "lowers" if x < 0 else "raises"
+
+
+def _labels(d: pd.DataFrame) -> list[str]:
+    return [f"{r.variant} {int(r.players)}p{' match' if r.unit == 'match' else ''}" for r in d.itertuples()]
+
+
+def _gap_bars(d: pd.DataFrame, col: str, xlabel: str) -> Callable[[object], None]:
+    """Horizontal bars of the gap ``col`` per cell with its interval (green: lowers the дурак rate)."""
+    labels = _labels(d)
+
+    def draw(ax) -> None:  # noqa: ANN001 - a matplotlib Axes
+        y = np.arange(len(d))
+        x = 100 * d[col].to_numpy(dtype=float)
+        err = 100 * _bars(d[col].to_numpy(dtype=float), d[f"{col}_lo"].to_numpy(dtype=float),
+                          d[f"{col}_hi"].to_numpy(dtype=float))
+        colours = ["#2ca02c" if v < 0 else "#d62728" for v in x]
+        ax.barh(y, x, xerr=err, color=colours, capsize=3)
+        ax.set_yticks(y, labels, fontsize=8)
+        ax.axvline(0, color="#444", lw=1)
+        ax.invert_yaxis()
+        ax.set_xlabel(xlabel)
+
+    return draw
+
+
 def jack_panel(res: Results) -> Panel | None:
+    """The Jack headline, drawn only from designs that isolate the wild (issue 29), in this order:
+
+    1. a keeper and a dumper that differ in wild handling alone (``keeper_vs_dumper``'s ``isolating``);
+    2. being dealt a wild against not (the shuffle randomises it), with a pointer to the experiment that
+       compares keeping with shedding when this one seats no such pair;
+    3. otherwise how often a wild is left in hand, and the pointer.
+    Where the experiment also plays the rule off, the rule's own cost (on − off) is added; a hand left
+    holding a wild is compared only with hands left with as many cards (never in two-player deals).
+    """
     kvd = tables.keeper_vs_dumper(res)
-    if not kvd.empty:
-        d = _default_rules(kvd).reset_index(drop=True)  # the variants' own rules (a rule grid is in the details)
-        labels = [f"{r.variant} {int(r.players)}p{' match' if r.unit == 'match' else ''}" for r in d.itertuples()]
+    iso = kvd[kvd["isolating"].astype(bool)] if not kvd.empty else kvd
+    if not iso.empty:
+        d = _default_rules(iso).reset_index(drop=True)  # the variants' own rules (a rule grid is in the details)
         big = d.loc[d["loss_diff"].abs().idxmax()]
-        verb = "lowers" if big["loss_diff"] < 0 else "raises"
+        verb = _verb(big["loss_diff"], bool(big["distinguishable"]))
         where = f"{big['variant']} {int(big['players'])}p {'matches' if big['unit'] == 'match' else 'deals'}"
-        sentence = (f"Keeping the wild ({big['keeper']}, the strategy holding wilds most) instead of shedding it "
-                    f"({big['dumper']}) {verb} the дурак rate by "
+        sentence = (f"Keeping the wild ({big['keeper']}) instead of shedding it ({big['dumper']}), two strategies "
+                    f"that differ in nothing else, {verb} the дурак rate by "
                     f"**{_points(big['loss_diff'])}** (95% interval {_span(big['loss_diff_lo'], big['loss_diff_hi'])})"
                     f" in {where}")
         other = d[d.index != big.name]
-        if len(other):
-            sentence += f"; in the other cells it {_spread(other['loss_diff'])}."
-        else:
-            sentence += "."
-        sentence += _held_sentence(res, big) + _rule_cost_sentence(res)
-
-        def draw(ax) -> None:  # noqa: ANN001
-            y = np.arange(len(d))
-            x = 100 * d["loss_diff"].to_numpy()
-            err = 100 * _bars(d["loss_diff"].to_numpy(), d["loss_diff_lo"].to_numpy(), d["loss_diff_hi"].to_numpy())
-            colours = ["#2ca02c" if v < 0 else "#d62728" for v in x]
-            ax.barh(y, x, xerr=err, color=colours, capsize=3)
-            ax.set_yticks(y, labels, fontsize=8)
-            ax.axvline(0, color="#444", lw=1)
-            ax.invert_yaxis()
-            ax.set_xlabel("дурак rate: holds wilds most − least (points)")
-
-        return Panel("Keeping the Jack", sentence, draw)
-    dealt = _dealt_panel(res)
+        sentence += f"; in the other cells it {_spread(other['loss_diff'])}." if len(other) else "."
+        sentence += _held_sentence(res) + _rule_cost_sentence(res)
+        return Panel("Keeping the Jack", sentence,
+                     _gap_bars(d, "loss_diff", "дурак rate: keeps − sheds the wild (points)"))
+    pointer = (" Keeping against shedding a wild is not measured here (no two strategies of this experiment "
+               f"differ in wild handling alone): {sentences.WILD_PAIR_EXPERIMENT} answers it.")
+    dealt = _dealt_panel(res, pointer)
     if dealt is not None:
         return dealt
     ws = tables.wild_summary(res, pooled=True)
@@ -154,7 +183,7 @@ def jack_panel(res: Results) -> Panel | None:
     d = _default_rules(ws).sort_values(["variant", "players", "unit"]).reset_index(drop=True)
     if d.empty:
         return None
-    labels = [f"{r.variant} {int(r.players)}p{' match' if r.unit == 'match' else ''}" for r in d.itertuples()]
+    labels = _labels(d)
     held = (d["wild_any"] / d["n"]).to_numpy()  # share of deals (matches) ending with a wild in some hand
     top = int(np.argmax(held))
     sentence = (f"A wild is still in someone's hand at the end of **{pct(held[top])}** of "
@@ -166,6 +195,7 @@ def jack_panel(res: Results) -> Panel | None:
                      f"of {r['variant']} {int(r['players'])}p {'matches' if r['unit'] == 'match' else 'deals'}.")
     else:
         sentence += "."
+    sentence += pointer
 
     def draw_held(ax) -> None:  # noqa: ANN001
         y = np.arange(len(d))
@@ -177,20 +207,27 @@ def jack_panel(res: Results) -> Panel | None:
     return Panel("The Jack", sentence, draw_held)
 
 
-def _held_sentence(res: Results, at: pd.Series) -> str:
-    """' A player left holding a wild at the end … is the дурак in X against Y' for the group of ``at``."""
-    jq = tables.jack_question(res, by_strategy=False)
-    keys = ["variant", "players", "unit", "rules"]
-    row = jq[(jq[keys] == at[keys].values).all(axis=1)] if not jq.empty else jq
-    if row.empty:
+def _held_sentence(res: Results) -> str:
+    """' A hand left holding a wild … is the дурак X points more often than hands left with as many cards'
+    for the cell (default rules) where that gap is largest; nothing where no cell can tell (two-player
+    deals only, or results stored before the cards left were)."""
+    eff = tables.jack_effects(res)
+    if eff.empty:
         return ""
-    r = row.iloc[0]
-    if not r["held_n"] > 0:
+    d = _default_rules(eff[eff["held_informative"].astype(bool) & eff["held_gap"].notna()])
+    if d.empty:
         return ""
+    r = d.loc[d["held_gap"].abs().idxmax()]
     units = "matches" if r["unit"] == "match" else "deals"
-    s = (f" There, a player left holding a wild at the end is the дурак in **{pct(r['held_rate'])}** of {units} "
-         f"against {pct(r['free_rate'])} for one who is not")
+    verdict = "" if r["held_distinguishable"] else ", not distinguishable"
+    s = (f" In {r['variant']} {int(r['players'])}p {units} a hand left holding a wild at the end is the дурак in "
+         f"{pct(r['held_rate'])} of them against {pct(r['held_matched_rate'])} for hands left with as many other "
+         f"cards ({_signed_points(r['held_gap'], r['held_gap_lo'], r['held_gap_hi'])}{verdict})")
     return s + ("." if r["rule_acts"] else f"; {sentences.no_rule(str(r['variant']), str(r['rules']))}.")
+
+
+def _signed_points(x: float, lo: float, hi: float) -> str:
+    return f"{100 * x:+.1f} points, 95% interval {100 * lo:+.1f} to {100 * hi:+.1f}"
 
 
 def _rule_cost_sentence(res: Results) -> str:
@@ -202,42 +239,32 @@ def _rule_cost_sentence(res: Results) -> str:
     r = eff.loc[eff["cost"].abs().idxmax()]
     rule = {"deal": "per deal (PR7)", "match": "per match (CZ7)"}.get(str(r["wild_rule"]), str(r["wild_rule"]))
     units = "matches" if r["unit"] == "match" else "deals"
-    return (f" The wild rule {rule} itself {change(r['cost'], r['cost_lo'], r['cost_hi'], what='the keeper’s дурак rate')}"
+    who = "the keeper’s" if bool(r["isolating"]) else f"{r['keeper']}’s"
+    return (f" The wild rule {rule} itself {change(r['cost'], r['cost_lo'], r['cost_hi'], what=who + ' дурак rate')}"
             f" in {r['variant']} {int(r['players'])}p {units} (rule on − off; the section below has every case).")
 
 
-def _dealt_panel(res: Results) -> Panel | None:
-    """Without a keeper and a dumper: the дурак rate by wilds dealt, single deals under default rules."""
-    jq = tables.jack_question(res, by_strategy=False)
-    if jq.empty or not jq["recorded"].any():
+def _dealt_panel(res: Results, pointer: str) -> Panel | None:
+    """Being dealt a wild against not (single deals under default rules): the shuffle decides who gets one,
+    so the gap is the wild's own effect with these strategies."""
+    eff = tables.jack_effects(res)
+    if eff.empty:
         return None
-    d = _default_rules(jq[(jq["unit"] == "deal") & jq["recorded"]]).sort_values(["variant", "players"])
+    d = _default_rules(eff[(eff["unit"] == "deal") & eff["dealt_gap"].notna()]).sort_values(["variant", "players"])
     d = d.reset_index(drop=True)
     if d.empty:
         return None
-    gap = (d["dealt2_rate"] - d["dealt0_rate"]).abs()
-    r = d.loc[gap.idxmax()] if gap.notna().any() else d.iloc[0]
-    sentence = (f"In **{r['variant']} {int(r['players'])}p** deals a player dealt two or more wilds is the дурак in "
-                f"{pct_ci(r['dealt2_rate'], r['dealt2_lo'], r['dealt2_hi'])} of deals, one dealt none in "
-                f"{pct_ci(r['dealt0_rate'], r['dealt0_lo'], r['dealt0_hi'])}")
-    if r["held_n"] > 0:
-        sentence += f"; left holding a wild at the end, {pct(r['held_rate'])} against {pct(r['free_rate'])}"
-    sentence += "." if r["rule_acts"] else f"; {sentences.no_rule(str(r['variant']), str(r['rules']))}."
-
-    def draw(ax) -> None:  # noqa: ANN001
-        for i, (_, g) in enumerate(d.iterrows()):
-            colour, marker = VARIANT_STYLE.get(str(g["variant"]), ("#555", "D"))
-            ks = [k for k in (0, 1, 2) if g[f"dealt{k}_n"] > 0]
-            y = np.array([g[f"dealt{k}_rate"] for k in ks])
-            err = _bars(y, np.array([g[f"dealt{k}_lo"] for k in ks]), np.array([g[f"dealt{k}_hi"] for k in ks]))
-            ax.errorbar(np.array(ks) + 0.04 * i, 100 * y, yerr=100 * err, color=colour, marker=marker, capsize=3,
-                        ls=("-", "--", ":", "-.")[int(g["players"]) % 4], label=f"{g['variant']} {int(g['players'])}p")
-        ax.set_xticks([0, 1, 2], ["0", "1", "2+"])
-        ax.set_xlabel("wilds dealt")
-        ax.set_ylabel("дурак rate (% of deals)")
-        ax.legend(fontsize=7, frameon=False)
-
-    return Panel("The Jack", sentence, draw)
+    big = d.loc[d["dealt_gap"].abs().idxmax()]
+    verb = _verb(big["dealt_gap"], bool(big["dealt_distinguishable"]))
+    sentence = (f"Being dealt a wild (one or more, against none) {verb} a player's дурак rate by "
+                f"**{_points(big['dealt_gap'])}** (95% interval {_span(big['dealt_gap_lo'], big['dealt_gap_hi'])}) "
+                f"in {big['variant']} {int(big['players'])}p deals: {pct(big['dealt_with_rate'])} against "
+                f"{pct(big['dealt_none_rate'])}, n={count(big['n'])} deals. The shuffle decides who is dealt one, "
+                f"so nothing else differs on average")
+    other = d[d.index != big.name]
+    sentence += f"; in the other cells it {_spread(other['dealt_gap'])}." if len(other) else "."
+    sentence += _held_sentence(res) + _rule_cost_sentence(res) + pointer
+    return Panel("The Jack", sentence, _gap_bars(d, "dealt_gap", "дурак rate: dealt a wild − none (points)"))
 
 
 def strategy_panel(res: Results) -> Panel | None:

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from analyzer.core.bits import BIT, CHUNK_TABLES, RANK_OF, cards_tuple, popcount
 from analyzer.core.cards import DRAW, N_CARDS, TAKE, card_str
 from analyzer.core.contract import BatchView, DecisionView, describe_action, is_action_int
-from analyzer.knowledge.public import row_histories
+from analyzer.core.public import row_histories
 from analyzer.sim.errors import SimulationError, StrategyFault
 from analyzer.sim.state import LEAD, SEVEN, SlotState
 
@@ -33,7 +33,7 @@ class StrategyCalls(SlotState):
     one_strategy: bool
     view_rules: Any  # the strategies' own copy of the rules
     rng: np.random.Generator
-    public: Any  # the public record (analyzer.knowledge.public.PublicRecord) or None
+    public: Any  # the public record (analyzer.core.public.PublicRecord) or None
 
     if TYPE_CHECKING:  # provided by analyzer.sim.history.PublicRecorder
         def _history_view(self, rr, cur, hand) -> Any: ...

@@ -14,8 +14,8 @@ from numpy.typing import NDArray
 
 from analyzer.core.bits import popcount
 from analyzer.core.contract import BatchHistory
+from analyzer.core.public import PublicRecord, batch_history, reads_history
 from analyzer.engine.faults import token
-from analyzer.knowledge.public import PublicRecord, batch_history, reads_history
 from analyzer.sim.state import LEAD, SlotState
 
 
@@ -68,7 +68,7 @@ class MoveRecorder(SlotState):
 
 
 class PublicRecorder(SlotState):
-    """The public history of every deal (:class:`analyzer.knowledge.public.PublicRecord`), kept only when
+    """The public history of every deal (:class:`analyzer.core.public.PublicRecord`), kept only when
     some strategy of the line-up reads it (``uses_history = True``); otherwise ``public`` is None and
     every hook of the step code is skipped by one test."""
 
@@ -85,7 +85,7 @@ class PublicRecorder(SlotState):
 
     def _history_view(self, rr: NDArray[np.int64], cur: NDArray[np.int8], hand: NDArray[np.uint64]) -> BatchHistory:
         """The :class:`BatchHistory` of the decision slots ``rr`` (players ``cur`` holding ``hand``):
-        the record's (knowledge.public.batch_history, shared with the rules engine), the pile and a
+        the record's (core.public.batch_history, shared with the rules engine), the pile and a
         talon of known order (G8) read off the ring."""
         assert self.public is not None
         d = self.d

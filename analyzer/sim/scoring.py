@@ -18,11 +18,11 @@ def alloc_results(n: int, p: int, matches: bool) -> dict[str, np.ndarray]:
         return {"totals": z((n, p), np.int32), "win_share": z((n, p), np.float32),
                 "loss_share": z((n, p), np.float32), "loser_by_wild": z(n, bool),
                 "wild_held": z((n, p), bool), "deals": z(n, np.int32), "capped_deals": z(n, np.int32),
-                "wilds_dealt": z((n, p), np.int8)}
+                "wilds_dealt": z((n, p), np.int8), "cards_left": z((n, p), np.int8)}
     return {"points": z((n, p), np.int16), "went_out": z(n, np.int8), "winner": z(n, np.int8),
             "loser": z(n, np.int8), "loser_by_wild": z(n, bool), "wild_held": z((n, p), bool),
             "end": z(n, np.int8), "turns": z(n, np.int32), "last_card": z(n, np.int8),
-            "turnovers": z(n, np.int16), "wilds_dealt": z((n, p), np.int8)}
+            "turnovers": z(n, np.int16), "wilds_dealt": z((n, p), np.int8), "cards_left": z((n, p), np.int8)}
 
 
 class Scoring(SlotState):
@@ -81,9 +81,9 @@ class Scoring(SlotState):
         loser = np.where(capped, -1, loser)
         by_wild &= ~capped
         self.phase[rows] = IDLE
-        self._collect(rows, end, pts, went, winner, loser, by_wild, holders)
+        self._collect(rows, end, pts, went, winner, loser, by_wild, holders, popcount(hands).astype(np.int8))
 
-    def _collect(self, rows, end, pts, went, winner, loser, by_wild, holders) -> None:
+    def _collect(self, rows, end, pts, went, winner, loser, by_wild, holders, left) -> None:
         """Store a finished deal by player id (deal mode) or fold it into its match."""
         seat_player = self._seat_player(rows)
         ar = np.arange(len(rows))[:, None]
@@ -93,6 +93,8 @@ class Scoring(SlotState):
         wild_p[ar, seat_player] = holders
         dealt_p = np.zeros((len(rows), self.n), np.int8)
         dealt_p[ar, seat_player] = self.wilds_dealt[rows]
+        left_p = np.zeros((len(rows), self.n), np.int8)
+        left_p[ar, seat_player] = left
 
         def to_player(seat):
             seat = np.asarray(seat)
@@ -112,6 +114,7 @@ class Scoring(SlotState):
             o["last_card"][j] = self.last_card[rows]
             o["turnovers"][j] = self.turnovers[rows]
             o["wilds_dealt"][j] = dealt_p
+            o["cards_left"][j] = left_p
             self.job[rows] = -1
             return
         self.totals[rows] += by_player
@@ -131,6 +134,7 @@ class Scoring(SlotState):
             o["deals"][j] = self.deals_done[fin]
             o["capped_deals"][j] = self.capped_deals[fin]
             o["wilds_dealt"][j] = dealt_p[over]
+            o["cards_left"][j] = left_p[over]
             self.job[fin] = -1
         cont = rows[~over]
         if len(cont):

@@ -113,7 +113,7 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int,
     """Play ``n`` matches to ``rules.target`` (G11); ``strategies[i]`` is player i (0 leads deal 1).
 
     ``hands`` (a permutation of the players): player ``p`` receives canonical hand ``hands[p]`` of every deck
-    whoever deals (:func:`analyzer.stats.tournament.arrange_deck`), for duplicate designs where the dealer
+    whoever deals (:func:`analyzer.engine.match.arrange_deck`), for duplicate designs where the dealer
     follows play (SV2); by default hands are dealt by seat (G10a).
     """
     if rules.target is None:

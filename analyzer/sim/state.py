@@ -29,8 +29,8 @@ from analyzer.core.bits import BIT, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64,
 from analyzer.core.cards import KING, N_CARDS, QUEEN, card_id, deck
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import deal_keys
+from analyzer.engine.match import arrange_deck
 from analyzer.sim.errors import SimulationError
-from analyzer.stats.tournament import arrange_deck
 
 BEGIN, PLAY, DRAWN, SEVEN, LEAD, IDLE, DONE = 0, 1, 2, 3, 4, 5, 6
 PHASE_NAMES = ("begin", "play", "drawn", "seven", "lead_suit", "idle", "done")
@@ -129,7 +129,7 @@ class SlotState:
         self.skey = z(b, np.uint64)
         self.scount = z(b, np.uint64)
         #: matches only: ``deal_hands[p]`` is the canonical hand player ``p`` receives from every deck, whoever
-        #: deals (analyzer.stats.tournament.arrange_deck); None deals by seat (G10a).  A duplicate design sets
+        #: deals (analyzer.engine.match.arrange_deck); None deals by seat (G10a).  A duplicate design sets
         #: it where the dealer follows play (SV2), so a pair's two seatings swap the hands of every deck.
         self.deal_hands: NDArray[np.int64] | None = None
 

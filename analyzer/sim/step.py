@@ -17,8 +17,8 @@ from numpy.typing import NDArray
 from analyzer.core.bits import BIT, RANK_MASK, RANK_OF, SUIT_OF, popcount, single_card
 from analyzer.core.cards import DRAW, N_CARDS, TAKE
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
+from analyzer.core.public import NAME, PASS, TAKE_CHAIN, PublicRecord, draw_proves_void, drawn_card_proves, pass_proves_void
 from analyzer.core.streams import shuffled, uniforms
-from analyzer.knowledge.public import NAME, PASS, TAKE_CHAIN, PublicRecord, draw_proves_void, drawn_card_proves, pass_proves_void
 from analyzer.sim.state import BEGIN, DRAWN, LEAD, PLAY, SEVEN, SlotState
 
 #: An action code inside one step: the drawn card does not fit, the turn passes (G6).

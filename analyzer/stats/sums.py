@@ -33,6 +33,20 @@ seats that share games, so its interval needs per-game sums over the strategy's 
 ``hv_*`` columns, stored on the strategy's first position of the line-up (0 on the others), hold
 the sums over games of the products of A = Σ held·loss, B = Σ held, C = Σ (1−held)·loss and
 E = Σ (1−held) over its seats in decided games (:func:`analyzer.stats.tables.jack_question`).
+
+The Jack comparisons that isolate the wild (issue 29), all seats of a game together:
+
+* *held at the end, like with like*: a hand left holding a wild is compared only with hands left
+  holding the same number of cards (``LEFT_CLASSES``: 1 to 7, 8 or more; the hand that went out
+  holds none and is in no stratum).  Per position ``left{k}_held_n/_losses`` and
+  ``left{k}_free_n/_losses``; per cell the same-game moments ``lm_i_j`` = Σ over games of
+  v_i·v_j of the game's vector v = (A, B_1..B_K, C_1..C_K, E_1..E_K): A the holders' дурак shares,
+  B_k the holders with k cards left, C_k and E_k the same of the hands without a wild.
+* *dealt a wild*: the seats dealt one or more wilds against those dealt none, a comparison the
+  shuffle randomises; per cell ``dm_i_j`` the same-game moments of (A, B, C, E) of those two groups.
+
+Games are the clusters: a game's seats exclude each other as дурак, so an interval that took them
+as independent would be too narrow (:func:`analyzer.stats.tables.jack_effects` linearises).
 """
 
 from __future__ import annotations
@@ -42,6 +56,7 @@ import pandas as pd
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, POINT_BINS, TURN_BINS, DealResults, MatchResults
 from analyzer.core.rules import RuleSet
+from analyzer.kernel.jack_sums import jack_sums
 
 #: Seats the cross-product columns cover (czech seats up to 8, RULES.md player counts).
 MAX_SEATS = 8
@@ -56,15 +71,36 @@ JACK_COLUMNS = (*(f"dealt{k}_{m}" for k in DEALT_CLASSES for m in ("n", "losses"
 #: Per-strategy sums over games of products of A, B, C, E (module docstring), on its first position.
 HV_PAIRS = ("aa", "ab", "bb", "cc", "ce", "ee", "ac", "ae", "bc", "be")
 HV_COLUMNS = tuple(f"hv_{x}" for x in HV_PAIRS)
+#: Cards left at the end, the strata of "held a wild at the end": 1 to 7, 8 or more (the last open-ended;
+#: fine enough that holders and the hands they are set against hold as many cards, which decide the points).
+LEFT_CLASSES = (1, 2, 3, 4, 5, 6, 7, 8)
+#: A дурак share is a multiple of 1/k for k <= MAX_SEATS tied hands: times 840 (lcm of 1..8) it is an integer,
+#: so the same-game moments are sums of integers, exact in float64 in any order (a BLAS product is then safe).
+SHARE_SCALE = 840
+#: Per position and stratum: hands holding a wild (``held``) and not (``free``), their count and дурак shares.
+LEFT_COLUMNS = tuple(f"left{k}_{g}_{m}" for k in LEFT_CLASSES for g in ("held", "free") for m in ("n", "losses"))
+
+
+def moment_names(prefix: str, dim: int) -> tuple[str, ...]:
+    """``prefix_i_j`` for i <= j < dim: the upper triangle of a same-game moment matrix."""
+    return tuple(f"{prefix}_{i}_{j}" for i in range(dim) for j in range(i, dim))
+
+
+#: Same-game moments of the held comparison's game vector (A, B_1..B_K, C_1..C_K, E_1..E_K).
+HELD_DIM = 1 + 3 * len(LEFT_CLASSES)
+HELD_MOMENTS = moment_names("lm", HELD_DIM)
+#: Same-game moments of the dealt comparison's game vector (A, B, C, E): dealt one or more wilds against none.
+DEALT_MOMENTS = moment_names("dm", 4)
 #: Columns of the per-position summary table (one row per position of a chunk or cell).
 POSITION_COLUMNS = (
     "position", "strategy", "n", "wins", "losses", "losses_by_wild", "wild_held",
-    "went_out", "points_sum", "points_sq", *CROSS_COLUMNS, *JACK_COLUMNS, *HV_COLUMNS,
+    "went_out", "points_sum", "points_sq", *CROSS_COLUMNS, *JACK_COLUMNS, *HV_COLUMNS, *LEFT_COLUMNS,
 )
 #: Columns of the per-chunk totals (one row per chunk or cell).
 TOTAL_COLUMNS = ("n", "blocked", "capped", "turns_sum", "turns_sq", "turnovers_sum", "deals_sum",
                  "wild_any", "wild_hands", "wild_points_sum",
-                 "rest_hands", "rest_points_sum", "wild_rest_hands", "wild_rest_points_sum")
+                 "rest_hands", "rest_points_sum", "wild_rest_hands", "wild_rest_points_sum",
+                 *HELD_MOMENTS, *DEALT_MOMENTS)
 
 
 def cross_sums(x: np.ndarray) -> np.ndarray:
@@ -190,6 +226,41 @@ def _jack_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, decided:
     return {**out, **hv}
 
 
+def _moments(m: np.ndarray, shares: list[int], prefix: str) -> dict[str, float]:
+    """The upper triangle of an integer moment matrix ``m`` as columns, the ``shares`` rows and columns
+    (дурак shares times SHARE_SCALE) scaled back."""
+    scale = np.ones(m.shape[0])
+    scale[shares] = SHARE_SCALE
+    f = m.astype(np.float64) / np.outer(scale, scale)
+    dim = m.shape[0]
+    return {f"{prefix}_{i}_{j}": float(f[i, j]) for i in range(dim) for j in range(i, dim)}
+
+
+def _isolating_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, left: np.ndarray,
+                    decided: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """The Jack comparisons that isolate the wild (module docstring): per-position LEFT_COLUMNS and the
+    per-chunk same-game moments HELD_MOMENTS and DEALT_MOMENTS, in one compiled pass
+    (:func:`analyzer.kernel.jack_sums.jack_sums`).  ``left`` or ``dealt`` NOT_RECORDED (-1) puts a seat in no
+    stratum."""
+    n, p = loss_x.shape
+    k = len(LEFT_CLASSES)
+    loss = np.ascontiguousarray(loss_x, dtype=np.float64)
+    share = np.rint(loss * SHARE_SCALE).astype(np.int64)  # whole numbers: a share is a multiple of 1/j, j <= 8
+    cnt, los = np.zeros((2, k, p), np.int64), np.zeros((2, k, p))
+    mh, md = np.zeros((HELD_DIM, HELD_DIM), np.int64), np.zeros((4, 4), np.int64)
+    jack_sums(share, loss, np.ascontiguousarray(held, dtype=np.bool_), np.ascontiguousarray(left, dtype=np.int8),
+              np.ascontiguousarray(dealt, dtype=np.int8), np.ascontiguousarray(decided, dtype=np.bool_), k,
+              cnt, los, mh, md)
+    per_pos: dict[str, np.ndarray] = {}
+    for i, c in enumerate(LEFT_CLASSES):
+        for g, tag in enumerate(("held", "free")):
+            per_pos[f"left{c}_{tag}_n"] = cnt[g, i].astype(np.float64)
+            per_pos[f"left{c}_{tag}_losses"] = los[g, i]
+    totals = _moments(mh, [0, *range(1 + k, 1 + 2 * k)], "lm")
+    totals.update(_moments(md, [0, 2], "dm"))
+    return per_pos, totals
+
+
 def summarize(res: DealResults | MatchResults, strategies: list[str],
               rules: RuleSet | None = None) -> dict[str, pd.DataFrame]:
     """Sufficient statistics of a chunk: ``positions``, ``totals`` and ``hist`` tables.
@@ -255,6 +326,9 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
     totals["wild_rest_hands"] = float((rest * res.wild_held).sum())
     totals["wild_rest_points_sum"] = float((rest * res.wild_held * pts).sum())
     cross = {m: cross_sums(x) for m, x in (("wins", win_x), ("losses", loss_x), ("points", pts))}
+    left_pos, moments = _isolating_sums(loss_x, res.wild_held, np.asarray(res.wilds_dealt),
+                                        np.asarray(res.cards_left), decided)
+    totals.update(moments)
     positions = pd.DataFrame({
         "position": np.arange(p), "strategy": list(strategies), "n": n,
         "wins": wins, "losses": losses, "losses_by_wild": np.asarray(lbw, dtype=float),
@@ -262,6 +336,7 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
         "points_sum": pts_t.sum(axis=1), "points_sq": (pts_t ** 2).sum(axis=1),
         **{f"{m}_x{q}": cross[m][:, q] for m in CROSS_METRICS for q in range(MAX_SEATS)},
         **_jack_sums(loss_x, res.wild_held, np.asarray(res.wilds_dealt), decided, list(strategies)),
+        **left_pos,
     })
     hist = pd.concat([pd.DataFrame({"kind": k, "bin": np.arange(len(h)), "count": h.astype(np.int64)})
                       for k, h in hists], ignore_index=True)

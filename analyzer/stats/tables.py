@@ -28,11 +28,24 @@ import numpy as np
 import pandas as pd
 
 from analyzer.core.inputs import read_user_text
+from analyzer.core.registry import wild_twins
 from analyzer.core.rules import OPTIONS, RulesError, describe_options, parse_description
 from analyzer.stats import intervals as stats
 from analyzer.stats import paired
 from analyzer.stats.schema import manifest_problem, results_problem
-from analyzer.stats.sums import CROSS_COLUMNS, DEALT_CLASSES, HV_COLUMNS, JACK_COLUMNS, POSITION_COLUMNS, TOTAL_COLUMNS
+from analyzer.stats.sums import (
+    CROSS_COLUMNS,
+    DEALT_CLASSES,
+    DEALT_MOMENTS,
+    HELD_DIM,
+    HELD_MOMENTS,
+    HV_COLUMNS,
+    JACK_COLUMNS,
+    LEFT_CLASSES,
+    LEFT_COLUMNS,
+    POSITION_COLUMNS,
+    TOTAL_COLUMNS,
+)
 
 #: Columns that describe a cell; every table carries them.
 CELL_COLUMNS = ("cell", "label", "variant", "players", "unit", "lineup", "rules")
@@ -159,7 +172,7 @@ def _attach(df: pd.DataFrame, res: Results) -> pd.DataFrame:
 
 def _positions(res: Results) -> pd.DataFrame:
     """Per-position sums with the cell's columns (the same-game products stay in res.positions)."""
-    p = res.positions.drop(columns=[c for c in (*CROSS_COLUMNS, *JACK_COLUMNS, *HV_COLUMNS)
+    p = res.positions.drop(columns=[c for c in (*CROSS_COLUMNS, *JACK_COLUMNS, *HV_COLUMNS, *LEFT_COLUMNS)
                                     if c in res.positions.columns])
     for c in ("n", "wins", "losses", "losses_by_wild", "wild_held", "went_out", "points_sum", "points_sq"):
         p[c] = p[c].astype(np.float64)
@@ -453,6 +466,11 @@ def keeper_vs_dumper(res: Results) -> pd.DataFrame:
     not independent ones.  ``p_holm`` is Holm over the rows' loss differences;
     ``distinguishable`` is the one verdict rule (interval and Holm p agree).
     Empty (with columns) when no group holds two strategies.
+
+    ``isolating``: the two strategies differ in wild handling alone (they declare it:
+    :func:`analyzer.core.registry.wild_twins`, e.g. wild-keeper and wild-dumper), so the gap is the
+    wild's.  Otherwise it is the two strategies' whole difference (greedy against random differs in far
+    more than wilds), and no report sentence may read it as the cost of keeping the wild (issue 29).
     """
     ws = wild_by_strategy(res)
     stats_cols = ("n", "win_rate", "win_lo", "win_hi", "loss_rate", "loss_lo", "loss_hi",
@@ -460,7 +478,7 @@ def keeper_vs_dumper(res: Results) -> pd.DataFrame:
     cols = GROUP_COLUMNS + ["keeper", "dumper"] + [f"{s}_{m}" for s in ("keeper", "dumper") for m in stats_cols] + [
         "loss_diff", "loss_diff_lo", "loss_diff_hi", "loss_ratio", "loss_ratio_lo", "loss_ratio_hi",
         "win_diff", "win_diff_lo", "win_diff_hi", "points_diff", "points_diff_lo", "points_diff_hi",
-        "p", "p_holm", "distinguishable"]
+        "p", "p_holm", "distinguishable", "isolating"]
     groups = paired.group_cells(res)
     rows = []
     for key, g in ws.groupby(GROUP_COLUMNS, dropna=False, sort=True):
@@ -468,7 +486,8 @@ def keeper_vs_dumper(res: Results) -> pd.DataFrame:
             continue
         g = g.sort_values(["held_rate", "strategy"], ascending=[False, True], kind="stable")
         k, d = g.iloc[0], g.iloc[-1]
-        row: dict[str, Any] = {**dict(zip(GROUP_COLUMNS, key)), "keeper": k["strategy"], "dumper": d["strategy"]}
+        row: dict[str, Any] = {**dict(zip(GROUP_COLUMNS, key)), "keeper": k["strategy"], "dumper": d["strategy"],
+                               "isolating": wild_twins(str(k["strategy"]), str(d["strategy"]))}
         for tag, r in (("keeper", k), ("dumper", d)):
             row.update({f"{tag}_{m}": float(r[m]) for m in stats_cols})
         cells = groups[tuple(key)]
@@ -763,13 +782,14 @@ def jack_rule_effect(res: Results) -> pd.DataFrame:
 
     One row per group whose rules differ from a ``wild_rule = off`` group only in the wild rule
     (same variant, players, unit and other options): the keeper-minus-dumper дурак gap with the rule
+    (read as the wild's only where the pair is ``isolating``, :func:`keeper_vs_dumper`)
     (``gap_on``, paired interval) and without (``gap_off``), its change (on − off; the two groups
     play different deals, so the variances add), and the rule's own cost to the keeper: its дурак
     rate with the rule on minus off (``cost``, independent samples).  Where the rule cannot act
     (``rule_acts`` False: CZ7 on single deals) the row says so and carries no numbers.  Holm over the
     rows that act, for the change and for the cost, with the one verdict rule.
     """
-    cols = ["variant", "players", "unit", "rules", "rules_off", "wild_rule", "rule_acts", "keeper", "dumper",
+    cols = ["variant", "players", "unit", "rules", "rules_off", "wild_rule", "rule_acts", "keeper", "dumper", "isolating",
             "gap_on", "gap_on_lo", "gap_on_hi", "gap_off", "gap_off_lo", "gap_off_hi",
             "change", "change_lo", "change_hi", "change_p_holm", "change_distinguishable",
             "keeper_on", "keeper_off", "n_on", "n_off", "cost", "cost_lo", "cost_hi", "cost_p_holm",
@@ -793,7 +813,8 @@ def jack_rule_effect(res: Results) -> pd.DataFrame:
         acts = rule_acts(on["variant"], on["rules"], on["unit"])
         row: dict[str, Any] = {"variant": on["variant"], "players": int(on["players"]), "unit": on["unit"],
                                "rules": on["rules"], "rules_off": base["rules"], "wild_rule": on["_rule"],
-                               "rule_acts": acts, "keeper": on["keeper"], "dumper": on["dumper"]}
+                               "rule_acts": acts, "keeper": on["keeper"], "dumper": on["dumper"],
+                               "isolating": bool(on["isolating"]) and bool(base["isolating"])}
         if acts:
             se_on = (on["loss_diff_hi"] - on["loss_diff"]) / stats.Z95
             se_off = (base["loss_diff_hi"] - base["loss_diff"]) / stats.Z95
@@ -820,3 +841,167 @@ def jack_rule_effect(res: Results) -> pd.DataFrame:
             out.loc[a, f"{m}_distinguishable"] = stats.agreed_distinguishable(
                 out.loc[a, f"{m}_lo"].to_numpy(dtype=float), out.loc[a, f"{m}_hi"].to_numpy(dtype=float), ph)
     return out[cols].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- the Jack, isolated (issue 29)
+
+#: Words for the cards-left strata of :data:`analyzer.stats.sums.LEFT_CLASSES` (the last open-ended).
+LEFT_NAMES = {k: (f"{k} card{'s' if k > 1 else ''}" if k < LEFT_CLASSES[-1] else f"{k}+ cards") for k in LEFT_CLASSES}
+
+
+def held_informative(players: int, unit: str) -> bool:
+    """Whether "held a wild at the end" can tell anything about the wild: not with two players, where only
+    one hand is left with cards at the end (the other went out), so it is the дурак of the deal whatever it
+    holds, and, in czech and prague, of the match too (the last deal's points end the match on it).
+    ``unit`` is kept for the callers' symmetry: the answer is the same per deal and per match."""
+    return int(players) > 2
+
+
+def _moment_matrix(row: pd.Series, prefix: str, dim: int) -> np.ndarray:
+    m = np.zeros((dim, dim))
+    for i in range(dim):
+        for j in range(i, dim):
+            m[i, j] = m[j, i] = float(row[f"{prefix}_{i}_{j}"])
+    return m
+
+
+def _held_gap(row: pd.Series) -> tuple[float, float, float, float]:
+    """(gap, se, held rate, matched free rate) of the held-at-end comparison standardised over cards left.
+
+    D = (A − Σ_k B_k r_k) / B, r_k = C_k / E_k: the holders' дурак rate minus the rate hands without a wild
+    but with the same number of cards left show, weighted as the holders are spread over the strata.  Its
+    variance by the delta method with games as clusters: Σ_games (g·v)² / B² with g = ∂(B·D)/∂(A, B_k, C_k,
+    E_k) (the game vectors' moments ``lm_i_j``).  NaN where no hand held a wild, or a stratum with holders
+    has no hand without a wild to compare with.
+    """
+    k = len(LEFT_CLASSES)
+    m = _moment_matrix(row, "lm", HELD_DIM)
+    b = np.array([row[f"held{c}_n"] for c in LEFT_CLASSES], float)
+    a = float(sum(row[f"held{c}_losses"] for c in LEFT_CLASSES))
+    c_ = np.array([row[f"free{c}_losses"] for c in LEFT_CLASSES], float)
+    e = np.array([row[f"free{c}_n"] for c in LEFT_CLASSES], float)
+    big_b = b.sum()
+    if big_b <= 0 or np.any((b > 0) & (e <= 0)):
+        return (np.nan, np.nan, a / big_b if big_b > 0 else np.nan, np.nan)
+    r = np.divide(c_, e, out=np.zeros(k), where=e > 0)
+    matched = float((b * r).sum() / big_b)
+    d = a / big_b - matched
+    g = np.zeros(HELD_DIM)
+    g[0] = 1.0
+    g[1:1 + k] = -(d + r)
+    g[1 + k:1 + 2 * k] = np.divide(-b, e, out=np.zeros(k), where=e > 0)
+    g[1 + 2 * k:] = np.divide(b * r, e, out=np.zeros(k), where=e > 0)
+    var = float(g @ m @ g) / big_b ** 2
+    return d, float(np.sqrt(max(var, 0.0))), a / big_b, matched
+
+
+def _dealt_gap(row: pd.Series) -> tuple[float, float, float, float, float, float]:
+    """(gap, se, rate with, n with, rate without, n without): seats dealt one or more wilds against seats
+    dealt none, games as clusters (moments ``dm_i_j`` of (A, B, C, E))."""
+    m = _moment_matrix(row, "dm", 4)
+    a, b = float(row["dealt_with_losses"]), float(row["dealt_with_n"])
+    c, e = float(row["dealt0_losses"]), float(row["dealt0_n"])
+    if b <= 0 or e <= 0:
+        return (np.nan, np.nan, a / b if b > 0 else np.nan, b, c / e if e > 0 else np.nan, e)
+    rw, r0 = a / b, c / e
+    g = np.array([1 / b, -rw / b, -1 / e, r0 / e])
+    var = float(g @ m @ g)
+    return rw - r0, float(np.sqrt(max(var, 0.0))), rw, b, r0, e
+
+
+def jack_effects(res: Results) -> pd.DataFrame:
+    """The Jack questions that isolate the wild, one row per variant, players, unit and rules (all seats,
+    all cells of the group pooled).
+
+    * ``dealt_*``: the дурак rate of a seat dealt one or more wilds against one dealt none, among decided
+      games (a match: its last deal).  The shuffle decides who is dealt a wild, so nothing else differs on
+      average: the gap is what being dealt a wild does, for the strategies at the table.
+    * ``held_*``: a hand left holding a wild at the end against hands left with the *same number of cards*
+      and no wild (strata 1 to 7, 8+ cards, weighted as the holders are spread); ``held_informative`` is
+      False with two players, where the one hand left with cards has no like to compare with.  This is still an
+      observational comparison (who ends holding a wild is not randomised); the rule's cost (on − off,
+      :func:`jack_rule_effect`) is the causal one.
+    Intervals treat a game's seats together (:mod:`analyzer.stats.sums`); Holm over the rows of each gap
+    with the one verdict rule.  Results stored before these sums give an empty table.
+    """
+    cols = [*GROUP_COLUMNS, "wild_rule", "rule_acts", "n",
+            "dealt_with_rate", "dealt_with_n", "dealt_none_rate", "dealt_none_n",
+            "dealt_gap", "dealt_gap_lo", "dealt_gap_hi", "dealt_p_holm", "dealt_distinguishable",
+            "held_informative", "held_n", "held_rate", "held_matched_rate",
+            "held_gap", "held_gap_lo", "held_gap_hi", "held_p_holm", "held_distinguishable"]
+    if not (set(LEFT_COLUMNS) <= set(res.positions.columns) and set(HELD_MOMENTS) <= set(res.totals.columns)):
+        return pd.DataFrame(columns=cols)
+    pos = res.positions[["cell", "dealt0_n", "dealt0_losses", *LEFT_COLUMNS]].astype(
+        {c: np.float64 for c in ("dealt0_n", "dealt0_losses", *LEFT_COLUMNS)})
+    with_n = sum(res.positions[f"dealt{k}_n"].astype(np.float64) for k in DEALT_CLASSES if k > 0)
+    with_l = sum(res.positions[f"dealt{k}_losses"].astype(np.float64) for k in DEALT_CLASSES if k > 0)
+    pos = pd.concat([pos, pd.DataFrame({"dealt_with_n": with_n, "dealt_with_losses": with_l})], axis=1)
+    pos = pos.merge(res.cells[["cell", *GROUP_COLUMNS]], on="cell")
+    psums = ["dealt_with_n", "dealt_with_losses", "dealt0_n", "dealt0_losses", *LEFT_COLUMNS]
+    gp = pos.groupby(GROUP_COLUMNS, dropna=False, sort=True)[psums].sum()
+    gp = gp.rename(columns={f"left{c}_{g}_{m}": f"{g}{c}_{m}" for c in LEFT_CLASSES for g in ("held", "free")
+                            for m in ("n", "losses")})
+    tsums = ["n", "capped", *HELD_MOMENTS, *DEALT_MOMENTS]
+    tot = res.totals[["cell", *tsums]].astype({c: np.float64 for c in tsums})
+    tot = tot.merge(res.cells[["cell", *GROUP_COLUMNS]], on="cell")
+    decided = np.where(tot["unit"] == "match", tot["n"], tot["n"] - tot["capped"])
+    tot = pd.concat([tot, pd.Series(decided, index=tot.index, name="decided")], axis=1)
+    gt = tot.groupby(GROUP_COLUMNS, dropna=False, sort=True)[["decided", *HELD_MOMENTS, *DEALT_MOMENTS]].sum()
+    g = pd.concat([gp, gt], axis=1).copy().reset_index()  # one block: hundreds of moment columns
+    rows = []
+    for _, r in g.iterrows():
+        dg, dse, rw, nw, r0, n0 = _dealt_gap(r)
+        hg, hse, hr, hm = _held_gap(r)
+        info = held_informative(int(r["players"]), str(r["unit"]))
+        if not info:
+            hg = hse = hm = np.nan
+        rows.append({**{c: r[c] for c in GROUP_COLUMNS},
+                     "wild_rule": wild_rule_of(str(r["variant"]), str(r["rules"])),
+                     "rule_acts": rule_acts(str(r["variant"]), str(r["rules"]), str(r["unit"])), "n": r["decided"],
+                     "dealt_with_rate": rw, "dealt_with_n": nw, "dealt_none_rate": r0, "dealt_none_n": n0,
+                     "dealt_gap": dg, "dealt_gap_lo": dg - stats.Z95 * dse, "dealt_gap_hi": dg + stats.Z95 * dse,
+                     "_dealt_p": float(stats.z_test_p(dg, dse)) if np.isfinite(dse) and dse > 0 else np.nan,
+                     "held_informative": info,
+                     "held_n": float(sum(r[f"held{c}_n"] for c in LEFT_CLASSES)), "held_rate": hr,
+                     "held_matched_rate": hm, "held_gap": hg, "held_gap_lo": hg - stats.Z95 * hse,
+                     "held_gap_hi": hg + stats.Z95 * hse,
+                     "_held_p": float(stats.z_test_p(hg, hse)) if np.isfinite(hse) and hse > 0 else np.nan})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return pd.DataFrame(columns=cols)
+    for m in ("dealt", "held"):
+        out[f"{m}_p_holm"] = np.nan
+        out[f"{m}_distinguishable"] = False
+        ok = out[f"_{m}_p"].notna().to_numpy()
+        if ok.any():
+            ph = stats.holm(out.loc[ok, f"_{m}_p"].to_numpy(dtype=float))
+            out.loc[ok, f"{m}_p_holm"] = ph
+            out.loc[ok, f"{m}_distinguishable"] = stats.agreed_distinguishable(
+                out.loc[ok, f"{m}_gap_lo"].to_numpy(dtype=float), out.loc[ok, f"{m}_gap_hi"].to_numpy(dtype=float), ph)
+    return out[cols].reset_index(drop=True)
+
+
+def jack_held_strata(res: Results) -> pd.DataFrame:
+    """Per group and cards-left stratum: the дурак rate of hands left holding a wild and of hands left with
+    as many cards and no wild (Wilson, seats counted as independent: for display; the gap's interval is
+    :func:`jack_effects`').  Two-player cells are left out (one hand left with cards: no like to compare)."""
+    cols = [*GROUP_COLUMNS, "left", "held_rate", "held_lo", "held_hi", "held_n",
+            "free_rate", "free_lo", "free_hi", "free_n"]
+    if not set(LEFT_COLUMNS) <= set(res.positions.columns):
+        return pd.DataFrame(columns=cols)
+    pos = res.positions.merge(res.cells[["cell", *GROUP_COLUMNS]], on="cell")
+    pos[list(LEFT_COLUMNS)] = pos[list(LEFT_COLUMNS)].astype(np.float64)
+    g = pos.groupby(GROUP_COLUMNS, dropna=False, sort=True)[list(LEFT_COLUMNS)].sum().reset_index()
+    rows = []
+    for _, r in g.iterrows():
+        if not held_informative(int(r["players"]), str(r["unit"])):
+            continue
+        for c in LEFT_CLASSES:
+            row: dict[str, Any] = {**{k: r[k] for k in GROUP_COLUMNS}, "left": LEFT_NAMES[c]}
+            for tag in ("held", "free"):
+                w = stats.wilson(r[f"left{c}_{tag}_losses"], r[f"left{c}_{tag}_n"])
+                row.update({f"{tag}_rate": float(w.rate), f"{tag}_lo": float(w.lo), f"{tag}_hi": float(w.hi),
+                            f"{tag}_n": float(r[f"left{c}_{tag}_n"])})
+            if row["held_n"] > 0 or row["free_n"] > 0:
+                rows.append(row)
+    return pd.DataFrame(rows, columns=cols)

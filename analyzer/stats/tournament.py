@@ -36,7 +36,7 @@ every deck, whoever deals.  Canonical hand ``j`` is what player ``j`` gets when
 the first dealer (player ``n - 1``, :func:`analyzer.engine.match.first_dealer`)
 deals the deck as it is, i.e. the cards at positions ``i < n * hand_size`` with
 ``i % n == j`` (G10a: card ``i`` goes to seat ``(i + 1) % n``, seat ``s`` is
-player ``(dealer + s) % n``).  :func:`arrange_deck` reorders a deck so that a
+player ``(dealer + s) % n``).  :func:`analyzer.engine.match.arrange_deck` reorders a deck so that a
 deal from any dealer gives each player its hand; the talon (and starter) keep
 their order.  With ``hands`` the identity, the strategies of a pair swap the
 hands of every deck between the two seatings (each strategy plays each hand of
@@ -310,61 +310,4 @@ def hero_scores(design: Design, results: Sequence[ArrayLike]) -> FloatArray:
         if a.shape != arrs[0].shape or a.ndim != 2 or a.shape[1] != n:
             raise TournamentError(f"table {t}: expected (decks, {n}) outcomes like table 0, got {a.shape}")
         out[:, table.group] += a[:, table.scored[0]] / n
-    return out
-
-
-# ---------------------------------------------------------------- dealing by strategy (SV2)
-def hand_positions(players: int, hand_size: int) -> NDArray[np.int64]:
-    """(players, hand_size) deck positions of each canonical hand (module doc): hand j = positions j, j + n, ..."""
-    return np.arange(players * hand_size, dtype=np.int64).reshape(hand_size, players).T
-
-
-def arrange_deck(decks: ArrayLike, dealer: ArrayLike, hands: ArrayLike, *, players: int,
-                 hand_size: int) -> NDArray[np.int8]:
-    """Reorder deck orders so that a deal from ``dealer`` gives player ``p`` canonical hand ``hands[p]``.
-
-    Args:
-        decks: (R, D) deck orders as the design drew them.
-        dealer: (R,) player id of each row's dealer (seat 0, G2).
-        hands: (players,) or (R, players) permutation: the canonical hand of each player.
-        players, hand_size: the rule set's ``players`` and ``hand_size``.
-
-    Returns:
-        (R, D) int8 decks; positions from ``players * hand_size`` on (starter,
-        talon) are unchanged.  Dealt as the simulator deals (G10a: position ``i``
-        to seat ``(i + 1) % n``), player ``p`` receives exactly the cards of
-        canonical hand ``hands[p]``, in the order they were dealt.
-    """
-    d = np.asarray(decks)
-    if d.ndim != 2 or d.shape[1] < players * hand_size:
-        raise TournamentError(f"decks must be (rows, deck size >= {players * hand_size}), got {d.shape}")
-    r = d.shape[0]
-    dl = np.broadcast_to(np.asarray(dealer, dtype=np.int64), (r,))
-    hp = np.broadcast_to(np.asarray(hands, dtype=np.int64), (r, players))
-    if not (np.sort(hp, axis=1) == np.arange(players)).all():
-        raise TournamentError(f"hands must be a permutation of 0..{players - 1} for every row")
-    # position i (residue j = i % n) goes to player (dealer + j + 1) % n, who must get hand hands[player]
-    j = np.arange(players)
-    player = (dl[:, None] + j[None, :] + 1) % players  # (R, n): the player served by residue j
-    src_residue = np.take_along_axis(hp, player, axis=1)  # (R, n): canonical hand to put at residue j
-    rounds = np.arange(hand_size) * players  # start of each round of dealing
-    src = rounds[None, :, None] + src_residue[:, None, :]  # (R, h, n)
-    out = d.astype(np.int8, copy=True)
-    out[:, : players * hand_size] = np.take_along_axis(d, src.reshape(r, -1), axis=1)
-    return out
-
-
-def hands_by_player(decks: ArrayLike, dealer: ArrayLike, *, players: int, hand_size: int) -> NDArray[np.int8]:
-    """(R, players, hand_size) cards each player is dealt from ``decks`` by ``dealer`` (G10a), in deal order.
-
-    The dealing of :func:`analyzer.engine.deal.deal_hands` with seats turned into
-    players; used to check :func:`arrange_deck` against the rule.
-    """
-    d = np.asarray(decks)
-    r = d.shape[0]
-    dl = np.broadcast_to(np.asarray(dealer, dtype=np.int64), (r,))
-    out = np.zeros((r, players, hand_size), np.int8)
-    for i in range(players * hand_size):
-        seat = (i + 1) % players
-        out[np.arange(r), (dl + seat) % players, i // players] = d[:, i]
     return out

@@ -1,0 +1,98 @@
+"""What every ``durak`` command shares: one-line user errors (exit code 2) and the checks of common options.
+
+Light on purpose (no pandas, no numba): :mod:`analyzer.cli.app` imports it for
+every command, ``--help`` included.  The user-error types of the heavy modules
+(:data:`analyzer.cli.work.HEAVY_ERRORS`) are added by the commands that load them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+
+from analyzer.core.cards import CardError
+from analyzer.core.registry import StrategySpecError
+from analyzer.core.rules import RulesError, RuleSet, make_rules, parse_rule_args
+from analyzer.engine.replay import ScenarioError
+from analyzer.execution.experiment import ExperimentError
+from analyzer.execution.lineup import LineupError, cycle, parse_lineup
+from analyzer.execution.progress import RunProgress
+from analyzer.sim.errors import SimulationError
+
+#: the analyzer's user-error exceptions whose modules every command may load
+USER_ERRORS: tuple[type[BaseException], ...] = (RulesError, ScenarioError, ExperimentError, StrategySpecError,
+                                                SimulationError, CardError)
+
+
+class UsageError(ValueError):
+    """A bad command-line value the parser cannot catch (e.g. non-positive --deals)."""
+
+
+def fail(message: str) -> None:
+    typer.echo(f"durak: error: {' '.join(str(message).split())}", err=True)
+    raise typer.Exit(2)
+
+
+@contextmanager
+def user_errors(*more: type[BaseException]) -> Iterator[None]:
+    """Turn the analyzer's user-error exceptions (and ``more``) into one line and exit code 2."""
+    try:
+        yield
+    except (UsageError, *USER_ERRORS, *more) as exc:  # type: ignore[misc]
+        fail(str(exc))
+    except OSError as exc:
+        name, why = getattr(exc, "filename", None), exc.strerror
+        fail(f"{name}: {why}" if name and why else str(exc))
+
+
+def rules_of(variant: str, players: int | None, rule: list[str] | None) -> RuleSet:
+    """The command's RuleSet, validated once (analyzer.core.rules); no --players: the variant's default."""
+    return make_rules(variant, players, parse_rule_args(rule))
+
+
+def specs_of(texts: list[str], option: str) -> list[str]:
+    """Specs from written line-ups (analyzer.execution.lineup); a fault names ``option``."""
+    try:
+        return [s for t in texts for s in parse_lineup(t)]
+    except LineupError as exc:
+        raise UsageError(f"{option}: {exc}") from None
+
+
+def lineup_of(text: str, players: int) -> tuple[str, ...]:
+    """Specs by position from ``--strategies``, cycled to ``players`` as an experiment's lineup is."""
+    try:
+        return cycle(specs_of([text], "--strategies"), players)
+    except LineupError as exc:
+        raise UsageError(f"--strategies: {exc}") from None
+
+
+def progress(total: int, unit: str, label: str) -> RunProgress:
+    """A progress bar on stderr when it is a terminal (analyzer.execution.progress), else a no-op."""
+    return RunProgress(total_units=total, total_cells=1, unit=unit, label=label)
+
+
+MAX_COUNT = 10**10
+
+
+def positive(name: str, value: int | None) -> None:
+    if value is not None and value <= 0:
+        raise UsageError(f"{name} must be a positive number, got {value}")
+    if value is not None and value > MAX_COUNT:
+        raise UsageError(f"{name} is too large: {value} (at most {MAX_COUNT:,})")
+
+
+def check_jobs(jobs: int) -> None:
+    """Jobs are joblib's: -1 = all cores, -2 = all but one, never 0 (execution.cores reads them)."""
+    if jobs == 0:
+        raise UsageError("--jobs must be a non-zero integer (-1 = all cores), got 0")
+
+
+def check_seed_jobs(seed: int, jobs: int) -> None:
+    """Seeds are non-negative (numpy's SeedSequence); jobs as :func:`check_jobs`."""
+    if seed < 0:
+        raise UsageError(f"--seed must be a whole number >= 0, got {seed}")
+    check_jobs(jobs)
+
+
