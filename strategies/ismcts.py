@@ -10,8 +10,12 @@ walks the tree choosing among the moves legal in that world by UCB
 policy on the compiled kernel and backs up every seat's reward
 (:mod:`analyzer.knowledge.ismcts`).  It plays the root action visited most.
 
-``ismcts?iterations=1000,c=0.7,rollout=weighted,objective=auto``:
-``iterations`` worlds (and rollouts) per decision, ``c`` the UCB exploration
+``ismcts?iterations=1000,c=0.7,rollout=weighted,objective=auto,budget=0,depth=0``:
+``iterations`` worlds (and rollouts) per decision, or fewer: ``budget`` > 0
+stops once the iterations have played that many turns (at least 32
+iterations; pimc's budget counts the same turns, so equal budgets are about
+equal time), ``depth`` > 0 stops the tree that many moves deep (1: flat
+Monte Carlo over the root moves, with UCB); ``c`` the UCB exploration
 constant (rewards are in [0, 1]), ``objective`` as pimc's (``auto``:
 ``loser`` at two players, ``both`` at more; ``win``; every seat in the tree
 plays for the same objective).  Like pimc it reads the public history
@@ -47,16 +51,19 @@ class Ismcts:
                    "tree of public moves (UCB constant `c`), rollouts with `rollout`, the most visited move")
 
     def __init__(self, *, iterations: int = 1000, c: float = 0.7, rollout: str = "weighted",
-                 objective: str = "auto", depth: int = 0) -> None:
+                 objective: str = "auto", depth: int = 0, budget: int = 0) -> None:
         if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= 200_000:
             raise ValueError(f"iterations must be a whole number from 1 to 200000, not {iterations!r}")
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c <= 100:
             raise ValueError(f"c must be a number from 0 to 100, not {c!r}")
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
             raise ValueError(f"depth must be a whole number of tree levels (0 = no limit), not {depth!r}")
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+            raise ValueError(f"budget must be a whole number of rollout turns (0 = every iteration), not {budget!r}")
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
         self.iterations, self.c, self.objective, self.depth = iterations, float(c), objective, depth
+        self.budget = budget
         self.rollout_spec = rollout
         self.rollout = get_strategy(rollout)
         self._compiled: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -103,13 +110,13 @@ class Ismcts:
         p, kinds, weights = self._compile(rules)
         vs = view_search(view, rows, [options[i] for i in rows.tolist()])
         keys = self._keys(rng, len(rows)).astype(np.int64)
-        visits, _turns = ismcts_view(p, kinds, weights, vs, OBJECTIVE_CODES[self.objective_for(rules.players)],
-                                     keys, self.iterations, self.c, rng, self.depth)
+        visits, used, _turns = ismcts_view(p, kinds, weights, vs, OBJECTIVE_CODES[self.objective_for(rules.players)],
+                                     keys, self.iterations, self.c, rng, self.depth, self.budget)
         masked = np.where(np.arange(visits.shape[1])[None, :] < vs.n_actions[:, None], visits, -np.inf)
         best = np.argmax(masked, axis=1)  # ties: the first in legal order
         acts[rows] = vs.actions[np.arange(len(rows)), best]
         suits[rows] = vs.suits[np.arange(len(rows)), best]
         self.decisions += len(rows)
-        self.rollouts += len(rows) * self.iterations
+        self.rollouts += int(used.sum())
         self.seconds += time.process_time() - t0
         return acts, suits

@@ -150,3 +150,30 @@ def test_ismcts_beats_random_and_greedy_on_duplicate_decks() -> None:
         second = simulate_deals(rules, [opp, ism], 60, 5, decks=decks)
         wins = int((first.winner == 0).sum() + (second.winner == 1).sum())
         assert wins > 0.6 * 120, (other, wins)
+
+
+def test_the_budget_stops_the_iterations_as_pimcs_stops_its_worlds() -> None:
+    """budget: turns played, at least MIN_ITERATIONS iterations a decision, never more than ``iterations``."""
+    from analyzer.knowledge.ismcts import MIN_ITERATIONS
+
+    rules = make_rules("czech", 2, {})
+    full, cut = get_strategy("ismcts?iterations=400"), get_strategy("ismcts?iterations=400,budget=1500")
+    for s in (full, cut):
+        simulate_deals(rules, [s, get_strategy("weighted")], 6, 2)
+    assert full.rollouts == 400 * full.decisions
+    assert MIN_ITERATIONS * cut.decisions <= cut.rollouts < 400 * cut.decisions
+
+
+def test_a_capped_deal_scores_the_fair_share_and_a_loss_scores_nothing() -> None:
+    """G10: a capped deal has no winner and no loser; the tree scores it as if they were drawn at random,
+    so steering into an endless deal is no escape from a lost one."""
+    from analyzer.knowledge.ismcts import seat_reward
+    from analyzer.knowledge.search import BOTH, LOSER, WIN
+
+    p = rule_params(make_rules("czech", 4, {}))
+    pts, held, totals = np.zeros(4, np.int64), np.zeros(4, np.bool_), np.zeros(4, np.int64)
+    assert seat_reward(LOSER, 2, -1, -1, pts, held, totals, False, p) == pytest.approx(0.75)
+    assert seat_reward(WIN, 2, -1, -1, pts, held, totals, False, p) == pytest.approx(0.25)
+    assert seat_reward(BOTH, 2, -1, -1, pts, held, totals, False, p) == pytest.approx(0.5)
+    assert seat_reward(LOSER, 2, 1, 2, pts, held, totals, False, p) == 0.0
+    assert seat_reward(BOTH, 1, 1, 2, pts, held, totals, False, p) == 1.0

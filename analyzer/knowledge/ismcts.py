@@ -87,6 +87,8 @@ TREE_STREAM = 9
 MAX_CANDIDATES = 96
 #: a point in hand costs this much reward: it only breaks ties between equal outcomes
 POINT_WEIGHT = 1.0 / 10_000.0
+#: iterations run at every decision whatever the budget
+MIN_ITERATIONS = 32
 #: no action to carry out (the walk falls back to a rollout)
 NO_ACTION = -99
 
@@ -138,9 +140,14 @@ def candidates_at(st: np.ndarray, m: np.ndarray, p: np.ndarray, acts: np.ndarray
 def seat_reward(objective: int, seat: int, win: int, lose: int, pts: np.ndarray, held: np.ndarray,
                 totals: np.ndarray, in_match: bool, p: np.ndarray) -> float:
     """Seat ``seat``'s reward in [0, 1] (less a tie-breaking 1/10,000 per point in hand) for a finished
-    deal: by the match's result when the deal ends a match (G11, CZ7/PR7/SV7: :func:`match_shares`)."""
+    deal: by the match's result when the deal ends a match (G11, CZ7/PR7/SV7: :func:`match_shares`).  A deal
+    stopped by the turn cap (G10: no winner, no loser) is scored as the fair share of both, as if they were
+    drawn at random: counted as "not lost" it would be every losing seat's best outcome, and searching
+    players would steer into endless deals (svinya's Queens going round)."""
     won = 1.0 if win == seat else 0.0
     lost = 1.0 if lose == seat else 0.0
+    if win < 0 and lose < 0:  # capped (G10)
+        won = lost = 1.0 / p[P.PLAYERS]
     if in_match:
         ended, mwin, mloss = match_shares(totals, pts, held, p, seat)
         if ended:
@@ -171,18 +178,20 @@ def child_of(first: np.ndarray, nxt: np.ndarray, t_act: np.ndarray, t_suit: np.n
 def tree_search(p: np.ndarray, walk: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray,
                 m0: np.ndarray, ring0: np.ndarray, talon_size: int, root_a: np.ndarray, root_s: np.ndarray,
                 n_root: int, me: int, objective: int, key: np.int64, iterations: int, c_explore: float,
-                max_depth: int, totals: np.ndarray, in_match: bool,
+                max_depth: int, budget: int, totals: np.ndarray, in_match: bool,
                 f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.ndarray, owner: np.ndarray,
                 pool: np.ndarray, fixed: np.ndarray, known: np.ndarray, pre_hands: np.ndarray,
                 pre_talons: np.ndarray, pre: int,
-                tree: tuple, work: tuple, visits_out: np.ndarray) -> int:
+                tree: tuple, work: tuple, visits_out: np.ndarray) -> tuple[int, int]:
     """One decision's search: ``iterations`` iterations of SO-ISMCTS from the public position
     ``st0``/``m0``/``ring0`` (analyzer.kernel.positions layout, as :func:`~analyzer.knowledge.search.score_world`
     fills it), root candidates ``root_a``/``root_s`` (the decision's, in legal order).  Worlds come from
     the counting table ``f`` (``pre < 0``) or are rows ``pre + i`` of ``pre_hands``/``pre_talons``.
     ``walk``: every seat :data:`PYTHON` (the kernel pauses at each real decision in the tree);
     ``kinds``/``weights``: the rollout policy.  Fills ``visits_out[:n_root]`` with each root candidate's
-    visits; returns the rollout turns played (the kernel's turn count, tree walk included)."""
+    visits; returns (iterations run, rollout turns played: the kernel's turn count, tree walk included).
+    ``budget`` > 0 stops after the first iteration (at least :data:`MIN_ITERATIONS`) at which the turns
+    reach it, as pimc's budget stops its worlds (deterministic: turns do not depend on timing)."""
     t_act, t_suit, t_actor, first, nxt, visits, avail, reward, path = tree
     st, m, ring, pts, held, hands, talon, room, ca, cs, cnode, wstate, tstate, rew = work
     n = p[P.PLAYERS]
@@ -193,7 +202,11 @@ def tree_search(p: np.ndarray, walk: np.ndarray, kinds: np.ndarray, weights: np.
     wstate[0] = stream_key(key, 0, 0, WORLD_STREAM) & np.uint64(2**63 - 1)
     tstate[0] = stream_key(key, 0, 0, TREE_STREAM)
     turns = 0
+    used = 0
     for it in range(iterations):
+        if budget > 0 and it >= MIN_ITERATIONS and turns >= budget:
+            break
+        used += 1
         if pre < 0:
             draw_world(f, stride, fits, size, owner, pool, fixed, known, talon_size, wstate, room, hands, talon)
         else:
@@ -286,7 +299,7 @@ def tree_search(p: np.ndarray, walk: np.ndarray, kinds: np.ndarray, weights: np.
     for i in range(n_root):
         c = child_of(first, nxt, t_act, t_suit, t_actor, 0, me, root_a[i], root_s[i])
         visits_out[i] = 0.0 if c < 0 else visits[c]
-    return turns
+    return used, turns
 
 
 @outer
@@ -295,16 +308,18 @@ def ismcts_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
                 owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
                 n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
                 n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, iterations: int,
-                c_explore: float, max_depth: int, totals: np.ndarray, in_match: bool, pre_at: np.ndarray,
-                pre_hands: np.ndarray, pre_talons: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                c_explore: float, max_depth: int, budget: int, totals: np.ndarray, in_match: bool,
+                pre_at: np.ndarray, pre_hands: np.ndarray, pre_talons: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`tree_search` for R decisions of R deals in one call (arrays padded by row as
     :func:`analyzer.knowledge.search.search_rows` takes them).  Row ``r``'s worlds come from its counting
     table, or, when ``pre_at[r] >= 0``, from rows ``pre_at[r] ..`` of ``pre_hands``/``pre_talons`` (drawn by
-    the Python sampler).  Returns (root visits (R, A), rollout turns (R,))."""
+    the Python sampler).  Returns (root visits (R, A), iterations run (R,), rollout turns (R,))."""
     n = p[P.PLAYERS]
     rows = st0.shape[0]
     out = np.zeros((rows, actions.shape[1]), np.float64)
     turns = np.zeros(rows, np.int64)
+    used = np.zeros(rows, np.int64)
     cap = iterations + 2
     tree = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
             np.zeros(cap, np.int64), np.zeros(cap, np.float64), np.zeros(cap, np.float64),
@@ -325,18 +340,20 @@ def ismcts_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
             f, stride = count_table(row_fits, row_size)
         else:
             f, stride = empty_f, empty_stride
-        turns[r] = tree_search(p, walk, kinds, weights, st0[r], m0[r], ring0[r], talon_size[r], actions[r],
+        used[r], turns[r] = tree_search(p, walk, kinds, weights, st0[r], m0[r], ring0[r], talon_size[r], actions[r],
                                suits[r], n_actions[r], me[r], objective, keys[r], iterations, c_explore,
-                               max_depth, totals[r], in_match, f, stride, row_fits, row_size, owner[r, :k], pool[r, :c],
+                               max_depth, budget, totals[r], in_match, f, stride, row_fits, row_size, owner[r, :k], pool[r, :c],
                                fixed[r], talon_known[r, :n_known[r]], pre_hands, pre_talons, pre_at[r], tree,
                                work, out[r])
-    return out, turns
+    return out, used, turns
 
 
 def ismcts_view(p: NDArray[np.int64], kinds: NDArray[np.int64], weights: NDArray[np.float64], vs: ViewSearch,
                 objective: int, keys: NDArray[np.int64], iterations: int, c_explore: float,
-                rng: np.random.Generator, max_depth: int = 0) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """(root visits (R, A), rollout turns (R,)) of every row of ``vs`` (:func:`~analyzer.knowledge.search.view_search`)
+                rng: np.random.Generator, max_depth: int = 0, budget: int = 0
+                ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+    """(root visits (R, A), iterations run (R,), rollout turns (R,)) of every row of ``vs``
+    (:func:`~analyzer.knowledge.search.view_search`)
     in one compiled call; a row whose counting table is too large (``vs.big``) gets its ``iterations``
     worlds drawn first by the Python sampler from ``rng``, as pimc's search of such a row does."""
     rows = len(vs.me)
@@ -356,7 +373,7 @@ def ismcts_view(p: NDArray[np.int64], kinds: NDArray[np.int64], weights: NDArray
         pre_talons[j * iterations:(j + 1) * iterations, :talons.shape[1]] = talons
     return ismcts_rows(p, kinds, weights, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls, vs.size,
                        vs.owner, vs.pool, vs.fixed, vs.talon_known, vs.n_known, vs.talon_size, vs.actions,
-                       vs.suits, vs.n_actions, vs.me, objective, keys, iterations, float(c_explore), max_depth, vs.totals,
+                       vs.suits, vs.n_actions, vs.me, objective, keys, iterations, float(c_explore), max_depth, budget, vs.totals,
                        vs.in_match, pre_at, pre_hands, pre_talons)
 
 
