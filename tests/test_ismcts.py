@@ -157,7 +157,7 @@ def test_the_budget_stops_the_iterations_as_pimcs_stops_its_worlds() -> None:
     from analyzer.knowledge.ismcts import MIN_ITERATIONS
 
     rules = make_rules("czech", 2, {})
-    full, cut = get_strategy("ismcts?iterations=400"), get_strategy("ismcts?iterations=400,budget=1500")
+    full, cut = get_strategy("ismcts?iterations=400,budget=0"), get_strategy("ismcts?iterations=400,budget=1500")
     for s in (full, cut):
         simulate_deals(rules, [s, get_strategy("weighted")], 6, 2)
     assert full.rollouts == 400 * full.decisions

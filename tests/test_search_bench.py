@@ -20,12 +20,12 @@ def test_search_counts_decisions_and_rollouts_on_both_paths(path: str) -> None:
 
 def test_search_rows_give_both_paths_and_both_searchers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench, "CASES", (("czech", 2, 2),))
-    monkeypatch.setattr(bench, "SEARCHERS", (("pimc", bench.PATHS), ("ismcts?iterations=50", ("batch",))))
+    monkeypatch.setattr(bench, "SEARCHERS", (("pimc", bench.PATHS), ("ismcts?iterations=50,budget=0", ("batch",))))
     rows = [Row(**r) for r in bench.search_rows(cores=1)]  # type: ignore[arg-type]
     assert [(r.engine, r.unit) for r in rows] == [("search batch", "decisions"), ("search batch", "rollouts"),
                                                   ("search table", "decisions"), ("search table", "rollouts"),
-                                                  ("ismcts?iterations=50 batch", "decisions"),
-                                                  ("ismcts?iterations=50 batch", "rollouts")]
+                                                  ("ismcts?iterations=50,budget=0 batch", "decisions"),
+                                                  ("ismcts?iterations=50,budget=0 batch", "rollouts")]
     assert all(r.one_core > 0 for r in rows)
     assert rows[1].one_core > rows[0].one_core and rows[3].one_core > rows[2].one_core
     assert rows[5].n == 50 * rows[4].n  # one rollout an iteration

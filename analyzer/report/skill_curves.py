@@ -49,7 +49,7 @@ def step_label(spec: str) -> str:
     if name == "pimc":
         return f"pimc {kv.get('worlds', '1024')}"
     if name == "ismcts":
-        return f"ismcts {kv.get('iterations', '1000')}"
+        return f"ismcts {kv['iterations']}" if "iterations" in kv else "ismcts"
     return spec
 
 
