@@ -246,8 +246,9 @@ def jack_answers(st: pd.DataFrame) -> list[str]:
             if np.isfinite(float(r.get("dealt0_rate", np.nan))):
                 parts.append(f"{r['label']}: dealt none {pct_ci(r['dealt0_rate'], r['dealt0_lo'], r['dealt0_hi'])}, "
                              f"two or more {pct_ci(r['dealt2_rate'], r['dealt2_lo'], r['dealt2_hi'])} дурак; "
-                             f"holding one at the end {pct_ci(r['held_rate'], r['held_lo'], r['held_hi'])} "
-                             f"against {pct_ci(r['free_rate'], r['free_lo'], r['free_hi'])}"
+                             + (f"holding one at the end {pct_ci(r['held_rate'], r['held_lo'], r['held_hi'])} "
+                                f"against {pct_ci(r['free_rate'], r['free_lo'], r['free_hi'])}"
+                                if np.isfinite(float(r["held_rate"])) else "no seat held one at the end")
                              + (f"; the rule picked the дурак in "
                                 f"{pct_ci(r['by_wild_rate'], r['by_wild_lo'], r['by_wild_hi'])} of deals"
                                 if bool(r.get("rule_acts", False)) else ""))
@@ -333,9 +334,10 @@ def summary_panels(res: Results) -> list[Any]:
     downs = [g for g, r in zip(weak["group"], weak.itertuples()) if r.distinguishable and r.change < 0]
     same = [g for g in weak["group"] if g not in ups and g not in downs]
     parts = []
-    for what, gs in (("raises", ups), ("lowers", downs), ("leaves unchanged (not distinguishable)", same)):
+    for what, gs in (("raises the first player's edge", ups), ("lowers it", downs),
+                     ("changes it by no distinguishable amount", same)):
         if gs:
-            parts.append(f"{what} it in {', '.join(f'**{g}**' for g in gs)}")
+            parts.append(f"{what} in {', '.join(f'**{g}**' for g in gs)}")
     top = str(st.sort_values("step")["label"].iloc[-1])
     sentence = (f"From random play to {top} in every seat, skill " + "; ".join(parts)
                 + " (the first player's win rate at the top step against random's, 95% intervals).")
