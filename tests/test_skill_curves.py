@@ -77,12 +77,16 @@ def test_the_section_reads_the_per_cell_tables_step_by_step(ran: Path) -> None:
     assert (st[(st["variant"] == "prague") & (st["players"] == 4)]["by_wild_rate"] > 0).all()  # PR7 picks some
 
 
-def test_the_raise_verdict_compares_the_top_step_with_the_weakest_and_the_preset(ran: Path) -> None:
+def test_the_raise_verdict_compares_the_top_steps_with_the_weakest_and_the_preset(ran: Path) -> None:
+    """The last two steps (greedy, tuned preset here) each against random, and against the preset where that is
+    a weaker step (not here): two comparisons a group."""
     st = skill_table(tables.load_results(ran))
     rt = raise_table(st)
-    assert list(rt["against_kind"]) == ["weakest"] * 4  # the preset is the top step here: compared once
-    row = rt.iloc[0]
-    top, bottom = st[st["group"] == row["group"]].iloc[-1], st[st["group"] == row["group"]].iloc[0]
+    got = rt[rt["group"] == "czech 2p"][["top", "against"]].values.tolist()
+    assert got == [["greedy", "random"], ["tuned preset", "random"]]
+    row = rt[(rt["group"] == "czech 2p") & (rt["top"] == "tuned preset")].iloc[0]
+    g = st[st["group"] == "czech 2p"]
+    top, bottom = g.iloc[-1], g.iloc[0]
     assert row["change"] == pytest.approx(top["first_rate"] - bottom["first_rate"])
     assert row["change_lo"] < row["change"] < row["change_hi"]
     assert np.array_equal(rt["distinguishable"], (rt["p_holm"] < 0.05) & ((rt["change_lo"] > 0) | (rt["change_hi"] < 0)))

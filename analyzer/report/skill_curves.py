@@ -14,8 +14,9 @@ and rules this section follows, step by step:
   CZ7 acts on a match's last deal only, svinya has no such rule).
 
 It consumes those tables and computes no rate of its own.  Whether skill
-raises the first player's advantage is read off the strongest step against
-the weakest (``random``) and against the tuned preset: two cells on decks of
+raises the first player's advantage is read off the two strongest steps
+(the ladder's last two) against the weakest (``random``) and against the
+tuned preset: two cells on decks of
 their own, so the difference is of independent proportions, with the one
 verdict rule.  One chart per question, a panel per variant and player count,
 every point with its 95 % interval.
@@ -92,24 +93,23 @@ def _compare(a: pd.Series, b: pd.Series) -> tuple[float, float, float, float]:
     return float(d.est), float(d.lo), float(d.hi), float(stats.z_test_p(d.est, d.se))
 
 
-def raise_table(st: pd.DataFrame) -> pd.DataFrame:
-    """Per group: the strongest step's first-player rate against the weakest step's and the tuned preset's
-    (independent proportions), Holm over every comparison, the one verdict rule."""
+def raise_table(st: pd.DataFrame, tops: int = 2) -> pd.DataFrame:
+    """Per group: the first-player rate of each of the ``tops`` strongest steps (the ladder's last: in
+    experiments/skill_curves.toml pimc at 1,024 worlds and ismcts, the two search families at their full
+    budgets) against the weakest step's and the tuned preset's (independent proportions: every cell plays
+    decks of its own), Holm over every comparison, the one verdict rule."""
     rows = []
     for group, g in st.groupby("group", sort=False):
         g = g.sort_values("step")
-        top = g.iloc[-1]
-        for name, base in (("weakest", g.iloc[0]), ("tuned preset", g[g["label"] == "tuned preset"])):
-            if isinstance(base, pd.DataFrame):
-                if base.empty:
+        for _, top in g.iloc[max(1, len(g) - tops):].iterrows():
+            for name, base in (("weakest", g.iloc[0]), ("tuned preset", g[g["label"] == "tuned preset"])):
+                if isinstance(base, pd.DataFrame):
+                    if base.empty:
+                        continue
+                    base = base.iloc[0]
+                if base["step"] >= top["step"]:
                     continue
-                base = base.iloc[0]
-            if base["cell"] == top["cell"]:
-                continue
-            d, lo, hi, p = _compare(top, base)
-            rows.append({"group": group, "top": top["label"], "against": base["label"], "against_kind": name,
-                         "top_diff": top["diff"], "base_diff": base["diff"], "change": d, "change_lo": lo,
-                         "change_hi": hi, "p": p})
+                rows.append(_row(group, top, base, name))
     out = pd.DataFrame(rows, columns=["group", "top", "against", "against_kind", "top_diff", "base_diff", "change",
                                       "change_lo", "change_hi", "p"])
     if not out.empty:
@@ -119,6 +119,13 @@ def raise_table(st: pd.DataFrame) -> pd.DataFrame:
     else:
         out["p_holm"], out["distinguishable"] = [], []
     return out
+
+
+def _row(group: str, top: pd.Series, base: pd.Series, kind: str) -> dict[str, Any]:
+    d, lo, hi, p = _compare(top, base)
+    return {"group": group, "top": top["label"], "against": base["label"], "against_kind": kind,
+            "top_diff": top["diff"], "base_diff": base["diff"], "change": d, "change_lo": lo, "change_hi": hi,
+            "p": p}
 
 
 # ------------------------------------------------------------------ charts: one per question
@@ -230,7 +237,7 @@ def answers(st: pd.DataFrame, rt: pd.DataFrame) -> list[str]:
         text = (f"In **{group}** the first player's edge over the fair share runs {steps} "
                 f"(n = {count(int(top['first_n']))} decided deals at the top step).")
         for _, r in rt[rt["group"] == group].iterrows():
-            text += (f" {top['label']} against {r['against']}: {pp_ci(r['change'], r['change_lo'], r['change_hi'])}"
+            text += (f" {r['top']} against {r['against']}: {pp_ci(r['change'], r['change_lo'], r['change_hi'])}"
                      f" ({_verdict(r)}).")
         out.append(text)
     return out
@@ -305,7 +312,7 @@ def skill_section(ctx: Any) -> Any:
                                "Position 0's win rate minus the fair share, per ladder step (the same strategy in "
                                "every seat), 95% Wilson intervals"))
     s.details.append(Block("table", _show_raise(rt),
-                           "The strongest step's first-player rate against the weakest's and the tuned preset's: "
+                           "The two strongest steps' first-player rate against the weakest's and the tuned preset's: "
                            "cells on decks of their own, so independent proportions; Holm over the rows, a "
                            "verdict needs the interval and the Holm p to agree."))
     s.details.append(ctx.chart("skill_jack_dealt", partial(plot_jack_dealt, st),
@@ -322,14 +329,15 @@ def skill_section(ctx: Any) -> Any:
 
 def summary_panels(res: Results) -> list[Any]:
     """The report's first screen for a ladder: the first player's edge per step, a line per group, and one
-    sentence counting the groups where skill raises, lowers or leaves it (strongest step against random)."""
+    sentence counting the groups where skill raises, lowers or leaves it (the last step against random)."""
     from analyzer.report.summary import Panel
 
     st = skill_table(res)
     if st.empty:
         return []
     rt = raise_table(st)
-    weak = rt[rt["against_kind"] == "weakest"]
+    last = st.sort_values("step").groupby("group", sort=False)["label"].last()
+    weak = rt[(rt["against_kind"] == "weakest") & (rt["top"] == rt["group"].map(last))]
     ups = [g for g, r in zip(weak["group"], weak.itertuples()) if r.distinguishable and r.change > 0]
     downs = [g for g, r in zip(weak["group"], weak.itertuples()) if r.distinguishable and r.change < 0]
     same = [g for g in weak["group"] if g not in ups and g not in downs]
