@@ -1,5 +1,5 @@
-"""bench_search (issue 13): the rows durak bench prints for pimc count searched decisions and their rollouts,
-on its batch path (the simulator's fast path) and on the engine's table runner."""
+"""bench_search (issues 13, 26): the rows durak bench prints for pimc and ismcts count searched decisions and
+their rollouts, on the batch path (the simulator's fast path, also on every core) and on the engine's table runner."""
 
 from __future__ import annotations
 
@@ -18,10 +18,25 @@ def test_search_counts_decisions_and_rollouts_on_both_paths(path: str) -> None:
     assert 2 * MIN_WORLDS * got["decisions"] <= got["rollouts"]
 
 
-def test_search_rows_give_both_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_search_rows_give_both_paths_and_both_searchers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench, "CASES", (("czech", 2, 2),))
-    rows = [Row(**r) for r in bench.search_rows()]  # type: ignore[arg-type]
+    monkeypatch.setattr(bench, "SEARCHERS", (("pimc", bench.PATHS), ("ismcts?iterations=50,budget=0", ("batch",))))
+    rows = [Row(**r) for r in bench.search_rows(cores=1)]  # type: ignore[arg-type]
     assert [(r.engine, r.unit) for r in rows] == [("search batch", "decisions"), ("search batch", "rollouts"),
-                                                  ("search table", "decisions"), ("search table", "rollouts")]
+                                                  ("search table", "decisions"), ("search table", "rollouts"),
+                                                  ("ismcts?iterations=50,budget=0 batch", "decisions"),
+                                                  ("ismcts?iterations=50,budget=0 batch", "rollouts")]
     assert all(r.one_core > 0 for r in rows)
     assert rows[1].one_core > rows[0].one_core and rows[3].one_core > rows[2].one_core
+    assert rows[5].n == 50 * rows[4].n  # one rollout an iteration
+    assert all(r.all_cores is None for r in rows)  # one core: no parallel run
+
+
+def test_every_core_searches_its_share_of_the_decks() -> None:
+    """measure_cores: the decks split between two processes started together; every searched decision of
+    both counted (about as many as one process playing all the decks finds: the split changes the deals'
+    indices, so their streams, not their number)."""
+    one = bench.measure("czech", 2, 4, "pimc?budget=1000,worlds=40")
+    two = bench.measure_cores("czech", 2, 4, "pimc?budget=1000,worlds=40", cores=2)
+    assert two["cores"] == 2 and two["wall"] > 0
+    assert one["decisions"] > 0 and 0.5 * one["decisions"] <= two["decisions"] <= 2 * one["decisions"]

@@ -18,6 +18,7 @@ REPORT_KINDS: tuple[str, ...] = (
     "wild_penalty",   # the wild-holding penalty, strategies compared on it (+ charts)
     "house_rules",    # what each rule option switched alone changes
     "length",         # game length, blocked and capped games (+ histograms)
+    "skill_curves",   # a ladder of ever stronger tables: first player and the Jack per step (+ charts)
 )
 
 

@@ -21,12 +21,23 @@ Each path gives two rows:
 The first deals (compiling, or loading the kernels from numba's cache) are
 played before the clock starts.  Times are CPU seconds of this process (one
 core; the simulator and the kernel run no threads here).
+
+The batch ``decisions`` rows also give ``all_cores``: the same decks split
+between one process per core (:func:`measure_cores`), each warmed up, then
+started together at a barrier; searched decisions of all of them over the
+slowest one's wall time (what an experiment on every core gets, issue 26's
+"batch pimc ≥ 2,000 decisions a second on two cores").  ``ismcts`` (the second
+search family, issue 26 item 3) has batch rows of its own at its default
+iterations (its ``rollouts`` are its iterations: one rollout each).
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +51,8 @@ from analyzer.sim.simulator import simulate_deals
 CASES = (("czech", 2, 100), ("svinya", 2, 40), ("czech", 4, 40))
 #: pimc's two paths: the simulator's fast path (one compiled search per batch) and the engine's table runner
 PATHS = ("batch", "table")
+#: the searchers of the rows and their paths (ismcts has the batch path only: it has no choose_known)
+SEARCHERS = (("pimc", PATHS), ("ismcts", ("batch",)))
 
 
 def _play(path: str, rules: RuleSet, lineup: Sequence[object], orders: np.ndarray, seed: int) -> None:
@@ -51,8 +64,8 @@ def _play(path: str, rules: RuleSet, lineup: Sequence[object], orders: np.ndarra
 
 def measure(variant: str, players: int, decks: int, spec: str = "pimc", seed: int = 0,
             path: str = "batch") -> dict[str, float]:
-    """Search decisions, rollouts, search seconds and the run's CPU seconds (``total``) of ``spec`` against
-    ``weighted`` on ``decks`` decks, both seatings, on ``path`` (:data:`PATHS`)."""
+    """Search decisions, rollouts, search seconds and the run's CPU seconds (``total``) of ``spec`` (pimc or
+    ismcts) against ``weighted`` on ``decks`` decks, both seatings, on ``path`` (:data:`PATHS`)."""
     if path not in PATHS:
         raise ValueError(f"path must be one of {', '.join(PATHS)}, not {path!r}")
     rules = make_rules(variant, players)
@@ -68,16 +81,58 @@ def measure(variant: str, players: int, decks: int, spec: str = "pimc", seed: in
             "total": total}
 
 
-def search_rows() -> list[dict[str, object]]:
-    """Rows in :class:`analyzer.execution.benchmark.Row`'s fields: decisions/s and rollouts/s on one core."""
+def _core_worker(variant: str, players: int, orders: np.ndarray, spec: str, seed: int, barrier: Any,
+                 out: Any) -> None:
+    """One process of :func:`measure_cores`: warm up, wait for the others, play ``orders`` (both seatings)."""
+    rules = make_rules(variant, players)
+    searcher, other = get_strategy(spec), get_strategy("weighted")
+    _play("batch", rules, [searcher] + [other] * (players - 1), orders[:1], seed)  # compile / load
+    searcher.decisions = 0  # type: ignore[attr-defined]
+    barrier.wait()
+    t0 = time.perf_counter()
+    for lineup in ([searcher] + [other] * (players - 1), [other] * (players - 1) + [searcher]):
+        _play("batch", rules, lineup, orders, seed)
+    out.put((searcher.decisions, time.perf_counter() - t0))  # type: ignore[attr-defined]
+
+
+def measure_cores(variant: str, players: int, decks: int, spec: str = "pimc", seed: int = 0,
+                  cores: int | None = None) -> dict[str, float]:
+    """Searched decisions per second of wall time on ``cores`` processes (default: every core), the decks
+    split between them, started together at a barrier after their warm-up: {"decisions", "wall", "cores"}."""
+    cores = cores or os.cpu_count() or 1
+    rules = make_rules(variant, players)
+    orders = shuffled_decks(rules.deck_size, decks, np.random.default_rng(seed)).astype(np.int8)
+    ctx = multiprocessing.get_context("spawn")
+    barrier, out = ctx.Barrier(cores), ctx.Queue()
+    procs = [ctx.Process(target=_core_worker, args=(variant, players, orders[i::cores], spec, seed, barrier, out))
+             for i in range(cores)]
+    for proc in procs:
+        proc.start()
+    got = [out.get() for _ in procs]
+    for proc in procs:
+        proc.join()
+    return {"decisions": sum(g[0] for g in got), "wall": max(g[1] for g in got), "cores": cores}
+
+
+def search_rows(cores: int | None = None) -> list[dict[str, object]]:
+    """Rows in :class:`analyzer.execution.benchmark.Row`'s fields: decisions/s and rollouts/s on one core, and
+    the batch path's decisions/s on every core (:func:`measure_cores`; ``cores`` = 1 skips it)."""
+    cores = cores or os.cpu_count() or 1
     rows: list[dict[str, object]] = []
-    for variant, players, decks in CASES:
-        for path in PATHS:
-            got = measure(variant, players, decks, path=path)
-            total, secs = max(got["total"], 1e-9), max(got["seconds"], 1e-9)
-            ms = 1000 * total / max(got["decisions"], 1)
-            case = f"{variant} {players}p pimc vs weighted, {path} ({ms:.1f} ms/decision)"
-            for unit, per in (("decisions", total), ("rollouts", secs)):
-                rows.append({"case": case, "engine": f"search {path}", "unit": unit, "n": int(got[unit]),
-                             "one_core": got[unit] / per, "all_cores": None, "ns_per_turn": None, "turns": None})
+    for spec, paths in SEARCHERS:
+        for variant, players, decks in CASES:
+            for path in paths:
+                got = measure(variant, players, decks, spec=spec, path=path)
+                total, secs = max(got["total"], 1e-9), max(got["seconds"], 1e-9)
+                ms = 1000 * total / max(got["decisions"], 1)
+                every = None
+                if path == "batch" and cores > 1:
+                    par = measure_cores(variant, players, decks, spec=spec, cores=cores)
+                    every = par["decisions"] / max(par["wall"], 1e-9)
+                case = f"{variant} {players}p {spec} vs weighted, {path} ({ms:.1f} ms/decision)"
+                engine = f"search {path}" if spec == "pimc" else f"{spec} {path}"
+                for unit, per in (("decisions", total), ("rollouts", secs)):
+                    rows.append({"case": case, "engine": engine, "unit": unit, "n": int(got[unit]),
+                                 "one_core": got[unit] / per, "all_cores": every if unit == "decisions" else None,
+                                 "ns_per_turn": None, "turns": None})
     return rows

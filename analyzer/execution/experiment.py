@@ -21,6 +21,9 @@ optional)::
     field = ["greedy", "random"]    # instead of lineup: rotations of the field through the
                                     # positions, so that every strategy sits every position
                                     # (k strategies -> k lineups per player count).
+    ladder = ["random", "pimc"]     # instead of lineup or field: one cell per entry with that
+                                    # strategy in every seat (skill curves: the same questions
+                                    # asked of tables of ever stronger players).
     design = "round-robin"          # with field: a tournament per variant x players x grid
                                     # (analyzer.stats.tournament): "round-robin" (2 players:
                                     # every pair in both seatings), "hero" (each strategy in
@@ -47,8 +50,8 @@ optional)::
     [grid]                          # option -> values; the cartesian product makes the cells
     sevens = [false, true]
 
-Cells are ordered unit x variant x players x grid product x lineup, and
-numbered from 0 in that order.
+Cells are ordered unit x variant x players x grid product x lineup (or ladder
+step), and numbered from 0 in that order.
 """
 
 from __future__ import annotations
@@ -86,7 +89,7 @@ DEFAULT_CHUNK = {"deal": 50_000, "match": 2_000}
 #: Report kinds an experiment may ask for: the one list, drawn by analyzer.report.sections.
 DEFAULT_REPORTS = ("first_player", "positions")
 KNOWN_KEYS = (
-    "name", "description", "variant", "variants", "players", "lineup", "field", "rules",
+    "name", "description", "variant", "variants", "players", "lineup", "field", "ladder", "rules",
     "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports", "design", "reference",
     "until_ci",
 )
@@ -185,6 +188,7 @@ class Experiment:
     design: tuple[tuple[int, str], ...] | None = None  # (players, design); players 0: every count
     reference: str = "weighted"
     until_ci: float | None = None  # tournaments: stop at this 95 % half-width, in points of win rate
+    ladder: tuple[str, ...] | None = None  # one cell per entry, that strategy in every seat
     _cells: tuple[Cell, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     @property
@@ -192,7 +196,10 @@ class Experiment:
         return self._cells
 
     def lineups(self, players: int) -> list[tuple[str, ...]]:
-        """Lineups by position at ``players``: the cycled lineup, or the field's rotations."""
+        """Lineups by position at ``players``: the cycled lineup, the field's rotations, or one lineup per
+        ladder step (its strategy in every seat)."""
+        if self.ladder is not None:
+            return [(s,) * players for s in self.ladder]
         if self.field is not None:
             k = len(self.field)
             rot = [tuple(self.field[(i + r) % k] for i in range(players)) for r in range(k)]
@@ -232,7 +239,9 @@ class Experiment:
             d["reference"] = self.reference
             if self.until_ci is not None:
                 d["until_ci"] = self.until_ci
-        if self.field is not None:
+        if self.ladder is not None:
+            d["ladder"] = list(self.ladder)
+        elif self.field is not None:
             d["field"] = list(self.field)
         else:
             d["lineup"] = list(self.lineup or ("random",))
@@ -296,6 +305,7 @@ def parse_experiment(
     variants = _variants(data, err)
     players = _players(data, variants, err)
     lineup, fld = _strategies(data, err)
+    ladder = _ladder(data, lineup, fld, err)
 
     rules, variant_rules = _rules(data.get("rules", {}), variants, err)
     grid = _grid(data.get("grid", {}), rules, variant_rules, err)
@@ -325,10 +335,10 @@ def parse_experiment(
         name=name, description=description, variants=variants, players=players,
         lineup=lineup, field=fld, rules=rules, variant_rules=variant_rules, grid=grid,
         counts=counts, seed=seed, chunk_size=chunk_size, match_chunk_size=match_chunk,
-        reports=reports, source=source, design=design, reference=reference, until_ci=until_ci,
+        reports=reports, source=source, design=design, reference=reference, until_ci=until_ci, ladder=ladder,
     )
     n_players = len(players) if players else max(len(p) for p in PLAYERS.values())
-    upper = (len(counts) * len(variants) * n_players * (len(fld) if fld else 1)
+    upper = (len(counts) * len(variants) * n_players * (len(fld) if fld else len(ladder) if ladder else 1)
              * math.prod(len(v) for v in grid.values()))
     if problem := cells_problem(upper):  # before any cell is built
         raise err("grid", problem)
@@ -416,6 +426,24 @@ def _strategies(data: Mapping[str, Any], err: Callable[[str, str], ExperimentErr
                 names = tuple(s.strip() for s in raw)
             return (names, None) if key == "lineup" else (None, names)
     return None, None
+
+
+def _ladder(data: Mapping[str, Any], lineup: tuple[str, ...] | None, fld: tuple[str, ...] | None,
+            err: Callable[[str, str], ExperimentError]) -> tuple[str, ...] | None:
+    """``ladder = [...]``: strategy specs, each played in every seat of a cell of its own."""
+    if "ladder" not in data:
+        return None
+    if lineup is not None or fld is not None:
+        raise err("ladder", "give one of lineup, field or ladder")
+    if "design" in data:
+        raise err("ladder", "a ladder seats one strategy in every seat; tournaments (design) take a field")
+    raw = data["ladder"]
+    if not isinstance(raw, list) or not raw or any(not isinstance(s, str) or not s.strip() for s in raw):
+        raise err("ladder", f"must be a non-empty list of strategy specs, got {_show(raw)}")
+    names = tuple(s.strip() for s in raw)
+    if len(set(names)) != len(names):
+        raise err("ladder", "lists a strategy twice")
+    return names
 
 
 def _design(data: Mapping[str, Any], fld: tuple[str, ...] | None, counts: dict[str, int],
@@ -537,7 +565,7 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
         except RulesError as e:
             raise err(key, str(e)) from None
 
-    several = exp.field is not None and len(exp.field) > 1
+    several = (exp.field is not None and len(exp.field) > 1) or (exp.ladder is not None and len(exp.ladder) > 1)
     keys = list(exp.grid)
     cells: list[Cell] = []
     for unit in UNITS:
@@ -563,7 +591,8 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
                     try:
                         seatings = [tuple(fill_spec(s, v, p) for s in up) for up in exp.lineups(p)]
                     except LineupError as e:
-                        raise err("field" if exp.field is not None else "lineup", str(e)) from None
+                        raise err("ladder" if exp.ladder is not None else "field" if exp.field is not None
+                                  else "lineup", str(e)) from None
                     if exp.design_for(p) == "round-robin" and p != 2:
                         raise err("design", f"round-robin is for 2 players (head to head), not {v} {p}p; "
                                   "use hero for more players, e.g. [design] 2 = \"round-robin\", 4 = \"hero\"")
@@ -584,7 +613,7 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
 def _check_strategies(exp: Experiment, cells: list[Cell], resolve: StrategyResolver | None,
                       err: Callable[[str, str], ExperimentError]) -> None:
     """Resolve every strategy spec once, so an unknown name fails before any work."""
-    key = "field" if exp.field is not None else "lineup"
+    key = "ladder" if exp.ladder is not None else "field" if exp.field is not None else "lineup"
     if resolve is None:
         resolve = get_strategy
     specs = [s for c in cells for s in c.lineup]

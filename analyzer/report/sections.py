@@ -315,6 +315,13 @@ def length(ctx: Context) -> Section:
 
 Builder = Callable[[Context], Section]
 
+
+def skill_curves(ctx: Context) -> Section:
+    """Skill curves of a ladder experiment (analyzer.report.skill_curves, issue 26)."""
+    from analyzer.report.skill_curves import skill_section
+
+    return skill_section(ctx)
+
 #: Report kind -> builder, in report order (the keys are exactly REPORT_KINDS).
 SECTIONS: dict[str, Builder] = {
     "first_player": first_player,
@@ -324,6 +331,7 @@ SECTIONS: dict[str, Builder] = {
     "wild_penalty": wild_penalty,
     "house_rules": house_rules,
     "length": length,
+    "skill_curves": skill_curves,
 }
 #: Heading of each kind's own part of the report.
 TITLES: dict[str, str] = {
@@ -334,6 +342,7 @@ TITLES: dict[str, str] = {
     "wild_penalty": "The wild-holding (Jack-holding) penalty",
     "house_rules": "What each rule option changes",
     "length": "Game length, blocked and capped games",
+    "skill_curves": "Skill curves: the first player and the Jack as skill rises",
 }
 if tuple(SECTIONS) != REPORT_KINDS or tuple(TITLES) != REPORT_KINDS:
     raise ImportError("analyzer.report.sections: SECTIONS and TITLES must list exactly REPORT_KINDS, in order")

@@ -299,9 +299,19 @@ def strategy_panel(res: Results) -> Panel | None:
     return Panel("Which strategy wins", sentence, draw)
 
 
+def _panels(res: Results) -> list[Panel]:
+    """The headlines that apply; a ladder experiment (one strategy in every seat of each cell) gets the skill
+    curves' own (analyzer.report.skill_curves): its cells do not compete, so "which strategy wins" is moot."""
+    if (res.manifest.get("experiment") or {}).get("ladder"):
+        from analyzer.report.skill_curves import summary_panels
+
+        return summary_panels(res)
+    return [p for p in (first_player_panel(res), jack_panel(res), strategy_panel(res)) if p is not None]
+
+
 def summary_blocks(res: Results, outdir, toc: list[str]) -> tuple[list[Block], list]:  # noqa: ANN001
     """The summary (sentences and one row of headline charts) and the table of contents."""
-    panels = [p for p in (first_player_panel(res), jack_panel(res), strategy_panel(res)) if p is not None]
+    panels = _panels(res)
     blocks = [Block("h2", "Summary")]
     made = []
     if panels:
@@ -326,5 +336,5 @@ def headlines(folder: Path) -> list[str]:
     if not (folder / "results" / "cells.parquet").exists():
         return []
     res = tables.load_results(folder)
-    panels = [p for p in (first_player_panel(res), jack_panel(res), strategy_panel(res)) if p is not None]
+    panels = _panels(res)
     return [f"{p.title}: {p.sentence.replace('**', '')}" for p in panels]
