@@ -68,9 +68,13 @@ def test_the_section_reads_the_per_cell_tables_step_by_step(ran: Path) -> None:
         f = fpa.loc[r["cell"]]
         assert (r["first_rate"], r["first_lo"], r["first_hi"], r["diff"]) == (f["rate"], f["lo"], f["hi"], f["diff"])
     jq = tables.jack_question(res).set_index(["variant", "players", "strategy"])
+    eff = tables.jack_effects(res, by_cell=True).set_index("cell")
     for _, r in st.iterrows():
         j = jq.loc[(r["variant"], r["players"], r["first_strategy"])]
-        assert r["dealt0_rate"] == j["dealt0_rate"] and r["held_rate"] == j["held_rate"]
+        e = eff.loc[r["cell"]]
+        assert r["dealt0_rate"] == j["dealt0_rate"] and r["dealt_gap"] == e["dealt_gap"]
+        assert r["held_informative"] == (r["players"] > 2)  # issue 29: never with two players
+        assert (r["held_gap"] == e["held_gap"]) or (np.isnan(r["held_gap"]) and np.isnan(e["held_gap"]))
     assert st[st["variant"] == "prague"]["rule_acts"].all() and not st[st["variant"] == "czech"]["rule_acts"].any()
     ws = tables.wild_summary(res).set_index("cell")["by_wild_rate"]
     assert np.array_equal(st["by_wild_rate"].to_numpy(), ws.loc[st["cell"]].to_numpy())

@@ -6,9 +6,13 @@ and rules this section follows, step by step:
 
 * the first player's advantage: position 0's win rate minus the fair share
   (:func:`analyzer.stats.tables.first_player_advantage`, Wilson bounds);
-* the dealt Jack: the дурак rate of a seat dealt no wild, one, two or more;
-* the held Jack: the дурак rate of a seat holding a wild at the end against
-  one that does not (both from :func:`analyzer.stats.tables.jack_question`);
+* the dealt Jack: the дурак rate of a seat dealt no wild, one, two or more
+  (:func:`analyzer.stats.tables.jack_question`), and dealt one or more against
+  none with its interval (randomised by the shuffle);
+* the held Jack, like with like (issue 29): a hand left holding a wild at the
+  end against hands left with as many cards and none, never with two players,
+  where the one hand left with cards is the дурак whatever it holds (both from
+  :func:`analyzer.stats.tables.jack_effects`, per cell);
 * the Jack rule's cost: the share of deals whose дурак the wild rule, not the
   points, picked (:func:`analyzer.stats.tables.wild_summary`; PR7 — czech's
   CZ7 acts on a match's last deal only, svinya has no such rule).
@@ -30,7 +34,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analyzer.report.format import count, pct_ci, pp_ci
+from analyzer.report.format import count, pct, pct_ci, pp_ci
 from analyzer.report.render import Block
 from analyzer.stats import intervals as stats
 from analyzer.stats import tables
@@ -76,11 +80,20 @@ def skill_table(res: Results) -> pd.DataFrame:
                                     "n": "first_n"})
     jq = tables.jack_question(res, by_strategy=True)
     if not jq.empty:
-        jcols = [c for c in jq.columns if c.startswith(("dealt", "held_", "free_", "gap")) or c in ("rule_acts",)]
+        jcols = [c for c in jq.columns if c.startswith("dealt") or c in ("rule_acts",)]
         jq = jq[[*GROUP_COLUMNS, "strategy", *jcols]].rename(columns={"strategy": "first_strategy"})
         out = out.merge(jq, on=[*GROUP_COLUMNS, "first_strategy"], how="left")
     else:
         out["rule_acts"] = [tables.rule_acts(v, r, u) for v, r, u in zip(out["variant"], out["rules"], out["unit"])]
+    eff = tables.jack_effects(res, by_cell=True)
+    ecols = ["dealt_gap", "dealt_gap_lo", "dealt_gap_hi", "held_informative", "held_n", "held_rate",
+             "held_matched_rate", "held_gap", "held_gap_lo", "held_gap_hi"]
+    if not eff.empty:
+        out = out.merge(eff[["cell", *ecols]], on="cell", how="left")
+    else:  # results stored before the cards left were: no like-with-like comparison
+        for c in ecols:
+            out[c] = np.nan
+        out["held_informative"] = [tables.held_informative(int(p), str(u)) for p, u in zip(out["players"], out["unit"])]
     ws = tables.wild_summary(res)[["cell", "by_wild_rate", "by_wild_lo", "by_wild_hi"]]
     out = out.merge(ws, on="cell", how="left")
     return out.sort_values(["variant", "players", "unit", "rules", "step"]).reset_index(drop=True)
@@ -187,18 +200,21 @@ def plot_jack_dealt(st: pd.DataFrame) -> Any:
 
 
 def plot_jack_held(st: pd.DataFrame) -> Any:
-    """The дурак rate of a seat holding a wild at the end against one that does not, per ladder step."""
+    """A hand left holding a wild at the end minus hands left with as many cards and none (points), per ladder
+    step; two-player groups say why they have none."""
     fig, axes, groups = _panels(st)
     for ax, group in zip(axes, groups):
         g = st[st["group"] == group]
-        for k, (c, name) in enumerate((("held", "holding a wild at the end"), ("free", "not holding one"))):
-            if f"{c}_rate" in g:
-                _series(ax, g, f"{c}_rate", f"{c}_lo", f"{c}_hi", k, name, shift=(k - 0.5) * 0.12)
         _steps_axis(ax, g)
         ax.set_title(group, fontsize=10)
-        ax.set_ylabel("дурак rate, %")
-    axes[0].legend(fontsize=8)
-    fig.suptitle("The held Jack: дурак rate holding a wild at the end or not, as skill rises (95% intervals)")
+        if not bool(g["held_informative"].fillna(False).astype(bool).any()):
+            ax.text(0.5, 0.5, "not compared: with two players\nthe one hand left with cards\nis the дурак",
+                    ha="center", va="center", transform=ax.transAxes, fontsize=9, color="0.4")
+            continue
+        ax.axhline(0.0, color="0.5", lw=0.8)
+        _series(ax, g, "held_gap", "held_gap_lo", "held_gap_hi", 0, "holding a wild − as many other cards")
+        ax.set_ylabel("дурак rate, points")
+    fig.suptitle("The held Jack, like with like: holding a wild at the end against as many other cards (95% intervals)")
     return axes[0]
 
 
@@ -253,15 +269,25 @@ def jack_answers(st: pd.DataFrame) -> list[str]:
             if np.isfinite(float(r.get("dealt0_rate", np.nan))):
                 parts.append(f"{r['label']}: dealt none {pct_ci(r['dealt0_rate'], r['dealt0_lo'], r['dealt0_hi'])}, "
                              f"two or more {pct_ci(r['dealt2_rate'], r['dealt2_lo'], r['dealt2_hi'])} дурак; "
-                             + (f"holding one at the end {pct_ci(r['held_rate'], r['held_lo'], r['held_hi'])} "
-                                f"against {pct_ci(r['free_rate'], r['free_lo'], r['free_hi'])}"
-                                if np.isfinite(float(r["held_rate"])) else "no seat held one at the end")
+                             + _held_words(r)
                              + (f"; the rule picked the дурак in "
                                 f"{pct_ci(r['by_wild_rate'], r['by_wild_lo'], r['by_wild_hi'])} of deals"
                                 if bool(r.get("rule_acts", False)) else ""))
         if parts:
             out.append(f"In **{group}**: " + " — ".join(parts) + ".")
     return out
+
+
+def _held_words(r: pd.Series) -> str:
+    """Held at the end, like with like, or why not (two players; no holder; not recorded)."""
+    if not bool(r["held_informative"]):
+        return "holding one at the end not compared (two players)"
+    if np.isfinite(float(r["held_gap"])):
+        return (f"left holding one at the end {pct(r['held_rate'])} against {pct(r['held_matched_rate'])} for as "
+                f"many other cards ({pp_ci(r['held_gap'], r['held_gap_lo'], r['held_gap_hi'])})")
+    if np.isfinite(float(r["held_n"])) and float(r["held_n"]) == 0:
+        return "no seat held one at the end"
+    return "holding one at the end not compared (cards left not recorded)"
 
 
 def _show(st: pd.DataFrame) -> pd.DataFrame:
@@ -273,10 +299,11 @@ def _show(st: pd.DataFrame) -> pd.DataFrame:
     for c, name in (("dealt0", "дурак, dealt none"), ("dealt1", "dealt one"), ("dealt2", "two or more")):
         if f"{c}_rate" in st:
             d[name] = [pct_ci(a, b, e) for a, b, e in zip(st[f"{c}_rate"], st[f"{c}_lo"], st[f"{c}_hi"])]
-    if "held_rate" in st:
-        d["holding a wild at the end"] = [pct_ci(a, b, e) for a, b, e in zip(st["held_rate"], st["held_lo"],
-                                                                           st["held_hi"])]
-        d["not holding one"] = [pct_ci(a, b, e) for a, b, e in zip(st["free_rate"], st["free_lo"], st["free_hi"])]
+    d["dealt a wild − none"] = [pp_ci(a, b, e) for a, b, e in zip(st["dealt_gap"], st["dealt_gap_lo"],
+                                                                  st["dealt_gap_hi"])]
+    d["held a wild − as many other cards"] = [
+        pp_ci(a, b, e) if info and np.isfinite(a) else ("not compared (2 players)" if not info else "–")
+        for a, b, e, info in zip(st["held_gap"], st["held_gap_lo"], st["held_gap_hi"], st["held_informative"])]
     d["loser picked by the wild rule"] = [pct_ci(a, b, e) if bool(ok) else "rule cannot act"
                                           for a, b, e, ok in zip(st["by_wild_rate"], st["by_wild_lo"],
                                                                  st["by_wild_hi"], st["rule_acts"].fillna(False))]
@@ -319,7 +346,8 @@ def skill_section(ctx: Any) -> Any:
                                "The дурак rate of a seat dealt no wild, one, two or more (seats pooled over "
                                "positions, Wilson, conservative)"))
     s.details.append(ctx.chart("skill_jack_held", partial(plot_jack_held, st),
-                               "The дурак rate of a seat holding a wild at the end against one that does not"))
+                               "A hand left holding a wild at the end against hands left with as many cards and "
+                               "none (points; never with two players)"))
     s.details.append(ctx.chart("skill_jack_rule", partial(plot_jack_rule, st),
                                "Deals whose дурак the wild rule picked (PR7; czech's CZ7 judges only a match's last "
                                "deal, svinya has no such rule)"))

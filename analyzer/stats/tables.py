@@ -909,9 +909,10 @@ def _dealt_gap(row: pd.Series) -> tuple[float, float, float, float, float, float
     return rw - r0, float(np.sqrt(max(var, 0.0))), rw, b, r0, e
 
 
-def jack_effects(res: Results) -> pd.DataFrame:
+def jack_effects(res: Results, by_cell: bool = False) -> pd.DataFrame:
     """The Jack questions that isolate the wild, one row per variant, players, unit and rules (all seats,
-    all cells of the group pooled).
+    all cells of the group pooled; ``by_cell``: one row per cell, with its ``cell``, for line-ups that must
+    not pool, such as a skill ladder's steps).
 
     * ``dealt_*``: the дурак rate of a seat dealt one or more wilds against one dealt none, among decided
       games (a match: its last deal).  The shuffle decides who is dealt a wild, so nothing else differs on
@@ -924,7 +925,8 @@ def jack_effects(res: Results) -> pd.DataFrame:
     Intervals treat a game's seats together (:mod:`analyzer.stats.sums`); Holm over the rows of each gap
     with the one verdict rule.  Results stored before these sums give an empty table.
     """
-    cols = [*GROUP_COLUMNS, "wild_rule", "rule_acts", "n",
+    keys = ["cell", *GROUP_COLUMNS] if by_cell else list(GROUP_COLUMNS)
+    cols = [*keys, "wild_rule", "rule_acts", "n",
             "dealt_with_rate", "dealt_with_n", "dealt_none_rate", "dealt_none_n",
             "dealt_gap", "dealt_gap_lo", "dealt_gap_hi", "dealt_p_holm", "dealt_distinguishable",
             "held_informative", "held_n", "held_rate", "held_matched_rate",
@@ -938,7 +940,7 @@ def jack_effects(res: Results) -> pd.DataFrame:
     pos = pd.concat([pos, pd.DataFrame({"dealt_with_n": with_n, "dealt_with_losses": with_l})], axis=1)
     pos = pos.merge(res.cells[["cell", *GROUP_COLUMNS]], on="cell")
     psums = ["dealt_with_n", "dealt_with_losses", "dealt0_n", "dealt0_losses", *LEFT_COLUMNS]
-    gp = pos.groupby(GROUP_COLUMNS, dropna=False, sort=True)[psums].sum()
+    gp = pos.groupby(keys, dropna=False, sort=True)[psums].sum()
     gp = gp.rename(columns={f"left{c}_{g}_{m}": f"{g}{c}_{m}" for c in LEFT_CLASSES for g in ("held", "free")
                             for m in ("n", "losses")})
     tsums = ["n", "capped", *HELD_MOMENTS, *DEALT_MOMENTS]
@@ -946,7 +948,7 @@ def jack_effects(res: Results) -> pd.DataFrame:
     tot = tot.merge(res.cells[["cell", *GROUP_COLUMNS]], on="cell")
     decided = np.where(tot["unit"] == "match", tot["n"], tot["n"] - tot["capped"])
     tot = pd.concat([tot, pd.Series(decided, index=tot.index, name="decided")], axis=1)
-    gt = tot.groupby(GROUP_COLUMNS, dropna=False, sort=True)[["decided", *HELD_MOMENTS, *DEALT_MOMENTS]].sum()
+    gt = tot.groupby(keys, dropna=False, sort=True)[["decided", *HELD_MOMENTS, *DEALT_MOMENTS]].sum()
     g = pd.concat([gp, gt], axis=1).copy().reset_index()  # one block: hundreds of moment columns
     rows = []
     for _, r in g.iterrows():
@@ -955,7 +957,7 @@ def jack_effects(res: Results) -> pd.DataFrame:
         info = held_informative(int(r["players"]), str(r["unit"]))
         if not info:
             hg = hse = hm = np.nan
-        rows.append({**{c: r[c] for c in GROUP_COLUMNS},
+        rows.append({**{c: r[c] for c in keys},
                      "wild_rule": wild_rule_of(str(r["variant"]), str(r["rules"])),
                      "rule_acts": rule_acts(str(r["variant"]), str(r["rules"]), str(r["unit"])), "n": r["decided"],
                      "dealt_with_rate": rw, "dealt_with_n": nw, "dealt_none_rate": r0, "dealt_none_n": n0,
