@@ -89,6 +89,8 @@ MAX_CANDIDATES = 96
 POINT_WEIGHT = 1.0 / 10_000.0
 #: iterations run at every decision whatever the budget
 MIN_ITERATIONS = 32
+#: most worlds drawn by the Python sampler for a row too large for the compiled one (iterations reuse them)
+PRE_WORLDS = 1024
 #: no action to carry out (the walk falls back to a rollout)
 NO_ACTION = -99
 
@@ -181,12 +183,12 @@ def tree_search(p: np.ndarray, walk: np.ndarray, kinds: np.ndarray, weights: np.
                 max_depth: int, budget: int, totals: np.ndarray, in_match: bool,
                 f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.ndarray, owner: np.ndarray,
                 pool: np.ndarray, fixed: np.ndarray, known: np.ndarray, pre_hands: np.ndarray,
-                pre_talons: np.ndarray, pre: int,
+                pre_talons: np.ndarray, pre: int, n_pre: int,
                 tree: tuple, work: tuple, visits_out: np.ndarray) -> tuple[int, int]:
     """One decision's search: ``iterations`` iterations of SO-ISMCTS from the public position
     ``st0``/``m0``/``ring0`` (analyzer.kernel.positions layout, as :func:`~analyzer.knowledge.search.score_world`
     fills it), root candidates ``root_a``/``root_s`` (the decision's, in legal order).  Worlds come from
-    the counting table ``f`` (``pre < 0``) or are rows ``pre + i`` of ``pre_hands``/``pre_talons``.
+    the counting table ``f`` (``pre < 0``) or are rows ``pre + i % n_pre`` of ``pre_hands``/``pre_talons``.
     ``walk``: every seat :data:`PYTHON` (the kernel pauses at each real decision in the tree);
     ``kinds``/``weights``: the rollout policy.  Fills ``visits_out[:n_root]`` with each root candidate's
     visits; returns (iterations run, rollout turns played: the kernel's turn count, tree walk included).
@@ -211,9 +213,9 @@ def tree_search(p: np.ndarray, walk: np.ndarray, kinds: np.ndarray, weights: np.
             draw_world(f, stride, fits, size, owner, pool, fixed, known, talon_size, wstate, room, hands, talon)
         else:
             for s in range(n):
-                hands[s] = pre_hands[pre + it, s]
+                hands[s] = pre_hands[pre + it % n_pre, s]
             for i in range(talon_size):
-                talon[i] = pre_talons[pre + it, i]
+                talon[i] = pre_talons[pre + it % n_pre, i]
         for i in range(NI):
             st[i] = st0[i]
         for i in range(HANDS):
@@ -309,12 +311,12 @@ def ismcts_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
                 n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
                 n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, iterations: int,
                 c_explore: float, max_depth: int, budget: int, totals: np.ndarray, in_match: bool,
-                pre_at: np.ndarray, pre_hands: np.ndarray, pre_talons: np.ndarray
+                pre_at: np.ndarray, pre_hands: np.ndarray, pre_talons: np.ndarray, n_pre: int
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`tree_search` for R decisions of R deals in one call (arrays padded by row as
     :func:`analyzer.knowledge.search.search_rows` takes them).  Row ``r``'s worlds come from its counting
-    table, or, when ``pre_at[r] >= 0``, from rows ``pre_at[r] ..`` of ``pre_hands``/``pre_talons`` (drawn by
-    the Python sampler).  Returns (root visits (R, A), iterations run (R,), rollout turns (R,))."""
+    table, or, when ``pre_at[r] >= 0``, from the ``n_pre`` rows ``pre_at[r] ..`` of ``pre_hands``/``pre_talons``
+    (drawn by the Python sampler, taken in turn).  Returns (root visits (R, A), iterations run (R,), rollout turns (R,))."""
     n = p[P.PLAYERS]
     rows = st0.shape[0]
     out = np.zeros((rows, actions.shape[1]), np.float64)
@@ -343,7 +345,7 @@ def ismcts_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
         used[r], turns[r] = tree_search(p, walk, kinds, weights, st0[r], m0[r], ring0[r], talon_size[r], actions[r],
                                suits[r], n_actions[r], me[r], objective, keys[r], iterations, c_explore,
                                max_depth, budget, totals[r], in_match, f, stride, row_fits, row_size, owner[r, :k], pool[r, :c],
-                               fixed[r], talon_known[r, :n_known[r]], pre_hands, pre_talons, pre_at[r], tree,
+                               fixed[r], talon_known[r, :n_known[r]], pre_hands, pre_talons, pre_at[r], n_pre, tree,
                                work, out[r])
     return out, used, turns
 
@@ -354,27 +356,29 @@ def ismcts_view(p: NDArray[np.int64], kinds: NDArray[np.int64], weights: NDArray
                 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
     """(root visits (R, A), iterations run (R,), rollout turns (R,)) of every row of ``vs``
     (:func:`~analyzer.knowledge.search.view_search`)
-    in one compiled call; a row whose counting table is too large (``vs.big``) gets its ``iterations``
-    worlds drawn first by the Python sampler from ``rng``, as pimc's search of such a row does."""
+    in one compiled call; a row whose counting table is too large (``vs.big``) gets up to
+    :data:`PRE_WORLDS` worlds drawn first by the Python sampler from ``rng`` (as pimc's search of such a row
+    draws its ``worlds``), its iterations taking them in turn."""
     rows = len(vs.me)
     pre_at = np.full(rows, -1, np.int64)
     big = np.nonzero(vs.big)[0].tolist()
     n = vs.fixed.shape[1]
     t_max = max(int(vs.talon_size.max()) if rows else 1, 1)
-    pre_hands = np.zeros((max(len(big), 1) * iterations, n), np.uint64)
-    pre_talons = np.zeros((max(len(big), 1) * iterations, t_max), np.int64)
+    n_pre = min(iterations, PRE_WORLDS)
+    pre_hands = np.zeros((max(len(big), 1) * n_pre, n), np.uint64)
+    pre_talons = np.zeros((max(len(big), 1) * n_pre, t_max), np.int64)
     for j, i in enumerate(big):
         c, k = int(vs.n_pool[i]), int(vs.n_cls[i])
         hands, talons = class_worlds(vs.classes[i], vs.fits[i, :c, :k], vs.fixed[i],
-                                     vs.talon_known[i, :vs.n_known[i]], int(vs.talon_size[i]), iterations,
+                                     vs.talon_known[i, :vs.n_known[i]], int(vs.talon_size[i]), n_pre,
                                      int(keys[i]), rng)
-        pre_at[i] = j * iterations
-        pre_hands[j * iterations:(j + 1) * iterations] = hands
-        pre_talons[j * iterations:(j + 1) * iterations, :talons.shape[1]] = talons
+        pre_at[i] = j * n_pre
+        pre_hands[j * n_pre:(j + 1) * n_pre] = hands
+        pre_talons[j * n_pre:(j + 1) * n_pre, :talons.shape[1]] = talons
     return ismcts_rows(p, kinds, weights, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls, vs.size,
                        vs.owner, vs.pool, vs.fixed, vs.talon_known, vs.n_known, vs.talon_size, vs.actions,
                        vs.suits, vs.n_actions, vs.me, objective, keys, iterations, float(c_explore), max_depth, budget, vs.totals,
-                       vs.in_match, pre_at, pre_hands, pre_talons)
+                       vs.in_match, pre_at, pre_hands, pre_talons, n_pre)
 
 
 __all__ = ["MAX_CANDIDATES", "TREE_STREAM", "candidates_at", "ismcts_rows", "ismcts_view", "seat_reward"]

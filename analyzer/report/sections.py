@@ -22,20 +22,14 @@ import pandas as pd
 from analyzer.core.report_kinds import REPORT_KINDS
 from analyzer.report import charts, display, sentences
 from analyzer.report.format import count
+from analyzer.report.parts import Section
 from analyzer.report.render import Block
+from analyzer.report.skill_curves import skill_section
 from analyzer.stats import paired, tables
 from analyzer.stats.tables import Results, rules_text
 
 #: Series per win-rate chart before it is split in several.
 MAX_SERIES = 8
-
-
-@dataclass
-class Section:
-    """What one report kind adds: answer blocks (lead of the report) and its own part."""
-
-    answers: list[Block] = field(default_factory=list)
-    details: list[Block] = field(default_factory=list)
 
 
 @dataclass
@@ -318,8 +312,6 @@ Builder = Callable[[Context], Section]
 
 def skill_curves(ctx: Context) -> Section:
     """Skill curves of a ladder experiment (analyzer.report.skill_curves, issue 26)."""
-    from analyzer.report.skill_curves import skill_section
-
     return skill_section(ctx)
 
 #: Report kind -> builder, in report order (the keys are exactly REPORT_KINDS).

@@ -28,6 +28,7 @@ every point with its 95 % interval.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from analyzer.report.format import count, pct, pct_ci, pp_ci
+from analyzer.report.parts import Panel, Section
 from analyzer.report.render import Block
 from analyzer.stats import intervals as stats
 from analyzer.stats import tables
@@ -320,11 +322,7 @@ def _show_raise(rt: pd.DataFrame) -> pd.DataFrame:
 
 
 def skill_section(ctx: Any) -> Any:
-    """The section (a :class:`analyzer.report.sections.Section`): answers first, then charts and tables."""
-    from functools import partial
-
-    from analyzer.report.sections import Section
-
+    """The section (a :class:`analyzer.report.parts.Section`): answers first, then charts and tables."""
     s = Section()
     st = skill_table(ctx.res)
     if st.empty or not bool(st["homogeneous"].all()):
@@ -358,8 +356,6 @@ def skill_section(ctx: Any) -> Any:
 def summary_panels(res: Results) -> list[Any]:
     """The report's first screen for a ladder: the first player's edge per step, a line per group, and one
     sentence counting the groups where skill raises, lowers or leaves it (the last step against random)."""
-    from analyzer.report.summary import Panel
-
     st = skill_table(res)
     if st.empty:
         return []

@@ -19,7 +19,6 @@ Sentences name a cell once and let the sign read naturally ("lowers the
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -28,20 +27,13 @@ from matplotlib.figure import Figure
 
 from analyzer.report import charts, sentences
 from analyzer.report.format import change, count, pct, pct_ci
+from analyzer.report.parts import Panel
 from analyzer.report.render import Block
+from analyzer.report.skill_curves import summary_panels
 from analyzer.stats import tables
 from analyzer.stats.tables import Results, rules_dict
 
 VARIANT_STYLE = {"czech": ("#1f77b4", "o"), "prague": ("#d62728", "s"), "svinya": ("#2ca02c", "^")}
-
-
-@dataclass
-class Panel:
-    """One headline: a sentence and a drawing function for its axes."""
-
-    title: str
-    sentence: str
-    draw: Callable[[object], None]
 
 
 def _default_rules(df: pd.DataFrame) -> pd.DataFrame:
@@ -303,8 +295,6 @@ def _panels(res: Results) -> list[Panel]:
     """The headlines that apply; a ladder experiment (one strategy in every seat of each cell) gets the skill
     curves' own (analyzer.report.skill_curves): its cells do not compete, so "which strategy wins" is moot."""
     if (res.manifest.get("experiment") or {}).get("ladder"):
-        from analyzer.report.skill_curves import summary_panels
-
         return summary_panels(res)
     return [p for p in (first_player_panel(res), jack_panel(res), strategy_panel(res)) if p is not None]
 
