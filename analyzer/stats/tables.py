@@ -832,15 +832,20 @@ def jack_rule_effect(res: Results) -> pd.DataFrame:
         rows.append(row)
     out = pd.DataFrame(rows, columns=[*cols, "_change_p", "_cost_p"])
     for m in ("change", "cost"):
-        out[f"{m}_p_holm"] = np.nan
-        out[f"{m}_distinguishable"] = False
-        a = out["rule_acts"].astype(bool).to_numpy()
-        if a.any():
-            ph = stats.holm(out.loc[a, f"_{m}_p"].to_numpy(dtype=float))
-            out.loc[a, f"{m}_p_holm"] = ph
-            out.loc[a, f"{m}_distinguishable"] = stats.agreed_distinguishable(
-                out.loc[a, f"{m}_lo"].to_numpy(dtype=float), out.loc[a, f"{m}_hi"].to_numpy(dtype=float), ph)
+        _holm_rows(out, out["rule_acts"].astype(bool).to_numpy(), m, f"{m}_lo", f"{m}_hi")
     return out[cols].reset_index(drop=True)
+
+
+def _holm_rows(out: pd.DataFrame, rows: np.ndarray, m: str, lo: str, hi: str) -> None:
+    """``{m}_p_holm`` (Holm over ``rows`` of the raw ``_{m}_p``) and ``{m}_distinguishable`` (the one verdict
+    rule on ``lo``/``hi``) in place; other rows get NaN and False."""
+    out[f"{m}_p_holm"] = np.nan
+    out[f"{m}_distinguishable"] = False
+    if rows.any():
+        ph = stats.holm(out.loc[rows, f"_{m}_p"].to_numpy(dtype=float))
+        out.loc[rows, f"{m}_p_holm"] = ph
+        out.loc[rows, f"{m}_distinguishable"] = stats.agreed_distinguishable(
+            out.loc[rows, lo].to_numpy(dtype=float), out.loc[rows, hi].to_numpy(dtype=float), ph)
 
 
 # ---------------------------------------------------------------- the Jack, isolated (issue 29)
@@ -972,14 +977,7 @@ def jack_effects(res: Results, by_cell: bool = False) -> pd.DataFrame:
     if out.empty:
         return pd.DataFrame(columns=cols)
     for m in ("dealt", "held"):
-        out[f"{m}_p_holm"] = np.nan
-        out[f"{m}_distinguishable"] = False
-        ok = out[f"_{m}_p"].notna().to_numpy()
-        if ok.any():
-            ph = stats.holm(out.loc[ok, f"_{m}_p"].to_numpy(dtype=float))
-            out.loc[ok, f"{m}_p_holm"] = ph
-            out.loc[ok, f"{m}_distinguishable"] = stats.agreed_distinguishable(
-                out.loc[ok, f"{m}_gap_lo"].to_numpy(dtype=float), out.loc[ok, f"{m}_gap_hi"].to_numpy(dtype=float), ph)
+        _holm_rows(out, out[f"_{m}_p"].notna().to_numpy(), m, f"{m}_gap_lo", f"{m}_gap_hi")
     return out[cols].reset_index(drop=True)
 
 
