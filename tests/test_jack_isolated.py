@@ -198,6 +198,20 @@ def test_the_intervals_cover_a_gap_that_is_zero_by_construction():
 
 # ---------------------------------------------------------------- two players: no tautology
 
+def test_a_handful_of_holders_gets_no_like_with_like_gap():
+    """4 holders that all lost would give a zero-spread rate and a far too narrow interval: below MIN_HOLDERS
+    no gap is computed, and the sentence says why."""
+    r = _null_deals(400, 3)
+    keep = np.zeros_like(r.wild_held)
+    keep[:4, 1] = r.cards_left[:4, 1] > 0
+    r.wild_held = keep
+    res = results_of([("czech", 4, {}, ["a", "b", "a", "b"], r)])
+    e = tables.jack_effects(res).iloc[0]
+    assert 0 < e["held_n"] < tables.MIN_HOLDERS and np.isnan(e["held_gap"]) and not e["held_distinguishable"]
+    said = " ".join(sentences.jack_sentences(tables.jack_question(res, by_strategy=False), tables.jack_effects(res)))
+    assert "too few to set against" in said
+
+
 def test_two_player_deals_never_set_a_holder_against_the_hand_that_went_out():
     res = _field("czech", 2, ["greedy", "random"], 1500, 3)
     eff = tables.jack_effects(res)

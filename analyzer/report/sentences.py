@@ -304,7 +304,7 @@ def jack_sentences(jq: pd.DataFrame, eff: pd.DataFrame) -> list[str]:
             s += "; "
         else:
             s += "(the dealt hands were not recorded by this run's simulator) "
-        s += _held_words(e, u, int(r["players"]), str(r["unit"])) + f" (n={count(r['n'])} {u})"
+        s += _held_words(e, u, int(r["players"]), str(r["unit"])) + f" (n={count(r['n'])} seat-{u})"
         if r["rule_acts"]:
             s += "."
         else:
@@ -323,6 +323,9 @@ def _held_words(e: Any, u: str, players: int, unit: str) -> str:
                 "end, which the comparison needs (rerun the experiment)")
     if not e["held_n"] > 0:
         return "no hand ended holding a wild"
+    if e["held_n"] < tables.MIN_HOLDERS:
+        return (f"only {count(e['held_n'])} hands ended holding a wild, too few to set against hands with as many "
+                "cards")
     if not np.isfinite(e["held_gap"]):
         return (f"hands left holding a wild are the дурак in {pct(e['held_rate'])} of {u} (no hand left with as "
                 "many cards and no wild to compare)")
@@ -330,8 +333,7 @@ def _held_words(e: Any, u: str, players: int, unit: str) -> str:
     return (f"a hand left holding a wild at the end is the дурак in {pct(e['held_rate'])} of {u} against "
             f"{pct(e['held_matched_rate'])} for hands left with as many cards and no wild "
             f"({pp_ci(e['held_gap'], e['held_gap_lo'], e['held_gap_hi'])}{verdict}; "
-            f"{count(e['held_n'])} holders; who ends holding one is not random, so this describes, the rule's "
-            f"on − off cost measures)")
+            f"{count(e['held_n'])} holders; a description, not a cause: who ends holding one is not random)")
 
 
 def jack_rule_sentences(eff: pd.DataFrame) -> list[str]:

@@ -289,6 +289,8 @@ def _held_words(r: pd.Series) -> str:
                 f"many other cards ({pp_ci(r['held_gap'], r['held_gap_lo'], r['held_gap_hi'])})")
     if np.isfinite(float(r["held_n"])) and float(r["held_n"]) == 0:
         return "no seat held one at the end"
+    if np.isfinite(float(r["held_n"])) and float(r["held_n"]) < tables.MIN_HOLDERS:
+        return f"only {count(float(r['held_n']))} seats held one at the end: too few to compare"
     return "holding one at the end not compared (cards left not recorded)"
 
 

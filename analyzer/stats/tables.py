@@ -854,6 +854,11 @@ def _holm_rows(out: pd.DataFrame, rows: np.ndarray, m: str, lo: str, hi: str) ->
 LEFT_NAMES = {k: (f"{k} card{'s' if k > 1 else ''}" if k < LEFT_CLASSES[-1] else f"{k}+ cards") for k in LEFT_CLASSES}
 
 
+#: Fewer hands than this left holding a wild give no like-with-like gap: a delta-method interval around a
+#: handful of holders (4 that all lost: 100%, no spread) would claim a precision it does not have.
+MIN_HOLDERS = 30
+
+
 def held_informative(players: int, unit: str) -> bool:
     """Whether "held a wild at the end" can tell anything about the wild: not with two players, where only
     one hand is left with cards at the end (the other went out), so it is the дурак of the deal whatever it
@@ -960,7 +965,8 @@ def jack_effects(res: Results, by_cell: bool = False) -> pd.DataFrame:
         dg, dse, rw, nw, r0, n0 = _dealt_gap(r)
         hg, hse, hr, hm = _held_gap(r)
         info = held_informative(int(r["players"]), str(r["unit"]))
-        if not info:
+        holders = float(sum(r[f"held{c}_n"] for c in LEFT_CLASSES))
+        if not info or holders < MIN_HOLDERS:
             hg = hse = hm = np.nan
         rows.append({**{c: r[c] for c in keys},
                      "wild_rule": wild_rule_of(str(r["variant"]), str(r["rules"])),
@@ -969,7 +975,7 @@ def jack_effects(res: Results, by_cell: bool = False) -> pd.DataFrame:
                      "dealt_gap": dg, "dealt_gap_lo": dg - stats.Z95 * dse, "dealt_gap_hi": dg + stats.Z95 * dse,
                      "_dealt_p": float(stats.z_test_p(dg, dse)) if np.isfinite(dse) and dse > 0 else np.nan,
                      "held_informative": info,
-                     "held_n": float(sum(r[f"held{c}_n"] for c in LEFT_CLASSES)), "held_rate": hr,
+                     "held_n": holders, "held_rate": hr,
                      "held_matched_rate": hm, "held_gap": hg, "held_gap_lo": hg - stats.Z95 * hse,
                      "held_gap_hi": hg + stats.Z95 * hse,
                      "_held_p": float(stats.z_test_p(hg, hse)) if np.isfinite(hse) and hse > 0 else np.nan})
