@@ -220,7 +220,7 @@ def test_two_player_deals_never_set_a_holder_against_the_hand_that_went_out():
     assert "holding a wild at the end is not compared" in said
     assert "left holding a wild at the end is the дурак" not in said
     assert tables.jack_held_strata(res).empty
-    assert "holding a wild" not in summary._held_sentence(res)
+    assert "holding a wild" not in summary._held_sentence(tables.jack_effects(res))
 
 
 # ---------------------------------------------------------------- causes claimed only where present
@@ -271,7 +271,7 @@ def test_where_neither_dealing_nor_holding_a_wild_matters_no_effect_is_claimed()
     panel = summary.jack_panel(res)
     assert panel is not None and "not distinguishably" in panel.sentence
     assert "lowers a player's" not in panel.sentence and "raises a player's" not in panel.sentence
-    assert "not distinguishable" in summary._held_sentence(res)
+    assert "not distinguishable" in summary._held_sentence(tables.jack_effects(res))
     said = " ".join(sentences.jack_sentences(tables.jack_question(res, by_strategy=False), tables.jack_effects(res)))
     assert said.count("not distinguishable") >= 2
 

@@ -304,7 +304,7 @@ def jack_sentences(jq: pd.DataFrame, eff: pd.DataFrame) -> list[str]:
             s += "; "
         else:
             s += "(the dealt hands were not recorded by this run's simulator) "
-        s += _held_words(e, u, int(r["players"]), str(r["unit"])) + f" (n={count(r['n'])} seat-{u})"
+        s += _held_words(e, u, int(r["players"])) + f" (n={count(r['n'])} seat-{u})"
         if r["rule_acts"]:
             s += "."
         else:
@@ -313,9 +313,9 @@ def jack_sentences(jq: pd.DataFrame, eff: pd.DataFrame) -> list[str]:
     return out
 
 
-def _held_words(e: Any, u: str, players: int, unit: str) -> str:
+def _held_words(e: Any, u: str, players: int) -> str:
     """Held a wild at the end, like with like, or why it is not compared here."""
-    if not tables.held_informative(players, unit):
+    if not tables.held_informative(players):
         return ("holding a wild at the end is not compared: with two players only one hand is left with cards "
                 "at the end, the дурак whatever it holds, so there is no hand like it to set it against")
     if e is None:

@@ -95,7 +95,7 @@ def skill_table(res: Results) -> pd.DataFrame:
     else:  # results stored before the cards left were: no like-with-like comparison
         for c in ecols:
             out[c] = np.nan
-        out["held_informative"] = [tables.held_informative(int(p), str(u)) for p, u in zip(out["players"], out["unit"])]
+        out["held_informative"] = [tables.held_informative(int(p)) for p in out["players"]]
     ws = tables.wild_summary(res)[["cell", "by_wild_rate", "by_wild_lo", "by_wild_hi"]]
     out = out.merge(ws, on="cell", how="left")
     return out.sort_values(["variant", "players", "unit", "rules", "step"]).reset_index(drop=True)

@@ -161,12 +161,12 @@ def jack_panel(res: Results) -> Panel | None:
                     f" in {where}")
         other = d[d.index != big.name]
         sentence += f"; in the other cells it {_spread(other['loss_diff'])}." if len(other) else "."
-        sentence += _held_sentence(res) + _rule_cost_sentence(res)
+        sentence += _held_sentence(tables.jack_effects(res)) + _rule_cost_sentence(res)
         return Panel("Keeping the Jack", sentence,
                      _gap_bars(d, "loss_diff", "дурак rate: keeps − sheds the wild (points)"))
     pointer = (" Keeping against shedding a wild is not measured here (no two strategies of this experiment "
                f"differ in wild handling alone): {sentences.WILD_PAIR_EXPERIMENT} answers it.")
-    dealt = _dealt_panel(res, pointer)
+    dealt = _dealt_panel(res, tables.jack_effects(res), pointer)
     if dealt is not None:
         return dealt
     ws = tables.wild_summary(res, pooled=True)
@@ -199,11 +199,10 @@ def jack_panel(res: Results) -> Panel | None:
     return Panel("The Jack", sentence, draw_held)
 
 
-def _held_sentence(res: Results) -> str:
+def _held_sentence(eff: pd.DataFrame) -> str:
     """' A hand left holding a wild … is the дурак X points more often than hands left with as many cards'
     for the cell (default rules) where that gap is largest; nothing where no cell can tell (two-player
     deals only, or results stored before the cards left were)."""
-    eff = tables.jack_effects(res)
     if eff.empty:
         return ""
     d = _default_rules(eff[eff["held_informative"].astype(bool) & eff["held_gap"].notna()])
@@ -236,10 +235,9 @@ def _rule_cost_sentence(res: Results) -> str:
             f" in {r['variant']} {int(r['players'])}p {units} (rule on − off; the section below has every case).")
 
 
-def _dealt_panel(res: Results, pointer: str) -> Panel | None:
+def _dealt_panel(res: Results, eff: pd.DataFrame, pointer: str) -> Panel | None:
     """Being dealt a wild against not (single deals under default rules): the shuffle decides who gets one,
     so the gap is the wild's own effect with these strategies."""
-    eff = tables.jack_effects(res)
     if eff.empty:
         return None
     d = _default_rules(eff[(eff["unit"] == "deal") & eff["dealt_gap"].notna()]).sort_values(["variant", "players"])
@@ -255,7 +253,7 @@ def _dealt_panel(res: Results, pointer: str) -> Panel | None:
                 f"so nothing else differs on average")
     other = d[d.index != big.name]
     sentence += f"; in the other cells it {_spread(other['dealt_gap'])}." if len(other) else "."
-    sentence += _held_sentence(res) + _rule_cost_sentence(res) + pointer
+    sentence += _held_sentence(eff) + _rule_cost_sentence(res) + pointer
     return Panel("The Jack", sentence, _gap_bars(d, "dealt_gap", "дурак rate: dealt a wild − none (points)"))
 
 

@@ -75,7 +75,7 @@ HV_COLUMNS = tuple(f"hv_{x}" for x in HV_PAIRS)
 #: fine enough that holders and the hands they are set against hold as many cards, which decide the points).
 LEFT_CLASSES = (1, 2, 3, 4, 5, 6, 7, 8)
 #: A дурак share is a multiple of 1/k for k <= MAX_SEATS tied hands: times 840 (lcm of 1..8) it is an integer,
-#: so the same-game moments are sums of integers, exact in float64 in any order (a BLAS product is then safe).
+#: so the same-game moments are int64 sums, exact in any order (chunks add up to the same bits).
 SHARE_SCALE = 840
 #: Per position and stratum: hands holding a wild (``held``) and not (``free``), their count and дурак shares.
 LEFT_COLUMNS = tuple(f"left{k}_{g}_{m}" for k in LEFT_CLASSES for g in ("held", "free") for m in ("n", "losses"))
@@ -232,8 +232,7 @@ def _moments(m: np.ndarray, shares: list[int], prefix: str) -> dict[str, float]:
     scale = np.ones(m.shape[0])
     scale[shares] = SHARE_SCALE
     f = m.astype(np.float64) / np.outer(scale, scale)
-    dim = m.shape[0]
-    return {f"{prefix}_{i}_{j}": float(f[i, j]) for i in range(dim) for j in range(i, dim)}
+    return dict(zip(moment_names(prefix, m.shape[0]), f[np.triu_indices(m.shape[0])].tolist()))
 
 
 def _isolating_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, left: np.ndarray,

@@ -45,6 +45,7 @@ from analyzer.stats.sums import (
     LEFT_COLUMNS,
     POSITION_COLUMNS,
     TOTAL_COLUMNS,
+    moment_names,
 )
 
 #: Columns that describe a cell; every table carries them.
@@ -859,30 +860,29 @@ LEFT_NAMES = {k: (f"{k} card{'s' if k > 1 else ''}" if k < LEFT_CLASSES[-1] else
 MIN_HOLDERS = 30
 
 
-def held_informative(players: int, unit: str) -> bool:
+def held_informative(players: int) -> bool:
     """Whether "held a wild at the end" can tell anything about the wild: not with two players, where only
     one hand is left with cards at the end (the other went out), so it is the дурак of the deal whatever it
-    holds, and, in czech and prague, of the match too (the last deal's points end the match on it).
-    ``unit`` is kept for the callers' symmetry: the answer is the same per deal and per match."""
+    holds, and, in czech and prague, of the match too (the last deal's points end the match on it)."""
     return int(players) > 2
 
 
 def _moment_matrix(row: pd.Series, prefix: str, dim: int) -> np.ndarray:
+    """The symmetric moment matrix from its stored upper triangle (:func:`analyzer.stats.sums.moment_names`)."""
     m = np.zeros((dim, dim))
-    for i in range(dim):
-        for j in range(i, dim):
-            m[i, j] = m[j, i] = float(row[f"{prefix}_{i}_{j}"])
-    return m
+    m[np.triu_indices(dim)] = row[list(moment_names(prefix, dim))].to_numpy(dtype=np.float64)
+    return m + np.triu(m, 1).T
 
 
-def _held_gap(row: pd.Series) -> tuple[float, float, float, float]:
-    """(gap, se, held rate, matched free rate) of the held-at-end comparison standardised over cards left.
+def _held_gap(row: pd.Series) -> tuple[float, float, float, float, float]:
+    """(gap, se, held rate, matched free rate, holders) of the held-at-end comparison standardised over cards
+    left.
 
     D = (A − Σ_k B_k r_k) / B, r_k = C_k / E_k: the holders' дурак rate minus the rate hands without a wild
     but with the same number of cards left show, weighted as the holders are spread over the strata.  Its
     variance by the delta method with games as clusters: Σ_games (g·v)² / B² with g = ∂(B·D)/∂(A, B_k, C_k,
-    E_k) (the game vectors' moments ``lm_i_j``).  NaN where no hand held a wild, or a stratum with holders
-    has no hand without a wild to compare with.
+    E_k) (the game vectors' moments ``lm_i_j``).  Gap, se and matched rate NaN where fewer than MIN_HOLDERS
+    hands held a wild, or a stratum with holders has no hand without a wild to compare with.
     """
     k = len(LEFT_CLASSES)
     m = _moment_matrix(row, "lm", HELD_DIM)
@@ -891,8 +891,8 @@ def _held_gap(row: pd.Series) -> tuple[float, float, float, float]:
     c_ = np.array([row[f"free{c}_losses"] for c in LEFT_CLASSES], float)
     e = np.array([row[f"free{c}_n"] for c in LEFT_CLASSES], float)
     big_b = b.sum()
-    if big_b <= 0 or np.any((b > 0) & (e <= 0)):
-        return (np.nan, np.nan, a / big_b if big_b > 0 else np.nan, np.nan)
+    if big_b < MIN_HOLDERS or np.any((b > 0) & (e <= 0)):
+        return (np.nan, np.nan, a / big_b if big_b > 0 else np.nan, np.nan, big_b)
     r = np.divide(c_, e, out=np.zeros(k), where=e > 0)
     matched = float((b * r).sum() / big_b)
     d = a / big_b - matched
@@ -902,7 +902,7 @@ def _held_gap(row: pd.Series) -> tuple[float, float, float, float]:
     g[1 + k:1 + 2 * k] = np.divide(-b, e, out=np.zeros(k), where=e > 0)
     g[1 + 2 * k:] = np.divide(b * r, e, out=np.zeros(k), where=e > 0)
     var = float(g @ m @ g) / big_b ** 2
-    return d, float(np.sqrt(max(var, 0.0))), a / big_b, matched
+    return d, float(np.sqrt(max(var, 0.0))), a / big_b, matched, big_b
 
 
 def _dealt_gap(row: pd.Series) -> tuple[float, float, float, float, float, float]:
@@ -963,10 +963,9 @@ def jack_effects(res: Results, by_cell: bool = False) -> pd.DataFrame:
     rows = []
     for _, r in g.iterrows():
         dg, dse, rw, nw, r0, n0 = _dealt_gap(r)
-        hg, hse, hr, hm = _held_gap(r)
-        info = held_informative(int(r["players"]), str(r["unit"]))
-        holders = float(sum(r[f"held{c}_n"] for c in LEFT_CLASSES))
-        if not info or holders < MIN_HOLDERS:
+        hg, hse, hr, hm, holders = _held_gap(r)
+        info = held_informative(int(r["players"]))
+        if not info:
             hg = hse = hm = np.nan
         rows.append({**{c: r[c] for c in keys},
                      "wild_rule": wild_rule_of(str(r["variant"]), str(r["rules"])),
@@ -975,7 +974,7 @@ def jack_effects(res: Results, by_cell: bool = False) -> pd.DataFrame:
                      "dealt_gap": dg, "dealt_gap_lo": dg - stats.Z95 * dse, "dealt_gap_hi": dg + stats.Z95 * dse,
                      "_dealt_p": float(stats.z_test_p(dg, dse)) if np.isfinite(dse) and dse > 0 else np.nan,
                      "held_informative": info,
-                     "held_n": holders, "held_rate": hr,
+                     "held_n": float(holders), "held_rate": hr,
                      "held_matched_rate": hm, "held_gap": hg, "held_gap_lo": hg - stats.Z95 * hse,
                      "held_gap_hi": hg + stats.Z95 * hse,
                      "_held_p": float(stats.z_test_p(hg, hse)) if np.isfinite(hse) and hse > 0 else np.nan})
@@ -995,12 +994,12 @@ def jack_held_strata(res: Results) -> pd.DataFrame:
             "free_rate", "free_lo", "free_hi", "free_n"]
     if not set(LEFT_COLUMNS) <= set(res.positions.columns):
         return pd.DataFrame(columns=cols)
-    pos = res.positions.merge(res.cells[["cell", *GROUP_COLUMNS]], on="cell")
-    pos[list(LEFT_COLUMNS)] = pos[list(LEFT_COLUMNS)].astype(np.float64)
+    pos = res.positions[["cell", *LEFT_COLUMNS]].astype({c: np.float64 for c in LEFT_COLUMNS})
+    pos = pos.merge(res.cells[["cell", *GROUP_COLUMNS]], on="cell")
     g = pos.groupby(GROUP_COLUMNS, dropna=False, sort=True)[list(LEFT_COLUMNS)].sum().reset_index()
     rows = []
     for _, r in g.iterrows():
-        if not held_informative(int(r["players"]), str(r["unit"])):
+        if not held_informative(int(r["players"])):
             continue
         for c in LEFT_CLASSES:
             row: dict[str, Any] = {**{k: r[k] for k in GROUP_COLUMNS}, "left": LEFT_NAMES[c]}
