@@ -33,26 +33,23 @@ ms against pimc's 2.1, svinya 2p 2.2 against 2.4, prague 2p 2.4 against
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from analyzer.core.contract import Action, BatchView, DecisionView, StrategyError
-from analyzer.core.registry import get_strategy, register
-from analyzer.kernel.lineup import compile_lineup
-from analyzer.kernel.params import rule_params
+from analyzer.core.registry import register
 from analyzer.knowledge.ismcts import ismcts_view
-from analyzer.knowledge.search import OBJECTIVE_CODES, view_candidates, view_search
-from strategies.pimc import one_row_view
+from analyzer.knowledge.search import ViewSearch
+from strategies.pimc import BatchSearch
 
 OBJECTIVES = ("auto", "loser", "win", "both")
 
 
 @register("ismcts")
-class Ismcts:
+class Ismcts(BatchSearch):
     """Single-observer information-set MCTS with rollouts on the compiled kernel (needs the public history)."""
 
     name = "ismcts"
+    family = "ismcts"
+    objectives = OBJECTIVES
     uses_history = True  # the fast path reads the views' public history (choose_batch)
     description = ("information-set Monte Carlo tree search: `iterations` sampled worlds per decision walk one "
                    "tree of public moves (UCB constant `c`), rollouts with `rollout`, the most visited move")
@@ -67,63 +64,12 @@ class Ismcts:
             raise ValueError(f"depth must be a whole number of tree levels (0 = no limit), not {depth!r}")
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
             raise ValueError(f"budget must be a whole number of rollout turns (0 = every iteration), not {budget!r}")
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
-        self.iterations, self.c, self.objective, self.depth = iterations, float(c), objective, depth
-        self.budget = budget
-        self.rollout_spec = rollout
-        self.rollout = get_strategy(rollout)
-        self._compiled: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self.decisions = 0  # searched decisions, the rollouts they played and the CPU seconds they took
-        self.rollouts = 0
-        self.seconds = 0.0
+        super().__init__(rollout=rollout, objective=objective)
+        self.iterations, self.c, self.depth, self.budget = iterations, float(c), depth, budget
 
-    def objective_for(self, players: int) -> str:
-        """``auto``: ``loser`` at two players, ``both`` at more (as pimc)."""
-        if self.objective != "auto":
-            return self.objective
-        return "loser" if players == 2 else "both"
-
-    def _compile(self, rules: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        compiled = self._compiled.get(rules)
-        if compiled is None:
-            kinds, weights = compile_lineup([self.rollout] * rules.players)  # type: ignore[attr-defined]
-            compiled = self._compiled[rules] = (rule_params(rules), kinds, weights)  # type: ignore[arg-type]
-        return compiled
-
-    @staticmethod
-    def _keys(rng: np.random.Generator, count: int) -> np.ndarray:
-        """Each searched decision's key (its worlds', tree's and rollouts' streams), from the strategy's rng."""
-        return rng.integers(2**62, size=count)
-
-    def choose(self, view: DecisionView, rng: np.random.Generator) -> Action:
-        """One decision (simple path, rules engine): searched as a one-row batch by :meth:`choose_batch`."""
-        if view.history is None:
-            raise StrategyError("ismcts needs the deal's public history (perfect memory): its views carry it when "
-                                "the simulator or the engine records it (uses_history = True)")
-        acts, suits = self.choose_batch(one_row_view(view), rng)
-        return int(acts[0]), None if suits[0] < 0 else int(suits[0])
-
-    def choose_batch(self, view: BatchView, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """Every decision of the batch with more than one candidate searched in one compiled call."""
-        options = view_candidates(view)
-        acts = np.array([o[0][0] for o in options], np.int16)
-        suits = np.array([o[0][1] for o in options], np.int8)
-        rows = np.array([i for i, o in enumerate(options) if len(o) > 1], np.int64)
-        if not len(rows):
-            return acts, suits
-        t0 = time.process_time()
-        rules = view.rules
-        p, kinds, weights = self._compile(rules)
-        vs = view_search(view, rows, [options[i] for i in rows.tolist()])
-        keys = self._keys(rng, len(rows)).astype(np.int64)
-        visits, used, _turns = ismcts_view(p, kinds, weights, vs, OBJECTIVE_CODES[self.objective_for(rules.players)],
-                                     keys, self.iterations, self.c, rng, self.depth, self.budget)
-        masked = np.where(np.arange(visits.shape[1])[None, :] < vs.n_actions[:, None], visits, -np.inf)
-        best = np.argmax(masked, axis=1)  # ties: the first in legal order
-        acts[rows] = vs.actions[np.arange(len(rows)), best]
-        suits[rows] = vs.suits[np.arange(len(rows)), best]
-        self.decisions += len(rows)
-        self.rollouts += int(used.sum())
-        self.seconds += time.process_time() - t0
-        return acts, suits
+    def _search(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
+                keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        """One tree per searched row walked by sampled worlds: the candidates' visit counts, rollouts played."""
+        visits, used, _turns = ismcts_view(p, kinds, weights, vs, objective, keys, self.iterations, self.c, rng,
+                                           self.depth, self.budget)
+        return visits, int(used.sum())

@@ -64,34 +64,45 @@ from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.positions import encode_deal
 from analyzer.knowledge.observer import Knowledge
-from analyzer.knowledge.search import OBJECTIVE_CODES, search_scores, search_view, view_candidates, view_search, world_arrays
+from analyzer.knowledge.search import (
+    OBJECTIVE_CODES,
+    ViewSearch,
+    search_scores,
+    search_view,
+    view_candidates,
+    view_search,
+    world_arrays,
+)
 
 OBJECTIVES = ("auto", "loser", "win", "points", "both")
 #: worlds searched at every decision whatever the budget
 MIN_WORLDS = 32
 
 
-@register("pimc")
-class Pimc:
-    """Determinized Monte Carlo search with rollouts on the compiled kernel (needs the public history)."""
+class BatchSearch:
+    """What the two search families share (pimc, ismcts): the objective, the rollout line-up compiled once per
+    rule set, one key a searched decision from the strategy's own rng, ``choose`` as a one-row batch, and
+    ``choose_batch``: every decision of a batch with more than one candidate searched in one compiled call
+    (:meth:`_search`, the family's own), the best-scoring candidate played (ties: the first in legal order)."""
 
-    name = "pimc"
-    uses_history = True  # the fast path reads the views' public history (choose_batch)
-    description = ("determinized Monte Carlo search: samples up to `worlds` worlds, rolls every action out with `rollout` "
-                   "until `budget` rollout turns, picks the best mean `objective`")
+    #: the family's name in its error messages (an instance's ``name`` may be its whole spec)
+    family = "search"
+    #: the objectives the family scores (ismcts has no ``points``)
+    objectives: tuple[str, ...] = OBJECTIVES
+    objective: str
+    rollout: object
+    _compiled: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]]
+    decisions: int
+    rollouts: int
+    seconds: float
 
-    def __init__(self, *, worlds: int = 1024, budget: int = 40_000, rollout: str = "weighted",
-                 objective: str = "auto") -> None:
-        if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= 4096:
-            raise ValueError(f"worlds must be a whole number from 1 to 4096, not {worlds!r}")
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-            raise ValueError(f"budget must be a whole number of rollout turns (0 = every world), not {budget!r}")
-        if objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
-        self.worlds, self.budget, self.objective = worlds, budget, objective
+    def __init__(self, *, rollout: str, objective: str) -> None:
+        if objective not in self.objectives:
+            raise ValueError(f"objective must be one of {', '.join(self.objectives)}, not {objective!r}")
+        self.objective = objective
         self.rollout_spec = rollout
         self.rollout = get_strategy(rollout)
-        self._compiled: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._compiled = {}
         self.decisions = 0  # searched decisions, the rollouts they played and the CPU seconds they took
         self.rollouts = 0
         self.seconds = 0.0
@@ -106,8 +117,8 @@ class Pimc:
         """One decision (the simple path, the rules engine's ``play_deal``): searched as a one-row batch by
         :meth:`choose_batch` itself, so a decision's key gives the action the fast path gives its row."""
         if view.history is None:
-            raise StrategyError("pimc needs the deal's public history (perfect memory): its views carry it when the "
-                                "simulator or the engine records it (uses_history = True)")
+            raise StrategyError(f"{self.family} needs the deal's public history (perfect memory): its views carry it "
+                                "when the simulator or the engine records it (uses_history = True)")
         acts, suits = self.choose_batch(one_row_view(view), rng)
         return int(acts[0]), None if suits[0] < 0 else int(suits[0])
 
@@ -119,14 +130,14 @@ class Pimc:
         return compiled
 
     @staticmethod
-    def _key(rng: np.random.Generator) -> int:
-        """A searched decision's key on the table runner (one draw of the strategy's own rng)."""
-        return int(rng.integers(2**62))
-
-    @staticmethod
     def _keys(rng: np.random.Generator, count: int) -> np.ndarray:
         """Each searched decision's key (its worlds' and rollouts' streams), from the strategy's own rng."""
         return rng.integers(2**62, size=count)
+
+    def _search(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
+                keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        """(N, A) scores of the searched rows' candidates (higher is better) and the rollouts played."""
+        raise NotImplementedError
 
     def choose_batch(self, view: BatchView, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """Every decision of the batch with more than one candidate searched in one compiled call."""
@@ -141,16 +152,47 @@ class Pimc:
         p, kinds, weights = self._compile(rules)
         vs = view_search(view, rows, [options[i] for i in rows.tolist()])
         keys = self._keys(rng, len(rows)).astype(np.int64)
-        scores, used = search_view(p, kinds, weights, vs, OBJECTIVE_CODES[self.objective_for(rules.players)], keys,
-                                   self.worlds, self.budget, MIN_WORLDS, rng)
+        scores, played = self._search(p, kinds, weights, vs, OBJECTIVE_CODES[self.objective_for(rules.players)],
+                                      keys, rng)
         masked = np.where(np.arange(scores.shape[1])[None, :] < vs.n_actions[:, None], scores, -np.inf)
         best = np.argmax(masked, axis=1)  # ties: the first in legal order
         acts[rows] = vs.actions[np.arange(len(rows)), best]
         suits[rows] = vs.suits[np.arange(len(rows)), best]
         self.decisions += len(rows)
-        self.rollouts += int((vs.n_actions * used).sum())
+        self.rollouts += played
         self.seconds += time.process_time() - t0
         return acts, suits
+
+
+@register("pimc")
+class Pimc(BatchSearch):
+    """Determinized Monte Carlo search with rollouts on the compiled kernel (needs the public history)."""
+
+    name = "pimc"
+    family = "pimc"
+    uses_history = True  # the fast path reads the views' public history (choose_batch)
+    description = ("determinized Monte Carlo search: samples up to `worlds` worlds, rolls every action out with `rollout` "
+                   "until `budget` rollout turns, picks the best mean `objective`")
+
+    def __init__(self, *, worlds: int = 1024, budget: int = 40_000, rollout: str = "weighted",
+                 objective: str = "auto") -> None:
+        if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= 4096:
+            raise ValueError(f"worlds must be a whole number from 1 to 4096, not {worlds!r}")
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+            raise ValueError(f"budget must be a whole number of rollout turns (0 = every world), not {budget!r}")
+        super().__init__(rollout=rollout, objective=objective)
+        self.worlds, self.budget = worlds, budget
+
+    @staticmethod
+    def _key(rng: np.random.Generator) -> int:
+        """A searched decision's key on the table runner (one draw of the strategy's own rng)."""
+        return int(rng.integers(2**62))
+
+    def _search(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
+                keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        """Every candidate of every searched row rolled out in every world: mean outcomes, rollouts played."""
+        scores, used = search_view(p, kinds, weights, vs, objective, keys, self.worlds, self.budget, MIN_WORLDS, rng)
+        return scores, int((vs.n_actions * used).sum())
 
     # ----------------------------------------------------------------- search
     def candidates(self, view: DecisionView, table: Deal) -> list[Action]:
