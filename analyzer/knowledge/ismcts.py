@@ -57,7 +57,6 @@ from analyzer.kernel.state import (
     DRAWN,
     DRAWN_CARD,
     HANDS,
-    NI,
     PCOUNT,
     PHASE,
     PLAY,
@@ -78,6 +77,7 @@ from analyzer.knowledge.search import (
     class_worlds,
     count_table,
     draw_world,
+    load_world,
     match_shares,
 )
 
@@ -198,7 +198,6 @@ def tree_search(p: np.ndarray, walk: np.ndarray, kinds: np.ndarray, weights: np.
     st, m, ring, pts, held, hands, talon, room, ca, cs, cnode, wstate, tstate, rew = work
     n = p[P.PLAYERS]
     d = p[P.DECK]
-    pile = st0[PCOUNT]
     first[0], nxt[0], visits[0] = -1, -1, 0.0
     n_nodes = 1
     wstate[0] = stream_key(key, 0, 0, WORLD_STREAM) & np.uint64(2**63 - 1)
@@ -216,17 +215,7 @@ def tree_search(p: np.ndarray, walk: np.ndarray, kinds: np.ndarray, weights: np.
                 hands[s] = pre_hands[pre + it % n_pre, s]
             for i in range(talon_size):
                 talon[i] = pre_talons[pre + it % n_pre, i]
-        for i in range(NI):
-            st[i] = st0[i]
-        for i in range(HANDS):
-            m[i] = m0[i]
-        for s in range(n):
-            m[HANDS + s] = hands[s]
-        for i in range(talon_size):
-            ring[i] = talon[i]
-        for i in range(pile):
-            ring[(talon_size + i) % d] = ring0[i]
-        st[TCOUNT] = talon_size
+        load_world(st, m, ring, st0, m0, ring0, hands, talon, talon_size, n, d)
         m[RNG] = stream_key(key, it, 0, ROLLOUT_STREAM)
         turn0 = st[TURNS]
         node, depth, in_tree = 0, 0, True

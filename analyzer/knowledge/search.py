@@ -255,6 +255,24 @@ def match_shares(totals: np.ndarray, pts: np.ndarray, held: np.ndarray, p: np.nd
 
 
 @inner
+def load_world(st: np.ndarray, m: np.ndarray, ring: np.ndarray, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray,
+               hands: np.ndarray, talon: np.ndarray, talon_size: int, n: int, d: int) -> None:
+    """The decision's position (``st0``/``m0``, its pile in ``ring0``) with a sampled world's ``hands`` and
+    ``talon`` put in: the start of every rollout of pimc and ismcts (the caller keys ``m[RNG]``)."""
+    for i in range(NI):
+        st[i] = st0[i]
+    for i in range(HANDS):
+        m[i] = m0[i]
+    for s in range(n):
+        m[HANDS + s] = hands[s]
+    for i in range(talon_size):
+        ring[i] = talon[i]
+    for i in range(st0[PCOUNT]):
+        ring[(talon_size + i) % d] = ring0[i]
+    st[TCOUNT] = talon_size
+
+
+@inner
 def score_world(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray,
                 ring0: np.ndarray, hands: np.ndarray, talon: np.ndarray, talon_size: int, actions: np.ndarray,
                 suits: np.ndarray, n_actions: int, me: int, objective: int, play_key: np.uint64,
@@ -268,20 +286,9 @@ def score_world(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
     """
     n = p[P.PLAYERS]
     d = p[P.DECK]
-    pile = st0[PCOUNT]
     turns = 0
     for a in range(n_actions):
-        for i in range(NI):
-            st[i] = st0[i]
-        for i in range(HANDS):
-            m[i] = m0[i]
-        for s in range(n):
-            m[HANDS + s] = hands[s]
-        for i in range(talon_size):
-            ring[i] = talon[i]
-        for i in range(pile):
-            ring[(talon_size + i) % d] = ring0[i]
-        st[TCOUNT] = talon_size
+        load_world(st, m, ring, st0, m0, ring0, hands, talon, talon_size, n, d)
         m[RNG] = play_key
         action, suit = actions[a], suits[a]
         win, lose, _ = resume(st, m, ring, st[PHASE], action, suit, p, pts, held)  # PR2's suit of a Jack lead too
