@@ -77,6 +77,11 @@ from analyzer.knowledge.search import (
 OBJECTIVES = ("auto", "loser", "win", "points", "both")
 #: worlds searched at every decision whatever the budget
 MIN_WORLDS = 32
+#: the adaptive stop's default (analyzer.knowledge.search.settled): a decision's search ends once no other action
+#: can beat the leader by this much of the objective or more (half a point of дурак probability)
+TOLERANCE = 0.005
+#: ... with this many standard errors of the paired difference
+Z = 2.5
 
 
 class BatchSearch:
@@ -175,13 +180,17 @@ class Pimc(BatchSearch):
                    "until `budget` rollout turns, picks the best mean `objective`")
 
     def __init__(self, *, worlds: int = 1024, budget: int = 40_000, rollout: str = "weighted",
-                 objective: str = "auto") -> None:
+                 objective: str = "auto", tolerance: float = TOLERANCE, z: float = Z) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= 4096:
             raise ValueError(f"worlds must be a whole number from 1 to 4096, not {worlds!r}")
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
             raise ValueError(f"budget must be a whole number of rollout turns (0 = every world), not {budget!r}")
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1e9:
+            raise ValueError(f"tolerance must be a number >= 0 (0 = search to the budget), not {tolerance!r}")
+        if isinstance(z, bool) or not isinstance(z, (int, float)) or not 0 < z < 100:
+            raise ValueError(f"z must be a number of standard errors above 0, not {z!r}")
         super().__init__(rollout=rollout, objective=objective)
-        self.worlds, self.budget = worlds, budget
+        self.worlds, self.budget, self.tolerance, self.z = worlds, budget, float(tolerance), float(z)
 
     @staticmethod
     def _key(rng: np.random.Generator) -> int:
@@ -191,8 +200,9 @@ class Pimc(BatchSearch):
     def _search(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
                 keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
         """Every candidate of every searched row rolled out in every world: mean outcomes, rollouts played."""
-        scores, used = search_view(p, kinds, weights, vs, objective, keys, self.worlds, self.budget, MIN_WORLDS, rng)
-        return scores, int((vs.n_actions * used).sum())
+        scores, _used, rolled = search_view(p, kinds, weights, vs, objective, keys, self.worlds, self.budget,
+                                            MIN_WORLDS, rng, self.tolerance, self.z)
+        return scores, int(rolled.sum())
 
     # ----------------------------------------------------------------- search
     def candidates(self, view: DecisionView, table: Deal) -> list[Action]:
@@ -222,11 +232,11 @@ class Pimc(BatchSearch):
         if view.scores is not None and rules.target is not None:  # a match: scores are by seat offset
             n = rules.players
             totals = np.array([view.scores[(s - table.current) % n] for s in range(n)], np.int64)
-        score, used, _turns = search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands, talons,
+        score, _used, _turns, rolled = search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands, talons,
                                             knowledge.talon_size, actions, suits, table.current,
                                             OBJECTIVE_CODES[self.objective_for(rules.players)], key, self.budget,
-                                            MIN_WORLDS, totals)
-        self.rollouts += len(options) * used
+                                            MIN_WORLDS, totals, self.tolerance, self.z)
+        self.rollouts += rolled
         self.seconds += time.process_time() - t0
         return options[int(np.argmax(score))]
 

@@ -118,12 +118,12 @@ def test_kernel_rollouts_end_as_the_engine_plays_on(variant: str, players: int, 
                           tuple(int(c) for c in talons[w, :k.talon_size]))
             assert consistent(k, [list(h) for h in world.hands], list(world.talon)) is None
             for action, suit in options_:
-                # budget 0, min_worlds 1 and no totals passed as pimc passes them, not left to their defaults: numba types
+                # budget 0, min_worlds 1, no totals and tolerance 0 passed as pimc passes them, not left to their defaults: numba types
                 # an omitted argument apart, so the call runs the signature the suite's warm-up compiled
                 got, got_both = (search_scores(p, kinds, weights, pos.st[0], pos.m[0], pos.ring[0], hands[w:w + 1],
                                                talons[w:w + 1], k.talon_size, np.array([action]),
                                                np.array([-1 if suit is None else suit]), deal.current, objective,
-                                               seed, 0, 1, None)[0][0] for objective in (LOSER, BOTH))
+                                               seed, 0, 1, None, 0.0, 2.0)[0][0] for objective in (LOSER, BOTH))
                 d = world_deal(table, world, np.random.default_rng(0))
                 d.apply(action, suit)
                 if d.done:

@@ -277,9 +277,9 @@ def score_world(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
                 ring0: np.ndarray, hands: np.ndarray, talon: np.ndarray, talon_size: int, actions: np.ndarray,
                 suits: np.ndarray, n_actions: int, me: int, objective: int, play_key: np.uint64,
                 totals: np.ndarray, in_match: bool, st: np.ndarray, m: np.ndarray, ring: np.ndarray,
-                pts: np.ndarray, held: np.ndarray, out: np.ndarray) -> int:
-    """Every action rolled out in one world (``hands`` (P,), ``talon``) on the play stream ``play_key``
-    (common random numbers); each outcome added to ``out``; returns the rollout turns played.
+                pts: np.ndarray, held: np.ndarray, alive: np.ndarray, out: np.ndarray) -> int:
+    """Every action still ``alive`` rolled out in one world (``hands`` (P,), ``talon``) on the play stream
+    ``play_key`` (common random numbers); each one's outcome written to ``out``; returns the rollout turns played.
 
     ``st``/``m``/``ring``/``pts``/``held`` are scratch.  ``in_match``: a rollout
     whose deal ends the match (G11) is scored by the match's outcome.
@@ -288,6 +288,8 @@ def score_world(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
     d = p[P.DECK]
     turns = 0
     for a in range(n_actions):
+        if not alive[a]:
+            continue
         load_world(st, m, ring, st0, m0, ring0, hands, talon, talon_size, n, d)
         m[RNG] = play_key
         action, suit = actions[a], suits[a]
@@ -299,33 +301,92 @@ def score_world(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
             ended, mwin, mloss = match_shares(totals, pts, held, p, me)
             if ended:
                 if objective == WIN:
-                    out[a] += mwin
+                    out[a] = mwin
                 elif objective == POINTS:
-                    out[a] -= pts[me]
+                    out[a] = -pts[me]
                 elif objective == BOTH:
-                    out[a] += mwin - mloss - pts[me] / 10_000.0
+                    out[a] = mwin - mloss - pts[me] / 10_000.0
                 else:
-                    out[a] -= mloss + pts[me] / 10_000.0
+                    out[a] = -(mloss + pts[me] / 10_000.0)
                 continue
         if objective == WIN:
-            out[a] += 1.0 if win == me else 0.0
+            out[a] = 1.0 if win == me else 0.0
         elif objective == POINTS:
-            out[a] -= pts[me]
+            out[a] = -pts[me]
         elif objective == BOTH:
-            out[a] += (1.0 if win == me else 0.0) - (1.0 if lose == me else 0.0) - pts[me] / 10_000.0
+            out[a] = (1.0 if win == me else 0.0) - (1.0 if lose == me else 0.0) - pts[me] / 10_000.0
         else:
-            out[a] -= (1.0 if lose == me else 0.0) + pts[me] / 10_000.0
+            out[a] = -((1.0 if lose == me else 0.0) + pts[me] / 10_000.0)
     return turns
+
+
+@inner
+def tally(world: np.ndarray, alive: np.ndarray, n_actions: int, out: np.ndarray, pair_sq: np.ndarray) -> int:
+    """Add one world's outcomes (``world``, by action) of the actions still alive to the sums ``out`` and to the
+    sums of squared paired differences ``pair_sq`` (A, A; upper triangle) that :func:`prune` reads; returns
+    how many there were (the world's rollouts)."""
+    rolled = 0
+    for a in range(n_actions):
+        if not alive[a]:
+            continue
+        rolled += 1
+        out[a] += world[a]
+        for c in range(a + 1, n_actions):
+            if alive[c]:
+                diff = world[a] - world[c]
+                pair_sq[a, c] += diff * diff
+    return rolled
+
+
+@inner
+def prune(out: np.ndarray, pair_sq: np.ndarray, alive: np.ndarray, n_actions: int, worlds: int,
+          tolerance: float, z: float) -> int:
+    """The adaptive search: after ``worlds`` worlds, drop every action that cannot beat the leader (the best
+    sum of the live actions, the first in legal order on a tie: the action played) by ``tolerance`` of the
+    objective or more -- the upper bound mean + ``z`` standard errors of its paired difference to
+    the leader (common random numbers: a world's actions share its deal and its play stream) is below it.
+    Returns the actions left; the search ends at one.
+
+    Every live action has been rolled out in every world so far (an action, once dropped, stays dropped), so
+    the differences are paired over the same worlds.  A clearly worse action stops costing rollouts at once;
+    actions that score alike in every world (two equivalent low cards) drop after the first ``min_worlds``;
+    only close calls search on to the budget.
+    """
+    lead = -1
+    for a in range(n_actions):
+        if alive[a] and (lead < 0 or out[a] > out[lead]):
+            lead = a
+    left = 0
+    for a in range(n_actions):
+        if not alive[a]:
+            continue
+        if a != lead:
+            mean = (out[a] - out[lead]) / worlds
+            sq = pair_sq[a, lead] if a < lead else pair_sq[lead, a]
+            var = max(sq / worlds - mean * mean, 0.0) * worlds / (worlds - 1)
+            if mean + z * np.sqrt(var / worlds) < tolerance:
+                alive[a] = False
+                continue
+        left += 1
+    return left
+
+
+@inner
+def dropped_out(out: np.ndarray, alive: np.ndarray, n_actions: int) -> None:
+    """A dropped action scores -inf: its sum covers fewer worlds than the live ones' and it is never played."""
+    for a in range(n_actions):
+        if not alive[a]:
+            out[a] = -np.inf
 
 
 @outer
 def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray,
                   ring0: np.ndarray, hands: np.ndarray, talons: np.ndarray, talon_size: int,
                   actions: np.ndarray, suits: np.ndarray, me: int, objective: int, key: int,
-                  budget: int = 0, min_worlds: int = 1, totals: np.ndarray | None = None
-                  ) -> tuple[np.ndarray, int, int]:
-    """(scores, worlds, turns): every action's outcome summed over the worlds searched (higher is better
-    for seat ``me``), how many worlds that was, and the rollout turns they took.
+                  budget: int = 0, min_worlds: int = 1, totals: np.ndarray | None = None,
+                  tolerance: float = 0.0, z: float = 2.0) -> tuple[np.ndarray, int, int, int]:
+    """(scores, worlds, turns, rollouts): every action's outcome summed over the worlds searched (higher is
+    better for seat ``me``), how many worlds that was, the rollout turns they took and the rollouts.
 
     ``totals`` (by seat) are the match's points before this deal: where a
     rollout's deal ends the match (G11), the match's outcome is scored
@@ -338,26 +399,37 @@ def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np
     ``budget`` > 0 stops after the first world (at least ``min_worlds``) at
     which the rollouts have played that many turns in all: long deals get fewer
     worlds, short ones more (deterministic: turns do not depend on timing).
+    ``tolerance`` > 0 makes the search adaptive (:func:`prune`, ``z`` its
+    standard errors): from ``min_worlds`` on, an action that cannot beat the
+    leader by ``tolerance`` is dropped, and the search ends when one is left
+    (deterministic too: it reads the outcomes alone).  A dropped action scores -inf.
     """
     n = p[P.PLAYERS]
     n_worlds = hands.shape[0]
     n_actions = actions.shape[0]
     st, m, ring, _deck, pts, held, _dealt = scratch(n)
     out = np.zeros(n_actions, np.float64)
+    world = np.zeros(n_actions, np.float64)
+    pair_sq = np.zeros((n_actions, n_actions), np.float64)
+    alive = np.ones(n_actions, np.bool_)
     tot = np.zeros(n, np.int64)
     in_match = totals is not None
     if totals is not None:
         tot[:] = totals
     turns = 0
     used = 0
+    rolled = 0
     for w in range(n_worlds):
-        if budget > 0 and w >= min_worlds and turns >= budget:
+        if w >= min_worlds and ((budget > 0 and turns >= budget)
+                                or (tolerance > 0 and prune(out, pair_sq, alive, n_actions, w, tolerance, z) == 1)):
             break
         used += 1
         turns += score_world(p, kinds, weights, st0, m0, ring0, hands[w], talons[w], talon_size, actions, suits,
                              n_actions, me, objective, stream_key(key, w, 0, ROLLOUT_STREAM), tot, in_match,
-                             st, m, ring, pts, held, out)
-    return out, used, turns
+                             st, m, ring, pts, held, alive, world)
+        rolled += tally(world, alive, n_actions, out, pair_sq)
+    dropped_out(out, alive, n_actions)
+    return out, used, turns, rolled
 
 
 @outer
@@ -366,8 +438,8 @@ def search_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
                 owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
                 n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
                 n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, worlds: int,
-                budget: int, min_worlds: int, totals: np.ndarray, in_match: bool, skip: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                budget: int, min_worlds: int, totals: np.ndarray, in_match: bool, skip: np.ndarray,
+                tolerance: float, z: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`search_scores` for R decisions of R deals in one call, each row's worlds drawn as
     :func:`world_arrays` draws them (:func:`count_table`, then :func:`draw_world` one world at a time,
     on the stream of the row's ``keys``), so row ``r`` scores exactly what one search of it scores.
@@ -376,21 +448,27 @@ def search_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
     classes, ``size``/``owner`` (R, K), ``pool`` (R, C), ``fixed`` (R, P), ``talon_known`` (R, T) of
     ``n_known[r]`` cards (0: the order is not known), ``actions``/``suits`` (R, A) of ``n_actions[r]``,
     ``totals`` (R, P) by seat when ``in_match``.  Rows with ``skip`` set are left at zero (the caller
-    searches them apart).  Returns (scores (R, A), worlds used (R,), rollout turns (R,)).
+    searches them apart).  Returns (scores (R, A), worlds used (R,), rollout turns (R,), rollouts (R,)).
     """
     n = p[P.PLAYERS]
     rows = st0.shape[0]
     out = np.zeros((rows, actions.shape[1]), np.float64)
     used = np.zeros(rows, np.int64)
     turns = np.zeros(rows, np.int64)
+    rolled = np.zeros(rows, np.int64)
     st, m, ring, _deck, pts, held, _dealt = scratch(n)
     hands = np.zeros(n, np.uint64)
     talon = np.zeros(RING, np.int64)
     state = np.zeros(1, np.uint64)
     room = np.zeros(fits.shape[2], np.int64)
+    world = np.zeros(actions.shape[1], np.float64)
+    pair_sq = np.zeros((actions.shape[1], actions.shape[1]), np.float64)
+    alive = np.zeros(actions.shape[1], np.bool_)
     for r in range(rows):
         if skip[r]:
             continue
+        pair_sq[:, :] = 0.0
+        alive[:] = True
         c, k = n_pool[r], n_cls[r]
         row_fits = fits[r, :c, :k]
         row_size = size[r, :k]
@@ -398,7 +476,8 @@ def search_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
         state[0] = stream_key(keys[r], 0, 0, WORLD_STREAM) & np.uint64(2**63 - 1)
         known = talon_known[r, :n_known[r]]
         for w in range(worlds):
-            if budget > 0 and w >= min_worlds and turns[r] >= budget:
+            if w >= min_worlds and ((budget > 0 and turns[r] >= budget) or
+                                    (tolerance > 0 and prune(out[r], pair_sq, alive, n_actions[r], w, tolerance, z) == 1)):
                 break
             used[r] += 1
             draw_world(f, stride, row_fits, row_size, owner[r, :k], pool[r, :c], fixed[r], known, talon_size[r],
@@ -406,8 +485,10 @@ def search_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
             turns[r] += score_world(p, kinds, weights, st0[r], m0[r], ring0[r], hands, talon, talon_size[r],
                                     actions[r], suits[r], n_actions[r], me[r], objective,
                                     stream_key(keys[r], w, 0, ROLLOUT_STREAM), totals[r], in_match, st, m, ring,
-                                    pts, held, out[r])
-    return out, used, turns
+                                    pts, held, alive, world)
+            rolled[r] += tally(world, alive, n_actions[r], out[r], pair_sq)
+        dropped_out(out[r], alive, n_actions[r])
+    return out, used, turns, rolled
 
 
 def knowledge_arrays(k: Knowledge) -> tuple[Classes, NDArray[np.bool_], NDArray[np.uint64], NDArray[np.int64]]:
@@ -647,21 +728,24 @@ def view_search(view: BatchView, rows: NDArray[np.int64], options: list[list[tup
 
 def search_view(p: NDArray[np.int64], kinds: NDArray[np.int64], weights: NDArray[np.float64], vs: ViewSearch,
                 objective: int, keys: NDArray[np.int64], worlds: int, budget: int, min_worlds: int,
-                rng: np.random.Generator) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """(scores (R, A), worlds used (R,)) of every row of ``vs``: all rollouts of all rows in one compiled
+                rng: np.random.Generator, tolerance: float = 0.0, z: float = 2.0
+                ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+    """(scores (R, A), worlds used (R,), rollouts (R,)) of every row of ``vs``: all rollouts of all rows in one compiled
     call (:func:`search_rows`); a row whose counting table is too large is drawn by the Python sampler
     from ``rng`` and searched apart (:func:`search_scores`), as :func:`world_arrays` does."""
-    scores, used, _turns = search_rows(p, kinds, weights, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls,
+    scores, used, _turns, rolled = search_rows(p, kinds, weights, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls,
                                        vs.size, vs.owner, vs.pool, vs.fixed, vs.talon_known, vs.n_known,
                                        vs.talon_size, vs.actions, vs.suits, vs.n_actions, vs.me, objective, keys,
-                                       worlds, budget, min_worlds, vs.totals, vs.in_match, vs.big)
+                                       worlds, budget, min_worlds, vs.totals, vs.in_match, vs.big, float(tolerance),
+                                       float(z))
     for i in np.nonzero(vs.big)[0].tolist():
         c, k, a = int(vs.n_pool[i]), int(vs.n_cls[i]), int(vs.n_actions[i])
         hands, talons = class_worlds(vs.classes[i], vs.fits[i, :c, :k], vs.fixed[i], vs.talon_known[i, :vs.n_known[i]],
                                      int(vs.talon_size[i]), worlds, int(keys[i]), rng)
-        sc, u, _ = search_scores(p, kinds, weights, vs.st0[i], vs.m0[i], vs.ring0[i], hands, talons,
+        sc, u, _, rolled[i] = search_scores(p, kinds, weights, vs.st0[i], vs.m0[i], vs.ring0[i], hands, talons,
                                  int(vs.talon_size[i]), vs.actions[i, :a], vs.suits[i, :a], int(vs.me[i]), objective,
-                                 int(keys[i]), budget, min_worlds, vs.totals[i] if vs.in_match else None)
+                                 int(keys[i]), budget, min_worlds, vs.totals[i] if vs.in_match else None,
+                                 float(tolerance), float(z))
         scores[i, :a] = sc
         used[i] = u
-    return scores, used
+    return scores, used, rolled
