@@ -16,6 +16,17 @@ Budget: worlds are searched one after another until the rollouts have played
 deal gets about a thousand worlds and a long svinya deal a few hundred, at a
 few milliseconds per decision; ``budget=0`` searches every world.
 
+Adaptive search (``tolerance``, ``z``; analyzer.knowledge.search.prune): from
+the 32nd world on, an action whose paired difference to the leader has an
+upper bound (mean + ``z`` standard errors) below ``tolerance`` is dropped: it
+cannot be better by that much, so it stops costing rollouts; the decision ends
+when one action is left.  A clear decision, or one between actions that score
+alike in every world, ends after 32 worlds; only close calls spend the budget
+(on the actions still in them).  Measured (czech 2p, 4,000 duplicate decks
+against ``tolerance=0``, the full search): -0.20 pp [-1.48, +1.08] of win
+rate, not distinguishable; rollout turns a decision 0.41x (czech 2p), 0.44x
+(czech 4p), 0.59x (svinya 2p) of the full search's.
+
 Objectives: ``loser`` (avoid being the дурак; the player's points break
 ties between equally safe actions), ``win`` (go out first / win the deal),
 ``points`` (fewest points in hand at the end), ``both`` (+1 for winning, -1
