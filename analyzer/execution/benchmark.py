@@ -133,9 +133,12 @@ def _turns(tables: dict[str, Any]) -> float:
 def executor_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[Row]:
     """The case through the executor on each engine, on one core and on all (same job, same seeds)."""
     rows = []
-    chunk = max(1, min(CHUNK, n // (os.cpu_count() or 1)))
+    cores = os.cpu_count() or 1
+    chunk = max(1, min(CHUNK, n // cores))
+    warm = min(n, 20_000)
     for engine in ("numpy", "compiled"):
-        play(rules, specs, min(n, 20_000), seed=99, jobs=-1, chunk=10_000, engine=engine)  # warm-up (pool, caches)
+        # warm-up (the worker pool, caches): a chunk per core, so the pool starts here, not in the timed run
+        play(rules, specs, warm, seed=99, jobs=-1, chunk=max(1, min(10_000, warm // cores)), engine=engine)
         tables, t1 = play(rules, specs, n, seed=1, jobs=1, chunk=chunk, engine=engine)
         _, tn = play(rules, specs, n, seed=1, jobs=-1, chunk=chunk, engine=engine)
         rows.append(_row(case, engine, n, t1, tn, _turns(tables)))
