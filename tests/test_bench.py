@@ -84,14 +84,20 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
     assert [(r["one_core"], r["all_cores"], r["one_core_median"]) for r in out["rows"][-3:]] == \
         [(400.0, 400.0, 390.0), (200.0, 200.0, 190.0), (900.0, 1700.0, 800.0)]
     assert out["end_to_end"] == fake and asked == [(3000, 1)]
-    table = CliRunner().invoke(app, args)  # the table, with the breakdown beside it
+    from analyzer.execution import benchmark
+
+    # the table of the same measurement, with the breakdown beside it (measured once: the rows above)
+    monkeypatch.setattr(benchmark, "measure", lambda **_: {k: v for k, v in out.items() if k != "unit"})
+    table = CliRunner().invoke(app, args)
     assert table.exit_code == 0, table.output
     text = " ".join(table.output.split())
     assert "--jobs 1: start-up 1.00 (imports 0.80), set-up 0.01, kernel load or compile 0.20 (0.20)" in text, text
     assert "play 1.00, tables 0.30, other 0.20" in text and "one core 0.50, 2 cores 0.25" in text
+    monkeypatch.undo()
+    monkeypatch.setattr(bench_e2e, "measure", lambda n, r: asked.append((n, r)) or fake)
     none = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0",
                                     "--rollouts", "0", "--variants", "svinya", "--no-search", "--repeats", "1", "--json"])
-    assert none.exit_code == 0 and json.loads(none.stdout)["end_to_end"] is None and len(asked) == 2  # no prague
+    assert none.exit_code == 0 and json.loads(none.stdout)["end_to_end"] is None and len(asked) == 1  # no prague
     bad = CliRunner().invoke(app, ["bench", "--variants", "durak"])
     assert bad.exit_code == 2 and "unknown variant 'durak'" in bad.output
     bad = CliRunner().invoke(app, ["bench", "--repeats", "0"])
