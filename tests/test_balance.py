@@ -35,6 +35,7 @@ PLANTED = "tests.planted_sim"
 SPACE: dict[str, Any] = {
     "variant": "czech", "players": 4, "strong": "weighted", "opponents": ["random"], "seed": 3,
     "first_decks": 250, "chunk_decks": 250, "eta": 4, "finalists": 2, "target_pp": 1.0, "max_decks": 12_000,
+    "single_changes": False,
     "space": {"sevens": [False, True], "eight_stop": [False, True], "queen_needs_king": [False, True],
               "hand_size": [5, 6], "reshuffle": ["turn_over", "shuffle"], "serve_last_effect": [False, True]},
 }
@@ -137,12 +138,26 @@ def test_real_deals_on_the_kernel_name_every_finalist_with_intervals(tmp_path: P
     out = run_balance(space, tmp_path / "real", jobs=1)
     arms, info = _numbers(out)
     fin = arms[arms["finalist"]]
-    assert len(fin) == 3 and fin["reference"].any()
+    assert len(fin) == 4 and fin["reference"].any()  # the default, both single changes and the best pair
+    assert set(fin.loc[fin["changes"] == 1, "rules"]) == {"sevens=on", "eight_stop=on"}
     assert ((fin["final_fpa_hi"] - fin["final_fpa_lo"]) / 2 <= 0.04).all()
     assert (fin["final_skill0_lo"] > 0).all()  # the tuned preset beats random under every rule set
     text = (out / "report.md").read_text()
     assert "## Recommended rule sets" in text and "charts/pareto.png" in text and "## Main effects" in text
+    assert "## Each option alone" in text and "the fairest single change" in text.lower()
     assert (out / "charts" / "pareto.png").stat().st_size > 0
+
+
+def test_the_search_ranks_neither_a_capped_game_nor_a_twin_of_a_simpler_rule_set_g10(tmp_path: Path) -> None:
+    # czech single deals: wild_rule=deal changes only the дурак (CZ7/PR7), never the winner -- a twin of the
+    # same rules without it; turn_cap=15 cuts most deals off (G10)
+    space = parse_space({"variant": "czech", "players": 4, "first_decks": 250, "chunk_decks": 250, "eta": 8,
+                         "finalists": 1, "target_pp": 5.0, "single_changes": False,
+                         "space": {"sevens": [False, True], "wild_rule": ["match", "deal"], "turn_cap": [2000, 15]}})
+    arms, _ = _numbers(run_balance(space, tmp_path / "twins", jobs=1, report=False))
+    assert set(arms.loc[arms["finalist"], "rules"]) == {"default rules", "sevens=on"}
+    capped = arms[arms["rules"].str.contains("turn_cap")]
+    assert (capped["search_capped_lo"] > 0.001).all()
 
 
 CHILD = """

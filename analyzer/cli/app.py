@@ -41,6 +41,9 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
 
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
 PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default: 4, svinya 2).")]
+JobsOpt = Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")]
+BackendOpt = Annotated[str, typer.Option(help="loky (local) or dask.")]
+SchedulerOpt = Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")]
 
 
 @app.command()
@@ -153,9 +156,9 @@ def run(
     file: Annotated[Path, typer.Argument(help="Experiment file (TOML).")],
     deals: Annotated[int | None, typer.Option(help="Override deals (or matches) per cell.")] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default reports/<name>).")] = None,
-    jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
-    backend: Annotated[str, typer.Option(help="loky (local) or dask.")] = "loky",
-    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")] = None,
+    jobs: JobsOpt = -1,
+    backend: BackendOpt = "loky",
+    scheduler: SchedulerOpt = None,
     fresh: Annotated[bool, typer.Option(help="Discard finished chunks instead of resuming.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
@@ -254,9 +257,9 @@ def balance(
                                                             "(default random); repeatable.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed; the same seed gives the same numbers (default 0).")] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default reports/<name>).")] = None,
-    jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
-    backend: Annotated[str, typer.Option(help="loky (local) or dask.")] = "loky",
-    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")] = None,
+    jobs: JobsOpt = -1,
+    backend: BackendOpt = "loky",
+    scheduler: SchedulerOpt = None,
     fresh: Annotated[bool, typer.Option(help="Discard finished work instead of resuming.")] = False,
     quiet: Annotated[bool, typer.Option(help="No line per round on stderr.")] = False,
 ) -> None:

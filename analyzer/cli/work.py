@@ -34,10 +34,10 @@ from analyzer.cli.common import (
 from analyzer.core.registry import StrategySpecError, get_strategy, parse_spec
 from analyzer.execution import compare_run, play
 from analyzer.execution.balance_run import run_balance
-from analyzer.execution.balance_space import is_balance_file, load_space, parse_space, read_space_table
+from analyzer.execution.balance_space import is_balance_file, load_space, parse_space
 from analyzer.execution.benchmark import CASES, run_bench
 from analyzer.execution.executor import cell_engines
-from analyzer.execution.experiment import single_cell
+from analyzer.execution.experiment import read_toml_file, single_cell
 from analyzer.execution.runner import run_experiment
 from analyzer.execution.tournament_run import run_design
 from analyzer.execution.tune import TuneError, tune_strategy, write_report
@@ -369,7 +369,7 @@ def balance(*, variant: str | None, players: int | None, rule_space: Path | None
             rules_of(variant, players, None)  # an unknown variant or player count: the rules' own one line
         if target_pp is not None and not (math.isfinite(target_pp) and target_pp > 0):
             raise UsageError(f"--target-pp must be a positive number of points, got {target_pp}")
-        table = dict(read_space_table(rule_space)) if rule_space is not None else {}
+        table = dict(read_toml_file(rule_space)) if rule_space is not None else {}
         given = {"seed": seed, "target_pp": target_pp, "strong": strong, "opponents": opponent or None}
         table.update({k: v for k, v in given.items() if v is not None})
         source = str(rule_space) if rule_space is not None else "durak balance"

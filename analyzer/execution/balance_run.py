@@ -13,12 +13,15 @@ Why it is built this way:
   decks (also the data of the main effects: every arm, the same decks).  After
   each round the arms are ranked by Pareto rank on (|first player's
   advantage|, skill gap) and the best ``1/eta`` go on (never fewer than
-  ``finalists``; the variant's default rules always go on, as the yardstick),
-  each with ``eta`` times the decks (at most half of ``max_decks``).  Then the
-  finalists are measured again on *fresh* decks (chunks after every deck the
-  selection saw: no winner's curse) with sequential stopping: each plays until
-  both half-widths are within ``target_pp`` (the decks it needs are predicted
-  from the spread seen, then checked) or ``max_decks``.
+  ``finalists``), each with ``eta`` times the decks (at most half of
+  ``max_decks``); an arm with too many capped deals, or one that played every
+  deck exactly as a simpler one did, is not ranked (:func:`_select`).  The
+  *anchors* -- the variant's default rules, the yardstick, and every single
+  change from them (``single_changes``) -- always go on.  Then the finalists
+  are measured again on *fresh* decks (chunks after every deck the selection
+  saw: no winner's curse) with sequential stopping: each plays until both
+  half-widths are within ``target_pp`` (the decks it needs are predicted from
+  the spread seen, then checked) or ``max_decks``.
 * **Resuming.** Every round's work is cut into tasks of :data:`TASK_PAIRS`
   (arm, chunk) pairs, a fixed cut whatever ``--jobs``; each finished task is
   written at once to the chunk store (:class:`analyzer.execution.store.ChunkStore`,
@@ -59,6 +62,7 @@ from analyzer.execution.tournament_run import _engine, play_deals
 from analyzer.report.balance_view import write_balance_report
 from analyzer.stats import balance as bal
 from analyzer.stats.sums import deal_losses
+from analyzer.stats.tables import CAPPED_ALARM
 
 #: (arm, chunk) pairs per task: a fixed cut, so a rerun with other --jobs finds the same stored tasks.
 TASK_PAIRS = 48
@@ -225,13 +229,39 @@ class Search:
         return bal.summary(self.columns(arm, start, stop), self.space.players, len(self.space.opponents))
 
 
+def anchors(space: BalanceSpace) -> set[int]:
+    """Arms measured to the target whatever their rank: the reference, and (``single_changes``) every rule set
+    that changes one explored option from it (the designer's question about each option alone)."""
+    return {a.index for a in space.arms if a.index == space.reference or (space.single_changes and a.changes == 1)}
+
+
 def _select(search: Search, active: list[int], keep: int) -> list[int]:
-    """The ``keep`` best arms of ``active`` by Pareto rank on (|advantage|, skill), the reference arm besides."""
-    ref = search.space.reference
-    others = [a for a in active if a != ref]
-    s = [search.summary(a) for a in others]
-    order = bal.keep_order([abs(x["fpa"]) for x in s], [x["skill0"] for x in s])
-    return sorted({ref, *(others[i] for i in order[:keep])})
+    """The ``keep`` best arms of ``active`` by Pareto rank on (|advantage|, skill), the anchors besides.
+
+    Not ranked: an arm whose capped share is above the alarm (:data:`analyzer.stats.tables.CAPPED_ALARM`,
+    its whole interval), since a deal cut off by the turn cap has no winner and a game that often never ends
+    is no recommendation; and an arm that played every deck so far exactly as a simpler one (same winners at
+    every table: an option that changes only who is the дурак, or nothing the players do) -- the simpler
+    stands for both.
+    """
+    fixed = anchors(search.space)
+    arms = search.space.arms
+    seen: set[bytes] = set()
+    ranked, summaries = [], []
+    for a in sorted(active, key=lambda a: (a not in fixed, arms[a].changes, a)):  # anchors first, then simplest
+        cols = search.columns(a)
+        play = b"".join(cols[k].tobytes() for k in ("win0", "hero0", "decided"))
+        if a in fixed or play in seen:
+            seen.add(play)
+            continue
+        seen.add(play)
+        s = search.summary(a)
+        if s["capped_lo"] > CAPPED_ALARM:
+            continue
+        ranked.append(a)
+        summaries.append(s)
+    order = bal.keep_order([abs(x["fpa"]) for x in summaries], [x["skill0"] for x in summaries])
+    return sorted(fixed | {ranked[i] for i in order[:keep]})
 
 
 def explore(search: Search, on_round: Callable[[str], None] | None = None
@@ -249,9 +279,10 @@ def explore(search: Search, on_round: Callable[[str], None] | None = None
         log.append({"round": search.round - 1, "stage": "halving", "arms": len(active), "decks_per_arm": decks,
                     "deals_so_far": search.deals})
         _tell(on_round, log[-1])
-        if len(active) - 1 <= sp.finalists:
+        if len(set(active) - anchors(sp)) <= sp.finalists:
             break
-        active = _select(search, active, max(sp.finalists, math.ceil((len(active) - 1) / sp.eta)))
+        ranked = len(set(active) - anchors(sp))
+        active = _select(search, active, max(sp.finalists, math.ceil(ranked / sp.eta)))
         decks = min(decks * sp.eta, cap)
     fresh = decks // ch
     target = sp.target_pp / 100
@@ -285,9 +316,11 @@ def _arm_rows(search: Search, finalists: list[int], fresh: int) -> pd.DataFrame:
     sp = search.space
     ref = sp.reference
     ref_fresh = bal.per_deck(search.columns(ref, fresh), sp.players, len(sp.opponents))
+    fixed = anchors(sp)
     rows = []
     for arm in sp.arms:
-        row: dict[str, Any] = {"arm": arm.index, "rules": arm.label, "reference": arm.index == ref}
+        row: dict[str, Any] = {"arm": arm.index, "rules": arm.label, "reference": arm.index == ref,
+                               "changes": arm.changes, "anchor": arm.index in fixed}
         values = dict(arm.values)
         for opt in sp.space:
             parent = DEPENDS.get(opt)

@@ -23,6 +23,7 @@ File format (``durak balance --rule-space FILE`` or ``durak run FILE``)::
     eta = 4                          # successive halving keeps 1/eta of the arms a round
     finalists = 12                   # arms measured to the target on fresh decks
     max_decks = 20000                # most decks an arm plays in a stage
+    single_changes = true            # also measure every single change from the default rules to the target
     [rules]                          # options fixed for every arm
     hand_size = 5
     [space]                          # option -> values; no [space]: every option (default_space)
@@ -41,13 +42,12 @@ import itertools
 import json
 import math
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analyzer.core.inputs import count_problem, loads_toml, name_problem, read_user_text
+from analyzer.core.inputs import count_problem, name_problem
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import (
     OPTIONS,
@@ -60,7 +60,7 @@ from analyzer.core.rules import (
     describe_options,
     make_rules,
 )
-from analyzer.execution.experiment import ExperimentError, fill_spec
+from analyzer.execution.experiment import ExperimentError, fill_spec, read_toml_file
 
 KIND = "balance"
 #: Options not explored by default: they cannot change who wins or loses a single deal, or they are the
@@ -84,7 +84,7 @@ HAND_SPREAD = (-1, 0, 1)
 #: Most arms of one space (each is a rule set played on every first-round deck).
 MAX_ARMS = 50_000
 KNOWN_KEYS = ("kind", "name", "description", "variant", "players", "seed", "strong", "opponents", "target_pp",
-              "first_decks", "chunk_decks", "eta", "finalists", "max_decks", "rules", "space")
+              "first_decks", "chunk_decks", "eta", "finalists", "max_decks", "single_changes", "rules", "space")
 DEFAULT_STRONG = "weighted?preset={variant}-{players}p"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -95,11 +95,13 @@ class BalanceError(ExperimentError):
 
 @dataclass(frozen=True)
 class Arm:
-    """One rule set of the space: its index, the explored options' values, and the rules built from them."""
+    """One rule set of the space: its index, the explored options' values, the rules built from them, and how
+    many explored options differ from the reference rule set (0 for it, 1 for a single change)."""
 
     index: int
     values: tuple[tuple[str, Any], ...]
     rules: RuleSet
+    changes: int = 0
 
     @property
     def label(self) -> str:
@@ -124,6 +126,7 @@ class BalanceSpace:
     eta: int
     finalists: int
     max_decks: int
+    single_changes: bool
     fixed: dict[str, Any]
     space: dict[str, tuple[Any, ...]]
     left_out: dict[str, str]
@@ -137,7 +140,8 @@ class BalanceSpace:
                 "players": self.players, "seed": self.seed, "strong": self.strong, "opponents": list(self.opponents),
                 "target_pp": self.target_pp, "first_decks": self.first_decks, "chunk_decks": self.chunk_decks,
                 "eta": self.eta, "finalists": self.finalists, "max_decks": self.max_decks,
-                "rules": dict(self.fixed), "space": {k: list(v) for k, v in self.space.items()},
+                "single_changes": self.single_changes, "rules": dict(self.fixed),
+                "space": {k: list(v) for k, v in self.space.items()},
                 "left_out": dict(self.left_out), "source": self.source, "arms": len(self.arms)}
 
 
@@ -145,10 +149,11 @@ def default_space(variant: str, players: int, fixed: Mapping[str, Any] | None = 
                   ) -> tuple[dict[str, tuple[Any, ...]], dict[str, str]]:
     """Every option of ``variant`` that can change a single deal, with its values; and the rest with why.
 
-    Booleans take both values, enumerations every value; ``hand_size`` czech's 5, 6 and 7 (CZ2, CZ8), elsewhere
-    the variant's own and one either side (:data:`HAND_SPREAD`); czech's ``deck_size`` every size of G1; ``wild_rule`` its default and the
-    other rule that acts differently on single deals (``match``, CZ7, acts only on a match's last deal, so a
-    single deal plays it as ``off``).  Options in ``fixed`` are not explored.
+    Booleans take both values, enumerations every value; ``hand_size`` czech's 5, 6 and 7 (CZ2, CZ8),
+    elsewhere the variant's own and one either side (:data:`HAND_SPREAD`); czech's ``deck_size`` every
+    size of G1; ``wild_rule`` its default and the other rule that acts differently on single deals
+    (``match``, CZ7, acts only on a match's last deal, so a single deal plays it as ``off``).  Options in
+    ``fixed`` are not explored.
     """
     base = make_rules(variant, players)
     fixed = dict(fixed or {})
@@ -199,7 +204,8 @@ def expand(variant: str, players: int, fixed: Mapping[str, Any], space: Mapping[
             continue  # e.g. a deck too small for the hand: the combination is not a game
         key = rules.describe()
         if key not in seen:
-            seen[key] = Arm(len(seen), tuple(values.items()), rules)
+            changes = sum(getattr(rules, k) != getattr(reference, k) for k in keys)
+            seen[key] = Arm(len(seen), tuple(values.items()), rules, changes)
     if len(seen) > MAX_ARMS:
         raise err("space", f"{len(seen):,} arms; at most {MAX_ARMS:,} (list fewer values)")
     return tuple(seen.values()), 0
@@ -317,6 +323,9 @@ def parse_space(data: Mapping[str, Any], *, source: str = "<balance>", default_n
     eta = _positive_int(data, "eta", 4, err, least=2)
     finalists = _positive_int(data, "finalists", 12, err)
     max_decks = _positive_int(data, "max_decks", 20_000, err, least=first)
+    single = data.get("single_changes", True)
+    if not isinstance(single, bool):
+        raise err("single_changes", f"must be true or false, got {single!r}")
     strong, opponents = _specs(data, v, p, err)
     fixed = _options(data.get("rules", {}), "rules", v, err, lists=False)
     if "space" in data:
@@ -336,32 +345,19 @@ def parse_space(data: Mapping[str, Any], *, source: str = "<balance>", default_n
         raise err("space", "gives one rule set only; list at least two values of an option")
     return BalanceSpace(name=name, description=description, variant=v, players=p, seed=seed, strong=strong,
                         opponents=opponents, target_pp=float(target), first_decks=first, chunk_decks=chunk, eta=eta,
-                        finalists=finalists, max_decks=max_decks, fixed=fixed, space=dict(space), left_out=left,
+                        finalists=finalists, max_decks=max_decks, single_changes=single, fixed=fixed, space=dict(space), left_out=left,
                         source=source, arms=arms, reference=ref)
-
-
-def read_space_table(path: str | Path) -> dict[str, Any]:
-    """The TOML table of a file, read bounded; BalanceError naming the file if it cannot be read."""
-    src = str(path)
-    try:
-        return loads_toml(read_user_text(path))
-    except OSError as e:
-        raise BalanceError(f"{src}: cannot read: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise BalanceError(f"{src}: cannot read: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except tomllib.TOMLDecodeError as e:
-        raise BalanceError(f"{src}: not valid TOML: {' '.join(str(e).split())}") from None
 
 
 def load_space(path: str | Path, *, variant: str | None = None, players: int | None = None) -> BalanceSpace:
     """Read and check a rule-space file (module doc)."""
-    return parse_space(read_space_table(path), source=str(path), default_name=Path(path).stem, variant=variant,
+    return parse_space(read_toml_file(path), source=str(path), default_name=Path(path).stem, variant=variant,
                        players=players)
 
 
 def is_balance_file(path: str | Path) -> bool:
     """True if ``path`` is a TOML file marked ``kind = "balance"`` (``durak run`` hands it to the explorer)."""
     try:
-        return read_space_table(path).get("kind") == KIND
-    except BalanceError:
+        return read_toml_file(path).get("kind") == KIND
+    except ExperimentError:
         return False  # the experiment parser reports the file's fault in its own words

@@ -27,6 +27,7 @@ from analyzer.report.charts import save_figure  # noqa: E402
 from analyzer.report.format import count, num_ci, pct_ci, pp_ci  # noqa: E402
 from analyzer.report.render import Block, render_html, render_md  # noqa: E402
 from analyzer.stats.balance import pareto_ranks  # noqa: E402
+from analyzer.stats.tables import CAPPED_ALARM  # noqa: E402
 
 #: Quantities of the main-effects table: column prefix -> heading.
 EFFECTS = {"fpa": "first player's advantage", "skill0": "skill gap", "turns": "turns a deal",
@@ -60,15 +61,27 @@ def _differs(row: pd.Series, m: str) -> str:
     return "distinguishably" if lo > 0 or hi < 0 else "not distinguishably"
 
 
+def eligible(fin: pd.DataFrame) -> pd.DataFrame:
+    """Finalists that may be recommended: capped share not above the alarm (a deal cut off by the turn cap, G10,
+    has no winner; its whole interval above :data:`CAPPED_ALARM` rules the set out)."""
+    return fin[fin["final_capped_lo"] <= CAPPED_ALARM]
+
+
 def recommendations(arms: pd.DataFrame) -> list[tuple[str, pd.Series]]:
     """(why, finalist row): the fairest; the most skilful; the fairest that keeps the default rules' skill
-    (its paired skill difference from them does not exclude 0 from above); each named once."""
-    fin = arms[arms["finalist"]].copy()
-    unfair = fin["final_fpa"].abs()
-    picks: list[tuple[str, Any]] = [("the fairest", unfair.idxmin()), ("the most skilful", fin["final_skill0"].idxmax())]
+    (its paired skill difference from them does not exclude 0 from above); the fairest single change from the
+    default rules; each rule set named once, every reason with it."""
+    fin = eligible(arms[arms["finalist"]])
+    if fin.empty:
+        return []
+    picks: list[tuple[str, Any]] = [("the fairest", fin["final_fpa"].abs().idxmin()),
+                                    ("the most skilful", fin["final_skill0"].idxmax())]
     keeps = fin[fin["vs_ref_skill0_hi"] >= 0]
     if not keeps.empty:
         picks.append(("the fairest that keeps the default rules' skill", keeps["final_fpa"].abs().idxmin()))
+    single = fin[fin["changes"] == 1]
+    if not single.empty:
+        picks.append(("the fairest single change", single["final_fpa"].abs().idxmin()))
     out: dict[Any, list[str]] = {}
     for why, i in picks:
         out.setdefault(i, []).append(why)
@@ -90,11 +103,11 @@ def sentence(why: str, row: pd.Series, ref: pd.Series, players: int, strong: str
             f"of deals are capped and {_fin(row, 'blocked')} blocked.")
 
 
-def finalists_table(arms: pd.DataFrame) -> pd.DataFrame:
-    fin = arms[arms["finalist"]].copy()
+def finalists_table(fin: pd.DataFrame) -> pd.DataFrame:
+    """The finalists (or any subset of them) as text, the Pareto front first, then by |advantage|."""
+    fin = fin.copy()
     fin["front"] = pareto_ranks(fin["final_fpa"].abs(), fin["final_skill0"]) == 0
-    fin = fin.sort_values(["front", "final_fpa"], ascending=[False, True], key=lambda s: s.abs() if
-                          s.name == "final_fpa" else s)
+    fin = fin.assign(_u=fin["final_fpa"].abs()).sort_values(["front", "_u"], ascending=[False, True])
     return pd.DataFrame({
         "rules": fin["rules"] + np.where(fin["reference"], " (the default)", ""),
         "Pareto front": np.where(fin["front"], "yes", ""),
@@ -161,15 +174,28 @@ def balance_blocks(arms: pd.DataFrame, effects: pd.DataFrame, info: dict[str, An
         f"the fair table ({strong} in every seat: the first player's advantage, deal length, the Jack rule, "
         f"capped and blocked deals) and at {info['tables_per_deck'] - 1} skill tables ({strong} in each seat "
         f"against {players - 1} × {', '.join(sp['opponents'])}: the skill gap). Successive halving kept 1/{sp['eta']} "
-        f"of the rule sets a round by Pareto rank; the {len(info['finalists'])} finalists (the default rules among "
-        f"them) were measured again on fresh decks until both intervals were within ±{sp['target_pp']:g} pp.")))
+        f"of the rule sets a round by Pareto rank (rule sets with too many capped deals, and those that played "
+        f"every deck as a simpler one, not ranked); the {len(info['finalists'])} finalists (the default rules and "
+        f"every single change from them among them) were measured again on fresh decks until both intervals were "
+        f"within ±{sp['target_pp']:g} pp.")))
     blocks.append(Block("h2", "Recommended rule sets"))
     blocks.append(Block("list", [sentence(why, row, ref, players, strong, opp) for why, row in recommendations(arms)]
                         + [sentence("the default rules", ref, ref, players, strong, opp)]))
     blocks.append(Block("chart", chart, f"Fairness against skill, {sp['variant']} {players}p"))
+    fin = arms[arms["finalist"]]
+    note = "fresh decks; differences paired with the default rules on the same decks; 95% intervals"
     blocks.append(Block("h2", "Finalists"))
-    blocks.append(Block("table", finalists_table(arms), "fresh decks; differences paired with the default rules "
-                                                        "on the same decks; 95% intervals"))
+    best = fin[~fin["anchor"] | fin["reference"]]
+    blocks.append(Block("table", finalists_table(best), f"the best of the search; {note}"))
+    flagged = fin[fin["final_capped_lo"] > CAPPED_ALARM]
+    if len(flagged):
+        blocks.append(Block("warn", f"{len(flagged)} finalist(s) have more than {100 * CAPPED_ALARM:.1f}% of deals "
+                                    "capped (no winner): never recommended."))
+    single = fin[fin["changes"] == 1]
+    if len(single):
+        blocks.append(Block("h2", "Each option alone"))
+        blocks.append(Block("table", finalists_table(pd.concat([single, fin[fin["reference"]]])),
+                            f"every single change from the default rules; {note}"))
     blocks.append(Block("h2", "Main effects"))
     blocks.append(Block("p", (
         f"Each option's value against the default's, averaged over every other option of the space, deck by deck "

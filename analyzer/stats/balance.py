@@ -27,12 +27,12 @@ decks), so its interval is a paired one too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from analyzer.core.rules import format_value
 from analyzer.stats import intervals as stats
@@ -43,7 +43,6 @@ RAW = ("win0", "decided", "capped", "blocked", "jack", "turns")
 #: Per-deck quantities of :func:`per_deck`, besides ``skill{j}``.
 MEANS = ("fpa", "turns")
 SHARES = ("jack", "capped", "blocked")
-ArrayLikeF = FloatArray | Sequence[float] | pd.Series
 #: An option's value where it does not act (seven_chain with sevens off): in no main effect's either side.
 NOT_APPLICABLE = "n/a"
 
@@ -92,7 +91,7 @@ def decks_needed(cols: Mapping[str, NDArray[Any]], players: int, target: float) 
     return int(np.ceil(var * (stats.Z95 / target) ** 2))
 
 
-def unfairness(fpa: ArrayLikeF, lo: ArrayLikeF, hi: ArrayLikeF) -> tuple[FloatArray, FloatArray, FloatArray]:
+def unfairness(fpa: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
     """|first player's advantage| with its interval: [0, max] when the interval holds 0."""
     f, a, b = (np.asarray(x, np.float64) for x in (fpa, lo, hi))
     low = np.where((a <= 0) & (b >= 0), 0.0, np.minimum(np.abs(a), np.abs(b)))
@@ -100,7 +99,7 @@ def unfairness(fpa: ArrayLikeF, lo: ArrayLikeF, hi: ArrayLikeF) -> tuple[FloatAr
 
 
 
-def pareto_ranks(cost: ArrayLikeF, gain: ArrayLikeF) -> NDArray[np.int64]:
+def pareto_ranks(cost: ArrayLike, gain: ArrayLike) -> NDArray[np.int64]:
     """Non-dominated sorting of (cost to minimise, gain to maximise): 0 for the Pareto front, 1 for the front
     once it is removed, and so on.  A point is dominated by one at most as costly and at least as good, and
     strictly better in one of the two."""
@@ -121,7 +120,7 @@ def pareto_ranks(cost: ArrayLikeF, gain: ArrayLikeF) -> NDArray[np.int64]:
     return rank
 
 
-def keep_order(cost: ArrayLikeF, gain: ArrayLikeF) -> NDArray[np.int64]:
+def keep_order(cost: ArrayLike, gain: ArrayLike) -> NDArray[np.int64]:
     """Indices from best to worst: by Pareto rank, then the lower cost, then the higher gain, then index."""
     c, g = np.asarray(cost, np.float64), np.asarray(gain, np.float64)
     return np.lexsort((np.arange(len(c)), -g, c, pareto_ranks(c, g)))
@@ -133,7 +132,7 @@ def paired(x: NDArray[Any], ref: NDArray[Any]) -> stats.Estimate:
     return stats.paired_difference(np.asarray(x[:n], np.float64), np.asarray(ref[:n], np.float64))
 
 
-def main_effects(matrices: Mapping[str, FloatArray], values: pd.DataFrame, reference: Mapping[str, Any]
+def main_effects(matrices: Mapping[str, NDArray[np.floating[Any]]], values: pd.DataFrame, reference: Mapping[str, Any]
                  ) -> pd.DataFrame:
     """Every explored option's main effect on every quantity, against the reference value of the option.
 
