@@ -162,28 +162,37 @@ def plot_pareto(arms: pd.DataFrame, title: str) -> Figure:
     return fig
 
 
+def headline(arms: pd.DataFrame, players: int) -> str:
+    """The summary's first line: the default rules' first-player advantage and the fairest rule set's."""
+    ref = arms[arms["reference"]].iloc[0]
+    fin = eligible(arms[arms["finalist"]])
+    text = (f"Under the default rules the first player wins {_fin(ref, 'fpa')} more than the fair "
+            f"{100 / players:.0f}% of deals.")
+    if len(fin):
+        row = fin.loc[fin["final_fpa"].abs().idxmin()]
+        text += f" The fairest of the {len(arms):,} rule sets: {row['rules']}, {_fin(row, 'fpa')}."
+    return text
+
+
 def balance_blocks(arms: pd.DataFrame, effects: pd.DataFrame, info: dict[str, Any], manifest: dict[str, Any],
                    chart: list[Path]) -> list[Block]:
+    """The report: a summary (headline, the Pareto chart, the recommendations in sentences), the finalists, each
+    option alone, the main effects, the search, and how it was measured."""
     sp = info["space"]
     players, strong, opp = sp["players"], sp["strong"], sp["opponents"][0]
     ref = arms[arms["reference"]].iloc[0]
-    blocks = [Block("h1", f"Rule balance: {sp['variant']} {players}p"),
-              Block("p", manifest.get("description") or sp.get("description") or "")]
-    blocks.append(Block("p", (
-        f"{len(arms):,} rule sets (every combination of {', '.join(sp['space'])}), each played on shared decks at "
-        f"the fair table ({strong} in every seat: the first player's advantage, deal length, the Jack rule, "
-        f"capped and blocked deals) and at {info['tables_per_deck'] - 1} skill tables ({strong} in each seat "
-        f"against {players - 1} × {', '.join(sp['opponents'])}: the skill gap). Successive halving kept 1/{sp['eta']} "
-        f"of the rule sets a round by Pareto rank (rule sets with too many capped deals, and those that played "
-        f"every deck as a simpler one, not ranked); the {len(info['finalists'])} finalists (the default rules and "
-        f"every single change from them among them) were measured again on fresh decks until both intervals were "
-        f"within ±{sp['target_pp']:g} pp.")))
-    blocks.append(Block("h2", "Recommended rule sets"))
-    blocks.append(Block("list", [sentence(why, row, ref, players, strong, opp) for why, row in recommendations(arms)]
-                        + [sentence("the default rules", ref, ref, players, strong, opp)]))
-    blocks.append(Block("chart", chart, f"Fairness against skill, {sp['variant']} {players}p"))
     fin = arms[arms["finalist"]]
+    single = fin[fin["changes"] == 1]
     note = "fresh decks; differences paired with the default rules on the same decks; 95% intervals"
+    sections = ["Finalists", *(["Each option alone"] if len(single) else []), "Main effects", "The search",
+                "How it was measured"]
+    blocks = [Block("h1", f"Rule balance: {sp['variant']} {players}p"), Block("h2", "Summary"),
+              Block("p", headline(arms, players)),
+              Block("chart", chart, f"Fairness against skill, {sp['variant']} {players}p"),
+              Block("h3", "Recommended rule sets"),
+              Block("list", [sentence(why, row, ref, players, strong, opp) for why, row in recommendations(arms)]
+                    + [sentence("the default rules", ref, ref, players, strong, opp)]),
+              Block("toc", sections)]
     blocks.append(Block("h2", "Finalists"))
     best = fin[~fin["anchor"] | fin["reference"]]
     blocks.append(Block("table", finalists_table(best), f"the best of the search; {note}"))
@@ -191,7 +200,6 @@ def balance_blocks(arms: pd.DataFrame, effects: pd.DataFrame, info: dict[str, An
     if len(flagged):
         blocks.append(Block("warn", f"{len(flagged)} finalist(s) have more than {100 * CAPPED_ALARM:.1f}% of deals "
                                     "capped (no winner): never recommended."))
-    single = fin[fin["changes"] == 1]
     if len(single):
         blocks.append(Block("h2", "Each option alone"))
         blocks.append(Block("table", finalists_table(pd.concat([single, fin[fin["reference"]]])),
@@ -213,10 +221,22 @@ def balance_blocks(arms: pd.DataFrame, effects: pd.DataFrame, info: dict[str, An
         f"(load average {manifest.get('load_average_at_start', ['?'])[0]} at the start, "
         f"{manifest.get('load_average_at_end', ['?'])[0]} at the end; {manifest.get('deals_this_run', 0):,} deals "
         "played by the last invocation).")))
+    blocks.append(Block("h2", "How it was measured"))
+    if manifest.get("description"):
+        blocks.append(Block("p", manifest["description"]))
+    blocks.append(Block("p", (
+        f"{len(arms):,} rule sets (every combination of {', '.join(sp['space'])}), each played on shared decks at "
+        f"the fair table ({strong} in every seat: the first player's advantage, deal length, the Jack rule, "
+        f"capped and blocked deals) and at {info['tables_per_deck'] - 1} skill tables ({strong} in each seat "
+        f"against {players - 1} × {', '.join(sp['opponents'])}: the skill gap). Successive halving kept 1/{sp['eta']} "
+        f"of the rule sets a round by Pareto rank (rule sets with too many capped deals, and those that played "
+        f"every deck as a simpler one, not ranked); the {len(info['finalists'])} finalists (the default rules and "
+        f"every single change from them among them) were measured again on fresh decks until both intervals were "
+        f"within ±{sp['target_pp']:g} pp.")))
     if sp.get("left_out"):
-        blocks.append(Block("h3", "Options not explored"))
+        blocks.append(Block("p", "Options not explored:"))
         blocks.append(Block("list", [f"{k}: {v}" for k, v in sp["left_out"].items()]))
-    blocks.append(Block("h3", "Reproduce"))
+    blocks.append(Block("p", "Reproduce:"))
     blocks.append(Block("code", manifest.get("command") or f"durak balance --variant {sp['variant']} "
                                                            f"--players {players}"))
     return blocks
