@@ -67,6 +67,12 @@ def eligible(fin: pd.DataFrame) -> pd.DataFrame:
     return fin[fin["final_capped_lo"] <= CAPPED_ALARM]
 
 
+def same_play(fin: pd.DataFrame) -> pd.Series:
+    """Finalists whose fair table had the default rules' winner on every fresh deck (a paired difference of
+    exactly 0 with no spread): an option that changes only who is the дурак, or nothing the strong player does."""
+    return (fin[["vs_ref_fpa", "vs_ref_fpa_lo", "vs_ref_fpa_hi"]] == 0).all(axis=1) & ~fin["reference"]
+
+
 def recommendations(arms: pd.DataFrame) -> list[tuple[str, pd.Series]]:
     """(why, finalist row): the fairest; the most skilful; the fairest that keeps the default rules' skill
     (its paired skill difference from them does not exclude 0 from above); the fairest single change from the
@@ -79,7 +85,7 @@ def recommendations(arms: pd.DataFrame) -> list[tuple[str, pd.Series]]:
     keeps = fin[fin["vs_ref_skill0_hi"] >= 0]
     if not keeps.empty:
         picks.append(("the fairest that keeps the default rules' skill", keeps["final_fpa"].abs().idxmin()))
-    single = fin[fin["changes"] == 1]
+    single = fin[(fin["changes"] == 1) & ~same_play(fin)]
     if not single.empty:
         picks.append(("the fairest single change", single["final_fpa"].abs().idxmin()))
     out: dict[Any, list[str]] = {}
@@ -119,6 +125,7 @@ def finalists_table(fin: pd.DataFrame) -> pd.DataFrame:
         "Jack rule decides": [_fin(r, "jack") for _, r in fin.iterrows()],
         "capped": [_fin(r, "capped") for _, r in fin.iterrows()],
         "decks": [count(x) for x in fin["final_decks"]],
+        "fair table's winners": np.where(same_play(fin), "the default's on every deck", ""),
     })
 
 
@@ -212,8 +219,10 @@ def balance_blocks(arms: pd.DataFrame, effects: pd.DataFrame, info: dict[str, An
     blocks.append(Block("table", effects_table(effects)))
     blocks.append(Block("h2", "The search"))
     rounds = pd.DataFrame(info["rounds"])
-    blocks.append(Block("table", rounds.rename(columns={"decks_per_arm": "decks per rule set",
-                                                        "deals_so_far": "deals so far"})))
+    blocks.append(Block("table", pd.DataFrame({
+        "round": rounds["round"], "stage": rounds["stage"], "rule sets": [count(x) for x in rounds["arms"]],
+        "decks per rule set (at most)": [count(x) for x in rounds["decks_per_arm"]],
+        "deals so far": [count(x) for x in rounds["deals_so_far"]]})))
     blocks.append(Block("p", (
         f"{info['deals']:,} deals in all; measuring every rule set to ±{sp['target_pp']:g} pp (a full grid, each "
         f"rule set's decks from its first-round spread) would take about {info['full_grid_deals']:,} deals: "
