@@ -94,36 +94,41 @@ def recommendations(arms: pd.DataFrame) -> list[tuple[str, pd.Series]]:
     return [(" and ".join(whys), fin.loc[i]) for i, whys in out.items()]
 
 
-def sentence(why: str, row: pd.Series, ref: pd.Series, players: int, strong: str, opponent: str) -> str:
+def sentence(why: str, row: pd.Series, ref: pd.Series, players: int, strong: str, opponents: list[str]) -> str:
     """One recommended rule set in words, every number with its interval (paired with the default rules)."""
     is_ref = row["arm"] == ref["arm"]
     vs_fpa = "" if is_ref else (f", against {_fin(ref, 'fpa')} under the default rules ({_differs(row, 'fpa')} "
                                 f"different: paired difference {_vs(row, 'fpa')})")
     vs_skill = "" if is_ref else (f" ({_differs(row, 'skill0')} different from the default rules: "
                                   f"{_vs(row, 'skill0')})")
+    more = "".join(f"; it beats {o} by {_fin(row, f'skill{j}')}" for j, o in enumerate(opponents) if j)
     head = why if is_ref and why == "the default rules" else f"{why}: {row['rules']}"
     return (f"**{head[0].upper() + head[1:]}.** The first player's advantage is {_fin(row, 'fpa')} "
             f"over the fair {100 / players:.0f}% ({count(row['final_decks'])} fresh decks){vs_fpa}. {strong} beats "
-            f"{opponent} by {_fin(row, 'skill0')} over the fair share{vs_skill}. A deal lasts {_fin(row, 'turns')} "
-            f"turns; the Jack rule picks the дурак in {_fin(row, 'jack')} of decided deals; {_fin(row, 'capped')} "
-            f"of deals are capped and {_fin(row, 'blocked')} blocked.")
+            f"{opponents[0]} by {_fin(row, 'skill0')} over the fair share{vs_skill}{more}. A deal lasts "
+            f"{_fin(row, 'turns')} turns; the Jack rule picks the дурак in {_fin(row, 'jack')} of decided deals; "
+            f"{_fin(row, 'capped')} of deals are capped and {_fin(row, 'blocked')} blocked.")
 
 
-def finalists_table(fin: pd.DataFrame) -> pd.DataFrame:
-    """The finalists (or any subset of them) as text, the Pareto front first, then by |advantage|."""
+def finalists_table(fin: pd.DataFrame, opponents: list[str]) -> pd.DataFrame:
+    """The finalists (or any subset of them) as text, the Pareto front first, then by |advantage|; a skill gap
+    column per opponent."""
     fin = fin.copy()
     fin["front"] = pareto_ranks(fin["final_fpa"].abs(), fin["final_skill0"]) == 0
     fin = fin.assign(_u=fin["final_fpa"].abs()).sort_values(["front", "_u"], ascending=[False, True])
+    rows = list(fin.iterrows())
+    gaps = {(f"skill gap vs {o}" if len(opponents) > 1 else "skill gap"): [_fin(r, f"skill{j}") for _, r in rows]
+            for j, o in enumerate(opponents)}
     return pd.DataFrame({
         "rules": fin["rules"] + np.where(fin["reference"], " (the default)", ""),
         "Pareto front": np.where(fin["front"], "yes", ""),
-        "first player's advantage": [_fin(r, "fpa") for _, r in fin.iterrows()],
-        "skill gap": [_fin(r, "skill0") for _, r in fin.iterrows()],
-        "vs default: advantage": [_vs(r, "fpa") for _, r in fin.iterrows()],
-        "vs default: skill": [_vs(r, "skill0") for _, r in fin.iterrows()],
-        "turns": [_fin(r, "turns") for _, r in fin.iterrows()],
-        "Jack rule decides": [_fin(r, "jack") for _, r in fin.iterrows()],
-        "capped": [_fin(r, "capped") for _, r in fin.iterrows()],
+        "first player's advantage": [_fin(r, "fpa") for _, r in rows],
+        **gaps,
+        "vs default: advantage": [_vs(r, "fpa") for _, r in rows],
+        "vs default: skill": [_vs(r, "skill0") for _, r in rows],
+        "turns": [_fin(r, "turns") for _, r in rows],
+        "Jack rule decides": [_fin(r, "jack") for _, r in rows],
+        "capped": [_fin(r, "capped") for _, r in rows],
         "decks": [count(x) for x in fin["final_decks"]],
         "fair table's winners": np.where(same_play(fin), "the default's on every deck", ""),
     })
@@ -186,7 +191,7 @@ def balance_blocks(arms: pd.DataFrame, effects: pd.DataFrame, info: dict[str, An
     """The report: a summary (headline, the Pareto chart, the recommendations in sentences), the finalists, each
     option alone, the main effects, the search, and how it was measured."""
     sp = info["space"]
-    players, strong, opp = sp["players"], sp["strong"], sp["opponents"][0]
+    players, strong, opp = sp["players"], sp["strong"], list(sp["opponents"])
     ref = arms[arms["reference"]].iloc[0]
     fin = arms[arms["finalist"]]
     single = fin[fin["changes"] == 1]
@@ -202,14 +207,14 @@ def balance_blocks(arms: pd.DataFrame, effects: pd.DataFrame, info: dict[str, An
               Block("toc", sections)]
     blocks.append(Block("h2", "Finalists"))
     best = fin[~fin["anchor"] | fin["reference"]]
-    blocks.append(Block("table", finalists_table(best), f"the best of the search; {note}"))
+    blocks.append(Block("table", finalists_table(best, opp), f"the best of the search; {note}"))
     flagged = fin[fin["final_capped_lo"] > CAPPED_ALARM]
     if len(flagged):
         blocks.append(Block("warn", f"{len(flagged)} finalist(s) have more than {100 * CAPPED_ALARM:.1f}% of deals "
                                     "capped (no winner): never recommended."))
     if len(single):
         blocks.append(Block("h2", "Each option alone"))
-        blocks.append(Block("table", finalists_table(pd.concat([single, fin[fin["reference"]]])),
+        blocks.append(Block("table", finalists_table(pd.concat([single, fin[fin["reference"]]]), opp),
                             f"every single change from the default rules; {note}"))
     blocks.append(Block("h2", "Main effects"))
     blocks.append(Block("p", (
