@@ -26,6 +26,7 @@ from analyzer.core.rules import make_rules
 from analyzer.execution.balance_run import chunk_streams, run_balance
 from analyzer.execution.balance_space import default_space, parse_space
 from analyzer.execution.store import ResumeError
+from analyzer.report.balance_view import recommendations
 from analyzer.stats.balance import main_effects, pareto_ranks
 from tests.test_bad_input import assert_user_error, invoke
 
@@ -271,3 +272,17 @@ def test_bad_balance_option_is_one_line(tmp_path: Path, args: list[str], culprit
 def test_durak_run_of_a_balance_file_refuses_deals(tmp_path: Path) -> None:
     f = _space_file(tmp_path, 'kind = "balance"\nvariant = "czech"\n[space]\nsevens = [false, true]\n')
     assert_user_error(invoke(["run", f, "--deals", "100"], tmp_path), "--deals", "balance")
+
+
+@pytest.mark.parametrize("name", ["balance_czech_4p", "balance_prague_4p"])
+def test_committed_balance_reports_name_rule_sets_with_first_player_advantage_within_one_point(name: str) -> None:
+    """Issue 28's numbers: every recommended rule set (and the default rules) measured to +-1 pp on fresh decks."""
+    folder = ROOT / "reports" / name
+    arms = pd.read_parquet(folder / "results" / "arms.parquet")
+    recs = recommendations(arms)
+    assert recs
+    for _, row in [*recs, ("the default rules", arms[arms["reference"]].iloc[0])]:
+        assert (row["final_fpa_hi"] - row["final_fpa_lo"]) / 2 <= 0.01 + 1e-9, row["rules"]
+    text = (folder / "report.md").read_text()
+    for why, row in recs:
+        assert f"{why[0].upper() + why[1:]}: {row['rules']}." in text
