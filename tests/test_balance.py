@@ -286,3 +286,23 @@ def test_committed_balance_reports_name_rule_sets_with_first_player_advantage_wi
     text = (folder / "report.md").read_text()
     for why, row in recs:
         assert f"{why[0].upper() + why[1:]}: {row['rules']}." in text
+
+
+def test_durak_run_of_a_balance_file_and_durak_balance_share_its_chunks_and_report(tmp_path: Path) -> None:
+    f = _space_file(tmp_path, 'kind = "balance"\nname = "tiny"\nvariant = "czech"\nplayers = 4\ntarget_pp = 6.0\n'
+                              'first_decks = 250\nfinalists = 1\nsingle_changes = false\n'
+                              '[space]\nsevens = [false, true]\n')
+    res = invoke(["run", f, "--jobs", "1", "--quiet"], tmp_path)
+    assert res.exit_code == 0, res.stderr
+    out = tmp_path / "reports" / "tiny"
+    assert "report: " in res.stdout and (out / "report.html").is_file()
+    first = json.loads((out / "manifest.json").read_text())
+    assert first["command"] == f"durak run {f}" and first["deals_this_run"] == first["total_deals"] > 0
+    again = invoke(["balance", "--variant", "czech", "--players", "4", "--rule-space", f, "--jobs", "1", "--quiet"],
+                   tmp_path)
+    assert again.exit_code == 0, again.stderr
+    second = json.loads((out / "manifest.json").read_text())
+    assert second["deals_this_run"] == 0 and second["total_deals"] == first["total_deals"]  # every task read back
+    assert second["command"].startswith("durak balance --variant czech --players 4 --rule-space")
+    rebuilt = invoke(["report", out], tmp_path)
+    assert rebuilt.exit_code == 0 and "report written" in rebuilt.stdout
