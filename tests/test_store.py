@@ -216,5 +216,7 @@ def test_load_results_reads_every_committed_report() -> None:
     for folder in folders:
         if (folder / "tournaments.json").is_file():  # an experiment of tournaments (design = ...)
             assert json.loads((folder / "tournaments.json").read_text()), folder
+        elif (folder / "balance.json").is_file():  # a rule-balance exploration (durak balance)
+            assert json.loads((folder / "balance.json").read_text())["finalists"], folder
         else:
             assert len(load_results(folder.parent).cells) > 0, folder

@@ -41,6 +41,9 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
 
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
 PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default: 4, svinya 2).")]
+JobsOpt = Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")]
+BackendOpt = Annotated[str, typer.Option(help="loky (local) or dask.")]
+SchedulerOpt = Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")]
 
 
 @app.command()
@@ -153,9 +156,9 @@ def run(
     file: Annotated[Path, typer.Argument(help="Experiment file (TOML).")],
     deals: Annotated[int | None, typer.Option(help="Override deals (or matches) per cell.")] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default reports/<name>).")] = None,
-    jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
-    backend: Annotated[str, typer.Option(help="loky (local) or dask.")] = "loky",
-    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")] = None,
+    jobs: JobsOpt = -1,
+    backend: BackendOpt = "loky",
+    scheduler: SchedulerOpt = None,
     fresh: Annotated[bool, typer.Option(help="Discard finished chunks instead of resuming.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
@@ -237,6 +240,35 @@ def tune(
 
     work.tune(strategy=strategy, variant=variant, players=players, rule=rule, reference=reference, budget=budget,
               decks=decks, holdout=holdout, sigma=sigma, seed=seed, jobs=jobs, out=out, as_json=as_json)
+
+
+@app.command()
+def balance(
+    variant: Annotated[str | None, typer.Option(help="czech | prague | svinya (or the rule-space file's).")] = None,
+    players: PlayersOpt = None,
+    rule_space: Annotated[Path | None, typer.Option(help="Rule-space file (TOML): the options and values to explore "
+                                                         "and the run's settings; default: every option of RULES.md "
+                                                         "that can change a single deal.")] = None,
+    target_pp: Annotated[float | None, typer.Option(help="Measure the finalists' first-player advantage and skill "
+                                                         "gap to ± this many points (default 1).")] = None,
+    strong: Annotated[str | None, typer.Option(help="The skilled player (default: the tuned preset, "
+                                                    "weighted?preset=VARIANT-Np).")] = None,
+    opponent: Annotated[list[str] | None, typer.Option(help="The skill gap is the strong player against this one "
+                                                            "(default random); repeatable.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed; the same seed gives the same numbers (default 0).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default reports/<name>).")] = None,
+    jobs: JobsOpt = -1,
+    backend: BackendOpt = "loky",
+    scheduler: SchedulerOpt = None,
+    fresh: Annotated[bool, typer.Option(help="Discard finished work instead of resuming.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No line per round on stderr.")] = False,
+) -> None:
+    """Explore house rules: which make the fairest, most skilful game (first-player advantage against skill)."""
+    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+
+    work.balance(variant=variant, players=players, rule_space=rule_space, target_pp=target_pp, strong=strong,
+                 opponent=opponent, seed=seed, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
+                 quiet=quiet)
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:

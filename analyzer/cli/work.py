@@ -33,12 +33,15 @@ from analyzer.cli.common import (
 )
 from analyzer.core.registry import StrategySpecError, get_strategy, parse_spec
 from analyzer.execution import compare_run, play
+from analyzer.execution.balance_run import run_balance
+from analyzer.execution.balance_space import is_balance_file, load_space, parse_space
 from analyzer.execution.benchmark import CASES, run_bench
 from analyzer.execution.executor import cell_engines
-from analyzer.execution.experiment import single_cell
+from analyzer.execution.experiment import read_toml_file, single_cell
 from analyzer.execution.runner import run_experiment
 from analyzer.execution.tournament_run import run_design
 from analyzer.execution.tune import TuneError, tune_strategy, write_report
+from analyzer.report.balance_view import is_balance_folder, recommendations, write_balance_report
 from analyzer.report.build import build_report
 from analyzer.report.compare_page import write_compare_page
 from analyzer.report.compare_view import (
@@ -147,6 +150,14 @@ def run(*, file: Path, deals: int | None, out: Path | None, jobs: int, backend: 
             raise UsageError(f"--backend must be loky or dask, not {backend!r}")
         if scheduler is not None and backend != "dask":  # it was silently ignored
             raise UsageError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
+        if is_balance_file(file):  # kind = "balance": the rule-balance explorer, resumable like every run
+            if deals is not None or check:
+                raise UsageError(f"{'--deals' if deals is not None else '--check'} does not apply to a balance file "
+                                 f"({file}); its decks follow from target_pp")
+            space = load_space(file)
+            _balance_run(space, out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh, quiet=quiet,
+                         command=shlex.join(["durak", "run", str(file)]))
+            return
         folder = run_experiment(file, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
                                 fresh=fresh, quiet=quiet, check=check)
     _run_ending(folder)
@@ -181,6 +192,10 @@ def report(*, folder: Path) -> None:
     with user_errors(*HEAVY_ERRORS):
         if not (folder / "results").is_dir():
             raise UsageError(f"{folder}: no results/ folder here (run the experiment first)")
+        if is_balance_folder(folder):  # a rule-balance exploration (durak balance)
+            written = write_balance_report(folder)
+            typer.echo(f"report written: {written[0]} and {written[1]} ({len(written) - 2} chart files)")
+            return
         if (folder / "results" / "tournaments.json").is_file():  # an experiment of tournaments (design = ...)
 
             written = rebuild_tournament_report(folder)
@@ -336,3 +351,52 @@ def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | 
     typer.echo(f"hold-out ({h['n_decks']:,} fresh decks, every seat against {ref}): tuned − start = "
                f"{100 * h['margin']:+.2f} pp [{100 * h['lo']:+.2f}, {100 * h['hi']:+.2f}] (95%, paired): {verdict}")
     typer.echo(f"report: {folder / 'tune.md'}")
+
+
+def balance(*, variant: str | None, players: int | None, rule_space: Path | None, target_pp: float | None,
+            strong: str | None, opponent: list[str] | None, seed: int | None, out: Path | None, jobs: int,
+            backend: str, scheduler: str | None, fresh: bool, quiet: bool) -> None:
+    """Explore house rules (analyzer.execution.balance_run): the fairest, most skilful rule sets, with intervals."""
+    with user_errors(*HEAVY_ERRORS):
+        check_seed_jobs(seed or 0, jobs)
+        if backend not in ("loky", "dask"):
+            raise UsageError(f"--backend must be loky or dask, not {backend!r}")
+        if scheduler is not None and backend != "dask":
+            raise UsageError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
+        if variant is None and rule_space is None:
+            raise UsageError("give --variant (czech, prague or svinya) or a --rule-space file that names one")
+        if variant is not None:
+            rules_of(variant, players, None)  # an unknown variant or player count: the rules' own one line
+        if target_pp is not None and not (math.isfinite(target_pp) and target_pp > 0):
+            raise UsageError(f"--target-pp must be a positive number of points, got {target_pp}")
+        table = dict(read_toml_file(rule_space)) if rule_space is not None else {}
+        given = {"seed": seed, "target_pp": target_pp, "strong": strong, "opponents": opponent or None}
+        table.update({k: v for k, v in given.items() if v is not None})
+        source = str(rule_space) if rule_space is not None else "durak balance"
+        space = parse_space(table, source=source, default_name=rule_space.stem if rule_space else None,
+                            variant=variant, players=players)
+        argv = ["durak", "balance", "--variant", space.variant, "--players", str(space.players)]
+        argv += ["--rule-space", str(rule_space)] if rule_space is not None else []
+        for name, value in (("--target-pp", target_pp), ("--strong", strong), ("--seed", seed)):
+            argv += [name, str(value)] if value is not None else []
+        for o in opponent or []:
+            argv += ["--opponent", o]
+        _balance_run(space, out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh, quiet=quiet,
+                     command=shlex.join(argv))
+
+
+def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, scheduler: str | None, fresh: bool,
+                 quiet: bool, command: str) -> None:
+    """Run a checked space and print the recommendations' first lines and where the report is."""
+    folder = out or Path("reports") / space.name
+    if not quiet:
+        typer.echo(f"{space.variant} {space.players}p: {len(space.arms):,} rule sets", err=True)
+    run_balance(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh, command=command,
+                on_round=None if quiet else (lambda line: typer.echo(line, err=True)))
+    arms = pd.read_parquet(folder / "results" / "arms.parquet")
+    for why, row in recommendations(arms):
+        typer.echo(f"{why}: {row['rules']}: first player's advantage {100 * row['final_fpa']:+.1f} pp "
+                   f"[{100 * row['final_fpa_lo']:+.1f}, {100 * row['final_fpa_hi']:+.1f}], skill gap "
+                   f"{100 * row['final_skill0']:+.1f} pp [{100 * row['final_skill0_lo']:+.1f}, "
+                   f"{100 * row['final_skill0_hi']:+.1f}]")
+    typer.echo(f"report: {folder / 'report.html'}")

@@ -260,8 +260,8 @@ class Experiment:
 # --------------------------------------------------------------------------- parsing
 
 
-def load_experiment(path: str | Path, *, resolve_strategy: StrategyResolver | None = None) -> Experiment:
-    """Read and validate an experiment file; ExperimentError (one line) on any fault."""
+def read_toml_file(path: str | Path) -> dict[str, Any]:
+    """The TOML table of a user's file, read bounded; ExperimentError (one line naming the file) if it cannot be."""
     src = str(path)
     try:
         text = read_user_text(path)  # bounded: no FIFO wait, no /dev/zero, size capped
@@ -270,10 +270,14 @@ def load_experiment(path: str | Path, *, resolve_strategy: StrategyResolver | No
     except UnicodeDecodeError as e:
         raise ExperimentError(f"{src}: cannot read: not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
-        data = loads_toml(text)  # nesting depth bounded before tomllib recurses
+        return loads_toml(text)  # nesting depth bounded before tomllib recurses
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError(f"{src}: not valid TOML: {_one_line(str(e))}") from None
-    return parse_experiment(data, source=src, default_name=Path(path).stem,
+
+
+def load_experiment(path: str | Path, *, resolve_strategy: StrategyResolver | None = None) -> Experiment:
+    """Read and validate an experiment file; ExperimentError (one line) on any fault."""
+    return parse_experiment(read_toml_file(path), source=str(path), default_name=Path(path).stem,
                             resolve_strategy=resolve_strategy)
 
 

@@ -1,0 +1,415 @@
+"""The rule-balance explorer (``durak balance``, issue 28): successive halving over rule sets, on shared decks.
+
+Why it is built this way:
+
+* **Shared decks.** Chunk ``c`` of every arm (rule set) deals the same decks
+  (:func:`chunk_streams`: the seed's ``"balance"`` stream keyed on the variant,
+  the players and the deck size, never the other options) and gives random
+  players the same stream, so arms are compared deck by deck
+  (:mod:`analyzer.stats.balance`).  Each deck is played at the fair table
+  (the strong player in every seat) and at one skill table per seat and
+  opponent (the strong player in that seat, the opponent in the others).
+* **Where the answer is open.** Round 0 plays every arm on ``first_decks``
+  decks (also the data of the main effects: every arm, the same decks).  After
+  each round the arms are ranked by Pareto rank on (|first player's
+  advantage|, skill gap) and the best ``1/eta`` go on (never fewer than
+  ``finalists``), each with ``eta`` times the decks (at most half of
+  ``max_decks``); an arm with too many capped deals, or one that played every
+  deck exactly as a simpler one did, is not ranked (:func:`_select`).  The
+  *anchors* -- the variant's default rules, the yardstick, and every single
+  change from them (``single_changes``) -- always go on.  Then the finalists
+  are measured again on *fresh* decks (chunks after every deck the selection
+  saw: no winner's curse) with sequential stopping: each plays until both
+  half-widths are within ``target_pp`` (the decks it needs are predicted from
+  the spread seen, then checked) or ``max_decks``.
+* **Resuming.** Every round's work is cut into tasks of :data:`TASK_PAIRS`
+  (arm, chunk) pairs, a fixed cut whatever ``--jobs``; each finished task is
+  written at once to the chunk store (:class:`analyzer.execution.store.ChunkStore`,
+  ``OUT/chunks/``, round = cell, task = chunk) as its per-deck integers, and a
+  rerun reads it back instead of playing it.  Every decision (who goes on, how
+  many decks) is a function of the stored data, so a run killed anywhere
+  resumes to the numbers of a straight run.  The fingerprint covers every
+  setting and every arm; a changed space is refused (``--fresh`` starts over).
+* **Execution.** Tasks run on the one executor
+  (:func:`analyzer.execution.executor.run_tasks`: here, loky processes or Dask).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from analyzer import __version__
+from analyzer.core.cards import shuffled_decks
+from analyzer.core.outcomes import END_BLOCKED, END_CAPPED
+from analyzer.core.rules import RuleSet, format_value
+from analyzer.execution import lineup as lineups
+from analyzer.execution.balance_space import DEPENDS, BalanceSpace
+from analyzer.execution.executor import DEFAULT_SIMULATOR, _module, run_tasks, simulator_path, strategy_resolver
+from analyzer.execution.seeds import chunk_seed
+from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, _atomic_write, _parquet_bytes
+from analyzer.execution.tournament_run import _engine, play_deals
+from analyzer.report.balance_view import write_balance_report
+from analyzer.stats import balance as bal
+from analyzer.stats.sums import deal_losses
+from analyzer.stats.tables import CAPPED_ALARM
+
+#: (arm, chunk) pairs per task: a fixed cut, so a rerun with other --jobs finds the same stored tasks.
+TASK_PAIRS = 48
+Columns = dict[str, NDArray[Any]]
+
+
+def chunk_streams(seed: int, rules: RuleSet, c: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    """(decks, play) streams of chunk ``c``: keyed on variant, players and deck size only, so every arm of the
+    same deck size plays the same decks with the same random players' stream (common random numbers)."""
+    content = f"deal|{rules.variant} {rules.players}p deck {rules.deck_size}|balance"
+    deck_ss, sim_ss = chunk_seed(seed, "balance", content, c).spawn(2)
+    return deck_ss, sim_ss
+
+
+def tables(strong: int, opponents: int, players: int) -> list[tuple[int, ...]]:
+    """Line-ups by position as entrant indices (0 = strong, 1.. = opponents): the fair table, then for each
+    opponent one skill table per seat of the strong player."""
+    out = [(strong,) * players]
+    for j in range(1, opponents + 1):
+        out += [tuple(strong if s == h else j for s in range(players)) for h in range(players)]
+    return out
+
+
+def play_chunk(rules: RuleSet, entrants: Sequence[object], decks: NDArray[np.int8], sim_ss: np.random.SeedSequence,
+               simulator: str) -> Columns:
+    """One arm's per-deck integers (:data:`analyzer.stats.balance.RAW`, ``hero{j}``, ``herodec{j}``) on ``decks``."""
+    n, p = len(decks), rules.players
+    k = len(entrants) - 1
+    cols: Columns = {}
+    for t, seats in enumerate(tables(0, k, p)):
+        lineup = [entrants[e] for e in seats]
+        if simulator == DEFAULT_SIMULATOR:
+            res = play_deals(rules, lineup, decks, sim_ss)
+        else:  # a stand-in simulator (tests), called as the numpy one is
+            res = _module(simulator).simulate_deals(rules, lineup, n, sim_ss, decks=decks)
+        decided = (res.end != END_CAPPED) & (res.winner >= 0)
+        if t == 0:
+            cols["win0"] = (res.winner == 0).astype(np.int8)
+            cols["decided"] = decided.astype(np.int8)
+            cols["capped"] = (res.end == END_CAPPED).astype(np.int8)
+            cols["blocked"] = (res.end == END_BLOCKED).astype(np.int8)
+            cols["jack"] = deal_losses(res, rules.wild_rule == "deal")[1].astype(np.int8)
+            cols["turns"] = res.turns.astype(np.int16)
+            continue
+        j, seat = divmod(t - 1, p)
+        cols.setdefault(f"hero{j}", np.zeros(n, np.int8))
+        cols.setdefault(f"herodec{j}", np.zeros(n, np.int8))
+        cols[f"hero{j}"] += (res.winner == seat).astype(np.int8)
+        cols[f"herodec{j}"] += decided.astype(np.int8)
+    return cols
+
+
+def _job(task: int, pairs: Sequence[tuple[int, int]], rules: dict[int, RuleSet], specs: Sequence[str], seed: int,
+         chunk: int, simulator: str) -> tuple[int, list[Columns]]:
+    """Worker entry: every (arm, chunk) pair of one task; decks made once per deck size and chunk."""
+    entrants = lineups.build(list(specs), strategy_resolver(simulator))
+    decks: dict[tuple[int, int], tuple[NDArray[np.int8], np.random.SeedSequence]] = {}
+    out = []
+    for arm, c in pairs:
+        r = rules[arm]
+        key = (r.deck_size, c)
+        if key not in decks:
+            deck_ss, sim_ss = chunk_streams(seed, r, c)
+            decks[key] = (shuffled_decks(r.deck_size, chunk, np.random.default_rng(deck_ss)), sim_ss)
+        out.append(play_chunk(r, entrants, *decks[key], simulator))
+    return task, out
+
+
+class TaskStore:
+    """The finished tasks of a run in the chunk store: round ``r`` is the store's cell, the task its chunk."""
+
+    def __init__(self, store: ChunkStore, chunk: int, columns: Sequence[str]) -> None:
+        self.store, self.chunk, self.columns = store, chunk, list(columns)
+        self.resumed = 0
+
+    def get(self, r: int, task: int, pairs: Sequence[tuple[int, int]]) -> list[Columns] | None:
+        tables = self.store.read(r, task, len(pairs) * self.chunk)
+        if tables is None:
+            return None
+        pos = tables["positions"]
+        want = np.repeat(np.asarray(pairs, np.int64).reshape(-1, 2), self.chunk, axis=0)
+        if list(pos.columns) != ["arm", "chunk", *self.columns] or len(pos) != len(want) or not (
+                (pos["arm"].to_numpy() == want[:, 0]).all() and (pos["chunk"].to_numpy() == want[:, 1]).all()):
+            return None  # another cut of the work: play it again
+        self.resumed += 1
+        return [{c: pos[c].to_numpy()[i * self.chunk:(i + 1) * self.chunk] for c in self.columns}
+                for i in range(len(pairs))]
+
+    def put(self, r: int, task: int, pairs: Sequence[tuple[int, int]], cols: list[Columns]) -> list[Columns]:
+        arm = np.repeat([a for a, _ in pairs], self.chunk).astype(np.int32)
+        chk = np.repeat([c for _, c in pairs], self.chunk).astype(np.int32)
+        frame = pd.DataFrame({"arm": arm, "chunk": chk, **{c: np.concatenate([x[c] for x in cols])
+                                                          for c in self.columns}})
+        self.store.write(r, task, len(pairs) * self.chunk, {
+            "positions": frame, "totals": pd.DataFrame({"n": [len(pairs) * self.chunk]}),
+            "hist": pd.DataFrame({"pairs": [len(pairs)]})})
+        back = self.get(r, task, pairs)  # what a resumed run would see
+        if back is None:
+            raise RuntimeError(f"task {task} of round {r} did not read back from {self.store.root}")
+        self.resumed -= 1
+        return back
+
+
+def balance_fingerprint(space: BalanceSpace, simulator: str) -> tuple[str, dict[str, Any]]:
+    """Hash of everything that sets a task's content or a decision of the search, and the record it hashes."""
+    arms = hashlib.sha256(json.dumps([a.rules.to_dict() for a in space.arms], sort_keys=True,
+                                     default=str).encode()).hexdigest()
+    entrants = lineups.build([space.strong, *space.opponents], strategy_resolver(simulator))
+    engines = sorted({_engine(a.rules, [entrants[e] for e in seats]) for a in space.arms[:1]
+                      for seats in tables(0, len(space.opponents), space.players)})
+    setting = {k: v for k, v in space.to_dict().items() if k not in ("name", "description", "source")}
+    record = {"kind": "balance", "format": CHUNK_FORMAT, "layout": "per-deck integers v1", "version": __version__,
+              "seeding": "balance-v1", "simulator": simulator, "task_pairs": TASK_PAIRS, "engines": engines,
+              "arms_sha256": arms, **setting}
+    canon = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canon.encode()).hexdigest(), record
+
+
+class Search:
+    """The state of one exploration: each arm's per-deck columns by chunk, played or read back in order."""
+
+    def __init__(self, space: BalanceSpace, store: TaskStore, *, simulator: str, jobs: int, backend: str,
+                 scheduler: str | None) -> None:
+        self.space, self.store, self.simulator = space, store, simulator
+        self.jobs, self.backend, self.scheduler = jobs, backend, scheduler
+        self.chunks: dict[int, dict[int, Columns]] = {a.index: {} for a in space.arms}
+        self.round = 0
+        self.deals = 0  # every deal of the search, played now or read back
+        self.deals_now = 0  # played by this invocation
+        self.tables = len(tables(0, len(space.opponents), space.players))
+
+    def play(self, wants: dict[int, Iterable[int]]) -> None:
+        """Play (or read back) the chunks ``wants[arm]`` of every arm: one round of the search."""
+        pairs = sorted((a, c) for a, cs in wants.items() for c in cs if c not in self.chunks[a])
+        cut = [pairs[i:i + TASK_PAIRS] for i in range(0, len(pairs), TASK_PAIRS)]
+        todo = []
+        for t, task in enumerate(cut):
+            got = self.store.get(self.round, t, task)
+            if got is None:
+                todo.append(t)
+            else:
+                self._keep(task, got)
+                self.deals += len(task) * self.space.chunk_decks * self.tables
+        sp = self.space
+        specs = [sp.strong, *sp.opponents]
+        calls = [(t, cut[t], {a: sp.arms[a].rules for a, _ in cut[t]}, specs, sp.seed, sp.chunk_decks,
+                  self.simulator) for t in todo]
+        for t, cols in run_tasks(_job, calls, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler):
+            self._keep(cut[t], self.store.put(self.round, t, cut[t], cols))
+            self.deals += len(cut[t]) * self.space.chunk_decks * self.tables
+            self.deals_now += len(cut[t]) * self.space.chunk_decks * self.tables
+        self.round += 1
+
+    def _keep(self, pairs: Sequence[tuple[int, int]], cols: list[Columns]) -> None:
+        for (a, c), x in zip(pairs, cols):
+            self.chunks[a][c] = x
+
+    def columns(self, arm: int, start: int = 0, stop: int | None = None) -> Columns:
+        """The arm's per-deck columns over chunks ``start .. stop - 1`` (all it played from ``start``)."""
+        got = sorted(c for c in self.chunks[arm] if c >= start and (stop is None or c < stop))
+        return {k: np.concatenate([self.chunks[arm][c][k] for c in got]) for k in self.store.columns}
+
+    def summary(self, arm: int, start: int = 0, stop: int | None = None) -> dict[str, float]:
+        return bal.summary(self.columns(arm, start, stop), self.space.players, len(self.space.opponents))
+
+
+def anchors(space: BalanceSpace) -> set[int]:
+    """Arms measured to the target whatever their rank: the reference, and (``single_changes``) every rule set
+    that changes one explored option from it (the designer's question about each option alone)."""
+    return {a.index for a in space.arms if a.index == space.reference or (space.single_changes and a.changes == 1)}
+
+
+def _select(search: Search, active: list[int], keep: int) -> list[int]:
+    """The ``keep`` best arms of ``active`` by Pareto rank on (|advantage|, skill), the anchors besides.
+
+    Not ranked: an arm whose capped share is above the alarm (:data:`analyzer.stats.tables.CAPPED_ALARM`,
+    its whole interval), since a deal cut off by the turn cap has no winner and a game that often never ends
+    is no recommendation; and an arm that played every deck so far exactly as a simpler one (same winners at
+    every table: an option that changes only who is the дурак, or nothing the players do) -- the simpler
+    stands for both.
+    """
+    fixed = anchors(search.space)
+    arms = search.space.arms
+    seen: set[bytes] = set()
+    ranked, summaries = [], []
+    for a in sorted(active, key=lambda a: (a not in fixed, arms[a].changes, a)):  # anchors first, then simplest
+        cols = search.columns(a)
+        play = b"".join(cols[k].tobytes() for k in ("win0", "hero0", "decided"))
+        if a in fixed or play in seen:
+            seen.add(play)
+            continue
+        seen.add(play)
+        s = search.summary(a)
+        if s["capped_lo"] > CAPPED_ALARM:
+            continue
+        ranked.append(a)
+        summaries.append(s)
+    order = bal.keep_order([abs(x["fpa"]) for x in summaries], [x["skill0"] for x in summaries])
+    return sorted(fixed | {ranked[i] for i in order[:keep]})
+
+
+def explore(search: Search, on_round: Callable[[str], None] | None = None
+            ) -> tuple[list[dict[str, Any]], list[int], int]:
+    """Successive halving, then the finalists' fresh measurement (module doc); the round log, the finalists
+    and the first fresh chunk."""
+    sp = search.space
+    ch = sp.chunk_decks
+    active = [a.index for a in sp.arms]
+    decks = sp.first_decks
+    cap = max(sp.first_decks, (sp.max_decks // 2) // ch * ch)
+    log = []
+    while True:
+        search.play({a: range(decks // ch) for a in active})
+        log.append({"round": search.round - 1, "stage": "halving", "arms": len(active), "decks_per_arm": decks,
+                    "deals_so_far": search.deals})
+        _tell(on_round, log[-1])
+        if len(set(active) - anchors(sp)) <= sp.finalists:
+            break
+        ranked = len(set(active) - anchors(sp))
+        active = _select(search, active, max(sp.finalists, math.ceil(ranked / sp.eta)))
+        decks = min(decks * sp.eta, cap)
+    fresh = decks // ch
+    target = sp.target_pp / 100
+    want = {a: sp.first_decks // ch for a in active}
+    while want:
+        search.play({a: range(fresh, fresh + n) for a, n in want.items()})
+        log.append({"round": search.round - 1, "stage": "finalists", "arms": len(want),
+                    "decks_per_arm": max(want.values()) * ch, "deals_so_far": search.deals})
+        _tell(on_round, log[-1])
+        nxt = {}
+        for a, n in want.items():
+            cols = search.columns(a, fresh)
+            s = bal.summary(cols, sp.players, len(sp.opponents))
+            if max(bal.half_widths(s)) <= target or n * ch >= sp.max_decks:
+                continue
+            need = math.ceil(bal.decks_needed(cols, sp.players, target) * 1.02 / ch)
+            nxt[a] = min(max(need, n + 1), sp.max_decks // ch)
+        want = nxt
+    return log, active, fresh
+
+
+def _tell(on_round: Callable[[str], None] | None, entry: dict[str, Any]) -> None:
+    if on_round is not None:
+        on_round(f"round {entry['round']} ({entry['stage']}): {entry['arms']:,} rule sets, up to "
+                 f"{entry['decks_per_arm']:,} decks each; {entry['deals_so_far']:,} deals played so far")
+
+
+def _arm_rows(search: Search, finalists: list[int], fresh: int) -> pd.DataFrame:
+    """One row per arm: the explored options, its estimates on every deck the search gave it, its round, and for
+    the finalists the fresh estimates and the paired differences from the reference arm."""
+    sp = search.space
+    ref = sp.reference
+    ref_fresh = bal.per_deck(search.columns(ref, fresh), sp.players, len(sp.opponents))
+    fixed = anchors(sp)
+    rows = []
+    for arm in sp.arms:
+        row: dict[str, Any] = {"arm": arm.index, "rules": arm.label, "reference": arm.index == ref,
+                               "changes": arm.changes, "anchor": arm.index in fixed}
+        values = dict(arm.values)
+        for opt in sp.space:
+            parent = DEPENDS.get(opt)
+            shown = parent is None or values.get(parent[0], getattr(arm.rules, parent[0])) == parent[1]
+            row[f"opt_{opt}"] = format_value(values[opt]) if shown else bal.NOT_APPLICABLE
+        played = sorted(search.chunks[arm.index])
+        row["decks_played"] = len(played) * sp.chunk_decks
+        row.update({f"search_{k}": v for k, v in search.summary(arm.index, 0, fresh).items()})
+        row["finalist"] = arm.index in finalists
+        if arm.index in finalists:
+            row.update({f"final_{k}": v for k, v in search.summary(arm.index, fresh).items()})
+            mine = bal.per_deck(search.columns(arm.index, fresh), sp.players, len(sp.opponents))
+            for m in ("fpa", *(f"skill{j}" for j in range(len(sp.opponents))), "turns", "jack"):
+                e = bal.paired(mine[m], ref_fresh[m])
+                row[f"vs_ref_{m}"], row[f"vs_ref_{m}_lo"], row[f"vs_ref_{m}_hi"] = (float(e.est), float(e.lo),
+                                                                                    float(e.hi))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _effects(search: Search, arms: pd.DataFrame) -> pd.DataFrame:
+    """Main effects from round 0 (every arm, the first ``first_decks`` decks), one (arms, decks) float32 matrix
+    per quantity at a time (czech's 18,432 arms x 500 decks: 37 MB each)."""
+    sp = search.space
+    n0 = sp.first_decks // sp.chunk_decks
+    k = len(sp.opponents)
+    quantities = ("fpa", *(f"skill{j}" for j in range(k)), "turns", "jack", "capped")
+    raw = [search.columns(a.index, 0, n0) for a in sp.arms]
+    matrices = {}
+    for m in quantities:
+        y = np.empty((len(raw), sp.first_decks), np.float32)
+        for i, cols in enumerate(raw):
+            y[i] = bal.per_deck(cols, sp.players, k)[m]
+        matrices[m] = y
+    values = arms[[f"opt_{o}" for o in sp.space]].rename(columns=lambda c: c[4:])
+    ref = dict(sp.arms[sp.reference].values)
+    return bal.main_effects(matrices, values, {k: format_value(v) for k, v in ref.items()})
+
+
+def full_grid_deals(search: Search) -> int:
+    """Deals a full grid would play to measure every arm to the target (each arm's decks from its first-round
+    spread, at least ``first_decks``, at most ``max_decks``): what the halving is compared with."""
+    sp = search.space
+    n0 = sp.first_decks // sp.chunk_decks
+    total = 0
+    for a in sp.arms:
+        need = bal.decks_needed(search.columns(a.index, 0, n0), sp.players, sp.target_pp / 100)
+        total += min(max(need, sp.first_decks), sp.max_decks)
+    return total * search.tables
+
+
+def run_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backend: str = "loky",
+                scheduler: str | None = None, fresh: bool = False, simulator: str | None = None,
+                report: bool = True, command: str = "", on_round: Callable[[str], None] | None = None) -> Path:
+    """Explore ``space`` (module doc) and write ``out_dir``: results/, manifest.json and the report.
+
+    ``on_round(line)`` hears one line per round (the command prints them on stderr).
+    """
+    sim = simulator_path(simulator)
+    fp, record = balance_fingerprint(space, sim)
+    store = ChunkStore(out_dir / "chunks", fp)
+    store.open(fresh=fresh, record=record, experiment=space.to_dict())  # refuses a foreign --out or a changed space
+    t0 = time.perf_counter()
+    load = os.getloadavg()
+    tasks = TaskStore(store, space.chunk_decks, bal.raw_columns(len(space.opponents)))
+    search = Search(space, tasks, simulator=sim, jobs=jobs, backend=backend, scheduler=scheduler)
+    try:
+        log, finalists, first_fresh = explore(search, on_round)
+    finally:
+        store.close()
+    seconds = time.perf_counter() - t0
+    arms = _arm_rows(search, finalists, first_fresh)
+    effects = _effects(search, arms)
+    played = sum(len(c) for c in search.chunks.values()) * space.chunk_decks * search.tables
+    grid = full_grid_deals(search)
+    res_dir = out_dir / "results"
+    res_dir.mkdir(parents=True, exist_ok=True)
+    _atomic_write(res_dir / "arms.parquet", _parquet_bytes(arms))
+    _atomic_write(res_dir / "effects.parquet", _parquet_bytes(effects))
+    summary = {"space": space.to_dict(), "rounds": log, "finalists": finalists, "first_fresh_chunk": first_fresh,
+               "deals": played, "full_grid_deals": grid, "tables_per_deck": search.tables}
+    _atomic_write(res_dir / "balance.json", (json.dumps(summary, indent=1, default=str) + "\n").encode())
+    manifest = {"name": space.name, "description": space.description, "kind": "balance",
+                "experiment": space.to_dict(), "seed": space.seed, "version": __version__, "fingerprint": fp,
+                "total_deals": played, "deals_this_run": search.deals_now, "chunks_resumed": tasks.resumed,
+                "seconds": round(seconds, 3), "load_average_at_start": [round(x, 2) for x in load],
+                "load_average_at_end": [round(x, 2) for x in os.getloadavg()], "command": command, "jobs": jobs,
+                "backend": backend, "scheduler": scheduler}
+    _atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+    if report:
+        write_balance_report(out_dir)
+    return out_dir
