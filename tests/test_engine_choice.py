@@ -263,3 +263,19 @@ def test_check_on_the_kernel_keeps_the_numbers_and_names_a_broken_deal(monkeypat
     with pytest.raises(SimulationError, match=r"^invariant broken: cards not conserved in czech deal 103 \(cell 0, chunk 1\)"):
         serve.simulate_chunk(rules, [get_strategy("greedy")] * 2, 10, np.random.SeedSequence(1), matches=False,
                              check=True, where=FaultContext(cell=0, chunk=1, first=100))
+
+
+def test_a_reused_worker_plays_on_the_engine_this_run_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """compare's chunks get the engine mode resolved in the parent: a loky worker started by an earlier run
+    (another $DURAK_ENGINE) is reused, and must not play on the engine of the environment it was started in
+    (random's streams differ between the engines, so the numbers would depend on --jobs)."""
+    from analyzer.execution import compare_run
+
+    rules = make_rules("czech", 4)
+    monkeypatch.delenv(ENGINE_ENV, raising=False)
+    compare_run.run_compare(rules, ["greedy", "random"], 40, seed=2, jobs=2, chunk=20)  # workers start on auto
+    monkeypatch.setenv(ENGINE_ENV, "numpy")
+    here = compare_run.run_compare(rules, ["greedy", "random"], 40, seed=9, jobs=1, chunk=20)
+    pool = compare_run.run_compare(rules, ["greedy", "random"], 40, seed=9, jobs=2, chunk=20)
+    for m in ("win", "loss", "points"):
+        assert np.array_equal(here.scores[m], pool.scores[m]), m

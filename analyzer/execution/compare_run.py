@@ -31,7 +31,7 @@ from analyzer.core.rules import RulesError, RuleSet
 from analyzer.core.streams import base_key
 from analyzer.engine.match import MAX_DEALS
 from analyzer.execution import lineup as lineups
-from analyzer.execution.executor import choose_engine, run_tasks, simulate_on_decks
+from analyzer.execution.executor import choose_engine, engine_mode, run_tasks, simulate_on_decks
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.kernel.matches import simulate_matches as kernel_matches
 from analyzer.knowledge.table import simulate_observed, simulate_observed_matches
@@ -101,7 +101,7 @@ def deals_by_player(rules: RuleSet) -> bool:
 
 
 def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8], ss: np.random.SeedSequence,
-                 hands: Sequence[int] | None) -> Any:
+                 hands: Sequence[int] | None, engine: str | None = None) -> Any:
     """Matches on given deck stacks (D, K, deck), hands dealt by seat or by player (``hands``), on the engine
     :func:`analyzer.execution.executor.choose_engine` picks: the compiled kernel when every strategy has a compiled
     form (:func:`analyzer.kernel.matches.simulate_matches`, the same matches as the numpy simulator for
@@ -110,7 +110,7 @@ def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int
     n, k = decks.shape[0], decks.shape[1]
     if needs_table(lineup):  # players who remember only through the engine's table runner (choose_known alone)
         return simulate_observed_matches(rules, lineup, decks, ss, hands=hands)
-    if choose_engine(lineup, unit="match") != "compiled":
+    if choose_engine(lineup, engine=engine, unit="match") != "compiled":
         return simulator.simulate_matches(rules, lineup, n, ss, decks=decks, hands=hands)
     res = kernel_matches(rules, lineup, n, base_key(ss), decks=decks, threads=1, hands=hands)
     assert rules.target is not None
@@ -120,10 +120,13 @@ def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int
 
 
 def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matches: bool,
-                  match_decks: int = MATCH_DECKS, by_player: bool | None = None) -> dict[str, Any]:
+                  match_decks: int = MATCH_DECKS, by_player: bool | None = None,
+                  engine: str | None = None) -> dict[str, Any]:
     """Play chunk ``c``: ``n`` decks, every rotation; per-deck scores and counts.
 
-    ``by_player``: deal match hands by player (default :func:`deals_by_player`).
+    ``by_player``: deal match hands by player (default :func:`deals_by_player`).  ``engine``: the mode the
+    run's parent resolved (:func:`analyzer.execution.executor.engine_mode`); a worker never reads
+    ``$DURAK_ENGINE`` itself: a reused worker holds the environment of the run that started it.
     """
     strats = lineups.build(specs, get_strategy)  # one object per distinct spec
     k, players, size = len(specs), rules.players, rules.deck_size
@@ -140,7 +143,7 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                 decks = shuffled_decks(size, n * K, rng).reshape(n, K, size)
                 for up in ups:
                     # the same seed in every rotation: common random numbers for random strategies
-                    res = play_matches(rules, [strats[s] for s in up], decks, sim_ss, hands)
+                    res = play_matches(rules, [strats[s] for s in up], decks, sim_ss, hands, engine)
                     outcomes.append(_outcomes_matches(res))
                     capped += int(res.capped_deals.sum())
                     deals += int(res.deals.sum())
@@ -152,7 +155,7 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                 for up in ups:
                     lineup = [strats[s] for s in up]
                     dres = (play(rules, lineup, decks, sim_ss) if play is not None
-                            else simulate_on_decks(rules, lineup, decks, sim_ss))
+                            else simulate_on_decks(rules, lineup, decks, sim_ss, engine=engine))
                     outcomes.append(_outcomes_deals(dres, players))
                     capped += int((dres.end == END_CAPPED).sum())
                     deals += n
@@ -164,9 +167,9 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
     return {"scores": _scores(outcomes, ups, k), "capped": capped, "deals": deals}
 
 
-def _job(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matches: bool
+def _job(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matches: bool, engine: str
          ) -> tuple[int, int, dict[str, Any]]:
-    return c, n, compare_chunk(rules, specs, n, seed, c, matches)
+    return c, n, compare_chunk(rules, specs, n, seed, c, matches, engine=engine)
 
 
 def watched(scores: dict[str, NDArray[Any]], sprt: bool = False) -> NDArray[np.float64]:
@@ -219,11 +222,12 @@ def run_compare_until(rules: RuleSet, specs: Sequence[Any], n: int, rule: Rule, 
         watched({"win": np.zeros((1, len(specs)))}, True)  # the one-line error, before any work
     size = min(chunk or (SEQ_MATCHES if matches else SEQ_DECKS), n)
     sizes = [min(size, n - i) for i in range(0, n, size)]
+    mode = engine_mode()  # resolved here, passed to every chunk (see compare_chunk)
     t0 = time.perf_counter()
     parts: dict[int, dict[str, Any]] = {}
 
     def mapper(_f: Callable[[int], Any], idx: Sequence[int]) -> list[NDArray[np.float64]]:
-        for c, m, part in run_tasks(_job, [(rules, specs, sizes[c], seed, c, matches) for c in idx], jobs=jobs):
+        for c, m, part in run_tasks(_job, [(rules, specs, sizes[c], seed, c, matches, mode) for c in idx], jobs=jobs):
             parts[c] = part
             if on_chunk is not None:
                 on_chunk(m)
@@ -251,7 +255,8 @@ def run_compare(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, 
     sizes = [min(chunk, n - i) for i in range(0, n, chunk)]
     t0 = time.perf_counter()
     parts: dict[int, dict[str, Any]] = {}
-    for c, m, part in run_tasks(_job, [(rules, specs, m, seed, c, matches) for c, m in enumerate(sizes)],
+    mode = engine_mode()  # resolved here, passed to every chunk (see compare_chunk)
+    for c, m, part in run_tasks(_job, [(rules, specs, m, seed, c, matches, mode) for c, m in enumerate(sizes)],
                                 jobs=jobs, backend=backend, scheduler=scheduler):
         parts[c] = part
         if on_chunk is not None:
