@@ -205,6 +205,7 @@ GROUPS = {
     "tests/test_report.py::": "report",
     "tests/test_fuzz_cli.py::test_seed_lines_are_valid": "fuzz_inputs",
     "tests/test_fuzz_cli.py::test_fuzz_command_lines": "fuzz_inputs",
+    "tests/test_browser.py::": "browser",  # both tests of a report read one page load (test_browser.probed)
 }
 
 

@@ -75,18 +75,29 @@ def probe(report: Path, tmp: Path) -> dict:
 
 pytestmark = pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (CI installs it)")
 
+#: each report's probe, once per process: both tests below read the same page load (tests/conftest.py sends this
+#: file's tests to one worker)
+_SEEN: dict[Path, dict] = {}
+
+
+def probed(report: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    if report not in _SEEN:
+        _SEEN[report] = probe(report, tmp_path_factory.mktemp(report.parent.name))
+    return _SEEN[report]
+
 
 @pytest.mark.parametrize("report", REPORTS, ids=[p.parent.name for p in REPORTS])
-def test_report_loads_without_errors_and_every_image_resolves(report: Path, tmp_path: Path) -> None:
-    seen = probe(report, tmp_path)
+def test_report_loads_without_errors_and_every_image_resolves(report: Path,
+                                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    seen = probed(report, tmp_path_factory)
     assert seen["errors"] == [], seen["errors"]
     assert seen["images"] > 0
     assert seen["broken"] == [], seen["broken"]
 
 
 @pytest.mark.parametrize("report", REPORTS, ids=[p.parent.name for p in REPORTS])
-def test_summary_and_its_charts_are_on_the_first_screen(report: Path, tmp_path: Path) -> None:
-    seen = probe(report, tmp_path)
+def test_summary_and_its_charts_are_on_the_first_screen(report: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    seen = probed(report, tmp_path_factory)
     screen = seen["viewport"]
     assert seen["summary_top"] is not None, "no element with id='summary'"
     assert seen["summary_top"] < screen / 3, seen
