@@ -267,3 +267,12 @@ def test_the_chunks_hold_what_they_are_meant_to():
     assert (capped.end == END_CAPPED).any() and (capped.wilds_dealt < 0).any()
     rnd, _, _ = CHUNKS["8 seats, one strategy"]
     assert (rnd.wilds_dealt >= 3).any() and ((sums.deal_losses(rnd, True)[0] > 0).sum(axis=1) > 2).any()
+
+
+def test_one_row_is_pandas_own_one_row_frame() -> None:
+    """A chunk's totals row (sums.one_row) built from one block per dtype: the same columns, order, dtypes and
+    values as ``pd.DataFrame([values])``; anything but ints and floats goes to pandas' own inference."""
+    values = {"n": 7, "a": 0.5, "b": np.int64(3), "c": np.float64(-2.25), "d": 2**40, "e": 1e300}
+    pd.testing.assert_frame_equal(sums.one_row(values), pd.DataFrame([values]))
+    odd = {"n": 1, "flag": True, "x": 0.5}
+    pd.testing.assert_frame_equal(sums.one_row(odd), pd.DataFrame([odd]))
