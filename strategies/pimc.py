@@ -188,7 +188,8 @@ class Pimc(BatchSearch):
     family = "pimc"
     uses_history = True  # the fast path reads the views' public history (choose_batch)
     description = ("determinized Monte Carlo search: samples up to `worlds` worlds, rolls every action out with `rollout` "
-                   "until `budget` rollout turns, picks the best mean `objective`")
+                   "until `budget` rollout turns, picks the best mean `objective`; drops an action that cannot beat the "
+                   "leader by `tolerance` (with `z` standard errors) and stops when one is left (tolerance=0: every world)")
 
     def __init__(self, *, worlds: int = 1024, budget: int = 40_000, rollout: str = "weighted",
                  objective: str = "auto", tolerance: float = TOLERANCE, z: float = Z) -> None:
