@@ -88,7 +88,7 @@ from analyzer.knowledge.search import (
 OBJECTIVES = ("auto", "loser", "win", "points", "both")
 #: worlds searched at every decision whatever the budget
 MIN_WORLDS = 32
-#: the adaptive stop's default (analyzer.knowledge.search.settled): a decision's search ends once no other action
+#: the adaptive search's default (analyzer.knowledge.search.prune): a decision's search ends once no other action
 #: can beat the leader by this much of the objective or more (half a point of дурак probability)
 TOLERANCE = 0.005
 #: ... with this many standard errors of the paired difference
@@ -212,8 +212,8 @@ class Pimc(BatchSearch):
     def _search(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
                 keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
         """Every candidate of every searched row rolled out in every world: mean outcomes, rollouts played."""
-        scores, _used, rolled = search_view(p, kinds, weights, vs, objective, keys, self.worlds, self.budget,
-                                            MIN_WORLDS, rng, self.tolerance, self.z)
+        scores, rolled = search_view(p, kinds, weights, vs, objective, keys, self.worlds, self.budget,
+                                     MIN_WORLDS, rng, self.tolerance, self.z)
         return scores, int(rolled.sum())
 
     # ----------------------------------------------------------------- search

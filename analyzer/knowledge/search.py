@@ -372,6 +372,16 @@ def prune(out: np.ndarray, pair_sq: np.ndarray, alive: np.ndarray, n_actions: in
 
 
 @inner
+def searched_enough(w: int, min_worlds: int, budget: int, turns: int, tolerance: float, z: float, out: np.ndarray,
+                    pair_sq: np.ndarray, alive: np.ndarray, n_actions: int) -> bool:
+    """Whether a decision's search stops before world ``w``: from ``min_worlds`` on, once the rollouts have
+    played ``budget`` turns (``budget`` > 0), or once the adaptive search (``tolerance`` > 0, :func:`prune`)
+    has one action left.  The one stop of both world loops, so a batch row stops where one search stops."""
+    return w >= min_worlds and ((budget > 0 and turns >= budget) or
+                                (tolerance > 0 and prune(out, pair_sq, alive, n_actions, w, tolerance, z) == 1))
+
+
+@inner
 def dropped_out(out: np.ndarray, alive: np.ndarray, n_actions: int) -> None:
     """A dropped action scores -inf: its sum covers fewer worlds than the live ones' and it is never played."""
     for a in range(n_actions):
@@ -420,8 +430,7 @@ def search_scores(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np
     used = 0
     rolled = 0
     for w in range(n_worlds):
-        if w >= min_worlds and ((budget > 0 and turns >= budget)
-                                or (tolerance > 0 and prune(out, pair_sq, alive, n_actions, w, tolerance, z) == 1)):
+        if searched_enough(w, min_worlds, budget, turns, tolerance, z, out, pair_sq, alive, n_actions):
             break
         used += 1
         turns += score_world(p, kinds, weights, st0, m0, ring0, hands[w], talons[w], talon_size, actions, suits,
@@ -476,8 +485,7 @@ def search_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
         state[0] = stream_key(keys[r], 0, 0, WORLD_STREAM) & np.uint64(2**63 - 1)
         known = talon_known[r, :n_known[r]]
         for w in range(worlds):
-            if w >= min_worlds and ((budget > 0 and turns[r] >= budget) or
-                                    (tolerance > 0 and prune(out[r], pair_sq, alive, n_actions[r], w, tolerance, z) == 1)):
+            if searched_enough(w, min_worlds, budget, turns[r], tolerance, z, out[r], pair_sq, alive, n_actions[r]):
                 break
             used[r] += 1
             draw_world(f, stride, row_fits, row_size, owner[r, :k], pool[r, :c], fixed[r], known, talon_size[r],
@@ -729,11 +737,11 @@ def view_search(view: BatchView, rows: NDArray[np.int64], options: list[list[tup
 def search_view(p: NDArray[np.int64], kinds: NDArray[np.int64], weights: NDArray[np.float64], vs: ViewSearch,
                 objective: int, keys: NDArray[np.int64], worlds: int, budget: int, min_worlds: int,
                 rng: np.random.Generator, tolerance: float = 0.0, z: float = 2.0
-                ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
-    """(scores (R, A), worlds used (R,), rollouts (R,)) of every row of ``vs``: all rollouts of all rows in one compiled
+                ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """(scores (R, A), rollouts played (R,)) of every row of ``vs``: all rollouts of all rows in one compiled
     call (:func:`search_rows`); a row whose counting table is too large is drawn by the Python sampler
     from ``rng`` and searched apart (:func:`search_scores`), as :func:`world_arrays` does."""
-    scores, used, _turns, rolled = search_rows(p, kinds, weights, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls,
+    scores, _used, _turns, rolled = search_rows(p, kinds, weights, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls,
                                        vs.size, vs.owner, vs.pool, vs.fixed, vs.talon_known, vs.n_known,
                                        vs.talon_size, vs.actions, vs.suits, vs.n_actions, vs.me, objective, keys,
                                        worlds, budget, min_worlds, vs.totals, vs.in_match, vs.big, float(tolerance),
@@ -742,10 +750,9 @@ def search_view(p: NDArray[np.int64], kinds: NDArray[np.int64], weights: NDArray
         c, k, a = int(vs.n_pool[i]), int(vs.n_cls[i]), int(vs.n_actions[i])
         hands, talons = class_worlds(vs.classes[i], vs.fits[i, :c, :k], vs.fixed[i], vs.talon_known[i, :vs.n_known[i]],
                                      int(vs.talon_size[i]), worlds, int(keys[i]), rng)
-        sc, u, _, rolled[i] = search_scores(p, kinds, weights, vs.st0[i], vs.m0[i], vs.ring0[i], hands, talons,
+        sc, _, _, rolled[i] = search_scores(p, kinds, weights, vs.st0[i], vs.m0[i], vs.ring0[i], hands, talons,
                                  int(vs.talon_size[i]), vs.actions[i, :a], vs.suits[i, :a], int(vs.me[i]), objective,
                                  int(keys[i]), budget, min_worlds, vs.totals[i] if vs.in_match else None,
                                  float(tolerance), float(z))
         scores[i, :a] = sc
-        used[i] = u
-    return scores, used, rolled
+    return scores, rolled
