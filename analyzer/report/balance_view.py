@@ -15,19 +15,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from analyzer.report.charts import save_figure  # noqa: E402
-from analyzer.report.format import count, num_ci, pct_ci, pp_ci  # noqa: E402
-from analyzer.report.render import Block, render_html, render_md  # noqa: E402
-from analyzer.stats.balance import pareto_ranks  # noqa: E402
-from analyzer.stats.tables import CAPPED_ALARM  # noqa: E402
+from analyzer.report.charts import save_figure  # its import sets the Agg backend, as for every chart
+from analyzer.report.format import count, num_ci, pct_ci, pp_ci
+from analyzer.report.render import Block, render_html, render_md
+from analyzer.stats.balance import pareto_ranks
+from analyzer.stats.tables import CAPPED_ALARM
 
 #: Quantities of the main-effects table: column prefix -> heading.
 EFFECTS = {"fpa": "first player's advantage", "skill0": "skill gap", "turns": "turns a deal",
@@ -151,7 +147,8 @@ def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
 def plot_pareto(arms: pd.DataFrame, title: str) -> Figure:
     """Every arm at its search estimate (grey), the finalists at their fresh estimate with 95 % intervals, the
     Pareto front joined, the default rules marked."""
-    fig, ax = plt.subplots(figsize=(8.0, 5.5))
+    fig = Figure(figsize=(8.0, 5.5))  # not pyplot's: nothing to close, as charts.py draws
+    ax = fig.add_subplot()
     ax.scatter(100 * arms["search_fpa"], 100 * arms["search_skill0"], s=4, c="#bbbbbb", alpha=0.5,
                label=f"every rule set, search estimate ({len(arms):,})", rasterized=True)
     fin = arms[arms["finalist"]]
@@ -262,7 +259,6 @@ def write_balance_report(folder: Path) -> list[Path]:
     sp = info["space"]
     fig = plot_pareto(arms, f"Rule balance, {sp['variant']} {sp['players']}p")
     chart = save_figure(fig, folder / "charts" / "pareto")
-    plt.close(fig)
     blocks = balance_blocks(arms, effects, info, manifest, chart)
     (folder / "report.md").write_text(render_md(blocks, folder))
     (folder / "report.html").write_text(render_html(blocks, f"Rule balance: {sp['name']}"))
