@@ -48,7 +48,11 @@ def test_a_big_cell_asks_for_the_kernel_of_its_rules_from_its_first_chunk_with_t
 
 
 def test_the_kernel_compiled_for_a_rule_set_is_found_in_the_cache_without_loading_it(monkeypatch):
-    monkeypatch.setattr(executor, "_compiled_here", {})
+    from analyzer.kernel import driver
+    from analyzer.kernel.pause import ADVANCE
+
+    for table in (driver.DEALS, ADVANCE):  # what this process has looked up already, forgotten
+        monkeypatch.setattr(table, "_cached", {})
     rules = make_rules(*SVINYA)
     strats = [get_strategy("random"), get_strategy("greedy")]
     simulate_deals(rules, strats, 10, 1, threads=1, specialise=True)  # compiled or loaded: in the cache now

@@ -179,7 +179,6 @@ def cell_engines(cells: Iterable[Cell], *, engine: str | None = None, simulator:
 #: own rule switches a process only once it has asked for that many deals of the rules: a run of 2M deals played
 #: its first million on the generic kernel, then loaded the other)
 BIG_CELL = SPECIALISE_FROM
-_compiled_here: dict[tuple[str, bytes, int | None], bool] = {}
 
 
 def cell_specialise(cell: Cell, strategies: Sequence[object]) -> bool | None:
@@ -204,22 +203,12 @@ def _special_ready(rules: RuleSet, strategies: Sequence[object]) -> bool:
 
 def special_in_cache(rules: RuleSet, strategies: Sequence[object]) -> bool:
     """Whether numba's cache holds the kernel compiled for these rules and this line-up (deals; with a Python
-    strategy, the pause kernel for the rules): what a chunk would load, found without loading it.
-
-    numba keys a kernel compiled for a closure on the closure's contents; one signature is as good as another
-    here (a missing one compiles, the results are the same).  Asked once per process per kernel.
-    """
+    strategy, the pause kernel for the rules): what a chunk would load, found without loading it
+    (analyzer.kernel.jit.Specialised.in_cache)."""
     p = np.array(rule_params(rules), np.int64)
     if serve.not_compiled(strategies) is None:
-        table, lineup = driver.DEALS, driver.lineup_code(compile_lineup(strategies)[0])
-    else:
-        table, lineup = ADVANCE, None
-    key = (table._make.__qualname__, p.tobytes(), lineup)
-    if key not in _compiled_here:
-        made = table._make(p) if lineup is None else table._make(p, lineup)
-        want = made._cache._index_key(None, made.targetctx.codegen())[1:]  # (sig, machine, contents): all but sig
-        _compiled_here[key] = any(k[1:] == want for k in made._cache._cache_file._load_index())
-    return _compiled_here[key]
+        return driver.DEALS.in_cache(p, driver.lineup_code(compile_lineup(strategies)[0]))
+    return ADVANCE.in_cache(p)
 
 
 # --------------------------------------------------------------------------- one chunk of a cell

@@ -99,7 +99,26 @@ class Specialised:
         self.threshold = threshold
         self._kernels: dict[tuple[bytes, int | None], Any] = {}
         self._asked: dict[bytes, int] = {}
+        self._cached: dict[tuple[bytes, int | None], bool] = {}
         self._lock = threading.Lock()
+
+    def in_cache(self, p: np.ndarray, lineup: int | None = None) -> bool:
+        """Whether numba's cache holds the kernel compiled for rules ``p`` (and ``lineup``), found without loading
+        it; False where the cache cannot tell.  numba keys a kernel compiled for a closure on the closure's contents;
+        one signature is as good as another here (a missing one compiles, the results are the same).  Asked once
+        per process per kernel."""
+        key = (np.asarray(p, np.int64).tobytes(), lineup)
+        found = self._cached.get(key)
+        if found is None:
+            fixed = np.array(p, np.int64)
+            try:
+                made = self._make(fixed) if lineup is None else self._make(fixed, lineup)
+                want = made._cache._index_key(None, made.targetctx.codegen())[1:]  # (sig, machine, contents): all but sig
+                found = any(k[1:] == want for k in made._cache._cache_file._load_index())
+            except Exception:  # a cache index that cannot be read, a stand-in maker
+                found = False
+            self._cached[key] = found
+        return found
 
     def kernel(self, p: np.ndarray, units: int, specialise: bool | None = None, lineup: int | None = None) -> Any | None:
         """The kernel compiled for rules ``p``, or None for the generic one; ``units`` are the deals asked now.
