@@ -40,3 +40,24 @@ def test_every_core_searches_its_share_of_the_decks() -> None:
     two = bench.measure_cores("czech", 2, 4, "pimc?budget=1000,worlds=40", cores=2)
     assert two["cores"] == 2 and two["wall"] > 0
     assert one["decisions"] > 0 and 0.5 * one["decisions"] <= two["decisions"] <= 2 * one["decisions"]
+
+
+def test_every_core_plays_as_many_decks_a_process_as_one_core_in_repeated_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch rows: ``rounds`` rounds of one core then every core; each process of the every-core run plays as
+    many decks as the one-core run (``cores`` times the decks in all), so a run's fixed costs weigh alike; the
+    best and the median of both figures, and the machine's own two-thread speed-up beside (its median)."""
+    asked: list[int] = []
+    rates = iter([100.0, 300.0, 200.0])
+    monkeypatch.setattr(bench, "CASES", (("czech", 2, 2),))
+    monkeypatch.setattr(bench, "SEARCHERS", (("pimc?budget=1000,worlds=40", ("batch",)),))
+    monkeypatch.setattr(bench, "measure_cores", lambda v, p, decks, spec, cores: asked.append(decks) or
+                        {"decisions": next(rates), "wall": 1.0, "cores": cores})
+    ceilings = iter([1.9, 1.5, 1.7])
+    monkeypatch.setattr(bench, "two_thread_scaling", lambda: next(ceilings))
+    rows = [Row(**r) for r in bench.search_rows(cores=2, rounds=3)]  # type: ignore[arg-type]
+    assert asked == [4, 4, 4]
+    decisions = rows[0]
+    assert decisions.repeats == 3 and decisions.all_cores == 300.0 and decisions.all_cores_median == 200.0
+    assert decisions.ceiling == 1.7
+    assert decisions.one_core >= (decisions.one_core_median or 0) > 0
+    assert rows[1].unit == "rollouts" and rows[1].all_cores is None
