@@ -55,10 +55,10 @@ from analyzer.core.outcomes import END_BLOCKED, END_CAPPED
 from analyzer.core.rules import RuleSet, format_value
 from analyzer.execution import lineup as lineups
 from analyzer.execution.balance_space import DEPENDS, BalanceSpace
-from analyzer.execution.executor import DEFAULT_SIMULATOR, _module, run_tasks, simulator_path, strategy_resolver
+from analyzer.execution.executor import DEFAULT_SIMULATOR, import_simulator, run_tasks, simulator_path, strategy_resolver
 from analyzer.execution.seeds import chunk_seed
-from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, _atomic_write, _parquet_bytes
-from analyzer.execution.tournament_run import _engine, play_deals
+from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, atomic_write, parquet_bytes
+from analyzer.execution.tournament_run import deal_engine, play_deals
 from analyzer.report.balance_view import write_balance_report
 from analyzer.stats import balance as bal
 from analyzer.stats.sums import deal_losses
@@ -97,7 +97,7 @@ def play_chunk(rules: RuleSet, entrants: Sequence[object], decks: NDArray[np.int
         if simulator == DEFAULT_SIMULATOR:
             res = play_deals(rules, lineup, decks, sim_ss)
         else:  # a stand-in simulator (tests), called as the numpy one is
-            res = _module(simulator).simulate_deals(rules, lineup, n, sim_ss, decks=decks)
+            res = import_simulator(simulator).simulate_deals(rules, lineup, n, sim_ss, decks=decks)
         decided = (res.end != END_CAPPED) & (res.winner >= 0)
         if t == 0:
             cols["win0"] = (res.winner == 0).astype(np.int8)
@@ -171,7 +171,7 @@ def balance_fingerprint(space: BalanceSpace, simulator: str) -> tuple[str, dict[
     arms = hashlib.sha256(json.dumps([a.rules.to_dict() for a in space.arms], sort_keys=True,
                                      default=str).encode()).hexdigest()
     entrants = lineups.build([space.strong, *space.opponents], strategy_resolver(simulator))
-    engines = sorted({_engine(a.rules, [entrants[e] for e in seats]) for a in space.arms[:1]
+    engines = sorted({deal_engine(a.rules, [entrants[e] for e in seats]) for a in space.arms[:1]
                       for seats in tables(0, len(space.opponents), space.players)})
     setting = {k: v for k, v in space.to_dict().items() if k not in ("name", "description", "source")}
     record = {"kind": "balance", "format": CHUNK_FORMAT, "layout": "per-deck integers v1", "version": __version__,
@@ -398,18 +398,18 @@ def run_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backend: 
     grid = full_grid_deals(search)
     res_dir = out_dir / "results"
     res_dir.mkdir(parents=True, exist_ok=True)
-    _atomic_write(res_dir / "arms.parquet", _parquet_bytes(arms))
-    _atomic_write(res_dir / "effects.parquet", _parquet_bytes(effects))
+    atomic_write(res_dir / "arms.parquet", parquet_bytes(arms))
+    atomic_write(res_dir / "effects.parquet", parquet_bytes(effects))
     summary = {"space": space.to_dict(), "rounds": log, "finalists": finalists, "first_fresh_chunk": first_fresh,
                "deals": played, "full_grid_deals": grid, "tables_per_deck": search.tables}
-    _atomic_write(res_dir / "balance.json", (json.dumps(summary, indent=1, default=str) + "\n").encode())
+    atomic_write(res_dir / "balance.json", (json.dumps(summary, indent=1, default=str) + "\n").encode())
     manifest = {"name": space.name, "description": space.description, "kind": "balance",
                 "experiment": space.to_dict(), "seed": space.seed, "version": __version__, "fingerprint": fp,
                 "total_deals": played, "deals_this_run": search.deals_now, "chunks_resumed": tasks.resumed,
                 "seconds": round(seconds, 3), "load_average_at_start": [round(x, 2) for x in load],
                 "load_average_at_end": [round(x, 2) for x in os.getloadavg()], "command": command, "jobs": jobs,
                 "backend": backend, "scheduler": scheduler}
-    _atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+    atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
     if report:
         write_balance_report(out_dir)
     return out_dir

@@ -104,7 +104,8 @@ def simulator_path(simulator: str | None = None) -> str:
     return simulator or os.environ.get(SIMULATOR_ENV) or DEFAULT_SIMULATOR
 
 
-def _module(path: str) -> ModuleType:
+def import_simulator(path: str) -> ModuleType:
+    """The simulator module at ``path`` (``--simulator``: the numpy simulator or a stand-in with its functions)."""
     return importlib.import_module(path)
 
 
@@ -112,7 +113,7 @@ def strategy_resolver(simulator: str | None = None) -> Callable[[str], Any]:
     """``get_strategy`` of a stand-in simulator module if it has one, else the registry's."""
     path = simulator_path(simulator)
     if path != DEFAULT_SIMULATOR:
-        fn = getattr(_module(path), "get_strategy", None)
+        fn = getattr(import_simulator(path), "get_strategy", None)
         if fn is not None:
             return fn
     return get_strategy
@@ -161,7 +162,7 @@ def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArr
             return driver.simulate_deals(rules, strategies, len(decks), base_key(ss), decks=decks, threads=1,
                                          specialise=True)
         return serve.simulate_on_decks(rules, strategies, decks, ss)
-    res: DealResults = _module(DEFAULT_SIMULATOR).simulate_deals(rules, strategies, len(decks), ss, decks=decks)
+    res: DealResults = import_simulator(DEFAULT_SIMULATOR).simulate_deals(rules, strategies, len(decks), ss, decks=decks)
     return res
 
 
@@ -239,7 +240,7 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
         res = serve.simulate_chunk(cell.rules, strategies, n, seed, matches=cell.unit == "match", threads=threads,
                                    check=check, where=where, specialise=cell_specialise(cell, strategies))
         return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)
-    mod = _module(simulator_path(simulator))
+    mod = import_simulator(simulator_path(simulator))
     simulate = mod.simulate_matches if cell.unit == "match" else mod.simulate_deals
     kw: dict[str, Any] = {"check": check}
     if "where" in inspect.signature(simulate).parameters:  # a stand-in simulator may not name faults

@@ -55,7 +55,7 @@ from analyzer.execution.executor import (  # noqa: F401
 from analyzer.execution.executor import sum_tables as _sum_tables
 from analyzer.execution.experiment import Cell, Experiment, ExperimentError, load_experiment
 from analyzer.execution.progress import RunProgress
-from analyzer.execution.store import CHUNK_FORMAT, TABLES, ChunkStore, ResumeError, _atomic_write, _parquet_bytes  # noqa: F401
+from analyzer.execution.store import CHUNK_FORMAT, TABLES, ChunkStore, ResumeError, atomic_write, parquet_bytes  # noqa: F401
 from analyzer.execution.tournament_run import run_tournaments
 from analyzer.report.build import build_report
 
@@ -176,9 +176,9 @@ def run_experiment(
     results = _sum_tables(parts)
     res_dir = out_dir / "results"
     res_dir.mkdir(parents=True, exist_ok=True)
-    _atomic_write(res_dir / "cells.parquet", _parquet_bytes(_cells_table(exp)))
+    atomic_write(res_dir / "cells.parquet", parquet_bytes(_cells_table(exp)))
     for name, df in results.items():
-        _atomic_write(res_dir / f"{name}.parquet", _parquet_bytes(df))
+        atomic_write(res_dir / f"{name}.parquet", parquet_bytes(df))
 
     totals = results["totals"]
     total_chunks = sum(len(c.chunks()) for c in exp.cells)
@@ -196,7 +196,7 @@ def run_experiment(
         "engine": engine_mode(), "engines": record["engines"],
         "reports": list(exp.reports),
     }
-    _atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+    atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
 
     if report and exp.reports:
         build_report(out_dir)

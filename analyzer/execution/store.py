@@ -61,7 +61,7 @@ class ResumeError(ExperimentError):
     """Stored chunks belong to a different experiment (or another run holds the directory)."""
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
     """Write-then-rename in the same directory, so a reader sees all or nothing."""
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
@@ -92,7 +92,7 @@ def _named(exc: OSError, path: Path) -> OSError:
     return OSError(exc.errno or errno.EIO, f"cannot write: {exc.strerror or exc}", str(path))
 
 
-def _parquet_bytes(df: pd.DataFrame) -> bytes:
+def parquet_bytes(df: pd.DataFrame) -> bytes:
     buf = io.BytesIO()
     df.to_parquet(buf, index=False)
     return buf.getvalue()
@@ -108,13 +108,13 @@ def table_members(name: str, df: pd.DataFrame) -> dict[str, bytes]:
     that is not a string, an index that is not 0..n-1): ``{name}.parquet``."""
     plain = isinstance(df.index, pd.RangeIndex) and df.index.start == 0 and df.index.step == 1
     if not plain or df.columns.has_duplicates:
-        return {f"{name}.parquet": _parquet_bytes(df)}
+        return {f"{name}.parquet": parquet_bytes(df)}
     columns: list[list[Any]] = []
     groups: dict[str, list[np.ndarray]] = {}
     for label, col in df.items():
         kind = str(col.dtype)
         if not isinstance(label, str):
-            return {f"{name}.parquet": _parquet_bytes(df)}
+            return {f"{name}.parquet": parquet_bytes(df)}
         text = col.tolist() if kind in _TEXT and not col.isna().any() else None
         if text is not None and all(type(x) is str for x in text):
             columns.append([label, kind, text])
@@ -122,7 +122,7 @@ def table_members(name: str, df: pd.DataFrame) -> dict[str, bytes]:
             columns.append([label, kind, len(groups.setdefault(kind, []))])
             groups[kind].append(col.to_numpy())
         else:
-            return {f"{name}.parquet": _parquet_bytes(df)}
+            return {f"{name}.parquet": parquet_bytes(df)}
     members = {f"{name}.json": json.dumps({"rows": len(df), "columns": columns}).encode()}
     for kind, cols in groups.items():
         buf = io.BytesIO()
@@ -189,9 +189,9 @@ class ChunkStore:
                 raise ResumeError(f"chunks in {self.root} have no FINGERPRINT; "
                                   "use --fresh or another --out")
             else:
-                _atomic_write(self.root / "FINGERPRINT.json",
+                atomic_write(self.root / "FINGERPRINT.json",
                               json.dumps(record, indent=1, sort_keys=True).encode())
-                _atomic_write(stored, (self.fp + "\n").encode())
+                atomic_write(stored, (self.fp + "\n").encode())
         except BaseException:
             self._release()
             raise
@@ -231,7 +231,7 @@ class ChunkStore:
                 for member, data in table_members(name, tables[name]).items():
                     zf.writestr(member, data)
             zf.writestr("meta.json", json.dumps(meta))  # written last: present means complete
-        _atomic_write(self.path(cell, k), buf.getvalue())
+        atomic_write(self.path(cell, k), buf.getvalue())
 
     def read(self, cell: int, k: int, n: int) -> dict[str, pd.DataFrame] | None:
         """The chunk's tables if a valid file for exactly this chunk exists, else None."""

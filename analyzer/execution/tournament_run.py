@@ -55,7 +55,7 @@ from analyzer.execution.executor import run_tasks
 from analyzer.execution.experiment import Experiment, ExperimentError, fill_spec
 from analyzer.execution.progress import RunProgress
 from analyzer.execution.seeds import chunk_seed, content_text
-from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, _atomic_write
+from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, atomic_write
 from analyzer.kernel.driver import simulate_deals as kernel_deals
 from analyzer.kernel.lineup import policy_code
 from analyzer.knowledge.table import simulate_observed
@@ -292,7 +292,7 @@ class StoredChunks:
         return back
 
 
-def _engine(rules: RuleSet, lineup: Sequence[object]) -> str:
+def deal_engine(rules: RuleSet, lineup: Sequence[object]) -> str:
     """The engine :func:`play_deals` picks for a line-up (part of the fingerprint: engines draw differently)."""
     if all(policy_code(s) is not None for s in lineup):
         return "compiled"
@@ -317,7 +317,7 @@ def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design
         tournaments.append({
             "index": i, "design": design.name, "entrants": list(design.entrants),
             "tables": [{"seats": list(t.seats), "hands": list(t.hands)} for t in design.tables],
-            "engines": sorted({_engine(rules, [entrants[e] for e in t.seats]) for t in design.tables}),
+            "engines": sorted({deal_engine(rules, [entrants[e] for e in t.seats]) for t in design.tables}),
             "rules": {"variant": rules.variant, "players": rules.players, **rules.options()},
         })
     record = {"kind": "tournaments", "format": CHUNK_FORMAT, "layout": "per-deck win shares v1",
@@ -362,7 +362,7 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
         store.close()
     res_dir = out_dir / "results"
     res_dir.mkdir(parents=True, exist_ok=True)
-    _atomic_write(res_dir / "tournaments.json", (json.dumps(results, indent=1) + "\n").encode())
+    atomic_write(res_dir / "tournaments.json", (json.dumps(results, indent=1) + "\n").encode())
     seconds = time.perf_counter() - t0
     deals = sum(o["deals_played"] for o in results)
     manifest = {"name": exp.name, "description": exp.description, "experiment": exp.to_dict(), "seed": exp.seed,
@@ -370,7 +370,7 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
                 "total_deals": deals, "deals_this_run": played, "chunks_resumed": resumed,
                 "deals_per_second": round(played / seconds, 1) if seconds > 0 else None, "seconds": round(seconds, 3),
                 "command": command, "jobs": jobs}
-    _atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+    atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
     if report:
         write_tournament_report(results, out_dir, name=exp.name, description=exp.description, command=command)
     return out_dir
