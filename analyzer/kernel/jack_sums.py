@@ -28,10 +28,10 @@ def jack_sums(share: np.ndarray, loss: np.ndarray, held: np.ndarray, left: np.nd
     dim = 1 + 3 * k
     v = np.zeros(dim, np.int64)
     w = np.zeros(4, np.int64)
+    nz = np.zeros(dim, np.int64)  # the entries of v a game set: at most 1 + 2 P of the 1 + 3 k
     for i in range(n):
         if not decided[i]:
             continue
-        v[:] = 0
         w[:] = 0
         for s in range(p):
             sh = share[i, s]
@@ -55,10 +55,17 @@ def jack_sums(share: np.ndarray, loss: np.ndarray, held: np.ndarray, left: np.nd
             elif d == 0:
                 w[2] += sh
                 w[3] += 1
+        m = 0
         for a in range(dim):
             if v[a] != 0:
-                for b in range(a, dim):
-                    mh[a, b] += v[a] * v[b]
+                nz[m] = a
+                m += 1
+        for x in range(m):  # v's outer product over its non-zero entries (the moments are sums of integers: exact)
+            a = nz[x]
+            for y in range(x, m):
+                b = nz[y]
+                mh[a, b] += v[a] * v[b]
+            v[a] = 0
         for a in range(4):
             if w[a] != 0:
                 for b in range(a, 4):
