@@ -113,3 +113,25 @@ def shuffled_decks(size: int, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` independent shuffles of a ``size``-card deck: (n, size) int8."""
     base = np.asarray(deck(size), dtype=np.int8)
     return rng.permuted(np.tile(base, (n, 1)), axis=1)
+
+
+def rotated_hands(decks: np.ndarray, players: int, hand_size: int, rotations: int) -> np.ndarray:
+    """Each deck ``rotations`` times, its hands passed one seat on each time: (n * rotations, D), deck by deck.
+
+    The deal goes one card at a time from the dealer's left, dealer last (G10a: card ``i`` of the first
+    ``players * hand_size`` to seat ``(i + 1) % players``); in rotation ``r`` seat ``s`` is dealt the cards
+    seat ``s - r`` was, the talon (and the turned-up or lead card) unchanged.  A fixed reordering of a
+    uniformly shuffled deck is itself uniformly shuffled, so every rotation is a deal like any other; within a
+    deck the same hands meet every seat, so a seat's luck of the deal cancels out of its rate (the duplicate
+    design of the first player's advantage, analyzer.stats.tables.first_player_advantage).
+    """
+    decks = np.asarray(decks)
+    n, dealt = decks.shape[0], players * hand_size
+    out = np.repeat(decks, rotations, axis=0)
+    pos = np.arange(dealt)
+    seat, rnd = (pos + 1) % players, pos // players
+    for r in range(1, rotations):
+        src = rnd * players + (seat - r - 1) % players  # where seat - r's card of this round lies in the deck
+        out[r::rotations, :dealt] = decks[:, src]
+    assert out.shape == (n * rotations, decks.shape[1])
+    return out

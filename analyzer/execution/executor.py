@@ -53,11 +53,12 @@ import pandas as pd
 from numpy.random import SeedSequence
 from numpy.typing import NDArray
 
+from analyzer.core.cards import rotated_hands, shuffled_decks
 from analyzer.core.outcomes import DealResults
 from analyzer.core.public import needs_table
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
-from analyzer.core.streams import base_key
+from analyzer.core.streams import base_key, child_seed
 from analyzer.execution import lineup as lineups
 from analyzer.execution.cores import cores
 from analyzer.execution.experiment import Cell, ExperimentError
@@ -68,9 +69,9 @@ from analyzer.kernel.jit import SPECIALISE_FROM
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.pause import ADVANCE
-from analyzer.knowledge.table import simulate_known
+from analyzer.knowledge.table import simulate_known, simulate_observed
 from analyzer.sim.errors import FaultContext
-from analyzer.stats.sums import summarize
+from analyzer.stats.sums import rotation_hist, summarize
 
 DEFAULT_SIMULATOR = "analyzer.sim.simulator"
 SIMULATOR_ENV = "DURAK_SIMULATOR"
@@ -216,9 +217,11 @@ def special_in_cache(rules: RuleSet, strategies: Sequence[object]) -> bool:
 
 
 def cell_seed(seed: int, cell: Cell, chunk: int) -> SeedSequence:
-    """Chunk ``chunk`` of ``cell``: keyed on the cell's content, never its index (seeds module)."""
+    """Chunk ``chunk`` of ``cell``: keyed on the cell's content, never its index (seeds module); a cell whose hands
+    rotate is another content (a cell without rotations keeps the key it always had)."""
     names = [lineups.entry_text(e) for e in cell.lineup]
-    return chunk_seed(seed, "cell", content_text(cell.rules, names, cell.unit), chunk)
+    content = content_text(cell.rules, names, cell.unit)
+    return chunk_seed(seed, "cell", content + (f"|hands rotated {cell.rotations}" if cell.rotations > 1 else ""), chunk)
 
 
 def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: bool, *,
@@ -231,6 +234,8 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     the compiled kernel's threads (results do not depend on them).
     """
     strategies = lineups.build(cell.lineup, strategy_resolver(simulator))
+    if cell.rotations > 1:
+        return _rotated_chunk(cell, chunk_index, n, seed, strategies, simulator=simulator, engine=engine)
     if needs_table(strategies):  # a plugin that remembers only through choose_known; tracker and pimc read the views
         known = simulate_known(cell.rules, strategies, n, seed, cell.unit)
         return summarize(known, lineups.display_names(cell.lineup, strategies), cell.rules)
@@ -250,6 +255,25 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
         raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
                            f"of cell {cell.index}, expected {n}")
     return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)
+
+
+def _rotated_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, strategies: Sequence[object], *,
+                   simulator: str | None, engine: str | None) -> dict[str, pd.DataFrame]:
+    """A chunk of a cell whose hands rotate: ``n / rotations`` decks from the chunk's deck stream, each dealt
+    ``rotations`` times with its hands passed one seat on each time (analyzer.core.cards.rotated_hands), played on
+    the cell's engine; the sums, and the first seat's wins and decided deals per deck (sums.rotation_hist)."""
+    rules, k = cell.rules, cell.rotations
+    decks = rotated_hands(shuffled_decks(rules.deck_size, n // k, serve.deck_generator(seed)), rules.players,
+                          rules.hand_size, k)
+    if needs_table(strategies):
+        res = simulate_observed(rules, strategies, decks, child_seed(seed, 1))
+    elif choose_engine(strategies, engine=engine, simulator=simulator, unit="deal") != "numpy":
+        res = serve.simulate_on_decks(rules, strategies, decks.astype(np.int64), seed)
+    else:
+        res = import_simulator(simulator_path(simulator)).simulate_deals(rules, strategies, n, seed, decks=decks)
+    tables = summarize(res, lineups.display_names(cell.lineup, strategies), rules)
+    tables["hist"] = pd.concat([tables["hist"], rotation_hist(res, k)], ignore_index=True)
+    return tables
 
 
 def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str, engine: str = "auto",

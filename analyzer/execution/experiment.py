@@ -33,6 +33,11 @@ optional)::
                                     # Tournaments play single deals, every line-up on the same
                                     # decks.  In a spec, {variant} and {players} are filled in
                                     # per cell: "weighted?preset={variant}-{players}p".
+    hand_rotations = 2              # single deals: every deck dealt this many times, its hands passed one
+                                    # seat on each time (at most the player count; a table picks one per
+                                    # player count: [hand_rotations] 2 = 2).  The same hands meet every
+                                    # seat, so the first player's rate is free of the luck of the deal
+                                    # (its interval over decks).  deals and chunk_size count decks then.
     reference = "weighted"          # hero: the opposition (default weighted)
     until_ci = 0.5                  # tournaments: play chunks of 1,000 decks until every interval is
                                     # within +- this many points of win rate (deals: the budget)
@@ -91,7 +96,7 @@ DEFAULT_REPORTS = ("first_player", "positions")
 KNOWN_KEYS = (
     "name", "description", "variant", "variants", "players", "lineup", "field", "ladder", "rules",
     "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports", "design", "reference",
-    "until_ci",
+    "until_ci", "hand_rotations",
 )
 #: Tournament designs of an experiment (analyzer.stats.tournament.DESIGNS, kept apart: no stats import here).
 DESIGNS = ("round-robin", "hero", "field")
@@ -121,6 +126,9 @@ class Cell:
     n: int = 1  # deals or matches in the cell
     chunk_size: int = DEFAULT_CHUNK["deal"]
     show_lineup: bool = False  # the experiment has several lineups: name it in the label
+    #: single deals: each deck dealt this many times, its hands passed one seat on each time (core.cards.rotated_hands);
+    #: ``n`` and ``chunk_size`` count deals, multiples of it
+    rotations: int = 1
 
     @property
     def variant(self) -> str:
@@ -189,6 +197,7 @@ class Experiment:
     reference: str = "weighted"
     until_ci: float | None = None  # tournaments: stop at this 95 % half-width, in points of win rate
     ladder: tuple[str, ...] | None = None  # one cell per entry, that strategy in every seat
+    rotations: tuple[tuple[int, int], ...] | None = None  # (players, hand rotations); players 0: every count
     _cells: tuple[Cell, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     @property
@@ -213,6 +222,11 @@ class Experiment:
         d = dict(self.design)
         return d.get(players, d.get(0, "field"))
 
+    def rotations_for(self, players: int) -> int:
+        """How many times a deck of a single-deal cell at ``players`` is dealt, its hands rotated (1: once)."""
+        d = dict(self.rotations or ())
+        return d.get(players, d.get(0, 1))
+
     @property
     def tournament(self) -> bool:
         """True when the cells are played as round-robin or hero tournaments (analyzer.execution.tournament_run)."""
@@ -226,7 +240,7 @@ class Experiment:
             raise ExperimentError(f"{self.source}: deals override {n:,} per cell {problem}")
         counts = {u: n for u in self.counts}
         exp = replace(self, counts=counts)
-        return replace(exp, _cells=tuple(replace(c, n=n) for c in self._cells))
+        return replace(exp, _cells=tuple(replace(c, n=n * c.rotations) for c in self._cells))
 
     def to_dict(self) -> dict[str, Any]:
         """The experiment as parsed (JSON-able; what the manifest records)."""
@@ -239,6 +253,8 @@ class Experiment:
             d["reference"] = self.reference
             if self.until_ci is not None:
                 d["until_ci"] = self.until_ci
+        if self.rotations is not None:
+            d["hand_rotations"] = {str(p) if p else "all": k for p, k in self.rotations}
         if self.ladder is not None:
             d["ladder"] = list(self.ladder)
         elif self.field is not None:
@@ -325,6 +341,7 @@ def parse_experiment(
                    else DEFAULT_CHUNK["match"])
     reports = _reports(data, err)
     design, reference = _design(data, fld, counts, err)
+    rotations = _rotations(data, counts, design, err)
     until_ci = data.get("until_ci")
     if until_ci is not None:
         if isinstance(until_ci, bool) or not isinstance(until_ci, (int, float)) or not 0 < until_ci < 100:
@@ -340,6 +357,7 @@ def parse_experiment(
         lineup=lineup, field=fld, rules=rules, variant_rules=variant_rules, grid=grid,
         counts=counts, seed=seed, chunk_size=chunk_size, match_chunk_size=match_chunk,
         reports=reports, source=source, design=design, reference=reference, until_ci=until_ci, ladder=ladder,
+        rotations=rotations,
     )
     n_players = len(players) if players else max(len(p) for p in PLAYERS.values())
     upper = (len(counts) * len(variants) * n_players * (len(fld) if fld else len(ladder) if ladder else 1)
@@ -484,6 +502,31 @@ def _design(data: Mapping[str, Any], fld: tuple[str, ...] | None, counts: dict[s
     return tuple(out), reference.strip()
 
 
+def _rotations(data: Mapping[str, Any], counts: dict[str, int], design: tuple[tuple[int, str], ...] | None,
+               err: Callable[[str, str], ExperimentError]) -> tuple[tuple[int, int], ...] | None:
+    """``hand_rotations = K`` or a table player count = K: each deck of a single-deal cell dealt K times, its
+    hands passed one seat on each time (checked against each cell's player count where the cells are made)."""
+    if "hand_rotations" not in data:
+        return None
+    raw = data["hand_rotations"]
+    items = list(raw.items()) if isinstance(raw, dict) else [("all", raw)]
+    if not items:
+        raise err("hand_rotations", "must be a whole number of 1 or more, or a table player count = number")
+    out = []
+    for k, v in items:
+        key = "hand_rotations" if k == "all" else f"hand_rotations.{k}"
+        if k != "all" and not (isinstance(k, str) and k.isdigit() and int(k) >= 2):
+            raise err(key, f"a player count of 2 or more, got {k!r}")
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise err(key, f"must be a whole number of 1 or more, got {_show(v)}")
+        out.append((0 if k == "all" else int(k), v))
+    if "match" in counts:
+        raise err("hand_rotations", "rotates the hands of single deals; a match deals each of its deals afresh")
+    if design is not None and any(v != "field" for _, v in design):
+        raise err("hand_rotations", "tournaments (round-robin, hero) already play every line-up on the same decks")
+    return tuple(out)
+
+
 def fill_spec(spec: str, variant: str, players: int) -> str:
     """A spec with ``{variant}`` and ``{players}`` filled in (``weighted?preset={variant}-{players}p``)."""
     return spec.replace("{variant}", variant).replace("{players}", str(players))
@@ -600,10 +643,14 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
                     if exp.design_for(p) == "round-robin" and p != 2:
                         raise err("design", f"round-robin is for 2 players (head to head), not {v} {p}p; "
                                   "use hero for more players, e.g. [design] 2 = \"round-robin\", 4 = \"hero\"")
+                    rot = exp.rotations_for(p) if unit == "deal" else 1
+                    if rot > p:
+                        raise err("hand_rotations", f"{rot} rotations of the hands for {v} {p}p: at most the "
+                                  "player count (one for each seat)")
                     for lineup in seatings:
                         cells.append(Cell(
                             index=len(cells), unit=unit, rules=rs, lineup=lineup, grid=gv,
-                            n=exp.counts[unit], chunk_size=chunk, show_lineup=several,
+                            n=exp.counts[unit] * rot, chunk_size=chunk * rot, show_lineup=several, rotations=rot,
                         ))
     if exp.lineup is not None:
         longest = len(exp.lineup)

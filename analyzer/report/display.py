@@ -77,6 +77,8 @@ def show_first_player(fpa: pd.DataFrame) -> pd.DataFrame:
     d["p (Holm)"] = [p_value(p) for p in fpa["p_holm"]]
     d["verdict"] = [_verdict(x) for x in fpa["distinguishable"]]
     d["n"] = [count(x) for x in fpa["n"]]
+    if "decks" in fpa and fpa["decks"].notna().any():  # hands rotated: the rate and its interval are over decks
+        d["decks (hands rotated)"] = [count(x) if np.isfinite(x) else "–" for x in fpa["decks"]]
     return d
 
 

@@ -99,11 +99,16 @@ def first_player(ctx: Context) -> Section:
                                "Pooled over the lineups (seatings) of each variant, player count, unit "
                                "and rule setting."))
         s.details.append(Block("table", display.show_worst(ctx.worst_pooled), "Worst seat, pooled over the lineups."))
+    hands = ("decks" in ctx.fpa and ctx.fpa["decks"].notna().any())
     s.details.append(Block("table", display.show_first_player(ctx.fpa),
                            "Position 0 against the fair share 1/players of the decided games (a capped deal "
                            "has no winner, G10; n counts decided games); difference and ratio use the Wilson "
                            "bounds; the p-value is the score test, Holm-adjusted for the number of cells "
-                           "compared; 'distinguishable' needs the interval and the Holm p to agree."))
+                           "compared; 'distinguishable' needs the interval and the Holm p to agree."
+                           + (" Where the hands rotate (the decks column: every deck dealt once per rotation, "
+                              "the same hands in each seat), the rate, its interval and its test are over decks "
+                              "(a deck's deals share its cards), the luck of the deal cancelled."
+                              if hands else "")))
     s.details.append(Block("table", display.show_worst(ctx.worst),
                            "The position with the highest дурак rate among decided games; the gap to the "
                            "runner-up accounts for both coming from the same games, but both seats are "

@@ -76,10 +76,10 @@ def skill_table(res: Results) -> pd.DataFrame:
     fpa["label"] = [step_label(ladder[s]) if s < len(ladder) else step_label(str(f))
                     for s, f in zip(fpa["step"], fpa["first_strategy"])]
     fpa["group"] = [_group_name(r) for r in fpa.to_dict("records")]
-    keep = [*GROUP_COLUMNS, "cell", "step", "label", "group", "first_strategy", "homogeneous", "n", "rate", "lo",
-            "hi", "fair", "diff", "diff_lo", "diff_hi"]
-    out = fpa[keep].rename(columns={"rate": "first_rate", "lo": "first_lo", "hi": "first_hi",
-                                    "n": "first_n"})
+    keep = [*GROUP_COLUMNS, "cell", "step", "label", "group", "first_strategy", "homogeneous", "n", "decks", "rate",
+            "se", "lo", "hi", "fair", "diff", "diff_lo", "diff_hi"]
+    out = fpa[keep].rename(columns={"rate": "first_rate", "se": "first_se", "lo": "first_lo", "hi": "first_hi",
+                                    "n": "first_n", "decks": "first_decks"})
     jq = tables.jack_question(res, by_strategy=True)
     if not jq.empty:
         jcols = [c for c in jq.columns if c.startswith("dealt") or c in ("rule_acts",)]
@@ -102,10 +102,11 @@ def skill_table(res: Results) -> pd.DataFrame:
 
 
 def _compare(a: pd.Series, b: pd.Series) -> tuple[float, float, float, float]:
-    """First player's rate in cell ``a`` minus cell ``b`` (independent decks): (diff, lo, hi, p)."""
-    d = stats.diff_proportions(float(a["first_rate"]), float(a["first_n"]), float(b["first_rate"]),
-                               float(b["first_n"]))
-    return float(d.est), float(d.lo), float(d.hi), float(stats.z_test_p(d.est, d.se))
+    """First player's rate in cell ``a`` minus cell ``b`` (decks of their own): (diff, lo, hi, p), from each rate's
+    own standard error (a proportion's, or over decks where the hands rotate)."""
+    d = float(a["first_rate"]) - float(b["first_rate"])
+    se = float(np.hypot(float(a["first_se"]), float(b["first_se"])))
+    return d, d - stats.Z95 * se, d + stats.Z95 * se, float(stats.z_test_p(d, se))
 
 
 def raise_table(st: pd.DataFrame, tops: int = 2) -> pd.DataFrame:
@@ -312,6 +313,8 @@ def _show(st: pd.DataFrame) -> pd.DataFrame:
                                           for a, b, e, ok in zip(st["by_wild_rate"], st["by_wild_lo"],
                                                                  st["by_wild_hi"], st["rule_acts"].fillna(False))]
     d["n (deals)"] = [count(int(x)) for x in st["first_n"]]
+    if st["first_decks"].notna().any():  # hands rotated: the first player's rate and interval are over decks
+        d["decks (hands rotated)"] = [count(int(x)) if np.isfinite(x) else "–" for x in st["first_decks"]]
     return d
 
 
@@ -335,13 +338,17 @@ def skill_section(ctx: Any) -> Any:
     s.answers.append(Block("list", answers(st, rt)))
     s.answers.append(Block("h3", "The Jack as skill rises"))
     s.answers.append(Block("list", jack_answers(st)))
+    rotated = bool(st["first_decks"].notna().any())
+    how = ("95% intervals: over decks where the hands rotate (every deck dealt once per rotation, the same hands "
+           "in each seat, so the luck of the deal cancels out of the first player's rate), Wilson elsewhere"
+           if rotated else "95% Wilson intervals")
     s.details.append(ctx.chart("skill_first_player", partial(plot_first_player, st),
                                "Position 0's win rate minus the fair share, per ladder step (the same strategy in "
-                               "every seat), 95% Wilson intervals"))
+                               f"every seat), {how}"))
     s.details.append(Block("table", _show_raise(rt),
                            "The two strongest steps' first-player rate against the weakest's and the tuned preset's: "
-                           "cells on decks of their own, so independent proportions; Holm over the rows, a "
-                           "verdict needs the interval and the Holm p to agree."))
+                           "cells on decks of their own, so independent estimates (each with its own standard "
+                           "error); Holm over the rows, a verdict needs the interval and the Holm p to agree."))
     s.details.append(ctx.chart("skill_jack_dealt", partial(plot_jack_dealt, st),
                                "The дурак rate of a seat dealt no wild, one, two or more (seats pooled over "
                                "positions, Wilson, conservative)"))

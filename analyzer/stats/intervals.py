@@ -92,6 +92,20 @@ def diff_proportions(p1: ArrayLike, n1: ArrayLike, p2: ArrayLike, n2: ArrayLike,
     return Estimate(d, se, d - z * se, d + z * se, na)
 
 
+def ratio_over_clusters(m: ArrayLike, sum_w: ArrayLike, sum_d: ArrayLike, sum_ww: ArrayLike, sum_wd: ArrayLike,
+                        sum_dd: ArrayLike, z: float = Z95) -> Estimate:
+    """Normal interval for R = sum w / sum d over ``m`` independent clusters (decks), each with w successes in d
+    trials that need not be independent (a deck dealt with its hands rotated: its deals share the cards), from
+    the clusters' sums of w, d, w^2, w d and d^2.  Linearised: var(R) = sum (w - R d)^2 / ((m - 1) m dbar^2).
+    """
+    mm, w, d, ww, wd, dd = (_f(x) for x in (m, sum_w, sum_d, sum_ww, sum_wd, sum_dd))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = w / d
+        resid = np.maximum(ww - 2 * r * wd + r * r * dd, 0.0)  # sum over clusters of (w - R d)^2
+        se = np.sqrt(resid / (mm - 1) / mm) / (d / mm)
+    return Estimate(r, se, r - z * se, r + z * se, mm)
+
+
 def diff_multinomial(p1: ArrayLike, p2: ArrayLike, n: ArrayLike, z: float = Z95) -> Estimate:
     """Interval for ``p1 - p2`` of two outcomes of the *same* multinomial draws.
 

@@ -344,6 +344,22 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
     return {"positions": positions, "totals": one_row(totals), "hist": hist}
 
 
+#: the hist kind of a cell whose hands rotate: per deck, the first seat's wins W and decided deals D of its rotations,
+#: counted at bin ``W * ROTATION_BASE + D`` (at most 8 rotations: MAX_SEATS)
+ROTATION_KIND = "rotated_first"
+ROTATION_BASE = MAX_SEATS + 1
+
+
+def rotation_hist(res: DealResults, rotations: int) -> pd.DataFrame:
+    """The decks of a chunk whose hands rotate (deals deck by deck, ``rotations`` each), counted by the first
+    seat's wins and decided deals among a deck's rotations: the deck-level sums of the first player's rate
+    (:func:`analyzer.stats.tables.first_player_advantage`), whose interval is over decks, not deals."""
+    wins = (res.winner == 0).reshape(-1, rotations).sum(axis=1)
+    decided = (res.end != END_CAPPED).reshape(-1, rotations).sum(axis=1)
+    counts = np.bincount(wins * ROTATION_BASE + decided, minlength=ROTATION_BASE * ROTATION_BASE)
+    return pd.DataFrame({"kind": ROTATION_KIND, "bin": np.arange(len(counts)), "count": counts.astype(np.int64)})
+
+
 def one_row(values: dict[str, Any]) -> pd.DataFrame:
     """``pd.DataFrame([values])`` -- int64 and float64 columns in the dict's order -- built from one block per
     dtype: pandas infers ~350 columns one by one, about half of a 2,000-match chunk's table time."""

@@ -44,6 +44,8 @@ from analyzer.stats.sums import (
     LEFT_CLASSES,
     LEFT_COLUMNS,
     POSITION_COLUMNS,
+    ROTATION_BASE,
+    ROTATION_KIND,
     TOTAL_COLUMNS,
     moment_names,
 )
@@ -295,21 +297,51 @@ def first_player_advantage(res: Results, pooled: bool = False) -> pd.DataFrame:
     first = p[p["position"] == 0].copy()
     fair = 1.0 / first["players"].to_numpy(dtype=float)
     r = stats.wilson(first["wins"].to_numpy(), first["decided"].to_numpy())
+    rate, lo, hi = r.rate, r.lo, r.hi
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.sqrt(rate * (1 - rate) / first["decided"].to_numpy())
+        null_se = np.sqrt(fair * (1 - fair) / first["decided"].to_numpy())
+    decks = np.full(len(first), np.nan)
+    rot = pd.DataFrame() if pooled else rotated_first(res)
+    if not rot.empty:  # cells whose hands rotate: the rate over decks, its interval over decks (the luck cancels)
+        at = first["cell"].map(rot.set_index("cell")["decks"]).notna().to_numpy()
+        e = rot.set_index("cell").loc[first["cell"][at]]
+        rate, lo, hi, se, null_se = (np.array(x, dtype=float) for x in (rate, lo, hi, se, null_se))
+        rate[at], lo[at], hi[at], se[at] = e["rate"], e["lo"], e["hi"], e["se"]
+        null_se[at] = se[at]  # the design's own error: a score test would take the deals as independent
+        decks[at] = e["decks"]
     info = [c for c in p.columns if c not in _SUMS and c not in ("position", "strategy")]
     out = first[info + ["strategy"]].rename(columns={"strategy": "first_strategy"})
     out["n"] = first["decided"].to_numpy()
     out["games"] = first["n"].to_numpy()
     out["wins"] = first["wins"].to_numpy()
-    out["rate"], out["lo"], out["hi"], out["fair"] = r.rate, r.lo, r.hi, fair
-    out["diff"], out["diff_lo"], out["diff_hi"] = r.rate - fair, r.lo - fair, r.hi - fair
-    out["ratio"], out["ratio_lo"], out["ratio_hi"] = r.rate / fair, r.lo / fair, r.hi / fair
-    with np.errstate(divide="ignore", invalid="ignore"):
-        null_se = np.sqrt(fair * (1 - fair) / out["n"].to_numpy())
-    out["p_value"] = stats.z_test_p(r.rate, null_se, fair)
+    out["decks"] = decks
+    out["rate"], out["lo"], out["hi"], out["se"], out["fair"] = rate, lo, hi, se, fair
+    out["diff"], out["diff_lo"], out["diff_hi"] = rate - fair, lo - fair, hi - fair
+    out["ratio"], out["ratio_lo"], out["ratio_hi"] = rate / fair, lo / fair, hi / fair
+    out["p_value"] = stats.z_test_p(rate, null_se, fair)
     out["p_holm"] = stats.holm(out["p_value"].to_numpy())
     out["distinguishable"] = stats.agreed_distinguishable(r.lo, r.hi, out["p_holm"].to_numpy(), fair)
     out["homogeneous"] = [len(set(s.replace("|", ",").replace(" ", "").split(","))) <= 1 for s in out["lineup"]]
     return out.reset_index(drop=True)
+
+
+def rotated_first(res: Results) -> pd.DataFrame:
+    """Per cell whose hands rotate (experiment key ``hand_rotations``): the first seat's win rate among decided
+    deals over its decks -- every deck dealt once per rotation, the same hands in every seat -- with the
+    interval over decks (:func:`analyzer.stats.intervals.ratio_over_clusters`: a deck's deals share its cards,
+    so they are not independent draws).  Columns cell, decks, rate, se, lo, hi; empty when no cell rotates."""
+    h = res.hist[res.hist["kind"] == ROTATION_KIND]
+    if h.empty:
+        return pd.DataFrame(columns=["cell", "decks", "rate", "se", "lo", "hi"])
+    c = h["count"].to_numpy(dtype=float)
+    w = (h["bin"].to_numpy() // ROTATION_BASE).astype(float)
+    d = (h["bin"].to_numpy() % ROTATION_BASE).astype(float)
+    parts = pd.DataFrame({"cell": h["cell"].to_numpy(), "m": c, "w": c * w, "d": c * d, "ww": c * w * w,
+                          "wd": c * w * d, "dd": c * d * d}).groupby("cell", sort=True).sum()
+    e = stats.ratio_over_clusters(parts["m"], parts["w"], parts["d"], parts["ww"], parts["wd"], parts["dd"])
+    return pd.DataFrame({"cell": parts.index.to_numpy(), "decks": parts["m"].to_numpy(), "rate": e.est, "se": e.se,
+                         "lo": e.lo, "hi": e.hi})
 
 
 def worst_positions(res: Results, pooled: bool = False) -> pd.DataFrame:
