@@ -68,7 +68,9 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
     fake = {"case": "prague 4p random", "deals": 3000, "cores": 2, "repeats": 1, "one_core": side, "all_cores": side,
             "prototype": {"one_core": 900.0, "one_core_median": 800.0, "one_core_wall_median": 780.0,
                           "all_cores": 1700.0, "all_cores_median": 1600.0},
-            "vs_prototype": {"one_core": 0.5, "all_cores": 0.25}}
+            "vs_prototype": {"one_core": 0.5, "all_cores": 0.25},
+            "turns_per_deal": {"case": 50.0, "prototype": 25.0}, "vs_prototype_per_turn": {"one_core": 1.0,
+                                                                                            "all_cores": 0.5}}
     asked = []
     monkeypatch.setattr(bench_e2e, "measure", lambda n, r: asked.append((n, r)) or fake)
     args = ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0", "--rollouts", "0", "--variants",
@@ -93,6 +95,8 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
     text = " ".join(table.output.split())
     assert "--jobs 1: start-up 1.00 (imports 0.80), set-up 0.01, kernel load or compile 0.20 (0.20)" in text, text
     assert "play 1.00, tables 0.30, other 0.20" in text and "one core 0.50, 2 cores 0.25" in text
+    assert "per turn played (prague 4p random deals last 50.0 turns, the prototype's 25.0): one core 1.00, 2 cores 0.50" \
+        in text
     monkeypatch.undo()
     monkeypatch.setattr(bench_e2e, "measure", lambda n, r: asked.append((n, r)) or fake)
     none = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0",
@@ -137,6 +141,10 @@ def test_end_to_end_runs_the_users_command_and_takes_its_run_apart() -> None:
 
     run = bench_e2e.run_command(3000, 1)
     assert 0 < run["process"] < run["reported"] and run["wall_s"] > 0  # the process counts its start-up too
+    assert 20 < run["turns"] < 200  # the JSON's mean turns a deal: the per-turn ratio's length of a deal
+    from analyzer.execution import bench_proto
+
+    assert 10 < bench_proto.turns_per_deal(2000) < run["turns"]  # the comparator's game is the shorter
     b = bench_e2e.run_breakdown(3000, 1)
     assert all(b[k] > 0 for k in ("start_s", "start_cpu_s", "setup_s", "load_s", "play_s", "tables_s", "run_s")), b
     assert b["play_s"] + b["tables_s"] <= b["run_s"] and b["elapsed_s"] <= b["run_s"], b

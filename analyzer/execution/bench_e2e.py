@@ -61,8 +61,9 @@ def run_command(deals: int, jobs: int) -> dict[str, float]:
     t = time.perf_counter()
     out = subprocess.run(command(deals, jobs), capture_output=True, text=True, env=_env(), check=True)
     wall = time.perf_counter() - t
-    reported = float(json.loads(out.stdout)["deals_per_second"])
-    return {"wall_s": wall, "reported": reported, "process": deals / wall}
+    got = json.loads(out.stdout)
+    return {"wall_s": wall, "reported": float(got["deals_per_second"]), "process": deals / wall,
+            "turns": float(got["mean_turns"])}
 
 
 #: the child of :func:`run_breakdown`: time the imports from its first line (what ``durak`` imports, then this
@@ -160,4 +161,9 @@ def measure(deals: int, repeats: int) -> dict[str, Any]:
     # wall against wall: the command's figure is wall time, so the comparator's one-thread figure here is too
     out["vs_prototype"] = {"one_core": out["one_core"]["reported_median"] / p["one_core_wall_median"],
                            "all_cores": out["all_cores"]["reported_median"] / p["all_cores_median"]}
+    # the games differ in length: the same ratio per turn played (a deal of the case against one of the comparator)
+    turns = {"case": runs[1][0]["turns"], "prototype": bench_proto.turns_per_deal(deals)}
+    scale = turns["case"] / turns["prototype"]
+    out["turns_per_deal"] = turns
+    out["vs_prototype_per_turn"] = {k: v * scale for k, v in out["vs_prototype"].items()}
     return out

@@ -132,6 +132,11 @@ def play(n: int, seed: int = 1, threads: int = 1) -> dict[str, np.ndarray | int]
             "capped": int((winner < 0).sum()), "turns": int(turns.sum(dtype=np.int64))}
 
 
+def turns_per_deal(n: int) -> float:
+    """The comparator's mean turns a deal (its deals are shorter than the analyzer's games: a per-turn ratio)."""
+    return int(play(n, seed=1)["turns"]) / n
+
+
 def rates(n: int, threads: int, repeats: int) -> tuple[list[float], list[float], list[float]]:
     """Deals per second of ``repeats`` runs on one thread (CPU time, and wall time as a command's figure is) and on
     ``threads`` (wall time of ``threads * n`` deals, a run as long as the one-thread run), alternating; the first

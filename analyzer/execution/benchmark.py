@@ -538,4 +538,8 @@ def end_to_end_lines(end: dict[str, Any]) -> list[str]:
     v = end["vs_prototype"]
     out.append(f"  the JSON's deals/s over the prototype's (medians, wall time both): one core {v['one_core']:.2f}, "
                f"{cores} cores {v['all_cores']:.2f}")
+    if "vs_prototype_per_turn" in end:
+        t, w = end["turns_per_deal"], end["vs_prototype_per_turn"]
+        out.append(f"  per turn played ({end['case']} deals last {t['case']:.1f} turns, the prototype's "
+                   f"{t['prototype']:.1f}): one core {w['one_core']:.2f}, {cores} cores {w['all_cores']:.2f}")
     return out
