@@ -58,6 +58,7 @@ import pandas as pd
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, POINT_BINS, TURN_BINS, DealResults, MatchResults
 from analyzer.core.rules import RuleSet
+from analyzer.kernel.deal_sums import jack_columns, loss_shares
 from analyzer.kernel.jack_sums import jack_sums
 
 #: Seats the cross-product columns cover (czech seats up to 8, RULES.md player counts).
@@ -153,15 +154,6 @@ def _row_sum(x: np.ndarray, cols: list[int] | range) -> np.ndarray:
     return out
 
 
-def _most(pts: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Flat: each row's hands inside ``mask`` (both (N, P)) with the most points (rows without any: none)."""
-    none = np.iinfo(np.int64).min
-    top = np.full(len(pts), none, dtype=np.int64)
-    for s in range(pts.shape[1]):
-        np.maximum(top, np.where(mask[:, s], pts[:, s], none), out=top)
-    return mask.ravel() & (pts.ravel() == np.repeat(top, pts.shape[1]))
-
-
 def deal_losses(res: DealResults, deal_rule: bool) -> tuple[np.ndarray, np.ndarray]:
     """(N, P) дурак shares and (N,) "the wild rule decided" of single deals, as a match decides them.
 
@@ -172,53 +164,40 @@ def deal_losses(res: DealResults, deal_rule: bool) -> tuple[np.ndarray, np.ndarr
     :func:`analyzer.engine.match.match_outcome`.  The rule decided the loser where it acted and its
     losers (the holders with the most points) differ from the points' (the hands other than the
     winner's with the most points): the one definition of deals and matches.  Capped deals: no loss.
+    One compiled pass (:func:`analyzer.kernel.deal_sums.loss_shares`).
     """
     n, p = res.points.shape
-    seat = _seats(n, p)
-    decided = (res.end != END_CAPPED) & (res.loser >= 0)
-    dec = np.repeat(decided, p)
-    pts = res.points.ravel()
-    others = (seat != np.repeat(res.winner, p)) & dec
-    holders = res.wild_held.astype(bool, copy=False).ravel() & dec
-    acts = _row_any(holders.reshape(n, p)) & deal_rule
-    lp = np.repeat(res.points[np.arange(n), np.maximum(res.loser, 0)], p)
-    tied = (np.where(np.repeat(acts, p), holders, others) & (pts == lp) | (seat == np.repeat(res.loser, p))) & dec
-    share = 1.0 / np.maximum(_row_sum(tied.reshape(n, p), range(p)), 1.0)  # tied / count, bit for bit
-    loss = (tied * np.repeat(share, p)).reshape(n, p)
-    by_wild = res.loser_by_wild.astype(bool)
-    if acts.any():
-        differ = _most(res.points, holders.reshape(n, p)) != _most(res.points, others.reshape(n, p))
-        by_wild = by_wild | (acts & _row_any(differ.reshape(n, p)))
-    return loss, decided & by_wild
+    loss = np.zeros((n, p), np.float64)
+    by_wild = np.zeros(n, np.bool_)
+    loss_shares(np.ascontiguousarray(res.points), np.ascontiguousarray(res.winner), np.ascontiguousarray(res.loser),
+                np.ascontiguousarray(res.loser_by_wild, dtype=np.bool_),
+                np.ascontiguousarray(res.wild_held, dtype=np.bool_), np.ascontiguousarray(res.end), END_CAPPED,
+                bool(deal_rule), loss, by_wild)
+    return loss, by_wild
 
 
 def _jack_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, decided: np.ndarray,
                strategies: list[str]) -> dict[str, np.ndarray]:
     """The per-position Jack columns (JACK_COLUMNS, HV_COLUMNS) of one chunk.
 
-    Column sums in row order (:func:`_column_sums`); the ``hv_*`` products are summed by numpy's
-    pairwise sum, a fixed order (a BLAS dot product's order depends on its thread count).
+    Column sums in deal order, compiled (:func:`analyzer.kernel.deal_sums.jack_columns`); the ``hv_*`` products
+    are summed by numpy's pairwise sum, a fixed order (a BLAS dot product's order depends on its thread count).
     """
     n, p = loss_x.shape
-    seat = _seats(n, p)
-    dec = np.repeat(decided, p)
-    loss = loss_x.ravel()
-    held_d = held.astype(bool, copy=False).ravel() & dec
-    dealt = dealt.ravel()
-    cls = np.where(dec & (dealt >= 0), np.minimum(dealt, DEALT_CLASSES[-1]), -1)
     k = len(DEALT_CLASSES)
-    bins = np.where(cls >= 0, cls.astype(np.intp) * p + seat, k * p)  # (class, seat), or none
-    n_k, loss_k = _column_sums(bins, p, groups=k), _column_sums(bins, p, loss, groups=k)
+    n_k, loss_k = np.zeros((k, p)), np.zeros((k, p))
+    held_n, held_loss = np.zeros(p), np.zeros(p)
+    hl, cl = np.zeros((n, p)), np.zeros((n, p))  # held * loss, and not held * loss, in decided games
+    held_d, not_held = np.zeros((n, p), np.bool_), np.zeros((n, p), np.bool_)
+    jack_columns(np.ascontiguousarray(loss_x, dtype=np.float64), np.ascontiguousarray(held, dtype=np.bool_),
+                 np.ascontiguousarray(dealt, dtype=np.int8), np.ascontiguousarray(decided, dtype=np.bool_), k,
+                 n_k, loss_k, held_n, held_loss, hl, cl, held_d, not_held)
     out: dict[str, np.ndarray] = {}
     for i, c in enumerate(DEALT_CLASSES):
         out[f"dealt{c}_n"] = n_k[i]
         out[f"dealt{c}_losses"] = loss_k[i]
-    out["held_n"] = _column_sums(seat[held_d], p)[0]
-    out["held_losses"] = _column_sums(seat[held_d], p, loss[held_d])[0]
-    not_held = (dec & ~held_d).reshape(n, p)
-    hl = np.where(held_d, loss, 0.0).reshape(n, p)  # held * loss in decided games
-    cl = np.where(not_held.ravel(), loss, 0.0).reshape(n, p)
-    held_d = held_d.reshape(n, p)
+    out["held_n"] = held_n
+    out["held_losses"] = held_loss
     hv = {c: np.zeros(p) for c in HV_COLUMNS}
     for name in dict.fromkeys(strategies):
         mine = [q for q, s in enumerate(strategies) if s == name]
