@@ -179,3 +179,17 @@ def test_the_experiment_round_trips_with_its_rotations() -> None:
     assert d["hand_rotations"] == {"2": 2}
     again = parse_experiment({k: v for k, v in d.items() if k not in ("source", "cells")})
     assert [c.rotations for c in again.cells] == [c.rotations for c in exp.cells]
+
+
+def test_a_rotated_chunk_checks_its_deals_and_names_its_cell_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--check reaches the rotated decks' play as it reaches any chunk's (every card conserved in every deal)."""
+    from analyzer.kernel import serve
+
+    cell = _cells(LADDER.format(rot=2))[0]
+    seen: list[tuple[bool, int]] = []
+    real = serve.simulate_chunk
+    monkeypatch.setattr(serve, "simulate_chunk", lambda *a, **k: seen.append((k["check"], k["where"].cell)) or real(*a, **k))
+    checked = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), True, engine="compiled")
+    plain = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), False, engine="compiled")
+    assert seen == [(True, cell.index), (False, cell.index)]
+    assert all(checked[name].equals(plain[name]) for name in checked)  # checking changes nothing

@@ -54,7 +54,7 @@ from numpy.random import SeedSequence
 from numpy.typing import NDArray
 
 from analyzer.core.cards import rotated_hands, shuffled_decks
-from analyzer.core.outcomes import DealResults
+from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.public import needs_table
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
@@ -234,13 +234,13 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     the compiled kernel's threads (results do not depend on them).
     """
     strategies = lineups.build(cell.lineup, strategy_resolver(simulator))
+    # faults and broken invariants name the cell, the chunk and the global deal number, for any --jobs
+    where = FaultContext(cell_label=cell.label, cell=cell.index, chunk=chunk_index, first=chunk_index * cell.chunk_size)
     if cell.rotations > 1:
-        return _rotated_chunk(cell, chunk_index, n, seed, strategies, simulator=simulator, engine=engine)
+        return _rotated_chunk(cell, n, seed, strategies, check, where, simulator=simulator, engine=engine)
     if needs_table(strategies):  # a plugin that remembers only through choose_known; tracker and pimc read the views
         known = simulate_known(cell.rules, strategies, n, seed, cell.unit)
         return summarize(known, lineups.display_names(cell.lineup, strategies), cell.rules)
-    # faults and broken invariants name the cell, the chunk and the global deal number, for any --jobs
-    where = FaultContext(cell_label=cell.label, cell=cell.index, chunk=chunk_index, first=chunk_index * cell.chunk_size)
     if choose_engine(strategies, engine=engine, simulator=simulator, unit=cell.unit) != "numpy":
         res = serve.simulate_chunk(cell.rules, strategies, n, seed, matches=cell.unit == "match", threads=threads,
                                    check=check, where=where, specialise=cell_specialise(cell, strategies))
@@ -257,20 +257,26 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)
 
 
-def _rotated_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, strategies: Sequence[object], *,
-                   simulator: str | None, engine: str | None) -> dict[str, pd.DataFrame]:
+def _rotated_chunk(cell: Cell, n: int, seed: SeedSequence, strategies: Sequence[object], check: bool,
+                   where: FaultContext, *, simulator: str | None, engine: str | None) -> dict[str, pd.DataFrame]:
     """A chunk of a cell whose hands rotate: ``n / rotations`` decks from the chunk's deck stream, each dealt
     ``rotations`` times with its hands passed one seat on each time (analyzer.core.cards.rotated_hands), played on
     the cell's engine; the sums, and the first seat's wins and decided deals per deck (sums.rotation_hist)."""
     rules, k = cell.rules, cell.rotations
     decks = rotated_hands(shuffled_decks(rules.deck_size, n // k, serve.deck_generator(seed)), rules.players,
                           rules.hand_size, k)
+    res: DealResults | MatchResults
     if needs_table(strategies):
         res = simulate_observed(rules, strategies, decks, child_seed(seed, 1))
     elif choose_engine(strategies, engine=engine, simulator=simulator, unit="deal") != "numpy":
-        res = serve.simulate_on_decks(rules, strategies, decks.astype(np.int64), seed)
+        res = serve.simulate_chunk(rules, strategies, n, seed, matches=False, check=check, where=where, decks=decks)
     else:
-        res = import_simulator(simulator_path(simulator)).simulate_deals(rules, strategies, n, seed, decks=decks)
+        simulate = import_simulator(simulator_path(simulator)).simulate_deals
+        kw: dict[str, Any] = {"check": check}
+        if "where" in inspect.signature(simulate).parameters:  # a stand-in simulator may not name faults
+            kw["where"] = where
+        res = simulate(rules, strategies, n, seed, decks=decks, **kw)
+    assert isinstance(res, DealResults)  # single deals: matches never rotate (experiment.py refuses them)
     tables = summarize(res, lineups.display_names(cell.lineup, strategies), rules)
     tables["hist"] = pd.concat([tables["hist"], rotation_hist(res, k)], ignore_index=True)
     return tables

@@ -45,12 +45,13 @@ def loss_shares(points: np.ndarray, winner: np.ndarray, loser: np.ndarray, loser
             loss[i, s] = share if tied[s] else 0.0
         decided_by_wild = loser_by_wild[i]
         if acts:
-            top_held = top_other = np.iinfo(np.int64).min
+            top_held = top_other = -1  # points are never negative: -1 is "no such hand"
             for s in range(p):
-                if wild_held[i, s]:
-                    top_held = max(top_held, np.int64(points[i, s]))
-                if s != winner[i]:
-                    top_other = max(top_other, np.int64(points[i, s]))
+                pts = int(points[i, s])
+                if wild_held[i, s] and pts > top_held:
+                    top_held = pts
+                if s != winner[i] and pts > top_other:
+                    top_other = pts
             for s in range(p):
                 by_rule = wild_held[i, s] and points[i, s] == top_held
                 by_points = s != winner[i] and points[i, s] == top_other

@@ -62,10 +62,9 @@ def deck_generator(ss: np.random.SeedSequence) -> np.random.Generator:
 def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: np.ndarray, ss: np.random.SeedSequence
                       ) -> DealResults:
     """Deals on given decks (duplicate designs), with the play streams the numpy simulator gives ``ss``."""
-    if not_compiled(strategies) is not None:
-        return _paused(rules, strategies, len(decks), ss, decks=decks)
-    announce_if_cold("driver.deals_kernel")
-    return simulate_deals(rules, strategies, len(decks), base_key(ss), decks=decks, threads=1)
+    res = simulate_chunk(rules, strategies, len(decks), ss, matches=False, decks=decks)
+    assert isinstance(res, DealResults)
+    return res
 
 
 def _paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
@@ -124,7 +123,7 @@ def _traced(run: Callable[[int], object], fault: StrategyFault) -> Traced | None
 
 def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
                    matches: bool, threads: int = 1, check: bool = False, where: FaultContext | None = None,
-                   specialise: bool | None = None) -> DealResults | MatchResults:
+                   specialise: bool | None = None, decks: np.ndarray | None = None) -> DealResults | MatchResults:
     """``n`` deals (or matches) of one chunk on the kernel, on ``threads`` threads (results do not depend on it).
 
     ``check`` (--check): every deal must end with every card exactly once in hands, talon and pile; a
@@ -134,17 +133,22 @@ def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.
     deals with Python strategies are paused at their decisions (:func:`_paused`) and that replay runs.
     ``specialise``: deals on the kernel compiled for these rules (True), on the one for any rules (False), or
     on the first once the process has asked for enough deals (None; analyzer.kernel.jit.Specialised); the
-    results are the same.
+    results are the same.  ``decks`` (deals only): deal ``j`` is dealt ``decks[j]`` instead of the chunk's
+    ``j``-th shuffle (duplicate designs, rotated hands), on the same play streams.
     """
     where = where or FaultContext()
+    given = None if decks is None else np.ascontiguousarray(decks, dtype=np.int64)
     try:
         if not_compiled(strategies) is not None:
             if matches:
                 return _paused_matches(rules, strategies, n, ss, check=check, where=where)
-            return _paused(rules, strategies, n, ss, check=check, where=where, specialise=specialise)
+            return _paused(rules, strategies, n, ss, check=check, where=where, specialise=specialise, decks=given)
         announce_if_cold("matches.matches_kernel" if matches else "driver.deals_kernel")  # a cold cache: one line first
         if matches:
             return simulate_matches(rules, strategies, n, base_key(ss), threads=threads, check=check)
+        if given is not None:
+            return simulate_deals(rules, strategies, n, base_key(ss), decks=given, threads=threads, check=check,
+                                  specialise=specialise)
         return simulate_deals(rules, strategies, n, base_key(ss), deck_rng=deck_generator(ss), threads=threads,
                               check=check, specialise=specialise)
     except Broken as exc:
