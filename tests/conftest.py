@@ -166,6 +166,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 SLOW_FIRST = (
     "tests/test_tournament_field_stop.py::test_field_stops_at_the_same_deck_for_any_jobs_on_the_first_chunks_of_a_straight_run",
     "tests/test_bench.py::test_bench_json_reports_every_engine_for_each_case",
+    # compiles the ismcts kernels (26 CPU-s cold) alone, early: in file order its neighbour (choose vs choose_batch,
+    # czech2) went to the other worker, which compiled the same kernels side by side (15 CPU-s each, 30 s of wall)
+    "tests/test_ismcts.py::test_ismcts_plays_whole_deals_legally_and_deterministically[czech2]",
     "tests/test_bad_input.py::test_user_mistake[plugin-raises]",
     "tests/test_api.py::test_readme_notebook_example_runs",
     "tests/test_fuzz_cli.py::test_fuzz_experiment_files",
@@ -174,6 +177,9 @@ SLOW_FIRST = (
     "tests/test_cli_args.py::test_progress_bar_on_a_terminal",
     "tests/test_cli_args.py::test_run_uses_the_plugin_name_in_tables",
     "tests/test_lint.py::test_mypy_finds_nothing",
+    # after the JSON bench above has compiled the kernels for one kind at every seat (its fixed-rules rows): in file
+    # order it ran beside that one and compiled them too (17 CPU-s of compile side by side, 4 once they are cached)
+    "tests/test_bench.py::test_bench_without_simple_engine_or_rollouts_and_bad_variants",
     "tests/test_report.py::test_report_writes_markdown_html_and_charts",  # its group: the file, with its report built
     "tests/test_equivalence.py::test_simulator_equals_engine_deal_by_deal[czech-4-starter_effects=True",
     "tests/test_kernel_pause.py::test_matches_on_the_pause_path_equal_the_kernels_and_the_numpy_simulators",

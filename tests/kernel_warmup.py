@@ -106,9 +106,13 @@ def _search() -> None:
                               np.random.SeedSequence(1), n=1)
 
 
-#: the parts run side by side, each about half of the compile time (CPU seconds, cold, at load 2: deals 71 + paused
-#: deals 96 = 167; matches and rollouts 87 + paused matches 18 + search 51 = 156)
-PARTS: dict[str, list[Callable[[], None]]] = {"deals": [_deals, _paused], "rollouts": [_matches, _paused_matches, _search]}
+#: The parts run side by side, split by what they compile: the pause kernels (a slot's talon and pile are int8) call
+#: the turn functions with another argument type than the deals, match, rollout and search kernels (int64), so each
+#: tree of turn functions is compiled by one part only.  Split otherwise (deals and paused deals in one part, matches,
+#: paused matches and search in the other) both parts compiled both trees side by side: 164 CPU-s cold where one
+#: process compiling every step in turn spends 122.  Steps alone, cold, one after the other (CPU-s): paused deals 52,
+#: paused matches then 14; deals 28, matches then 16, search then 28 (the parts share only the small helpers).
+PARTS: dict[str, list[Callable[[], None]]] = {"int64": [_deals, _matches, _search], "paused": [_paused, _paused_matches]}
 
 
 def warm(parts: list[str]) -> None:
