@@ -193,3 +193,42 @@ def test_a_rotated_chunk_checks_its_deals_and_names_its_cell_when_asked(monkeypa
     plain = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), False, engine="compiled")
     assert seen == [(True, cell.index), (False, cell.index)]
     assert all(checked[name].equals(plain[name]) for name in checked)  # checking changes nothing
+
+
+def test_the_jack_comparisons_take_a_rotated_deck_as_one_cluster() -> None:
+    """A deck's rotations share its cards (the seat dealt the wild in one holds the same hand in the other), so the
+    same-game sums behind the dealt and held Jack gaps' intervals are summed per deck first: the dealt moments
+    ``dm`` and the per-strategy products ``hv`` of a chunk summarised in clusters of two equal the outer products of
+    each pair of deals' summed vectors (and the per-position counts do not change)."""
+    from analyzer.sim.simulator import simulate_deals
+    from analyzer.stats import sums
+    from strategies import get_strategy
+
+    rules = make_rules("czech", 2)
+    decks = rotated_hands(shuffled_decks(rules.deck_size, 300, np.random.default_rng(3)), 2, rules.hand_size, 2)
+    res = simulate_deals(rules, [get_strategy("greedy")] * 2, len(decks), seed=5, decks=decks)
+    one, two = sums.summarize(res, ["g", "g"], rules), sums.summarize(res, ["g", "g"], rules, cluster=2)
+    loss, _ = sums.deal_losses(res, False)
+    dec = (res.end != 2)[:, None]
+    dealt = np.asarray(res.wilds_dealt)
+    w = np.stack([(loss * dec * (dealt >= 1)).sum(1), (dec * (dealt >= 1)).sum(1),
+                  (loss * dec * (dealt == 0)).sum(1), (dec * (dealt == 0)).sum(1)], axis=1)
+    for x, frame in ((w, one), (w.reshape(-1, 2, 4).sum(axis=1), two)):
+        m = x.T @ x
+        want = [m[i, j] for i in range(4) for j in range(i, 4)]
+        np.testing.assert_allclose(frame["totals"][list(sums.DEALT_MOMENTS)].to_numpy(float)[0], want, rtol=1e-12)
+    held = res.wild_held & dec
+    b = held.sum(1).reshape(-1, 2).sum(1).astype(float)
+    assert two["positions"]["hv_bb"].iloc[0] == float((b * b).sum())
+    assert one["positions"]["hv_bb"].iloc[0] == float((held.sum(1).astype(float) ** 2).sum())
+    assert one["positions"]["held_n"].equals(two["positions"]["held_n"])
+    assert one["positions"]["wins"].equals(two["positions"]["wins"])
+
+
+def test_a_rotated_chunk_sums_its_jack_comparisons_per_deck(monkeypatch: pytest.MonkeyPatch) -> None:
+    cell = _cells(LADDER.format(rot=2))[0]
+    asked: list[int] = []
+    real = executor.summarize
+    monkeypatch.setattr(executor, "summarize", lambda *a, **k: asked.append(k.get("cluster", 1)) or real(*a, **k))
+    executor.run_chunk(cell, 0, 400, executor.cell_seed(4, cell, 0), False, engine="compiled")
+    assert asked == [2]

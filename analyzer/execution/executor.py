@@ -261,7 +261,8 @@ def _rotated_chunk(cell: Cell, n: int, seed: SeedSequence, strategies: Sequence[
                    where: FaultContext, *, simulator: str | None, engine: str | None) -> dict[str, pd.DataFrame]:
     """A chunk of a cell whose hands rotate: ``n / rotations`` decks from the chunk's deck stream, each dealt
     ``rotations`` times with its hands passed one seat on each time (analyzer.core.cards.rotated_hands), played on
-    the cell's engine; the sums, and the first seat's wins and decided deals per deck (sums.rotation_hist)."""
+    the cell's engine; the sums (the Jack comparisons' same-game sums per deck: sums.summarize's ``cluster``), and the
+    first seat's wins and decided deals per deck (sums.rotation_hist)."""
     rules, k = cell.rules, cell.rotations
     decks = rotated_hands(shuffled_decks(rules.deck_size, n // k, serve.deck_generator(seed)), rules.players,
                           rules.hand_size, k)
@@ -277,7 +278,7 @@ def _rotated_chunk(cell: Cell, n: int, seed: SeedSequence, strategies: Sequence[
             kw["where"] = where
         res = simulate(rules, strategies, n, seed, decks=decks, **kw)
     assert isinstance(res, DealResults)  # single deals: matches never rotate (experiment.py refuses them)
-    tables = summarize(res, lineups.display_names(cell.lineup, strategies), rules)
+    tables = summarize(res, lineups.display_names(cell.lineup, strategies), rules, cluster=k)
     tables["hist"] = pd.concat([tables["hist"], rotation_hist(res, k)], ignore_index=True)
     return tables
 

@@ -177,7 +177,7 @@ def deal_losses(res: DealResults, deal_rule: bool) -> tuple[np.ndarray, np.ndarr
 
 
 def _jack_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, decided: np.ndarray,
-               strategies: list[str]) -> dict[str, np.ndarray]:
+               strategies: list[str], cluster: int = 1) -> dict[str, np.ndarray]:
     """The per-position Jack columns (JACK_COLUMNS, HV_COLUMNS) of one chunk.
 
     Column sums in deal order, compiled (:func:`analyzer.kernel.deal_sums.jack_columns`); the ``hv_*`` products
@@ -202,6 +202,8 @@ def _jack_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, decided:
     for name in dict.fromkeys(strategies):
         mine = [q for q, s in enumerate(strategies) if s == name]
         parts = {"a": _row_sum(hl, mine), "b": _row_sum(held_d, mine), "c": _row_sum(cl, mine), "e": _row_sum(not_held, mine)}
+        if cluster > 1:  # a deck's rotations share its cards: their sums are one cluster's
+            parts = {x: y.reshape(-1, cluster).sum(axis=1) for x, y in parts.items()}
         for pair in HV_PAIRS:
             hv[f"hv_{pair}"][mine[0]] = float((parts[pair[0]] * parts[pair[1]]).sum())
     return {**out, **hv}
@@ -217,7 +219,7 @@ def _moments(m: np.ndarray, shares: list[int], prefix: str) -> dict[str, float]:
 
 
 def _isolating_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, left: np.ndarray,
-                    decided: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+                    decided: np.ndarray, cluster: int = 1) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """The Jack comparisons that isolate the wild (module docstring): per-position LEFT_COLUMNS and the
     per-chunk same-game moments HELD_MOMENTS and DEALT_MOMENTS, in one compiled pass
     (:func:`analyzer.kernel.jack_sums.jack_sums`).  ``left`` or ``dealt`` NOT_RECORDED (-1) puts a seat in no
@@ -230,7 +232,7 @@ def _isolating_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, lef
     mh, md = np.zeros((HELD_DIM, HELD_DIM), np.int64), np.zeros((4, 4), np.int64)
     jack_sums(share, loss, np.ascontiguousarray(held, dtype=np.bool_), np.ascontiguousarray(left, dtype=np.int8),
               np.ascontiguousarray(dealt, dtype=np.int8), np.ascontiguousarray(decided, dtype=np.bool_), k,
-              cnt, los, mh, md)
+              cnt, los, mh, md, cluster)
     per_pos: dict[str, np.ndarray] = {}
     for i, c in enumerate(LEFT_CLASSES):
         for g, tag in enumerate(("held", "free")):
@@ -242,7 +244,7 @@ def _isolating_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, lef
 
 
 def summarize(res: DealResults | MatchResults, strategies: list[str],
-              rules: RuleSet | None = None) -> dict[str, pd.DataFrame]:
+              rules: RuleSet | None = None, cluster: int = 1) -> dict[str, pd.DataFrame]:
     """Sufficient statistics of a chunk: ``positions``, ``totals`` and ``hist`` tables.
 
     ``positions``: one row per position with counts and sums (POSITION_COLUMNS);
@@ -250,7 +252,9 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
     ``hist``: columns kind ('turns' | 'points' | 'deals'), bin, count.
     ``rules``: the cell's rules, which say whether the wild rule acts on single deals
     (``wild_rule = deal``); without them a chunk in which the engine's loser was ever
-    picked by the wild rule is taken to have it (tests and hand-made results).
+    picked by the wild rule is taken to have it (tests and hand-made results).  ``cluster``: the games come in
+    clusters of that many consecutive ones (a deck dealt with its hands rotated), which the same-game sums of the
+    Jack comparisons (``hv_*``, ``lm_*``, ``dm_*``) take as one (their intervals are over clusters).
     """
     n = len(res)
     p = len(strategies)
@@ -307,7 +311,7 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
     totals["wild_rest_points_sum"] = float((rest * res.wild_held * pts).sum())
     cross = {m: cross_sums(x) for m, x in (("wins", win_x), ("losses", loss_x), ("points", pts))}
     left_pos, moments = _isolating_sums(loss_x, res.wild_held, np.asarray(res.wilds_dealt),
-                                        np.asarray(res.cards_left), decided)
+                                        np.asarray(res.cards_left), decided, cluster)
     totals.update(moments)
     positions = pd.DataFrame({
         "position": np.arange(p), "strategy": list(strategies), "n": n,
@@ -315,7 +319,7 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
         "wild_held": wild.astype(np.int64), "went_out": went.astype(np.int64),
         "points_sum": pts_t.sum(axis=1), "points_sq": (pts_t ** 2).sum(axis=1),
         **{f"{m}_x{q}": cross[m][:, q] for m in CROSS_METRICS for q in range(MAX_SEATS)},
-        **_jack_sums(loss_x, res.wild_held, np.asarray(res.wilds_dealt), decided, list(strategies)),
+        **_jack_sums(loss_x, res.wild_held, np.asarray(res.wilds_dealt), decided, list(strategies), cluster),
         **left_pos,
     })
     hist = pd.concat([pd.DataFrame({"kind": k, "bin": np.arange(len(h)), "count": h.astype(np.int64)})
