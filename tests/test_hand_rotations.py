@@ -119,10 +119,10 @@ def test_the_interval_over_decks_covers_the_rate_95_times_in_100() -> None:
     assert narrower == reps
 
 
-def test_first_player_advantage_takes_the_rate_over_decks_where_hands_rotate() -> None:
+def test_first_player_advantage_takes_the_rate_over_decks_where_hands_rotate(monkeypatch: pytest.MonkeyPatch) -> None:
     """czech 2p, greedy in both seats, 4,000 decks: the rotated cell's interval is over decks and narrower than
     the binomial one of as many deals (a deal's hands lose what one seat wins); a cell without rotations keeps
-    its Wilson interval and has no decks."""
+    its Wilson interval and has no decks.  The verdict reads the interval the row shows (the deck one)."""
     from analyzer.execution.runner import run_experiment
 
     exp = parse(LADDER.replace("players = [2, 4]", "players = [2]").replace("deals = 600", "deals = 4000")
@@ -147,6 +147,15 @@ def test_first_player_advantage_takes_the_rate_over_decks_where_hands_rotate() -
     w = intervals.wilson(flat["wins"], flat["n"])
     assert (flat["lo"], flat["hi"]) == (pytest.approx(float(w.lo)), pytest.approx(float(w.hi)))
     assert rotated_first(out["plain"]).empty
+    assert rot["lo"] > rot["fair"] and rot["p_holm"] < 0.05 and bool(rot["distinguishable"])
+    from analyzer.stats import tables
+
+    # a Wilson interval that could tell nothing (0 to 1): the rotated cell's verdict still follows its deck interval
+    monkeypatch.setattr(tables.stats, "wilson", lambda w, n: intervals.Rate(np.asarray(w) / np.asarray(n),
+                                                                           np.zeros(len(np.atleast_1d(n))),
+                                                                           np.ones(len(np.atleast_1d(n))), n))
+    assert bool(first_player_advantage(out["rotated"]).iloc[0]["distinguishable"])
+    assert not bool(first_player_advantage(out["plain"]).iloc[0]["distinguishable"])
 
 
 @pytest.mark.parametrize(("value", "words"), [

@@ -321,7 +321,7 @@ def first_player_advantage(res: Results, pooled: bool = False) -> pd.DataFrame:
     out["ratio"], out["ratio_lo"], out["ratio_hi"] = rate / fair, lo / fair, hi / fair
     out["p_value"] = stats.z_test_p(rate, null_se, fair)
     out["p_holm"] = stats.holm(out["p_value"].to_numpy())
-    out["distinguishable"] = stats.agreed_distinguishable(r.lo, r.hi, out["p_holm"].to_numpy(), fair)
+    out["distinguishable"] = stats.agreed_distinguishable(lo, hi, out["p_holm"].to_numpy(), fair)
     out["homogeneous"] = [len(set(s.replace("|", ",").replace(" ", "").split(","))) <= 1 for s in out["lineup"]]
     return out.reset_index(drop=True)
 
