@@ -231,54 +231,42 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     Strategies are built afresh per chunk, one per distinct spec, so a stateful
     strategy cannot carry anything from one chunk to the next (that would make
     results depend on which chunks a worker happened to run).  ``threads``:
-    the compiled kernel's threads (results do not depend on them).
+    the compiled kernel's threads (results do not depend on them).  A cell whose hands rotate plays
+    ``n / rotations`` decks of the chunk's deck stream, each dealt ``rotations`` times with its hands passed one
+    seat on each time (analyzer.core.cards.rotated_hands), on the same engine; its Jack comparisons' same-game sums
+    are taken per deck (sums.summarize's ``cluster``) and the first seat's wins and decided deals per deck are kept
+    (sums.rotation_hist).
     """
     strategies = lineups.build(cell.lineup, strategy_resolver(simulator))
+    names = lineups.display_names(cell.lineup, strategies)
+    rules, k = cell.rules, cell.rotations
+    decks = None if k == 1 else rotated_hands(shuffled_decks(rules.deck_size, n // k, serve.deck_generator(seed)),
+                                              rules.players, rules.hand_size, k)
     # faults and broken invariants name the cell, the chunk and the global deal number, for any --jobs
     where = FaultContext(cell_label=cell.label, cell=cell.index, chunk=chunk_index, first=chunk_index * cell.chunk_size)
-    if cell.rotations > 1:
-        return _rotated_chunk(cell, n, seed, strategies, check, where, simulator=simulator, engine=engine)
-    if needs_table(strategies):  # a plugin that remembers only through choose_known; tracker and pimc read the views
-        known = simulate_known(cell.rules, strategies, n, seed, cell.unit)
-        return summarize(known, lineups.display_names(cell.lineup, strategies), cell.rules)
-    if choose_engine(strategies, engine=engine, simulator=simulator, unit=cell.unit) != "numpy":
-        res = serve.simulate_chunk(cell.rules, strategies, n, seed, matches=cell.unit == "match", threads=threads,
-                                   check=check, where=where, specialise=cell_specialise(cell, strategies))
-        return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)
-    mod = import_simulator(simulator_path(simulator))
-    simulate = mod.simulate_matches if cell.unit == "match" else mod.simulate_deals
-    kw: dict[str, Any] = {"check": check}
-    if "where" in inspect.signature(simulate).parameters:  # a stand-in simulator may not name faults
-        kw["where"] = where
-    res = simulate(cell.rules, strategies, n, seed, **kw)
-    if len(res) != n:
-        raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
-                           f"of cell {cell.index}, expected {n}")
-    return summarize(res, lineups.display_names(cell.lineup, strategies), cell.rules)
-
-
-def _rotated_chunk(cell: Cell, n: int, seed: SeedSequence, strategies: Sequence[object], check: bool,
-                   where: FaultContext, *, simulator: str | None, engine: str | None) -> dict[str, pd.DataFrame]:
-    """A chunk of a cell whose hands rotate: ``n / rotations`` decks from the chunk's deck stream, each dealt
-    ``rotations`` times with its hands passed one seat on each time (analyzer.core.cards.rotated_hands), played on
-    the cell's engine; the sums (the Jack comparisons' same-game sums per deck: sums.summarize's ``cluster``), and the
-    first seat's wins and decided deals per deck (sums.rotation_hist)."""
-    rules, k = cell.rules, cell.rotations
-    decks = rotated_hands(shuffled_decks(rules.deck_size, n // k, serve.deck_generator(seed)), rules.players,
-                          rules.hand_size, k)
     res: DealResults | MatchResults
-    if needs_table(strategies):
-        res = simulate_observed(rules, strategies, decks, child_seed(seed, 1))
-    elif choose_engine(strategies, engine=engine, simulator=simulator, unit="deal") != "numpy":
-        res = serve.simulate_chunk(rules, strategies, n, seed, matches=False, check=check, where=where, decks=decks)
+    if needs_table(strategies):  # a plugin that remembers only through choose_known; tracker and pimc read the views
+        res = (simulate_known(rules, strategies, n, seed, cell.unit) if decks is None
+               else simulate_observed(rules, strategies, decks, child_seed(seed, 1)))
+    elif choose_engine(strategies, engine=engine, simulator=simulator, unit=cell.unit) != "numpy":
+        res = serve.simulate_chunk(rules, strategies, n, seed, matches=cell.unit == "match", threads=threads,
+                                   check=check, where=where, specialise=cell_specialise(cell, strategies), decks=decks)
     else:
-        simulate = import_simulator(simulator_path(simulator)).simulate_deals
+        mod = import_simulator(simulator_path(simulator))
+        simulate = mod.simulate_matches if cell.unit == "match" else mod.simulate_deals
         kw: dict[str, Any] = {"check": check}
         if "where" in inspect.signature(simulate).parameters:  # a stand-in simulator may not name faults
             kw["where"] = where
-        res = simulate(rules, strategies, n, seed, decks=decks, **kw)
+        if decks is not None:
+            kw["decks"] = decks
+        res = simulate(rules, strategies, n, seed, **kw)
+        if len(res) != n:
+            raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
+                               f"of cell {cell.index}, expected {n}")
+    if decks is None:
+        return summarize(res, names, rules)
     assert isinstance(res, DealResults)  # single deals: matches never rotate (experiment.py refuses them)
-    tables = summarize(res, lineups.display_names(cell.lineup, strategies), rules, cluster=k)
+    tables = summarize(res, names, rules, cluster=k)
     tables["hist"] = pd.concat([tables["hist"], rotation_hist(res, k)], ignore_index=True)
     return tables
 

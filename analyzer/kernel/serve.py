@@ -137,20 +137,17 @@ def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.
     ``j``-th shuffle (duplicate designs, rotated hands), on the same play streams.
     """
     where = where or FaultContext()
-    given = None if decks is None else np.ascontiguousarray(decks, dtype=np.int64)
     try:
         if not_compiled(strategies) is not None:
             if matches:
                 return _paused_matches(rules, strategies, n, ss, check=check, where=where)
-            return _paused(rules, strategies, n, ss, check=check, where=where, specialise=specialise, decks=given)
+            return _paused(rules, strategies, n, ss, check=check, where=where, specialise=specialise, decks=decks)
         announce_if_cold("matches.matches_kernel" if matches else "driver.deals_kernel")  # a cold cache: one line first
         if matches:
             return simulate_matches(rules, strategies, n, base_key(ss), threads=threads, check=check)
-        if given is not None:
-            return simulate_deals(rules, strategies, n, base_key(ss), decks=given, threads=threads, check=check,
-                                  specialise=specialise)
-        return simulate_deals(rules, strategies, n, base_key(ss), deck_rng=deck_generator(ss), threads=threads,
-                              check=check, specialise=specialise)
+        return simulate_deals(rules, strategies, n, base_key(ss), decks=decks,
+                              deck_rng=deck_generator(ss) if decks is None else None, threads=threads, check=check,
+                              specialise=specialise)
     except Broken as exc:
         unit = "match" if matches else "deal"
         raise SimulationError(f"invariant broken: cards not conserved in {rules.variant} {unit} "
