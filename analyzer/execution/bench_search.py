@@ -19,7 +19,9 @@ Each path gives two rows:
   the searches alone (sampling worlds, applying every action, the rollouts).
 
 The first deals (compiling, or loading the kernels from numba's cache) are
-played before the clock starts.  Times are CPU seconds of this process (one
+played before the clock starts, pimc's batch search on the kernel compiled for
+the case's rules and rollout line-up (what a run gets after its first few
+thousand decisions: analyzer.knowledge.search.ROWS).  Times are CPU seconds of this process (one
 core; the simulator and the kernel run no threads here).
 
 The batch ``decisions`` rows also give ``all_cores``: one process per core, each
@@ -48,6 +50,7 @@ from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.kernel.probe import two_thread_scaling
+from analyzer.knowledge.search import rows_kernel
 from analyzer.knowledge.table import simulate_observed
 from analyzer.sim.simulator import simulate_deals
 
@@ -59,6 +62,15 @@ PATHS = ("batch", "table")
 SEARCHERS = (("pimc", PATHS), ("ismcts", ("batch",)))
 #: rounds of the batch rows (one core, then every core, in each)
 ROUNDS = 3
+
+
+def _warm(searcher: object, rules: RuleSet) -> None:
+    """pimc's batch rows on the kernel compiled for the rules and its rollout line-up, as a run past its first
+    :data:`~analyzer.knowledge.search.SPECIALISE_ROWS` decisions plays them (compiled here, or loaded from
+    numba's cache); ismcts has one kernel for every rule set."""
+    if getattr(searcher, "family", None) == "pimc":
+        p, kinds, _ = searcher._compile(rules)  # type: ignore[attr-defined]
+        rows_kernel(p, kinds, 0, specialise=True)
 
 
 def _play(path: str, rules: RuleSet, lineup: Sequence[object], orders: np.ndarray, seed: int) -> None:
@@ -77,6 +89,7 @@ def measure(variant: str, players: int, decks: int, spec: str = "pimc", seed: in
     rules = make_rules(variant, players)
     pimc, other = get_strategy(spec), get_strategy("weighted")
     orders = shuffled_decks(rules.deck_size, decks, np.random.default_rng(seed)).astype(np.int8)
+    _warm(pimc, rules)
     _play(path, rules, [pimc] + [other] * (players - 1), orders[:1], seed)  # compile / load
     pimc.decisions, pimc.rollouts, pimc.seconds = 0, 0, 0.0  # type: ignore[attr-defined]
     t0 = time.process_time()
@@ -92,6 +105,7 @@ def _core_worker(variant: str, players: int, orders: np.ndarray, spec: str, seed
     """One process of :func:`measure_cores`: warm up, wait for the others, play ``orders`` (both seatings)."""
     rules = make_rules(variant, players)
     searcher, other = get_strategy(spec), get_strategy("weighted")
+    _warm(searcher, rules)
     _play("batch", rules, [searcher] + [other] * (players - 1), orders[:1], seed)  # compile / load
     searcher.decisions = 0  # type: ignore[attr-defined]
     barrier.wait()

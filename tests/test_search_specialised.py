@@ -1,0 +1,78 @@
+"""pimc's batch search on the kernel compiled for its rule set and rollout line-up (analyzer.knowledge.search.ROWS):
+the same scores, worlds, rollout turns and rollouts as the generic kernel, row for row, and the switch to it
+where it should happen (after enough decisions, or at once when numba's cache holds it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import analyzer.knowledge.search as search
+from analyzer.core.cards import shuffled_decks
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import make_rules
+from analyzer.kernel.jit import Specialised
+from analyzer.sim.simulator import simulate_deals
+
+
+def _searched_rows(variant: str, players: int, decks: int, options: dict[str, Any] | None = None,
+                   monkeypatch: pytest.MonkeyPatch | None = None) -> list[tuple[Any, ...]]:
+    """The arguments of every batch search of pimc (budget 3,000) against weighted on a few decks."""
+    rules = make_rules(variant, players, options or {})
+    pimc = get_strategy("pimc?budget=3000")
+    orders = shuffled_decks(rules.deck_size, decks, np.random.default_rng(5)).astype(np.int8)
+    calls: list[tuple[Any, ...]] = []
+    generic = search.search_rows
+
+    def kernel(p: np.ndarray, kinds: np.ndarray, rows: int, specialise: bool | None = None) -> Any:
+        def run(*args: Any) -> Any:
+            calls.append((p, *args))
+            return generic(p, *args)
+        return run
+
+    assert monkeypatch is not None
+    monkeypatch.setattr(search, "rows_kernel", kernel)
+    simulate_deals(rules, [pimc] + [get_strategy("weighted")] * (players - 1), decks, np.random.SeedSequence(3),
+                   decks=orders)
+    monkeypatch.undo()
+    assert calls, "pimc searched nothing"
+    return calls
+
+
+@pytest.mark.parametrize("variant,players,options", [("czech", 3, {}), ("svinya", 2, {"target": 60})])
+def test_the_kernel_compiled_for_the_rules_scores_every_row_as_the_generic_one(variant, players, options,
+                                                                                 monkeypatch) -> None:
+    """Every searched row: scores, worlds used, rollout turns and rollouts bit for bit (a match's totals too)."""
+    calls = _searched_rows(variant, players, 3, options, monkeypatch)
+    p, kinds = calls[0][0], calls[0][1]
+    fixed = search.rows_kernel(p, kinds, 1, specialise=True)
+    assert fixed is not search.search_rows and not hasattr(fixed, "func")  # the compiled-for kernel, not a partial
+    rows = 0
+    for p_row, *args in calls:
+        want = search.search_rows(p_row, *args)
+        got = fixed(*args)
+        for w, g in zip(want, got):
+            assert np.array_equal(w, g)
+        rows += len(args[-12])  # me
+    assert rows > 5
+
+
+def test_a_process_switches_after_enough_decisions_or_at_once_when_cached(monkeypatch) -> None:
+    """Fewer decisions than the threshold play on the generic kernel (no compile for a short run); past it, or
+    when numba's cache holds the kernel, on the one compiled for the rules."""
+    def make(*args: Any) -> Any:
+        return ("compiled for", args[1] if len(args) > 1 else None)
+
+    rows = Specialised(make, threshold=100)
+    monkeypatch.setattr(search, "ROWS", rows)
+    p = np.arange(5, dtype=np.int64)
+    kinds = np.array([6, 6], np.int64)  # weighted in both seats: its kind is folded in
+    monkeypatch.setattr(rows, "in_cache", lambda p, lineup=None: False)
+    assert search.rows_kernel(p, kinds, 60).func is search.search_rows  # 60 asked: generic
+    assert search.rows_kernel(p, kinds, 60) == ("compiled for", 6)  # 120 asked
+    assert search.rows_kernel(p, kinds, 1, specialise=False).func is search.search_rows
+    other = np.arange(1, 6, dtype=np.int64)
+    monkeypatch.setattr(rows, "in_cache", lambda p, lineup=None: True)
+    assert search.rows_kernel(other, np.array([6, 1], np.int64), 1) == ("compiled for", None)  # mixed: rules alone
