@@ -76,3 +76,31 @@ def test_a_process_switches_after_enough_decisions_or_at_once_when_cached(monkey
     other = np.arange(1, 6, dtype=np.int64)
     monkeypatch.setattr(rows, "in_cache", lambda p, lineup=None: True)
     assert search.rows_kernel(other, np.array([6, 1], np.int64), 1) == ("compiled for", None)  # mixed: rules alone
+
+
+def test_ismcts_on_the_kernel_compiled_for_the_rules_visits_as_the_generic_one(monkeypatch) -> None:
+    """ismcts' rows (its tree walk pauses every seat, so only the rules are folded in): the same root visits,
+    iterations and rollout turns, row for row."""
+    import analyzer.knowledge.ismcts as ismcts
+
+    rules = make_rules("svinya", 2, {"target": 60})
+    calls: list[tuple[Any, ...]] = []
+
+    def kernel(kernels: Any, generic: Any, p: np.ndarray, rows: int, specialise: bool | None = None,
+               lineup: int | None = None) -> Any:
+        def run(*args: Any) -> Any:
+            calls.append((p, *args))
+            return generic(p, *args)
+        return run
+
+    monkeypatch.setattr(ismcts, "folded", kernel)
+    orders = shuffled_decks(rules.deck_size, 2, np.random.default_rng(8)).astype(np.int8)
+    simulate_deals(rules, [get_strategy("ismcts?iterations=200"), get_strategy("weighted")], 2,
+                   np.random.SeedSequence(4), decks=orders)
+    monkeypatch.undo()
+    assert calls
+    fixed = search.folded(ismcts.ROWS, ismcts.ismcts_rows, calls[0][0], 1, True)
+    assert not hasattr(fixed, "func")
+    for p_row, *args in calls:
+        for w, g in zip(ismcts.ismcts_rows(p_row, *args), fixed(*args)):
+            assert np.array_equal(w, g)

@@ -41,6 +41,7 @@ worlds drawn beforehand by the Python sampler (:func:`ismcts_view`).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,7 +50,7 @@ from analyzer.core.cards import DRAW, TAKE
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, lowest, popcount
 from analyzer.kernel.deal import GOING, PAUSED, PYTHON, resume, run_deal, scratch
-from analyzer.kernel.jit import inner, outer
+from analyzer.kernel.jit import Specialised, body, inner, outer
 from analyzer.kernel.rng import next_float, stream_key
 from analyzer.kernel.state import (
     ACTIVE,
@@ -71,12 +72,14 @@ from analyzer.kernel.turn import legal_mask
 from analyzer.knowledge.search import (
     BOTH,
     ROLLOUT_STREAM,
+    SPECIALISE_ROWS,
     WIN,
     WORLD_STREAM,
     ViewSearch,
     class_worlds,
     count_table,
     draw_world,
+    folded,
     load_world,
     match_shares,
 )
@@ -293,15 +296,15 @@ def tree_search(p: np.ndarray, walk: np.ndarray, kinds: np.ndarray, weights: np.
     return used, turns
 
 
-@outer
-def ismcts_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray,
-                ring0: np.ndarray, fits: np.ndarray, n_pool: np.ndarray, n_cls: np.ndarray, size: np.ndarray,
-                owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
-                n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
-                n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, iterations: int,
-                c_explore: float, max_depth: int, budget: int, totals: np.ndarray, in_match: bool,
-                pre_at: np.ndarray, pre_hands: np.ndarray, pre_talons: np.ndarray, n_pre: int
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+@body
+def rows_body(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray,
+              ring0: np.ndarray, fits: np.ndarray, n_pool: np.ndarray, n_cls: np.ndarray, size: np.ndarray,
+              owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
+              n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
+              n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, iterations: int,
+              c_explore: float, max_depth: int, budget: int, totals: np.ndarray, in_match: bool,
+              pre_at: np.ndarray, pre_hands: np.ndarray, pre_talons: np.ndarray, n_pre: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`tree_search` for R decisions of R deals in one call (arrays padded by row as
     :func:`analyzer.knowledge.search.search_rows` takes them).  Row ``r``'s worlds come from its counting
     table, or, when ``pre_at[r] >= 0``, from the ``n_pre`` rows ``pre_at[r] ..`` of ``pre_hands``/``pre_talons``
@@ -339,15 +342,54 @@ def ismcts_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
     return out, used, turns
 
 
+@outer
+def ismcts_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray,
+                ring0: np.ndarray, fits: np.ndarray, n_pool: np.ndarray, n_cls: np.ndarray, size: np.ndarray,
+                owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
+                n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
+                n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, iterations: int,
+                c_explore: float, max_depth: int, budget: int, totals: np.ndarray, in_match: bool,
+                pre_at: np.ndarray, pre_hands: np.ndarray, pre_talons: np.ndarray, n_pre: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rows_body` for any rules ``p``."""
+    return rows_body(p, kinds, weights, st0, m0, ring0, fits, n_pool, n_cls, size, owner, pool, fixed, talon_known,
+                     n_known, talon_size, actions, suits, n_actions, me, objective, keys, iterations, c_explore,
+                     max_depth, budget, totals, in_match, pre_at, pre_hands, pre_talons, n_pre)
+
+
+def _rows_for(rules: np.ndarray) -> Any:
+    """:func:`rows_body` compiled for the rules ``rules`` (constants): :func:`ismcts_rows`' arguments but ``p``.
+    The rollout line-up is not folded in: the tree's walk pauses every seat (PYTHON), the rollouts past it do not."""
+
+    def ismcts_rows_for(kinds: np.ndarray, weights: np.ndarray, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray,
+                        fits: np.ndarray, n_pool: np.ndarray, n_cls: np.ndarray, size: np.ndarray, owner: np.ndarray,
+                        pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray, n_known: np.ndarray,
+                        talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray, n_actions: np.ndarray,
+                        me: np.ndarray, objective: int, keys: np.ndarray, iterations: int, c_explore: float,
+                        max_depth: int, budget: int, totals: np.ndarray, in_match: bool, pre_at: np.ndarray,
+                        pre_hands: np.ndarray, pre_talons: np.ndarray, n_pre: int
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return rows_body(rules, kinds, weights, st0, m0, ring0, fits, n_pool, n_cls, size, owner, pool, fixed,
+                         talon_known, n_known, talon_size, actions, suits, n_actions, me, objective, keys, iterations,
+                         c_explore, max_depth, budget, totals, in_match, pre_at, pre_hands, pre_talons, n_pre)
+
+    return outer(ismcts_rows_for)
+
+
+#: ismcts_rows compiled per rule set, switched to as pimc's (analyzer.knowledge.search.ROWS, folded): the same visits
+ROWS = Specialised(_rows_for, threshold=SPECIALISE_ROWS)
+
+
 def ismcts_view(p: NDArray[np.int64], kinds: NDArray[np.int64], weights: NDArray[np.float64], vs: ViewSearch,
                 objective: int, keys: NDArray[np.int64], iterations: int, c_explore: float,
-                rng: np.random.Generator, max_depth: int = 0, budget: int = 0
+                rng: np.random.Generator, max_depth: int = 0, budget: int = 0, specialise: bool | None = None
                 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
     """(root visits (R, A), iterations run (R,), rollout turns (R,)) of every row of ``vs``
     (:func:`~analyzer.knowledge.search.view_search`)
     in one compiled call; a row whose counting table is too large (``vs.big``) gets up to
     :data:`PRE_WORLDS` worlds drawn first by the Python sampler from ``rng`` (as pimc's search of such a row
-    draws its ``worlds``), its iterations taking them in turn."""
+    draws its ``worlds``), its iterations taking them in turn.  ``specialise``: on the kernel compiled for the
+    rules (:data:`ROWS`; the same visits)."""
     rows = len(vs.me)
     pre_at = np.full(rows, -1, np.int64)
     big = np.nonzero(vs.big)[0].tolist()
@@ -364,10 +406,11 @@ def ismcts_view(p: NDArray[np.int64], kinds: NDArray[np.int64], weights: NDArray
         pre_at[i] = j * n_pre
         pre_hands[j * n_pre:(j + 1) * n_pre] = hands
         pre_talons[j * n_pre:(j + 1) * n_pre, :talons.shape[1]] = talons
-    return ismcts_rows(p, kinds, weights, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls, vs.size,
-                       vs.owner, vs.pool, vs.fixed, vs.talon_known, vs.n_known, vs.talon_size, vs.actions,
-                       vs.suits, vs.n_actions, vs.me, objective, keys, iterations, float(c_explore), max_depth, budget, vs.totals,
-                       vs.in_match, pre_at, pre_hands, pre_talons, n_pre)
+    kernel = folded(ROWS, ismcts_rows, p, rows, specialise)
+    return kernel(kinds, weights, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls, vs.size, vs.owner, vs.pool,
+                  vs.fixed, vs.talon_known, vs.n_known, vs.talon_size, vs.actions, vs.suits, vs.n_actions, vs.me,
+                  objective, keys, iterations, float(c_explore), max_depth, budget, vs.totals, vs.in_match, pre_at,
+                  pre_hands, pre_talons, n_pre)
 
 
-__all__ = ["MAX_CANDIDATES", "TREE_STREAM", "candidates_at", "ismcts_rows", "ismcts_view", "seat_reward"]
+__all__ = ["MAX_CANDIDATES", "ROWS", "TREE_STREAM", "candidates_at", "ismcts_rows", "ismcts_view", "seat_reward"]

@@ -548,10 +548,17 @@ def rows_kernel(p: np.ndarray, kinds: np.ndarray, rows: int, specialise: bool | 
     (and the rollout kind, :func:`analyzer.kernel.driver.lineup_code`) once this process has asked for enough
     decisions of them or the cache holds it (a compile costs ~10-15 s, once a machine), else the generic one.
     ``specialise``: True always, False never (the results are the same)."""
-    code = lineup_code(kinds)
-    if specialise is None and ROWS.in_cache(p, code):
+    return folded(ROWS, search_rows, p, rows, specialise, lineup_code(kinds))
+
+
+def folded(kernels: Specialised, generic: Any, p: np.ndarray, rows: int, specialise: bool | None,
+           lineup: int | None = None) -> Any:
+    """A search kernel for ``rows`` decisions (pimc's :data:`ROWS`, ismcts' own): the one ``kernels`` compiled
+    for the rules ``p`` (and ``lineup``) once enough decisions were asked or at once when numba's cache holds
+    it, else ``generic`` with ``p`` given first; either takes ``generic``'s arguments but ``p``."""
+    if specialise is None and kernels.in_cache(p, lineup):
         specialise = True
-    return ROWS.runner(search_rows, p, rows, specialise, code)
+    return kernels.runner(generic, p, rows, specialise, lineup)
 
 
 def knowledge_arrays(k: Knowledge) -> tuple[Classes, NDArray[np.bool_], NDArray[np.uint64], NDArray[np.int64]]:
