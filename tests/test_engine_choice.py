@@ -225,6 +225,28 @@ def test_compiled_chunks_stop_when_the_run_stops(monkeypatch):
     assert 1 <= len(started) <= 6, started  # not the 40 chunks
 
 
+def test_compiled_chunks_split_over_kernel_threads_only_when_none_waits(monkeypatch):
+    """On two cores, chunks run two at a time on one kernel thread each; the last one, which starts when no
+    chunk waits, splits its blocks over both (the only one of a run, too: a small match run uses every core)."""
+    from analyzer.execution import executor
+
+    got: dict[int, int] = {}
+
+    def job(cell, k, n, seed, check, sim, mode, threads):
+        got[k] = threads
+        return cell.index, k, n, {}
+
+    monkeypatch.setattr(executor, "cell_job", job)
+    monkeypatch.setattr(executor, "cores", lambda jobs, **kw: 2)  # two cores whatever this machine has
+    cell = single_cell(make_rules("czech", 2), ["greedy"], n=6 * 10, chunk_size=10)
+    list(executor.run_cell_chunks([(cell, k, n) for k, n in cell.chunks()], seed=1, jobs=2))
+    assert got == {0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 2}
+    got.clear()
+    one = single_cell(make_rules("czech", 2), ["greedy"], n=10, chunk_size=10)
+    list(executor.run_cell_chunks([(one, 0, 10)], seed=1, jobs=2))
+    assert got == {0: 2}
+
+
 def test_check_on_the_kernel_keeps_the_numbers_and_names_a_broken_deal(monkeypatch):
     """--check keeps the engine: the same numbers with and without it; the kernel's check (every card exactly
     once at the end of each deal) finds a lost or doubled card, and a broken deal is one line naming it."""
