@@ -379,7 +379,7 @@ def block_frame(columns: dict[str, Any], rows: int) -> pd.DataFrame:
     frames = []
     for dtype, cols in stacked.items():
         if cols:
-            block = np.empty((rows, len(cols)), dtype)
+            block: np.ndarray = np.empty((rows, len(cols)), dtype)
             for j, col in enumerate(cols):
                 block[:, j] = columns[col]
             frames.append(pd.DataFrame(block, columns=cols))
