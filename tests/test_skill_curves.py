@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from analyzer.execution.experiment import ExperimentError
 from analyzer.execution.runner import run_experiment
-from analyzer.report.skill_curves import raise_table, skill_table, step_label
+from analyzer.report.skill_curves import raise_table, skill_sentence, skill_table, step_label
 from analyzer.stats import tables
 from tests.helpers_experiments import parse
 
@@ -105,3 +106,17 @@ def test_the_report_answers_per_group_with_one_chart_per_question(ran: Path) -> 
         assert (ran / "charts" / f"{chart}.png").exists()
     summary = md.split("## Answers")[0]
     assert "Going first as skill rises" in summary and "Which strategy wins" not in summary
+
+
+def test_the_headline_names_a_strong_step_that_moved_the_edge_even_when_the_last_did_not() -> None:
+    """The summary reads every strongest step against random: pimc raising the edge in one group is said (with its
+    change) though ismcts, the last step, did not; a group where neither did is counted as unchanged."""
+    rows = [("svinya 2p", "pimc 1024", 0.032, 0.012, 0.052, True), ("svinya 2p", "ismcts", 0.029, 0.008, 0.05, False),
+            ("czech 2p", "pimc 1024", 0.014, -0.006, 0.034, False), ("czech 2p", "ismcts", -0.012, -0.032, 0.008, False)]
+    rt = pd.DataFrame([{"group": g, "top": t, "against": "random", "against_kind": "weakest", "change": c,
+                        "change_lo": lo, "change_hi": hi, "distinguishable": d} for g, t, c, lo, hi, d in rows])
+    st = pd.DataFrame({"step": [0, 1], "label": ["random", "ismcts"]})
+    got = skill_sentence(st, rt)
+    assert "raises the first player's edge in **svinya 2p** (pimc 1024: +3.2 pp [+1.2, +5.2])" in got
+    assert "no distinguishable amount in **czech 2p**" in got and "svinya 2p**;" not in got.split("raises")[0]
+    assert got.startswith("From random play to pimc 1024 and ismcts in every seat")

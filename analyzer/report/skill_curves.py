@@ -362,27 +362,40 @@ def skill_section(ctx: Any) -> Any:
     return s
 
 
-def summary_panels(res: Results) -> list[Any]:
-    """The report's first screen for a ladder: the first player's edge per step, a line per group, and one
-    sentence counting the groups where skill raises, lowers or leaves it (the last step against random)."""
-    st = skill_table(res)
-    if st.empty:
-        return []
-    rt = raise_table(st)
-    last = st.sort_values("step").groupby("group", sort=False)["label"].last()
-    weak = rt[(rt["against_kind"] == "weakest") & (rt["top"] == rt["group"].map(last))]
-    ups = [g for g, r in zip(weak["group"], weak.itertuples()) if r.distinguishable and r.change > 0]
-    downs = [g for g, r in zip(weak["group"], weak.itertuples()) if r.distinguishable and r.change < 0]
-    same = [g for g in weak["group"] if g not in ups and g not in downs]
+def skill_sentence(st: pd.DataFrame, rt: pd.DataFrame) -> str:
+    """Per group, the strongest steps' first-player rate against random's (Holm over the raise table): the groups
+    where one of them distinguishably raises or lowers it, with that step and its change, and the rest."""
+    weak = rt[rt["against_kind"] == "weakest"]
+    ups: list[str] = []
+    downs: list[str] = []
+    same: list[str] = []
+    for group, g in weak.groupby("group", sort=False):
+        moved = g[g["distinguishable"]]
+        for bucket, rows in ((ups, moved[moved["change"] > 0]), (downs, moved[moved["change"] < 0])):
+            if len(rows):
+                bucket.append(f"**{group}** (" + "; ".join(
+                    f"{r.top}: {pp_ci(r.change, r.change_lo, r.change_hi)}" for r in rows.itertuples()) + ")")
+        if not len(moved):
+            same.append(f"**{group}**")
     parts = []
     for what, gs in (("raises the first player's edge", ups), ("lowers it", downs),
                      ("changes it by no distinguishable amount", same)):
         if gs:
-            parts.append(f"{what} in {', '.join(f'**{g}**' for g in gs)}")
-    top = str(st.sort_values("step")["label"].iloc[-1])
-    sentence = (f"From random play to {top} in every seat, skill " + "; ".join(parts)
-                + " (the first player's win rate at the top step against random's, 95% intervals).")
+            parts.append(f"{what} in {', '.join(gs)}")
+    tops = list(dict.fromkeys(weak["top"]))
+    steps = " and ".join(tops) if tops else str(st.sort_values("step")["label"].iloc[-1])
+    return (f"From random play to {steps} in every seat, skill " + "; ".join(parts)
+            + " (each of those steps' first-player win rate against random's, 95% intervals, Holm).")
 
+
+def summary_panels(res: Results) -> list[Any]:
+    """The report's first screen for a ladder: the first player's edge per step, a line per group, and one
+    sentence counting the groups where skill raises, lowers or leaves it: every one of the strongest steps against
+    random (the raise table's rows), so a step that moved the edge is named even when the very last did not."""
+    st = skill_table(res)
+    if st.empty:
+        return []
+    sentence = skill_sentence(st, raise_table(st))
     def draw(ax: Any) -> None:
         for k, (group, g) in enumerate(st.groupby("group", sort=False)):
             _series(ax, g.sort_values("step"), "diff", "diff_lo", "diff_hi", k, group, shift=(k - 2) * 0.06)
