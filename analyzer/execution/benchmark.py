@@ -146,17 +146,23 @@ def executor_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[R
     return rows
 
 
+#: the compiled match rows play this many times the numpy rows' matches: 10,000 compiled matches are 0.1 s, a run
+#: whose fixed costs (the cell's set-up, the tables' sum) weigh as much as a few chunks on two cores
+COMPILED_MATCHES = 10
+
+
 def match_rows(n: int) -> list[Row]:
-    """czech 4p random matches to 100 through the executor, default match chunks: a run of one chunk uses
-    one core on numpy, every core on the kernel (threads over blocks of matches)."""
+    """czech 4p random matches to 100 through the executor, default match chunks: ``n`` on numpy (a run of one
+    chunk uses one core there), :data:`COMPILED_MATCHES` times as many on the kernel (threads over chunks, and
+    over blocks of matches for the last)."""
     rules = make_rules("czech", 4, {"target": 100})
     rows = []
-    for engine in ("numpy", "compiled"):
-        play(rules, ["random"], min(n, 200), seed=99, jobs=-1, matches=True, engine=engine)  # warm-up
-        tables, t1 = play(rules, ["random"], n, seed=1, jobs=1, matches=True, engine=engine)
-        _, tn = play(rules, ["random"], n, seed=1, jobs=-1, matches=True, engine=engine)
+    for engine, count in (("numpy", n), ("compiled", COMPILED_MATCHES * n)):
+        play(rules, ["random"], min(count, 200), seed=99, jobs=-1, matches=True, engine=engine)  # warm-up
+        tables, t1 = play(rules, ["random"], count, seed=1, jobs=1, matches=True, engine=engine)
+        _, tn = play(rules, ["random"], count, seed=1, jobs=-1, matches=True, engine=engine)
         tot = tables["totals"].iloc[0]
-        rows.append(_row("czech 4p random matches to 100", engine, n, t1, tn, None, "matches"))
+        rows.append(_row("czech 4p random matches to 100", engine, count, t1, tn, None, "matches"))
         rows[-1].turns = float(tot["deals_sum"] / tot["n"])  # deals per match
     return rows
 
