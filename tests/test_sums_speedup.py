@@ -277,16 +277,3 @@ def test_one_row_is_pandas_own_one_row_frame() -> None:
     odd = {"n": 1, "flag": True, "x": 0.5}
     pd.testing.assert_frame_equal(sums.one_row(odd), pd.DataFrame([odd]))
 
-
-def test_block_frame_is_pandas_own_frame_of_the_columns() -> None:
-    """A chunk's positions table (sums.block_frame): int64 and float64 columns stacked by dtype, numbers
-    broadcast, anything else (names, flags, other dtypes) inferred by pandas -- the frame ``pd.DataFrame(columns)``
-    gives, column order and dtypes included."""
-    cols = {"position": np.arange(3, dtype=np.int64), "strategy": ["a", "b", "a"], "n": 9, "wins": np.array([1.5, 0, 2]),
-            "small": np.array([1, 2, 3], np.int32), "x": 0.25, "flag": np.array([True, False, True]),
-            "big": np.array([2**40, -1, 0], np.int64), "u": np.arange(3, dtype=np.uint64)}
-    got = sums.block_frame(cols, 3)
-    pd.testing.assert_frame_equal(got, pd.DataFrame(cols), check_exact=True)
-    assert list(got.columns) == list(cols)
-    pd.testing.assert_frame_equal(sums.block_frame({"a": np.arange(2, dtype=np.int64)}, 2),
-                                  pd.DataFrame({"a": np.arange(2, dtype=np.int64)}))

@@ -313,15 +313,15 @@ def summarize(res: DealResults | MatchResults, strategies: list[str],
     left_pos, moments = _isolating_sums(loss_x, res.wild_held, np.asarray(res.wilds_dealt),
                                         np.asarray(res.cards_left), decided, cluster)
     totals.update(moments)
-    positions = block_frame({
-        "position": np.arange(p, dtype=np.int64), "strategy": list(strategies), "n": n,
+    positions = pd.DataFrame({
+        "position": np.arange(p), "strategy": list(strategies), "n": n,
         "wins": wins, "losses": losses, "losses_by_wild": np.asarray(lbw, dtype=float),
         "wild_held": wild.astype(np.int64), "went_out": went.astype(np.int64),
         "points_sum": pts_t.sum(axis=1), "points_sq": (pts_t ** 2).sum(axis=1),
         **{f"{m}_x{q}": cross[m][:, q] for m in CROSS_METRICS for q in range(MAX_SEATS)},
         **_jack_sums(loss_x, res.wild_held, np.asarray(res.wilds_dealt), decided, list(strategies), cluster),
         **left_pos,
-    }, p)
+    })
     hist = pd.concat([pd.DataFrame({"kind": k, "bin": np.arange(len(h)), "count": h.astype(np.int64)})
                       for k, h in hists], ignore_index=True)
     return {"positions": positions, "totals": one_row(totals), "hist": hist}
@@ -345,49 +345,12 @@ def rotation_hist(res: DealResults, rotations: int) -> pd.DataFrame:
 
 def one_row(values: dict[str, Any]) -> pd.DataFrame:
     """``pd.DataFrame([values])`` -- int64 and float64 columns in the dict's order -- built from one block per
-    dtype (:func:`block_frame`)."""
-    return block_frame(values, 1)
-
-
-def _block_dtype(value: Any) -> type | None:
-    """The block a column joins: int64 or float64 (an array of that dtype, or a number of it), else None."""
-    if isinstance(value, np.ndarray):
-        return value.dtype.type if value.ndim == 1 and value.dtype.type in (np.int64, np.float64) else None
-    if isinstance(value, (bool, np.bool_)):
-        return None
-    if isinstance(value, (int, np.int64)):
-        return np.int64
-    if isinstance(value, (float, np.float64)):
-        return np.float64
-    return None
-
-
-def block_frame(columns: dict[str, Any], rows: int) -> pd.DataFrame:
-    """``pd.DataFrame(columns)`` (``rows`` rows; a number broadcasts) built from one 2-D block per dtype.
-
-    pandas infers and checks a dict's columns one by one: for a chunk's ~100 position columns and ~350
-    totals that was most of a 2,000-match chunk's table time, which holds the GIL while the other chunks'
-    kernels wait for it.  int64 and float64 columns (arrays or numbers) are stacked; anything else (the
-    strategy names, a flag) goes to pandas' own inference; the columns keep the dict's order.
-    """
-    keys = list(columns)
-    stacked: dict[type, list[str]] = {np.int64: [], np.float64: []}
-    other: list[str] = []
-    for key, value in columns.items():
-        kind = _block_dtype(value)
-        (stacked[kind] if kind is not None else other).append(key)
-    frames = []
-    for dtype, cols in stacked.items():
-        if cols:
-            block: np.ndarray = np.empty((rows, len(cols)), dtype)
-            for j, col in enumerate(cols):
-                block[:, j] = columns[col]
-            frames.append(pd.DataFrame(block, columns=cols))
-    if other:
-        frames.append(pd.DataFrame({col: columns[col] for col in other}, index=range(rows)))
-    out = frames[0] if len(frames) == 1 else pd.concat(frames, axis=1)
-    built = stacked[np.int64] + stacked[np.float64] + other
-    if built == keys:
-        return out
-    where = {key: j for j, key in enumerate(built)}
-    return out.iloc[:, [where[key] for key in keys]]  # by position: a look-up of ~100 labels costs more
+    dtype: pandas infers ~350 columns one by one, about half of a 2,000-match chunk's table time."""
+    keys = list(values)
+    ints = [k for k in keys if isinstance(values[k], (int, np.integer)) and not isinstance(values[k], (bool, np.bool_))]
+    floats = [k for k in keys if isinstance(values[k], (float, np.floating))]
+    if len(ints) + len(floats) != len(keys):  # anything else: pandas' own inference
+        return pd.DataFrame([values])
+    blocks = [pd.DataFrame(np.array([[values[k] for k in cols]], dtype=dtype), columns=cols)
+              for cols, dtype in ((ints, np.int64), (floats, np.float64)) if cols]
+    return pd.concat(blocks, axis=1)[keys]
