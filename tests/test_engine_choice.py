@@ -9,7 +9,7 @@ executor; random play agrees statistically.  Results do not depend on --jobs.
 from __future__ import annotations
 
 import json
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import numpy as np
 import pytest
@@ -245,6 +245,25 @@ def test_compiled_chunks_split_over_kernel_threads_only_when_none_waits(monkeypa
     one = single_cell(make_rules("czech", 2), ["greedy"], n=10, chunk_size=10)
     list(executor.run_cell_chunks([(one, 0, 10)], seed=1, jobs=2))
     assert got == {0: 2}
+
+
+def test_process_chunks_are_handed_out_last_cell_first(monkeypatch):
+    """The worker processes get the last cell's chunks first (a ladder's costliest step must not start last
+    and leave a worker idle behind it), each cell's in chunk order; compiled chunks run here as before."""
+    from analyzer.execution import executor
+
+    handed: list[tuple[int, int]] = []
+
+    def tasks(fn, calls, **kw):
+        handed.extend((c[0].index, c[1]) for c in calls)
+        return iter(())
+
+    monkeypatch.setattr(executor, "run_tasks", tasks)
+    monkeypatch.setattr(executor, "_run_threaded", lambda calls, threads: iter(()))
+    rules = make_rules("czech", 2)
+    cells = [replace(single_cell(rules, ["pimc?worlds=2", "random"], n=30, chunk_size=10), index=i) for i in range(3)]
+    list(executor.run_cell_chunks([(c, k, n) for c in cells for k, n in c.chunks()], seed=1, jobs=2))
+    assert handed == [(2, 0), (2, 1), (2, 2), (1, 0), (1, 1), (1, 2), (0, 0), (0, 1), (0, 2)]
 
 
 def test_check_on_the_kernel_keeps_the_numbers_and_names_a_broken_deal(monkeypatch):
