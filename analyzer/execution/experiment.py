@@ -42,6 +42,9 @@ optional)::
     until_ci = 0.5                  # tournaments: play chunks of 1,000 decks until every interval is
                                     # within +- this many points of win rate (deals: the budget)
     deals = 40_000                  # per cell (unit = deal) ...
+    cell_deals = { "prague 2p" = 44_000 }  # ... or this many for the cells of a variant ("prague") or of a
+                                    # variant at a player count ("prague 2p"; the more specific wins):
+                                    # where a rate varies more and its interval needs more deals
     matches = 5_000                 # ... and/or per cell (unit = match); both -> both kinds of cell
     seed = 1                        # default 0; chunk seeds derive from (seed, what the cell is, chunk)
     chunk_size = 50_000             # deals per chunk (the unit of parallel work and of resuming)
@@ -96,7 +99,7 @@ DEFAULT_REPORTS = ("first_player", "positions")
 KNOWN_KEYS = (
     "name", "description", "variant", "variants", "players", "lineup", "field", "ladder", "rules",
     "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports", "design", "reference",
-    "until_ci", "hand_rotations",
+    "until_ci", "hand_rotations", "cell_deals",
 )
 #: Tournament designs of an experiment (analyzer.stats.tournament.DESIGNS, kept apart: no stats import here).
 DESIGNS = ("round-robin", "hero", "field")
@@ -198,6 +201,8 @@ class Experiment:
     until_ci: float | None = None  # tournaments: stop at this 95 % half-width, in points of win rate
     ladder: tuple[str, ...] | None = None  # one cell per entry, that strategy in every seat
     rotations: tuple[tuple[int, int], ...] | None = None  # (players, hand rotations); players 0: every count
+    #: single-deal cells of a variant (players 0) or of a variant at a player count: deals instead of ``deals``
+    cell_deals: tuple[tuple[str, int, int], ...] | None = None
     _cells: tuple[Cell, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     @property
@@ -222,6 +227,11 @@ class Experiment:
         d = dict(self.design)
         return d.get(players, d.get(0, "field"))
 
+    def deals_for(self, variant: str, players: int) -> int:
+        """Deals of a single-deal cell of ``variant`` at ``players`` (``cell_deals``, else ``deals``)."""
+        d = {(v, p): n for v, p, n in self.cell_deals or ()}
+        return d.get((variant, players), d.get((variant, 0), self.counts["deal"]))
+
     def rotations_for(self, players: int) -> int:
         """How many times a deck of a single-deal cell at ``players`` is dealt, its hands rotated (1: once)."""
         d = dict(self.rotations or ())
@@ -239,7 +249,7 @@ class Experiment:
         if problem := chunks_problem((n, c.chunk_size) for c in self._cells):
             raise ExperimentError(f"{self.source}: deals override {n:,} per cell {problem}")
         counts = {u: n for u in self.counts}
-        exp = replace(self, counts=counts)
+        exp = replace(self, counts=counts, cell_deals=None)  # every cell: the override names one count
         return replace(exp, _cells=tuple(replace(c, n=n * c.rotations) for c in self._cells))
 
     def to_dict(self) -> dict[str, Any]:
@@ -255,6 +265,8 @@ class Experiment:
                 d["until_ci"] = self.until_ci
         if self.rotations is not None:
             d["hand_rotations"] = {str(p) if p else "all": k for p, k in self.rotations}
+        if self.cell_deals is not None:
+            d["cell_deals"] = {f"{v} {p}p" if p else v: n for v, p, n in self.cell_deals}
         if self.ladder is not None:
             d["ladder"] = list(self.ladder)
         elif self.field is not None:
@@ -342,6 +354,7 @@ def parse_experiment(
     reports = _reports(data, err)
     design, reference = _design(data, fld, counts, err)
     rotations = _rotations(data, counts, design, err)
+    cell_deals = _cell_deals(data, counts, design, variants, players, err)
     until_ci = data.get("until_ci")
     if until_ci is not None:
         if isinstance(until_ci, bool) or not isinstance(until_ci, (int, float)) or not 0 < until_ci < 100:
@@ -357,7 +370,7 @@ def parse_experiment(
         lineup=lineup, field=fld, rules=rules, variant_rules=variant_rules, grid=grid,
         counts=counts, seed=seed, chunk_size=chunk_size, match_chunk_size=match_chunk,
         reports=reports, source=source, design=design, reference=reference, until_ci=until_ci, ladder=ladder,
-        rotations=rotations,
+        rotations=rotations, cell_deals=cell_deals,
     )
     n_players = len(players) if players else max(len(p) for p in PLAYERS.values())
     upper = (len(counts) * len(variants) * n_players * (len(fld) if fld else len(ladder) if ladder else 1)
@@ -527,6 +540,35 @@ def _rotations(data: Mapping[str, Any], counts: dict[str, int], design: tuple[tu
     return tuple(out)
 
 
+def _cell_deals(data: Mapping[str, Any], counts: dict[str, int], design: tuple[tuple[int, str], ...] | None,
+                variants: tuple[str, ...], players: tuple[int, ...] | None,
+                err: Callable[[str, str], ExperimentError]) -> tuple[tuple[str, int, int], ...] | None:
+    """``cell_deals``: a table "variant" or "variant Np" = deals, for the single-deal cells it names (the
+    more specific entry wins over the variant's; checked against the chunk size where the cells are made)."""
+    if "cell_deals" not in data:
+        return None
+    raw = data["cell_deals"]
+    if not isinstance(raw, dict) or not raw:
+        raise err("cell_deals", 'must be a table "variant" or "variant Np" = deals, e.g. { "prague 2p" = 44000 }')
+    if "deal" not in counts:
+        raise err("cell_deals", "sets the deals of single-deal cells; give deals = N as well")
+    if design is not None and any(v != "field" for _, v in design):
+        raise err("cell_deals", "tournaments (round-robin, hero) play every line-up on the same decks: give deals")
+    out = []
+    for k, v in raw.items():
+        key = f"cell_deals.{k}"
+        m = re.fullmatch(r"\s*([a-z]+)(?:\s+(\d+)p)?\s*", str(k))
+        if m is None or m.group(1) not in variants:
+            raise err(key, f"names no variant of this experiment ({', '.join(variants)}), nor \"variant Np\"")
+        p = int(m.group(2)) if m.group(2) else 0
+        if p and (p not in PLAYERS[m.group(1)] or (players is not None and p not in players)):
+            raise err(key, f"{m.group(1)} is not played at {p} players in this experiment")
+        if problem := count_problem(v, MAX_COUNT):
+            raise err(key, problem)
+        out.append((m.group(1), p, v))
+    return tuple(out)
+
+
 def fill_spec(spec: str, variant: str, players: int) -> str:
     """A spec with ``{variant}`` and ``{players}`` filled in (``weighted?preset={variant}-{players}p``)."""
     return spec.replace("{variant}", variant).replace("{players}", str(players))
@@ -650,7 +692,8 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
                     for lineup in seatings:
                         cells.append(Cell(
                             index=len(cells), unit=unit, rules=rs, lineup=lineup, grid=gv,
-                            n=exp.counts[unit] * rot, chunk_size=chunk * rot, show_lineup=several, rotations=rot,
+                            n=(exp.deals_for(v, p) if unit == "deal" else exp.counts[unit]) * rot,
+                            chunk_size=chunk * rot, show_lineup=several, rotations=rot,
                         ))
     if exp.lineup is not None:
         longest = len(exp.lineup)

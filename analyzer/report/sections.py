@@ -370,6 +370,10 @@ def run_blocks(res: Results) -> list[Block]:
         "strategies share the same games); 'distinguishable' only where the interval excludes the null "
         "value and the Holm-adjusted p-value is below 0.05.",
     ]
+    if (parsed := m.get("experiment") or {}).get("cell_deals"):
+        facts.insert(4, f"Deals a cell (decks, where the hands rotate): {count(float(parsed['deals']))}, but "
+                     + "; ".join(f"{k} {count(float(v))}" for k, v in parsed["cell_deals"].items())
+                     + " (the experiment's cell_deals)")
     b.append(Block("list", facts))
     b.append(Block("p", "To reproduce:"))
     b.append(Block("code", str(m.get("command", "(the manifest records no command)"))))
