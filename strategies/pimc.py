@@ -68,7 +68,7 @@ import numpy as np
 
 from analyzer.core.cards import DRAW, TAKE, rank_of
 from analyzer.core.contract import EVENT_KINDS, Action, BatchHistory, BatchView, DecisionView, StrategyError
-from analyzer.core.public import NO_CARD, mask, pack_events
+from analyzer.core.public import NO_CARD, mask, pack_events, turn_now
 from analyzer.core.registry import get_strategy, register
 from analyzer.engine.deal import Deal
 from analyzer.kernel.lineup import compile_lineup
@@ -280,7 +280,9 @@ def one_row_view(view: DecisionView) -> BatchView:
     hist = BatchHistory(
         pile=pile, pile_size=np.array([len(h.pile)], np.int16), seen=np.array([mask(h.seen)], np.uint64),
         known=np.array([[mask(k) for k in h.known]], np.uint64), hidden=np.array([mask(h.hidden)], np.uint64),
-        talon=talon, events=events, n_events=np.array([len(ev)], np.int32), slots=slots,
+        talon=talon, events=events, n_events=np.array([len(ev)], np.int32),
+        turn=turn_now(events[0, max(len(ev) - 1, 0)], len(ev), 0, n)[None],
+        turnovers=np.array([sum(e.kind == "turn_over" for e in ev)], np.int32), slots=slots,
         talon_may=np.array([mask(h.talon_may)], np.uint64))
     u64 = np.uint64
     return BatchView(

@@ -168,6 +168,47 @@ def test_fast_path_history_equals_the_simple_paths() -> None:
     assert rows > 100
 
 
+@pytest.mark.parametrize(("variant", "players", "options"), [
+    ("svinya", 2, {}), ("czech", 3, {"sevens": True}), ("prague", 2, {}), ("czech", 2, {"reshuffle": "shuffle", "hand_size": 10})])
+def test_the_turn_and_the_turnovers_are_what_the_event_log_says(variant: str, players: int, options: dict) -> None:
+    """G8, G10a: ``turn`` (the last event's turn, one on when another seat made it; 1 before any) and
+    ``turnovers`` (TURN_OVER events) read off the log's last entry and a counter equal the whole log's count,
+    at every decision of deals long enough to turn the pile over; and ``one_row_view`` (pimc's simple path)
+    gives the row the same."""
+    from analyzer.core.public import TURN_OVER
+    from analyzer.sim.calls import row_histories
+    from strategies.pimc import one_row_view
+
+    rules = make_rules(variant, players, options)
+    checked = {"rows": 0, "turnovers": 0}
+
+    class Batch:
+        name, uses_history = "batch", True
+
+        def choose_batch(self, view, rng):
+            h = view.history
+            for i, r in enumerate(row_histories(h)):
+                ne = int(h.n_events[i])
+                ev = h.events[i, :ne]
+                turn = int((ev[-1] >> 16) + (((ev[-1] >> 12) & 15) != 0)) if ne else 1
+                turnovers = int(((ev >> 9) & 7 == TURN_OVER).sum())
+                assert (int(h.turn[i]), int(h.turnovers[i])) == (turn, turnovers)
+                dv = DecisionView(rules=rules, seat=int(view.seat[i]), hand=(), legal=(), top=None, active_suit=None,
+                                  pending_seven=0, hand_sizes=tuple(int(x) for x in view.hand_sizes[i]),
+                                  talon_size=int(view.talon_size[i]), played=frozenset(), history=r)
+                one = one_row_view(dv).history
+                assert (int(one.turn[0]), int(one.turnovers[0])) == (turn, turnovers)
+                checked["rows"] += 1
+                checked["turnovers"] += turnovers > 0
+            return get_strategy("greedy").choose_batch(view, rng)
+
+        def choose(self, view, rng):
+            raise AssertionError("the fast path is used")
+
+    simulate_deals(rules, [Batch()] * players, 120, 5)
+    assert checked["rows"] > 500 and checked["turnovers"] > 0, checked
+
+
 @pytest.mark.parametrize("options", [{}, {"voluntary_draw": True}, {"no_card": "draw_until_play"},
                                      {"reshuffle": "shuffle"}])
 def test_a_view_never_reveals_a_hidden_card(options: dict) -> None:

@@ -72,6 +72,14 @@ def events_from_seat(codes: Any, seat: Any, players: int) -> NDArray[np.int64]:
     return (c & ~np.int64(15 << 12)) | (off << 12)
 
 
+def turn_now(last: Any, n_events: Any, seat: Any, players: int) -> NDArray[np.int64]:
+    """The turn at a decision of ``seat`` whose log's last event is ``last`` (packed, absolute seats) of
+    ``n_events``: that event's turn, one on when another seat made it; 1 before any event."""
+    last = np.asarray(last, np.int64)
+    other = (((last >> 12) & 15) - np.asarray(seat, np.int64)) % players != 0
+    return np.where(np.asarray(n_events) > 0, (last >> 16) + other, 1).astype(np.int64)
+
+
 def mask(cards: Iterable[int]) -> int:
     """Bit mask (Python int) of card ids."""
     m = 0
@@ -162,7 +170,8 @@ class PublicRecord:
     * ``talon_known`` (b,) uint64: the talon's cards when its order is known (G8 turn_over), else 0;
       ``talon_set`` (b,) and ``shuffled`` (b,): the content of a shuffled turned-over talon (G8 shuffle);
     * counters by seat: ``drawn`` (cards drawn), ``passes``, ``takes``, ``named`` (last suit named, -1);
-    * ``events`` (b, E) int64 packed (:func:`pack_events`), ``n_events`` (b,).
+    * ``events`` (b, E) int64 packed (:func:`pack_events`), ``n_events`` (b,); ``turnovers`` (b,) the
+      TURN_OVER events among them.
     """
 
     def __init__(self, rules: RuleSet, rows: int) -> None:
@@ -185,6 +194,7 @@ class PublicRecord:
         self.named = np.full((rows, n), -1, np.int8)
         self.events = z((rows, 64), np.int64)
         self.n_events = z(rows, np.int32)
+        self.turnovers = z(rows, np.int32)  # G8 turn-overs so far (TURN_OVER events)
         #: a DRAW decision this turn (SV4: a pass after it proves a void), and the legal cards at it
         self.drew_at_decision = z(rows, bool)
         self.void_at_draw = z(rows, np.uint64)
@@ -210,7 +220,7 @@ class PublicRecord:
         self.slots[rows] = np.where(np.arange(self.h)[None, None, :] < k[:, :, None], self.full | NS, U64(0))
         self.nslots[rows] = k
         for a in (self.known, self.talon_known, self.talon_set, self.drawn, self.passes, self.takes,
-                  self.n_events, self.void_at_draw):
+                  self.n_events, self.turnovers, self.void_at_draw):
             a[rows] = 0
         self.shuffled[rows] = False
         self.drew_at_decision[rows] = False
@@ -227,6 +237,7 @@ class PublicRecord:
             self.talon_set[rows] = old
             self.shuffled[rows] = True
         self.pile[rows] = BIT[top]
+        self.turnovers[rows] += 1
         self.log(rows, turn, seat, TURN_OVER)
 
     def drew(self, rows: NDArray[np.int64], seat: NDArray[np.integer], card: NDArray[np.int8],
@@ -336,6 +347,10 @@ def batch_history(pub: PublicRecord, rows: NDArray[np.int64], cur: NDArray[np.in
     def cannot_hold() -> NDArray[np.uint64]:
         return pub.full & ~hist.may_hold
 
+    def turn() -> NDArray[np.int64]:
+        ne = pub.n_events[rows].astype(np.int64)
+        return turn_now(pub.events[rows, np.maximum(ne - 1, 0)], ne, cur, n)
+
     def slots() -> NDArray[np.uint64]:  # each unknown card's mask (pimc's sampler reads them; self: none)
         used = np.arange(pub.h)[None, None, :] < pub.nslots[rows2, seats][:, :, None]
         used[:, 0] = False
@@ -351,7 +366,7 @@ def batch_history(pub: PublicRecord, rows: NDArray[np.int64], cur: NDArray[np.in
         hidden=lambda: pub.hidden(rows, cur, hand), talon=talon, drawn=lambda: pub.drawn[rows2, seats],
         passes=lambda: pub.passes[rows2, seats], takes=lambda: pub.takes[rows2, seats],
         named=lambda: pub.named[rows2, seats], events=events, n_events=lambda: pub.n_events[rows],
-        slots=slots, talon_may=talon_may)
+        turn=turn, turnovers=lambda: pub.turnovers[rows], slots=slots, talon_may=talon_may)
     return hist
 
 

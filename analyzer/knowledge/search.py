@@ -43,7 +43,6 @@ from numpy.typing import NDArray
 from analyzer.core.bits import BIT, RANK_MASK, cards_tuple, popcount
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.contract import BatchView
-from analyzer.core.public import TURN_OVER
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import bit
 from analyzer.kernel.deal import BY_SEAT, GOING, resume, run_deal, scratch
@@ -693,12 +692,6 @@ def view_search(view: BatchView, rows: NDArray[np.int64], options: list[list[tup
     lead = (top < 0) & (ps > 0)
     top_card = np.where(ps > 0, pile[np.arange(r_count), np.maximum(ps - 1, 0)], -1)
     own = np.where(lead, view.hand[rows] & ~BIT[np.maximum(top_card, 0)], view.hand[rows])
-    ev = hist.events[rows]
-    ne = hist.n_events[rows].astype(np.int64)
-    kind = (ev >> 9) & 7
-    valid = np.arange(ev.shape[1])[None, :] < ne[:, None]
-    last = ev[np.arange(r_count), np.maximum(ne - 1, 0)]
-    turn = np.where(ne > 0, (last >> 16) + (((last >> 12) & 15) != 0), 1)
 
     st0 = np.zeros((r_count, NI), np.int64)
     st0[:, PCOUNT] = ps
@@ -713,8 +706,8 @@ def view_search(view: BatchView, rows: NDArray[np.int64], options: list[list[tup
         st0[:, PSKIP] = np.where(lead, int(eff.skip), 0)
     st0[:, PEND7] = p7
     st0[:, DRAWN_CARD] = -1
-    st0[:, TURNS] = turn
-    st0[:, TURNOVERS] = ((kind == TURN_OVER) & valid).sum(axis=1)
+    st0[:, TURNS] = hist.turn[rows]
+    st0[:, TURNOVERS] = hist.turnovers[rows]
     st0[:, LAST_ACTOR] = (seat - 1) % n
     st0[:, LAST_CARD] = -1
     st0[:, WENT_OUT] = -1
