@@ -75,9 +75,9 @@ def events_from_seat(codes: Any, seat: Any, players: int) -> NDArray[np.int64]:
 def turn_now(last: Any, n_events: Any, seat: Any, players: int) -> NDArray[np.int64]:
     """The turn at a decision of ``seat`` whose log's last event is ``last`` (packed, absolute seats) of
     ``n_events``: that event's turn, one on when another seat made it; 1 before any event."""
-    last = np.asarray(last, np.int64)
-    other = (((last >> 12) & 15) - np.asarray(seat, np.int64)) % players != 0
-    return np.where(np.asarray(n_events) > 0, (last >> 16) + other, 1).astype(np.int64)
+    turn, by, _, _, _ = unpack_events(last)
+    other = (by - np.asarray(seat, np.int64)) % players != 0
+    return np.where(np.asarray(n_events) > 0, turn + other, 1).astype(np.int64)
 
 
 def mask(cards: Iterable[int]) -> int:

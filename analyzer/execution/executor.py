@@ -321,6 +321,10 @@ def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: i
     yield from dask_results(fn, calls, jobs=jobs, scheduler=scheduler)
 
 
+#: one chunk's call of :func:`cell_job`: (cell, chunk index, size, seed, check, simulator, engine mode)
+ChunkCall = tuple[Cell, int, int, int, bool, str, str]
+
+
 def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check: bool = False,
                     simulator: str | None = None, jobs: int = 1, backend: str = "loky",
                     scheduler: str | None = None, engine: str | None = None
@@ -342,8 +346,7 @@ def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check:
     yield from run_tasks(cell_job, last_cell_first(calls), jobs=jobs, backend=backend, scheduler=scheduler)
 
 
-def last_cell_first(calls: Sequence[tuple[Cell, int, int, int, bool, str, str]]
-                    ) -> list[tuple[Cell, int, int, int, bool, str, str]]:
+def last_cell_first(calls: Sequence[ChunkCall]) -> list[ChunkCall]:
     """The worker processes' chunks, the last cell's first (a cell's own in order).
 
     What runs on the processes is Python play -- searching strategies, plugins -- whose chunks can cost
@@ -355,7 +358,7 @@ def last_cell_first(calls: Sequence[tuple[Cell, int, int, int, bool, str, str]]
     return sorted(calls, key=lambda c: (-c[0].index, c[1]))
 
 
-def _run_threaded(calls: Sequence[tuple[Cell, int, int, int, bool, str, str]], threads: int
+def _run_threaded(calls: Sequence[ChunkCall], threads: int
                   ) -> Iterator[tuple[int, int, int, dict[str, pd.DataFrame]]]:
     """Compiled chunks in this process: ``threads`` chunks at a time, each on one kernel thread but the last
     ``threads - 1``, whose blocks go to every thread.
