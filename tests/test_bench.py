@@ -148,3 +148,28 @@ def test_end_to_end_runs_the_users_command_and_takes_its_run_apart() -> None:
     b = bench_e2e.run_breakdown(3000, 1)
     assert all(b[k] > 0 for k in ("start_s", "start_cpu_s", "setup_s", "load_s", "play_s", "tables_s", "run_s")), b
     assert b["play_s"] + b["tables_s"] <= b["run_s"] and b["elapsed_s"] <= b["run_s"], b
+
+
+def test_match_rows_warm_up_as_big_as_a_timed_run_and_repeat(monkeypatch) -> None:
+    """The match rows' warm-up plays as many matches as each timed run: a run big enough to switch to the kernel
+    compiled for its rules switches in the warm-up, not in the first timed (one-core) run, which made two cores
+    look faster than they were.  Each row is the best of its repeats, with the medians beside."""
+    from analyzer.execution import benchmark
+
+    calls = []
+    real = benchmark.play
+
+    def recording(rules, specs, n, **kw):
+        calls.append((kw["engine"], n, kw["jobs"], kw["seed"]))
+        return real(rules, specs, n, **kw)
+
+    monkeypatch.setattr(benchmark, "play", recording)
+    rows = benchmark.match_rows(40, repeats=2)
+    for engine, count in (("numpy", 40), ("compiled", 40 * benchmark.COMPILED_MATCHES)):
+        mine = [c for c in calls if c[0] == engine]
+        assert mine[0] == (engine, count, -1, 99)  # the warm-up: as big as a timed run, another seed
+        assert [c[1:3] for c in mine[1:]] == [(count, 1), (count, -1)] * 2  # two rounds of one core, every core
+    assert [r.engine for r in rows] == ["numpy", "compiled"]
+    for r in rows:
+        assert r.unit == "matches" and r.repeats == 2 and r.turns > 1
+        assert 0 < r.one_core_median <= r.one_core and 0 < r.all_cores_median <= r.all_cores

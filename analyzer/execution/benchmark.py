@@ -151,19 +151,31 @@ def executor_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[R
 COMPILED_MATCHES = 10
 
 
-def match_rows(n: int) -> list[Row]:
+def match_rows(n: int, repeats: int = REPEATS) -> list[Row]:
     """czech 4p random matches to 100 through the executor, default match chunks: ``n`` on numpy (a run of one
     chunk uses one core there), :data:`COMPILED_MATCHES` times as many on the kernel (threads over chunks, and
-    over blocks of matches for the last)."""
+    over blocks of matches for the last).
+
+    The warm-up plays as many matches as a timed run: a run of 100,000 matches or more switches to the kernel
+    compiled for its rules (analyzer.kernel.jit.Specialised), and that switch (a load from the cache, or a
+    compile) fell in the first timed run -- the one-core one -- and made two cores look faster than they are
+    (a one-core run at 36k matches/s where the next ones ran at 142-164k).  ``repeats`` rounds of one core then
+    every core: the best and the median of each."""
     rules = make_rules("czech", 4, {"target": 100})
     rows = []
     for engine, count in (("numpy", n), ("compiled", COMPILED_MATCHES * n)):
-        play(rules, ["random"], min(count, 200), seed=99, jobs=-1, matches=True, engine=engine)  # warm-up
-        tables, t1 = play(rules, ["random"], count, seed=1, jobs=1, matches=True, engine=engine)
-        _, tn = play(rules, ["random"], count, seed=1, jobs=-1, matches=True, engine=engine)
+        play(rules, ["random"], count, seed=99, jobs=-1, matches=True, engine=engine)  # warm-up, as big as a run
+        one, every = [], []
+        for _ in range(repeats):
+            tables, t1 = play(rules, ["random"], count, seed=1, jobs=1, matches=True, engine=engine)
+            _, tn = play(rules, ["random"], count, seed=1, jobs=-1, matches=True, engine=engine)
+            one.append(t1)
+            every.append(tn)
         tot = tables["totals"].iloc[0]
-        rows.append(_row("czech 4p random matches to 100", engine, count, t1, tn, None, "matches"))
-        rows[-1].turns = float(tot["deals_sum"] / tot["n"])  # deals per match
+        row = _repeated("czech 4p random matches to 100", engine, count, one, min(every), None)
+        row.unit, row.turns = "matches", float(tot["deals_sum"] / tot["n"])  # deals per match
+        row.all_cores_median = count / float(np.median(every))
+        rows.append(row)
     return rows
 
 
@@ -404,7 +416,7 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
                 rows.append(engine_row(case, rules, engine_deals))
         tick()
     if "czech" in variants:
-        rows += match_rows(max(100, deals // 20))
+        rows += match_rows(max(100, deals // 20), repeats)
     if rollouts:
         rows.append(rollout_row(rollouts))
     if search:
