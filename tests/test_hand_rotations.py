@@ -81,7 +81,7 @@ def test_a_rotated_cell_plays_the_same_deals_on_every_engine() -> None:
     """The compiled kernel, the numpy simulator and the engine's table runner deal the same rotated decks."""
     cell = _cells(LADDER.format(rot=2))[0]
     seed = executor.cell_seed(4, cell, 0)
-    got = {engine: executor.run_chunk(cell, 0, 400, seed, False, engine=engine) for engine in ("compiled", "numpy")}
+    got = {engine: executor.run_chunk(cell, 0, 400, seed, False, engine=engine).tables() for engine in ("compiled", "numpy")}
     for name in ("positions", "totals", "hist"):
         assert got["compiled"][name].equals(got["numpy"][name]), name
 
@@ -198,8 +198,8 @@ def test_a_rotated_chunk_checks_its_deals_and_names_its_cell_when_asked(monkeypa
     seen: list[tuple[bool, int]] = []
     real = serve.simulate_chunk
     monkeypatch.setattr(serve, "simulate_chunk", lambda *a, **k: seen.append((k["check"], k["where"].cell)) or real(*a, **k))
-    checked = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), True, engine="compiled")
-    plain = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), False, engine="compiled")
+    checked = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), True, engine="compiled").tables()
+    plain = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), False, engine="compiled").tables()
     assert seen == [(True, cell.index), (False, cell.index)]
     assert all(checked[name].equals(plain[name]) for name in checked)  # checking changes nothing
 
@@ -237,7 +237,7 @@ def test_the_jack_comparisons_take_a_rotated_deck_as_one_cluster() -> None:
 def test_a_rotated_chunk_sums_its_jack_comparisons_per_deck(monkeypatch: pytest.MonkeyPatch) -> None:
     cell = _cells(LADDER.format(rot=2))[0]
     asked: list[int] = []
-    real = executor.summarize
-    monkeypatch.setattr(executor, "summarize", lambda *a, **k: asked.append(k.get("cluster", 1)) or real(*a, **k))
+    real = executor.chunk_sums
+    monkeypatch.setattr(executor, "chunk_sums", lambda *a, **k: asked.append(k.get("cluster", 1)) or real(*a, **k))
     executor.run_chunk(cell, 0, 400, executor.cell_seed(4, cell, 0), False, engine="compiled")
     assert asked == [2]

@@ -75,9 +75,9 @@ def assert_same(a: Path, b: Path) -> None:
 def test_run_chunk_is_a_function_of_its_seed(exp_file: Path) -> None:
     exp = load_experiment(exp_file, resolve_strategy=fake_sim.get_strategy)
     cell = exp.cells[5]
-    a = run_chunk(cell, 1, 400, cell_seed(11, cell, 1), False, simulator=SIM)
-    b = run_chunk(cell, 1, 400, cell_seed(11, cell, 1), False, simulator=SIM)
-    c = run_chunk(cell, 2, 400, cell_seed(11, cell, 2), False, simulator=SIM)
+    a = run_chunk(cell, 1, 400, cell_seed(11, cell, 1), False, simulator=SIM).tables()
+    b = run_chunk(cell, 1, 400, cell_seed(11, cell, 1), False, simulator=SIM).tables()
+    c = run_chunk(cell, 2, 400, cell_seed(11, cell, 2), False, simulator=SIM).tables()
     pd.testing.assert_frame_equal(a["positions"], b["positions"])
     assert not a["positions"].equals(c["positions"])
     assert list(a["positions"]["strategy"]) == list(cell.lineup)

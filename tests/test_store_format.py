@@ -21,7 +21,7 @@ FP = "f" * 64
 def _chunk(unit: str) -> dict[str, pd.DataFrame]:
     rules = make_rules("czech", 3, {"target": 60} if unit == "match" else {})
     cell = single_cell(rules, ["random", "greedy", "weighted"], unit=unit, n=300, chunk_size=300)
-    return run_chunk(cell, 0, 300, cell_seed(4, cell, 0), False)
+    return run_chunk(cell, 0, 300, cell_seed(4, cell, 0), False).tables()
 
 
 def _same(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame]) -> None:

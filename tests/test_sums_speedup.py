@@ -269,11 +269,12 @@ def test_the_chunks_hold_what_they_are_meant_to():
     assert (rnd.wilds_dealt >= 3).any() and ((sums.deal_losses(rnd, True)[0] > 0).sum(axis=1) > 2).any()
 
 
-def test_one_row_is_pandas_own_one_row_frame() -> None:
-    """A chunk's totals row (sums.one_row) built from one block per dtype: the same columns, order, dtypes and
-    values as ``pd.DataFrame([values])``; anything but ints and floats goes to pandas' own inference."""
+def test_rows_frame_is_pandas_own_frame_of_the_rows() -> None:
+    """The chunks' totals rows (sums.rows_frame) built from one block per dtype: the same columns, order, dtypes
+    and values as ``pd.DataFrame(rows)``; anything but ints and floats goes to pandas' own inference."""
     values = {"n": 7, "a": 0.5, "b": np.int64(3), "c": np.float64(-2.25), "d": 2**40, "e": 1e300}
-    pd.testing.assert_frame_equal(sums.one_row(values), pd.DataFrame([values]))
+    pd.testing.assert_frame_equal(sums.rows_frame([values]), pd.DataFrame([values]))
+    more = [values, {**values, "n": 9, "a": -0.125, "d": 5}]
+    pd.testing.assert_frame_equal(sums.rows_frame(more), pd.DataFrame(more))
     odd = {"n": 1, "flag": True, "x": 0.5}
-    pd.testing.assert_frame_equal(sums.one_row(odd), pd.DataFrame([odd]))
-
+    pd.testing.assert_frame_equal(sums.rows_frame([odd]), pd.DataFrame([odd]))

@@ -101,7 +101,8 @@ def breakdown(t0: float, c0: float, deals: int, jobs: int) -> None:
                          specialise=executor.cell_specialise(cell, strats))
     clock["load"], cpu["load"] = time.perf_counter() - t, time.process_time() - c
     spent = {"play": 0.0, "tables": 0.0}
-    real_chunk, real_sums, real_total = serve.simulate_chunk, executor.summarize, executor.sum_tables
+    tables_fns = ("chunk_sums", "stacked_tables", "sum_tables")  # a chunk's sums, the cell's tables, their sum
+    real_chunk, real_tables = serve.simulate_chunk, {name: getattr(executor, name) for name in tables_fns}
 
     def timed(fn: Any, part: str) -> Any:
         def call(*a: Any, **k: Any) -> Any:
@@ -113,13 +114,15 @@ def breakdown(t0: float, c0: float, deals: int, jobs: int) -> None:
         return call
 
     serve.simulate_chunk = timed(real_chunk, "play")
-    executor.summarize = timed(real_sums, "tables")
-    executor.sum_tables = timed(real_total, "tables")
+    for name, fn in real_tables.items():
+        setattr(executor, name, timed(fn, "tables"))
     t, c = time.perf_counter(), time.process_time()
     try:
         _, elapsed = play_cell(cell, seed=CASE[3], jobs=jobs)
     finally:
-        serve.simulate_chunk, executor.summarize, executor.sum_tables = real_chunk, real_sums, real_total
+        serve.simulate_chunk = real_chunk
+        for name, fn in real_tables.items():
+            setattr(executor, name, fn)
     run, run_cpu = time.perf_counter() - t, time.process_time() - c
     out = {"setup_s": clock["setup"], "load_s": clock["load"], "play_s": spent["play"], "tables_s": spent["tables"],
            "run_s": run, "run_cpu_s": run_cpu, "elapsed_s": elapsed, "start_cpu_s": cpu["start"],

@@ -71,7 +71,7 @@ from analyzer.kernel.params import rule_params
 from analyzer.kernel.pause import ADVANCE
 from analyzer.knowledge.table import simulate_known, simulate_observed
 from analyzer.sim.errors import FaultContext
-from analyzer.stats.sums import rotation_hist, summarize
+from analyzer.stats.sums import ROTATION_KIND, ChunkSums, chunk_sums, rotation_counts, stacked_tables
 
 DEFAULT_SIMULATOR = "analyzer.sim.simulator"
 SIMULATOR_ENV = "DURAK_SIMULATOR"
@@ -225,8 +225,8 @@ def cell_seed(seed: int, cell: Cell, chunk: int) -> SeedSequence:
 
 
 def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: bool, *,
-              simulator: str | None = None, engine: str | None = None, threads: int = 1) -> dict[str, pd.DataFrame]:
-    """Simulate ``n`` deals (or matches) of one cell and return their sums.
+              simulator: str | None = None, engine: str | None = None, threads: int = 1) -> ChunkSums:
+    """Simulate ``n`` deals (or matches) of one cell and return their sums (tables: ``.tables()``).
 
     Strategies are built afresh per chunk, one per distinct spec, so a stateful
     strategy cannot carry anything from one chunk to the next (that would make
@@ -235,7 +235,7 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     ``n / rotations`` decks of the chunk's deck stream, each dealt ``rotations`` times with its hands passed one
     seat on each time (analyzer.core.cards.rotated_hands), on the same engine; its Jack comparisons' same-game sums
     are taken per deck (sums.summarize's ``cluster``) and the first seat's wins and decided deals per deck are kept
-    (sums.rotation_hist).
+    (sums.rotation_counts).
     """
     strategies = lineups.build(cell.lineup, strategy_resolver(simulator))
     names = lineups.display_names(cell.lineup, strategies)
@@ -264,15 +264,13 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
             raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
                                f"of cell {cell.index}, expected {n}")
     if decks is None:
-        return summarize(res, names, rules)
+        return chunk_sums(res, names, rules)
     assert isinstance(res, DealResults)  # single deals: matches never rotate (experiment.py refuses them)
-    tables = summarize(res, names, rules, cluster=k)
-    tables["hist"] = pd.concat([tables["hist"], rotation_hist(res, k)], ignore_index=True)
-    return tables
+    return chunk_sums(res, names, rules, cluster=k).with_hist(ROTATION_KIND, rotation_counts(res, k))
 
 
 def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str, engine: str = "auto",
-             threads: int = 1) -> tuple[int, int, int, dict[str, pd.DataFrame]]:
+             threads: int = 1) -> tuple[int, int, int, ChunkSums]:
     """Worker entry: run_chunk plus the chunk's identity (results arrive unordered)."""
     return cell.index, k, n, run_chunk(cell, k, n, cell_seed(seed, cell, k), check, simulator=simulator,
                                        engine=engine, threads=threads)
@@ -328,7 +326,7 @@ ChunkCall = tuple[Cell, int, int, int, bool, str, str]
 def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check: bool = False,
                     simulator: str | None = None, jobs: int = 1, backend: str = "loky",
                     scheduler: str | None = None, engine: str | None = None
-                    ) -> Iterator[tuple[int, int, int, dict[str, pd.DataFrame]]]:
+                    ) -> Iterator[tuple[int, int, int, ChunkSums]]:
     """Run (cell, chunk index, size) tasks; yield (cell index, chunk, size, sums) as they finish.
 
     On loky, compiled chunks run here on ``jobs`` threads (:func:`_run_threaded`),
@@ -359,7 +357,7 @@ def last_cell_first(calls: Sequence[ChunkCall]) -> list[ChunkCall]:
 
 
 def _run_threaded(calls: Sequence[ChunkCall], threads: int
-                  ) -> Iterator[tuple[int, int, int, dict[str, pd.DataFrame]]]:
+                  ) -> Iterator[tuple[int, int, int, ChunkSums]]:
     """Compiled chunks in this process: ``threads`` chunks at a time, each on one kernel thread but the last
     ``threads - 1``, whose blocks go to every thread.
 
@@ -417,10 +415,17 @@ def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, sim
     ``on_chunk(cell index, units)`` is called as each chunk finishes (a progress bar).
     """
     tasks = [(c, k, n) for c in cells for k, n in c.chunks()]
-    done: dict[tuple[int, int], dict[str, pd.DataFrame]] = {}
-    for ci, k, n, tables in run_cell_chunks(tasks, seed=seed, check=check, simulator=simulator, jobs=jobs,
-                                            backend=backend, scheduler=scheduler, engine=engine):
-        done[(ci, k)] = tables
+    done: dict[tuple[int, int], ChunkSums] = {}
+    for ci, k, n, sums in run_cell_chunks(tasks, seed=seed, check=check, simulator=simulator, jobs=jobs,
+                                          backend=backend, scheduler=scheduler, engine=engine):
+        done[(ci, k)] = sums
         if on_chunk is not None:
             on_chunk(ci, n)
-    return sum_tables(ordered_parts(cells, done))
+    # a cell's chunks become tables together, in chunk order: the rows ordered_parts would give (so the same sums
+    # bit for bit as a stored run's), not three tables a chunk built under the GIL while other chunks wait
+    parts: dict[str, list[pd.DataFrame]] = {name: [] for name in TABLES}
+    for cell in cells:
+        tables = stacked_tables([done[(cell.index, k)] for k, _ in cell.chunks()])
+        for name in TABLES:
+            parts[name].append(tables[name].assign(cell=cell.index))
+    return sum_tables(parts)

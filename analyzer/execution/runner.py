@@ -233,9 +233,9 @@ def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, back
                      done_cells=sum(1 for v in left.values() if v == 0), unit=unit,
                      enabled=not quiet) as bar:
         if todo:
-            for ci, k, n, tables in run_cell_chunks(todo, seed=exp.seed, check=check, simulator=sim,
-                                                    jobs=jobs, backend=backend, scheduler=scheduler):
-                store.write(ci, k, n, tables)
+            for ci, k, n, sums in run_cell_chunks(todo, seed=exp.seed, check=check, simulator=sim,
+                                                  jobs=jobs, backend=backend, scheduler=scheduler):
+                store.write(ci, k, n, sums.tables())
                 back = store.read(ci, k, n)  # what a resumed run would see, byte for byte
                 if back is None:
                     raise RuntimeError(f"chunk {k} of cell {ci} did not read back from {store.root}")
