@@ -245,12 +245,19 @@ def slow_rank(nodeid: str) -> int:
     return next((k for k, prefix in enumerate(SLOW_FIRST) if nodeid.startswith(prefix)), len(SLOW_FIRST))
 
 
+def slow_tests() -> set[str]:
+    """The node ids of tests/slow_tests.txt: the tests that took 0.5 s or more in clean-clone runs."""
+    lines = Path(__file__).with_name("slow_tests.txt").read_text(encoding="utf-8").splitlines()
+    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The :data:`SLOW_FIRST` tests first, each marked ``slow``: ``pytest -m "not slow"`` is the quick tier (the
-    README's test command, which CI runs, runs every test)."""
+    """The :data:`SLOW_FIRST` tests first; they and those of tests/slow_tests.txt are marked ``slow``:
+    ``pytest -m "not slow"`` is the quick tier (the README's test command, which CI runs, runs every test)."""
     items.sort(key=lambda item: slow_rank(item.nodeid))  # stable: the rest keep their order
+    slow = slow_tests()
     for item in items:
-        if slow_rank(item.nodeid) < len(SLOW_FIRST):
+        if slow_rank(item.nodeid) < len(SLOW_FIRST) or item.nodeid in slow:
             item.add_marker(pytest.mark.slow)
 
 

@@ -92,6 +92,22 @@ def test_every_slow_first_entry_names_a_test_of_the_suite():
     assert slow_rank("tests/test_stats.py::test_anything") == len(SLOW_FIRST)
 
 
+def test_every_line_of_the_slow_list_names_a_test_of_the_suite():
+    """tests/slow_tests.txt (the quick tier leaves its tests out): each line is a test function of a test file, so
+    a renamed or removed test does not silently stay in the list, and the list is most of the suite's time, not
+    most of its tests."""
+    from pathlib import Path
+
+    from tests.conftest import slow_tests
+
+    root = Path(__file__).resolve().parents[1]
+    slow = slow_tests()
+    assert 50 < len(slow) < 400
+    for nodeid in slow:
+        path, name = nodeid.split("::")
+        assert f"def {name.split('[')[0]}(" in (root / path).read_text(encoding="utf-8"), nodeid
+
+
 def test_tests_sharing_a_costly_module_fixture_run_in_one_worker():
     """tests/conftest.py's COSTLY_FIXTURES: every test of the file that uses the fixture is in one and the same
     group of GROUPS (one worker runs them), and pytest-xdist runs the suite with those groups (``--dist loadgroup``,
