@@ -268,12 +268,11 @@ class ChunkSums:
 def stacked_tables(chunks: list[ChunkSums]) -> dict[str, pd.DataFrame]:
     """The tables of ``chunks`` one under the other, in order: ``pd.concat`` of each one's tables, the same
     values, dtypes and rows, built as one table each rather than three a chunk."""
-    first = chunks[0]
-    positions = pd.DataFrame({c: (np.concatenate([np.asarray(ch.positions[c]) for ch in chunks])
-                                  if isinstance(v, np.ndarray) else
-                                  [x for ch in chunks for x in ch.positions[c]] if isinstance(v, list) else
-                                  np.full(sum(len(ch.positions["position"]) for ch in chunks), v))
-                              for c, v in first.positions.items()})
+    def column(name: str) -> Any:  # an array a position, or the strategy names (a list: pandas' text column)
+        parts = [ch.positions[name] for ch in chunks]
+        return [x for part in parts for x in part] if isinstance(parts[0], list) else np.concatenate(parts)
+
+    positions = pd.DataFrame({name: column(name) for name in chunks[0].positions})
     totals = rows_frame([ch.totals for ch in chunks])
     kinds = [k for ch in chunks for k, h in ch.hists for _ in range(len(h))]
     hist = pd.DataFrame({"kind": kinds,
@@ -399,4 +398,3 @@ def rows_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     blocks = [pd.DataFrame(np.array([[r[k] for k in cols] for r in rows], dtype=dtype), columns=cols)
               for cols, dtype in ((ints, np.int64), (floats, np.float64)) if cols]
     return pd.concat(blocks, axis=1)[keys]
-
