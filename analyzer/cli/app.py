@@ -249,8 +249,8 @@ def balance(
     rule_space: Annotated[Path | None, typer.Option(help="Rule-space file (TOML): the options and values to explore "
                                                          "and the run's settings; default: every option of RULES.md "
                                                          "that can change a single deal.")] = None,
-    target_pp: Annotated[float | None, typer.Option(help="Measure the finalists' first-player advantage and skill "
-                                                         "gap to ± this many points (default 1).")] = None,
+    target_pp: Annotated[float | None, typer.Option(help="Measure the finalists' seat shares, first-mover advantage "
+                                                         "and skill gap to ± this many points (default 1).")] = None,
     strong: Annotated[str | None, typer.Option(help="The skilled player (default: the tuned preset, "
                                                     "weighted?preset=VARIANT-Np).")] = None,
     opponent: Annotated[list[str] | None, typer.Option(help="The skill gap is the strong player against this one "
@@ -262,13 +262,17 @@ def balance(
     scheduler: SchedulerOpt = None,
     fresh: Annotated[bool, typer.Option(help="Discard finished work instead of resuming.")] = False,
     quiet: Annotated[bool, typer.Option(help="No line per round on stderr.")] = False,
+    fairness: Annotated[str | None, typer.Option(help="What 'fair' ranks on: every-seat (every seat's win and дурак "
+                                                      "share, the default) or first-mover (its win only).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object: every rule set's seat fairness, "
+                                                         "first-mover advantage, skill gap and per-seat rates.")] = False,
 ) -> None:
-    """Explore house rules: which make the fairest, most skilful game (first-player advantage against skill)."""
+    """Explore house rules: which make the fairest game (every seat, wins and дурак) and the most skilful."""
     from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
 
     work.balance(variant=variant, players=players, rule_space=rule_space, target_pp=target_pp, strong=strong,
                  opponent=opponent, seed=seed, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
-                 quiet=quiet)
+                 quiet=quiet, fairness=fairness, as_json=as_json)
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:

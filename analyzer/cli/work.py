@@ -41,7 +41,8 @@ from analyzer.execution.experiment import read_toml_file, single_cell
 from analyzer.execution.runner import run_experiment
 from analyzer.execution.tournament_run import run_design
 from analyzer.execution.tune import TuneError, tune_strategy, write_report
-from analyzer.report.balance_view import is_balance_folder, recommendations, write_balance_report
+from analyzer.report.balance_view import balance_json, is_balance_folder, recommendations, write_balance_report
+from analyzer.stats.balance import FAIRNESS_KINDS
 from analyzer.report.build import build_report
 from analyzer.report.compare_page import write_compare_page
 from analyzer.report.compare_view import (
@@ -355,7 +356,8 @@ def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | 
 
 def balance(*, variant: str | None, players: int | None, rule_space: Path | None, target_pp: float | None,
             strong: str | None, opponent: list[str] | None, seed: int | None, out: Path | None, jobs: int,
-            backend: str, scheduler: str | None, fresh: bool, quiet: bool) -> None:
+            backend: str, scheduler: str | None, fresh: bool, quiet: bool, fairness: str | None = None,
+            as_json: bool = False) -> None:
     """Explore house rules (analyzer.execution.balance_run): the fairest, most skilful rule sets, with intervals."""
     with user_errors(*HEAVY_ERRORS):
         check_seed_jobs(seed or 0, jobs)
@@ -365,38 +367,49 @@ def balance(*, variant: str | None, players: int | None, rule_space: Path | None
             raise UsageError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
         if variant is None and rule_space is None:
             raise UsageError("give --variant (czech, prague or svinya) or a --rule-space file that names one")
+        if fairness is not None and fairness not in FAIRNESS_KINDS:
+            raise UsageError(f"--fairness must be one of {', '.join(FAIRNESS_KINDS)}, not {fairness!r}")
         if variant is not None:
             rules_of(variant, players, None)  # an unknown variant or player count: the rules' own one line
         if target_pp is not None and not (math.isfinite(target_pp) and target_pp > 0):
             raise UsageError(f"--target-pp must be a positive number of points, got {target_pp}")
         table = dict(read_toml_file(rule_space)) if rule_space is not None else {}
-        given = {"seed": seed, "target_pp": target_pp, "strong": strong, "opponents": opponent or None}
+        given = {"seed": seed, "target_pp": target_pp, "strong": strong, "opponents": opponent or None,
+                 "fairness": fairness}
         table.update({k: v for k, v in given.items() if v is not None})
         source = str(rule_space) if rule_space is not None else "durak balance"
         space = parse_space(table, source=source, default_name=rule_space.stem if rule_space else None,
                             variant=variant, players=players)
         argv = ["durak", "balance", "--variant", space.variant, "--players", str(space.players)]
         argv += ["--rule-space", str(rule_space)] if rule_space is not None else []
-        for name, value in (("--target-pp", target_pp), ("--strong", strong), ("--seed", seed)):
+        for name, value in (("--target-pp", target_pp), ("--strong", strong), ("--seed", seed),
+                            ("--fairness", fairness)):
             argv += [name, str(value)] if value is not None else []
         for o in opponent or []:
             argv += ["--opponent", o]
         _balance_run(space, out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh, quiet=quiet,
-                     command=shlex.join(argv))
+                     command=shlex.join(argv), as_json=as_json)
 
 
 def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, scheduler: str | None, fresh: bool,
-                 quiet: bool, command: str) -> None:
-    """Run a checked space and print the recommendations' first lines and where the report is."""
+                 quiet: bool, command: str, as_json: bool = False) -> None:
+    """Run a checked space and print the recommendations' first lines and where the report is (``as_json``: the
+    one JSON object of :func:`analyzer.report.balance_view.balance_json` instead)."""
     folder = out or Path("reports") / space.name
     if not quiet:
         typer.echo(f"{space.variant} {space.players}p: {len(space.arms):,} rule sets", err=True)
     run_balance(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh, command=command,
                 on_round=None if quiet else (lambda line: typer.echo(line, err=True)))
+    if as_json:
+        typer.echo(json.dumps(balance_json(folder)))
+        return
     arms = pd.read_parquet(folder / "results" / "arms.parquet")
-    for why, row in recommendations(arms):
-        typer.echo(f"{why}: {row['rules']}: first player's advantage {100 * row['final_fpa']:+.1f} pp "
-                   f"[{100 * row['final_fpa_lo']:+.1f}, {100 * row['final_fpa_hi']:+.1f}], skill gap "
-                   f"{100 * row['final_skill0']:+.1f} pp [{100 * row['final_skill0_lo']:+.1f}, "
-                   f"{100 * row['final_skill0_hi']:+.1f}]")
+    for why, row in [*recommendations(arms), (space.reference_name, arms[arms["reference"]].iloc[0])]:
+        f = 100 * row[["report_fairness", "report_fairness_lo", "report_fairness_hi"]].to_numpy(float)
+        fpa = 100 * row[["report_fpa", "report_fpa_lo", "report_fpa_hi"]].to_numpy(float)
+        sk = 100 * row[["report_skill0", "report_skill0_lo", "report_skill0_hi"]].to_numpy(float)
+        typer.echo(f"{why}: {row['rules']}: seat fairness {f[0]:.1f} pp [{f[1]:.1f}, {f[2]:.1f}] (position "
+                   f"{int(row['report_fairness_seat'])}, {row['report_fairness_outcome']}); first mover (position "
+                   f"{space.arms[space.reference].rules.first_mover}) {fpa[0]:+.1f} pp [{fpa[1]:+.1f}, {fpa[2]:+.1f}]; "
+                   f"skill gap {sk[0]:+.1f} pp [{sk[1]:+.1f}, {sk[2]:+.1f}]")
     typer.echo(f"report: {folder / 'report.html'}")

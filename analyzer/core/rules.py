@@ -27,6 +27,30 @@ PLAYERS = {"czech": range(2, 9), "prague": range(2, 6), "svinya": range(2, 3)}
 #: and the leader may play anything (SV2).
 STARTER_KIND = {"czech": "turned", "prague": "dealer_lead", "svinya": "none"}
 
+#: Who plays the first card of a deal (of a match's first deal), by variant: czech's player left of the dealer
+#: plays onto the turned-up starter (CZ3); prague's dealer turns his sixth card up as his lead (PR2), so the
+#: deal's first card is his; svinya's dealer's opponent leads a first deal (SV2).  "The first player" in every
+#: report means this seat, the *first mover*; positions stay numbered from the dealer's left (G2).
+FIRST_MOVER = {"czech": "the player left of the dealer", "prague": "the dealer",
+               "svinya": "the dealer's opponent"}
+FIRST_MOVER_RULE = {"czech": "CZ3", "prague": "PR2", "svinya": "SV2"}
+
+
+def dealer_position(players: int) -> int:
+    """The dealer is the last position (G2)."""
+    return players - 1
+
+
+def first_mover_position(variant: str, players: int) -> int:
+    """The position that plays the first card of a deal (:data:`FIRST_MOVER`): prague's dealer, else position 0."""
+    return dealer_position(players) if variant == "prague" else 0
+
+
+def first_mover_text(variant: str, players: int) -> str:
+    """``the dealer (position 3; PR2)``: who goes first, which position that is, and the rule that says so."""
+    return (f"{FIRST_MOVER[variant]} (position {first_mover_position(variant, players)}; "
+            f"{FIRST_MOVER_RULE[variant]})")
+
 
 class RulesError(ValueError):
     """An impossible or unknown rule setting; the message is one line."""
@@ -141,6 +165,15 @@ class RuleSet:
     @property
     def starter_kind(self) -> str:
         return STARTER_KIND[self.variant]
+
+    @property
+    def first_mover(self) -> int:
+        """The position that plays the deal's first card (:func:`first_mover_position`)."""
+        return first_mover_position(self.variant, self.players)
+
+    @property
+    def dealer(self) -> int:
+        return dealer_position(self.players)
 
     @property
     def low_rank(self) -> int:

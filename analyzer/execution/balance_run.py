@@ -1,4 +1,4 @@
-"""The rule-balance explorer (``durak balance``, issue 28): successive halving over rule sets, on shared decks.
+"""The rule-balance explorer (``durak balance``): successive halving over rule sets, on shared decks.
 
 Why it is built this way:
 
@@ -11,17 +11,25 @@ Why it is built this way:
   opponent (the strong player in that seat, the opponent in the others).
 * **Where the answer is open.** Round 0 plays every arm on ``first_decks``
   decks (also the data of the main effects: every arm, the same decks).  After
-  each round the arms are ranked by Pareto rank on (|first player's
-  advantage|, skill gap) and the best ``1/eta`` go on (never fewer than
+  each round the arms are ranked by Pareto rank on (unfairness, skill gap) --
+  unfairness is the seat fairness (every seat, the win and the дурак:
+  :mod:`analyzer.stats.fairness`) or, with ``fairness = "first-mover"``, the
+  first mover's |advantage| -- and the best ``1/eta`` go on (never fewer than
   ``finalists``), each with ``eta`` times the decks (at most half of
   ``max_decks``); an arm with too many capped deals, or one that played every
   deck exactly as a simpler one did, is not ranked (:func:`_select`).  The
-  *anchors* -- the variant's default rules, the yardstick, and every single
-  change from them (``single_changes``) -- always go on.  Then the finalists
-  are measured again on *fresh* decks (chunks after every deck the selection
-  saw: no winner's curse) with sequential stopping: each plays until both
-  half-widths are within ``target_pp`` (the decks it needs are predicted from
-  the spread seen, then checked) or ``max_decks``.
+  *anchors* -- the reference rules, the yardstick, and every single change
+  from them (``single_changes``) -- always go on.
+* **No winner's curse.** The finalists are measured again on *selection
+  decks* (chunks after every deck the halving saw) with sequential stopping:
+  each plays until every half-width is within ``target_pp`` (the decks it
+  needs are predicted from the spread seen, then checked) or ``max_decks``.
+  The recommendations are picked on those decks
+  (:func:`analyzer.stats.balance.recommend`), then the picked rule sets and
+  the reference are measured once more, to the same target, on *report
+  decks* that played no part in any choice: their reported numbers are those.
+  The finalists' report card (skill trace, real choices) is played on the
+  report decks too.
 * **Resuming.** Every round's work is cut into tasks of :data:`TASK_PAIRS`
   (arm, chunk) pairs, a fixed cut whatever ``--jobs``; each finished task is
   written at once to the chunk store (:class:`analyzer.execution.store.ChunkStore`,
@@ -51,6 +59,7 @@ from numpy.typing import NDArray
 
 from analyzer import __version__
 from analyzer.core.cards import shuffled_decks
+from analyzer.engine.choices import count_choices
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED
 from analyzer.core.rules import RuleSet, format_value
 from analyzer.execution import lineup as lineups
@@ -61,6 +70,8 @@ from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, atomic_write, par
 from analyzer.execution.tournament_run import deal_engine, play_deals
 from analyzer.report.balance_view import write_balance_report
 from analyzer.stats import balance as bal
+from analyzer.stats import fairness
+from analyzer.stats.intervals import wilson
 from analyzer.stats.sums import deal_losses
 from analyzer.stats.tables import CAPPED_ALARM
 
@@ -93,14 +104,11 @@ def play_chunk(rules: RuleSet, entrants: Sequence[object], decks: NDArray[np.int
     k = len(entrants) - 1
     cols: Columns = {}
     for t, seats in enumerate(tables(0, k, p)):
-        lineup = [entrants[e] for e in seats]
-        if simulator == DEFAULT_SIMULATOR:
-            res = play_deals(rules, lineup, decks, sim_ss)
-        else:  # a stand-in simulator (tests), called as the numpy one is
-            res = import_simulator(simulator).simulate_deals(rules, lineup, n, sim_ss, decks=decks)
+        res = _play(rules, [entrants[e] for e in seats], decks, sim_ss, simulator)
         decided = (res.end != END_CAPPED) & (res.winner >= 0)
         if t == 0:
-            cols["win0"] = (res.winner == 0).astype(np.int8)
+            cols["winner"] = np.where(decided, res.winner, -1).astype(np.int8)
+            cols["durak"] = np.where(decided, res.loser, -1).astype(np.int8)
             cols["decided"] = decided.astype(np.int8)
             cols["capped"] = (res.end == END_CAPPED).astype(np.int8)
             cols["blocked"] = (res.end == END_BLOCKED).astype(np.int8)
@@ -115,10 +123,40 @@ def play_chunk(rules: RuleSet, entrants: Sequence[object], decks: NDArray[np.int
     return cols
 
 
+def _play(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8], sim_ss: np.random.SeedSequence,
+          simulator: str) -> Any:
+    if simulator == DEFAULT_SIMULATOR:
+        return play_deals(rules, lineup, decks, sim_ss)
+    # a stand-in simulator (tests), called as the numpy one is
+    return import_simulator(simulator).simulate_deals(rules, list(lineup), len(decks), sim_ss, decks=decks)
+
+
+def play_card(rules: RuleSet, strong: object, trace: object | None, decks: NDArray[np.int8],
+              sim_ss: np.random.SeedSequence, simulator: str) -> Columns:
+    """A finalist's report-card integers (:data:`analyzer.stats.balance.CARD`) on ``decks``: the trace player in
+    each seat against ``players - 1`` strong players, and the fair table's decisions with a real choice, counted
+    on the readable engine (the stand-in simulators of the tests play no cards: none counted)."""
+    n, p = len(decks), rules.players
+    cols: Columns = {c: np.zeros(n, np.int16) for c in bal.CARD}
+    if trace is not None:
+        for seat in range(p):
+            res = _play(rules, [trace if s == seat else strong for s in range(p)], decks, sim_ss, simulator)
+            cols["trace"] += (res.winner == seat).astype(np.int16)
+            cols["tracedec"] += ((res.end != END_CAPPED) & (res.winner >= 0)).astype(np.int16)
+    if simulator == DEFAULT_SIMULATOR:
+        rng = np.random.default_rng(sim_ss.spawn(1)[0])
+        choices, decisions = count_choices(rules, [strong] * p, decks, rng)
+        cols["choices"], cols["decisions"] = choices.astype(np.int16), decisions.astype(np.int16)
+    return cols
+
+
 def _job(task: int, pairs: Sequence[tuple[int, int]], rules: dict[int, RuleSet], specs: Sequence[str], seed: int,
-         chunk: int, simulator: str) -> tuple[int, list[Columns]]:
-    """Worker entry: every (arm, chunk) pair of one task; decks made once per deck size and chunk."""
-    entrants = lineups.build(list(specs), strategy_resolver(simulator))
+         chunk: int, simulator: str, card: str | None = None) -> tuple[int, list[Columns]]:
+    """Worker entry: every (arm, chunk) pair of one task; decks made once per deck size and chunk.  ``card``: play
+    the report card instead (``specs[0]`` the strong player, ``card`` the trace player or "")."""
+    resolve = strategy_resolver(simulator)
+    entrants = lineups.build(list(specs), resolve)
+    trace = (lineups.build([card], resolve)[0] if card else None) if card is not None else None
     decks: dict[tuple[int, int], tuple[NDArray[np.int8], np.random.SeedSequence]] = {}
     out = []
     for arm, c in pairs:
@@ -127,39 +165,47 @@ def _job(task: int, pairs: Sequence[tuple[int, int]], rules: dict[int, RuleSet],
         if key not in decks:
             deck_ss, sim_ss = chunk_streams(seed, r, c)
             decks[key] = (shuffled_decks(r.deck_size, chunk, np.random.default_rng(deck_ss)), sim_ss)
-        out.append(play_chunk(r, entrants, *decks[key], simulator))
+        if card is None:
+            out.append(play_chunk(r, entrants, *decks[key], simulator))
+        else:
+            out.append(play_card(r, entrants[0], trace, *decks[key], simulator))
     return task, out
 
 
 class TaskStore:
-    """The finished tasks of a run in the chunk store: round ``r`` is the store's cell, the task its chunk."""
+    """The finished tasks of a run in the chunk store: round ``r`` is the store's cell, the task its chunk.
 
-    def __init__(self, store: ChunkStore, chunk: int, columns: Sequence[str]) -> None:
-        self.store, self.chunk, self.columns = store, chunk, list(columns)
+    A round's columns are the tables' (:func:`analyzer.stats.balance.raw_columns`) or the report card's
+    (:data:`analyzer.stats.balance.CARD`): ``get`` and ``put`` name the ones they read and write."""
+
+    def __init__(self, store: ChunkStore, chunk: int) -> None:
+        self.store, self.chunk = store, chunk
         self.resumed = 0
 
-    def get(self, r: int, task: int, pairs: Sequence[tuple[int, int]]) -> list[Columns] | None:
+    def get(self, r: int, task: int, pairs: Sequence[tuple[int, int]], columns: Sequence[str]
+            ) -> list[Columns] | None:
         tables = self.store.read(r, task, len(pairs) * self.chunk)
         if tables is None:
             return None
         pos = tables["positions"]
         want = np.repeat(np.asarray(pairs, np.int64).reshape(-1, 2), self.chunk, axis=0)
-        if list(pos.columns) != ["arm", "chunk", *self.columns] or len(pos) != len(want) or not (
+        if list(pos.columns) != ["arm", "chunk", *columns] or len(pos) != len(want) or not (
                 (pos["arm"].to_numpy() == want[:, 0]).all() and (pos["chunk"].to_numpy() == want[:, 1]).all()):
             return None  # another cut of the work: play it again
         self.resumed += 1
-        return [{c: pos[c].to_numpy()[i * self.chunk:(i + 1) * self.chunk] for c in self.columns}
+        return [{c: pos[c].to_numpy()[i * self.chunk:(i + 1) * self.chunk] for c in columns}
                 for i in range(len(pairs))]
 
-    def put(self, r: int, task: int, pairs: Sequence[tuple[int, int]], cols: list[Columns]) -> list[Columns]:
+    def put(self, r: int, task: int, pairs: Sequence[tuple[int, int]], cols: list[Columns], columns: Sequence[str]
+            ) -> list[Columns]:
         arm = np.repeat([a for a, _ in pairs], self.chunk).astype(np.int32)
         chk = np.repeat([c for _, c in pairs], self.chunk).astype(np.int32)
         frame = pd.DataFrame({"arm": arm, "chunk": chk, **{c: np.concatenate([x[c] for x in cols])
-                                                          for c in self.columns}})
+                                                          for c in columns}})
         self.store.write(r, task, len(pairs) * self.chunk, {
             "positions": frame, "totals": pd.DataFrame({"n": [len(pairs) * self.chunk]}),
             "hist": pd.DataFrame({"pairs": [len(pairs)]})})
-        back = self.get(r, task, pairs)  # what a resumed run would see
+        back = self.get(r, task, pairs, columns)  # what a resumed run would see
         if back is None:
             raise RuntimeError(f"task {task} of round {r} did not read back from {self.store.root}")
         self.resumed -= 1
@@ -174,7 +220,7 @@ def balance_fingerprint(space: BalanceSpace, simulator: str) -> tuple[str, dict[
     engines = sorted({deal_engine(a.rules, [entrants[e] for e in seats]) for a in space.arms[:1]
                       for seats in tables(0, len(space.opponents), space.players)})
     setting = {k: v for k, v in space.to_dict().items() if k not in ("name", "description", "source")}
-    record = {"kind": "balance", "format": CHUNK_FORMAT, "layout": "per-deck integers v1", "version": __version__,
+    record = {"kind": "balance", "format": CHUNK_FORMAT, "layout": "per-deck integers v2", "version": __version__,
               "seeding": "balance-v1", "simulator": simulator, "task_pairs": TASK_PAIRS, "engines": engines,
               "arms_sha256": arms, **setting}
     canon = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
@@ -189,44 +235,63 @@ class Search:
         self.space, self.store, self.simulator = space, store, simulator
         self.jobs, self.backend, self.scheduler = jobs, backend, scheduler
         self.chunks: dict[int, dict[int, Columns]] = {a.index: {} for a in space.arms}
+        self.cards: dict[int, dict[int, Columns]] = {a.index: {} for a in space.arms}
         self.round = 0
         self.deals = 0  # every deal of the search, played now or read back
         self.deals_now = 0  # played by this invocation
         self.tables = len(tables(0, len(space.opponents), space.players))
+        self.columns_of = list(bal.raw_columns(len(space.opponents)))
+        self.first = space.arms[space.reference].rules.first_mover
 
-    def play(self, wants: dict[int, Iterable[int]]) -> None:
-        """Play (or read back) the chunks ``wants[arm]`` of every arm: one round of the search."""
-        pairs = sorted((a, c) for a, cs in wants.items() for c in cs if c not in self.chunks[a])
+    def play(self, wants: dict[int, Iterable[int]], card: bool = False) -> None:
+        """Play (or read back) the chunks ``wants[arm]`` of every arm: one round of the search (``card``: of the
+        finalists' report card)."""
+        have = self.cards if card else self.chunks
+        columns = list(bal.CARD) if card else self.columns_of
+        sp = self.space
+        per_chunk = sp.chunk_decks * ((sp.players if sp.trace else 0) + 1 if card else self.tables)
+        pairs = sorted((a, c) for a, cs in wants.items() for c in cs if c not in have[a])
         cut = [pairs[i:i + TASK_PAIRS] for i in range(0, len(pairs), TASK_PAIRS)]
         todo = []
         for t, task in enumerate(cut):
-            got = self.store.get(self.round, t, task)
+            got = self.store.get(self.round, t, task, columns)
             if got is None:
                 todo.append(t)
             else:
-                self._keep(task, got)
-                self.deals += len(task) * self.space.chunk_decks * self.tables
-        sp = self.space
+                self._keep(have, task, got)
+                self.deals += len(task) * per_chunk
         specs = [sp.strong, *sp.opponents]
         calls = [(t, cut[t], {a: sp.arms[a].rules for a, _ in cut[t]}, specs, sp.seed, sp.chunk_decks,
-                  self.simulator) for t in todo]
+                  self.simulator, *([sp.trace] if card else [])) for t in todo]
         for t, cols in run_tasks(_job, calls, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler):
-            self._keep(cut[t], self.store.put(self.round, t, cut[t], cols))
-            self.deals += len(cut[t]) * self.space.chunk_decks * self.tables
-            self.deals_now += len(cut[t]) * self.space.chunk_decks * self.tables
+            self._keep(have, cut[t], self.store.put(self.round, t, cut[t], cols, columns))
+            self.deals += len(cut[t]) * per_chunk
+            self.deals_now += len(cut[t]) * per_chunk
         self.round += 1
 
-    def _keep(self, pairs: Sequence[tuple[int, int]], cols: list[Columns]) -> None:
+    @staticmethod
+    def _keep(have: dict[int, dict[int, Columns]], pairs: Sequence[tuple[int, int]], cols: list[Columns]) -> None:
         for (a, c), x in zip(pairs, cols):
-            self.chunks[a][c] = x
+            have[a][c] = x
 
-    def columns(self, arm: int, start: int = 0, stop: int | None = None) -> Columns:
+    def columns(self, arm: int, start: int = 0, stop: int | None = None, card: bool = False) -> Columns:
         """The arm's per-deck columns over chunks ``start .. stop - 1`` (all it played from ``start``)."""
-        got = sorted(c for c in self.chunks[arm] if c >= start and (stop is None or c < stop))
-        return {k: np.concatenate([self.chunks[arm][c][k] for c in got]) for k in self.store.columns}
+        have = (self.cards if card else self.chunks)[arm]
+        got = sorted(c for c in have if c >= start and (stop is None or c < stop))
+        names = bal.CARD if card else self.columns_of
+        return {k: np.concatenate([have[c][k] for c in got]) for k in names}
 
-    def summary(self, arm: int, start: int = 0, stop: int | None = None) -> dict[str, float]:
-        return bal.summary(self.columns(arm, start, stop), self.space.players, len(self.space.opponents))
+    def summary(self, arm: int, start: int = 0, stop: int | None = None) -> dict[str, Any]:
+        return bal.summary(self.columns(arm, start, stop), self.space.players, len(self.space.opponents),
+                           self.first)
+
+    def per_deck(self, arm: int, start: int = 0, stop: int | None = None) -> dict[str, Any]:
+        return bal.per_deck(self.columns(arm, start, stop), self.space.players, len(self.space.opponents),
+                            self.first)
+
+    def last_chunk(self, arms: Iterable[int]) -> int:
+        """The last chunk any of ``arms`` played (the next stage's decks start after it)."""
+        return max(max(self.chunks[a]) for a in arms)
 
 
 def anchors(space: BalanceSpace) -> set[int]:
@@ -236,44 +301,76 @@ def anchors(space: BalanceSpace) -> set[int]:
 
 
 def _select(search: Search, active: list[int], keep: int) -> list[int]:
-    """The ``keep`` best arms of ``active`` by Pareto rank on (|advantage|, skill), the anchors besides.
+    """The ``keep`` best arms of ``active`` by Pareto rank on (unfairness, skill), the anchors besides.
 
     Not ranked: an arm whose capped share is above the alarm (:data:`analyzer.stats.tables.CAPPED_ALARM`,
     its whole interval), since a deal cut off by the turn cap has no winner and a game that often never ends
-    is no recommendation; and an arm that played every deck so far exactly as a simpler one (same winners at
-    every table: an option that changes only who is the дурак, or nothing the players do) -- the simpler
-    stands for both.
+    is no recommendation; and an arm that played every deck so far exactly as a simpler one (same winners and
+    дураки at every table: an option that changes nothing the players do) -- the simpler stands for both.
     """
     fixed = anchors(search.space)
     arms = search.space.arms
+    p = search.space.players
     seen: set[bytes] = set()
-    ranked, summaries = [], []
+    ranked, costs, skills = [], [], []
     for a in sorted(active, key=lambda a: (a not in fixed, arms[a].changes, a)):  # anchors first, then simplest
         cols = search.columns(a)
-        play = b"".join(cols[k].tobytes() for k in ("win0", "hero0", "decided"))
+        play = b"".join(cols[k].tobytes() for k in ("winner", "durak", "hero0", "decided"))
         if a in fixed or play in seen:
             seen.add(play)
             continue
         seen.add(play)
-        s = search.summary(a)
-        if s["capped_lo"] > CAPPED_ALARM:
+        capped = _share_lo(cols["capped"])
+        if capped > CAPPED_ALARM:
             continue
+        d = search.per_deck(a)
+        unfair = (fairness.point(cols["winner"], cols["durak"], p) if search.space.fairness == "every-seat"
+                  else abs(float(d["fpa"].mean())))
         ranked.append(a)
-        summaries.append(s)
-    order = bal.keep_order([abs(x["fpa"]) for x in summaries], [x["skill0"] for x in summaries])
+        costs.append(unfair)
+        skills.append(float(d["skill0"].mean()))
+    order = bal.keep_order(costs, skills)
     return sorted(fixed | {ranked[i] for i in order[:keep]})
 
 
-def explore(search: Search, on_round: Callable[[str], None] | None = None
-            ) -> tuple[list[dict[str, Any]], list[int], int]:
-    """Successive halving, then the finalists' fresh measurement (module doc); the round log, the finalists
-    and the first fresh chunk."""
+def _share_lo(flags: NDArray[Any]) -> float:
+    """The lower Wilson bound of a share of flagged decks."""
+    return float(wilson(np.asarray(flags, np.float64).sum(), len(flags)).lo)
+
+
+def _measure(search: Search, arms: Iterable[int], start: int, stage: str, log: list[dict[str, Any]],
+             on_round: Callable[[str], None] | None) -> None:
+    """Play ``arms`` on chunks from ``start`` until every half-width is within the target (or ``max_decks``)."""
+    sp = search.space
+    ch = sp.chunk_decks
+    target = sp.target_pp / 100
+    want = {a: sp.first_decks // ch for a in arms}
+    while want:
+        search.play({a: range(start, start + n) for a, n in want.items()})
+        log.append({"round": search.round - 1, "stage": stage, "arms": len(want),
+                    "decks_per_arm": max(want.values()) * ch, "deals_so_far": search.deals})
+        _tell(on_round, log[-1])
+        nxt = {}
+        for a, n in want.items():
+            cols = search.columns(a, start)
+            s = bal.summary(cols, sp.players, len(sp.opponents), search.first)
+            if max(bal.half_widths(s)) <= target or n * ch >= sp.max_decks:
+                continue
+            need = math.ceil(bal.decks_needed(cols, sp.players, search.first, target) * 1.02 / ch)
+            nxt[a] = min(max(need, n + 1), sp.max_decks // ch)
+        want = nxt
+
+
+def explore(search: Search, on_round: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Successive halving, the finalists on selection decks, the picks, and the picks and the reference on
+    report decks (module doc).  Returns the round log, the finalists, the first selection and report chunks and
+    the picks ``[(why, arm)]``."""
     sp = search.space
     ch = sp.chunk_decks
     active = [a.index for a in sp.arms]
     decks = sp.first_decks
     cap = max(sp.first_decks, (sp.max_decks // 2) // ch * ch)
-    log = []
+    log: list[dict[str, Any]] = []
     while True:
         search.play({a: range(decks // ch) for a in active})
         log.append({"round": search.round - 1, "stage": "halving", "arms": len(active), "decks_per_arm": decks,
@@ -285,23 +382,40 @@ def explore(search: Search, on_round: Callable[[str], None] | None = None
         active = _select(search, active, max(sp.finalists, math.ceil(ranked / sp.eta)))
         decks = min(decks * sp.eta, cap)
     fresh = decks // ch
-    target = sp.target_pp / 100
-    want = {a: sp.first_decks // ch for a in active}
-    while want:
-        search.play({a: range(fresh, fresh + n) for a, n in want.items()})
-        log.append({"round": search.round - 1, "stage": "finalists", "arms": len(want),
-                    "decks_per_arm": max(want.values()) * ch, "deals_so_far": search.deals})
-        _tell(on_round, log[-1])
-        nxt = {}
-        for a, n in want.items():
-            cols = search.columns(a, fresh)
-            s = bal.summary(cols, sp.players, len(sp.opponents))
-            if max(bal.half_widths(s)) <= target or n * ch >= sp.max_decks:
-                continue
-            need = math.ceil(bal.decks_needed(cols, sp.players, target) * 1.02 / ch)
-            nxt[a] = min(max(need, n + 1), sp.max_decks // ch)
-        want = nxt
-    return log, active, fresh
+    _measure(search, active, fresh, "finalists", log, on_round)
+    report = search.last_chunk(active) + 1
+    picked = finalist_rows(search, active, fresh, report)
+    picks = [(why, int(picked.loc[i, "arm"])) for why, i in bal.recommend(picked, CAPPED_ALARM)]
+    _measure(search, sorted({a for _, a in picks} | {sp.reference}), report, "report", log, on_round)
+    search.play({a: range(report, report + sp.trace_decks // ch) for a in active}, card=True)
+    log.append({"round": search.round - 1, "stage": "report card", "arms": len(active),
+                "decks_per_arm": sp.trace_decks, "deals_so_far": search.deals})
+    _tell(on_round, log[-1])
+    return {"rounds": log, "finalists": active, "first_fresh_chunk": fresh, "first_report_chunk": report,
+            "picks": [{"why": why, "arm": a} for why, a in picks]}
+
+
+def finalist_rows(search: Search, finalists: Iterable[int], start: int, stop: int | None, prefix: str = "final_",
+                  vs: str = "vs_ref_") -> pd.DataFrame:
+    """One row per finalist on chunks ``start .. stop - 1``: its estimates (``prefix``), the cost the search
+    minimises, and paired differences from the reference arm on the same decks (``vs``)."""
+    sp = search.space
+    ref = search.per_deck(sp.reference, start, stop)
+    fixed = anchors(sp)
+    rows = []
+    for a in finalists:
+        arm = sp.arms[a]
+        s = search.summary(a, start, stop)
+        row: dict[str, Any] = {"arm": a, "rules": arm.label, "reference": a == sp.reference, "changes": arm.changes,
+                               "anchor": a in fixed}
+        row.update({f"{prefix}{k}": v for k, v in s.items()})
+        row[f"{prefix}cost"] = bal.cost(s, sp.fairness)
+        mine = search.per_deck(a, start, stop)
+        for m in ("fpa", *(f"skill{j}" for j in range(len(sp.opponents))), "turns", "jack"):
+            e = bal.paired(mine[m], ref[m])
+            row[f"{vs}{m}"], row[f"{vs}{m}_lo"], row[f"{vs}{m}_hi"] = float(e.est), float(e.lo), float(e.hi)
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def _tell(on_round: Callable[[str], None] | None, entry: dict[str, Any]) -> None:
@@ -310,35 +424,42 @@ def _tell(on_round: Callable[[str], None] | None, entry: dict[str, Any]) -> None
                  f"{entry['decks_per_arm']:,} decks each; {entry['deals_so_far']:,} deals played so far")
 
 
-def _arm_rows(search: Search, finalists: list[int], fresh: int) -> pd.DataFrame:
-    """One row per arm: the explored options, its estimates on every deck the search gave it, its round, and for
-    the finalists the fresh estimates and the paired differences from the reference arm."""
+def _arm_rows(search: Search, found: dict[str, Any]) -> pd.DataFrame:
+    """One row per arm: the explored options and its estimates on every deck of the search; for the finalists
+    their selection decks' numbers (``final_*``, ``vs_ref_*``: what chose the picks) and report card
+    (``card_*``); for the picks and the reference their report decks' numbers (``report_*``, ``rep_vs_ref_*``)."""
     sp = search.space
-    ref = sp.reference
-    ref_fresh = bal.per_deck(search.columns(ref, fresh), sp.players, len(sp.opponents))
+    fresh, report = found["first_fresh_chunk"], found["first_report_chunk"]
+    finalists = found["finalists"]
+    whys: dict[int, list[str]] = {}
+    for p in found["picks"]:
+        whys.setdefault(p["arm"], []).append(p["why"])
     fixed = anchors(sp)
     rows = []
     for arm in sp.arms:
-        row: dict[str, Any] = {"arm": arm.index, "rules": arm.label, "reference": arm.index == ref,
+        row: dict[str, Any] = {"arm": arm.index, "rules": arm.label, "reference": arm.index == sp.reference,
                                "changes": arm.changes, "anchor": arm.index in fixed}
         values = dict(arm.values)
         for opt in sp.space:
             parent = DEPENDS.get(opt)
             shown = parent is None or values.get(parent[0], getattr(arm.rules, parent[0])) == parent[1]
             row[f"opt_{opt}"] = format_value(values[opt]) if shown else bal.NOT_APPLICABLE
-        played = sorted(search.chunks[arm.index])
-        row["decks_played"] = len(played) * sp.chunk_decks
+        row["decks_played"] = len(search.chunks[arm.index]) * sp.chunk_decks
         row.update({f"search_{k}": v for k, v in search.summary(arm.index, 0, fresh).items()})
+        row["search_cost"] = bal.cost(search.summary(arm.index, 0, fresh), sp.fairness)
         row["finalist"] = arm.index in finalists
-        if arm.index in finalists:
-            row.update({f"final_{k}": v for k, v in search.summary(arm.index, fresh).items()})
-            mine = bal.per_deck(search.columns(arm.index, fresh), sp.players, len(sp.opponents))
-            for m in ("fpa", *(f"skill{j}" for j in range(len(sp.opponents))), "turns", "jack"):
-                e = bal.paired(mine[m], ref_fresh[m])
-                row[f"vs_ref_{m}"], row[f"vs_ref_{m}_lo"], row[f"vs_ref_{m}_hi"] = (float(e.est), float(e.lo),
-                                                                                    float(e.hi))
+        row["picked"] = " and ".join(whys.get(arm.index, []))
         rows.append(row)
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows).set_index("arm", drop=False)
+    fin = finalist_rows(search, finalists, fresh, report).set_index("arm")
+    out = out.join(fin.drop(columns=["rules", "reference", "changes", "anchor"]))
+    rep_arms = sorted(set(whys) | {sp.reference})
+    rep = finalist_rows(search, rep_arms, report, None, prefix="report_", vs="rep_vs_ref_").set_index("arm")
+    out = out.join(rep.drop(columns=["rules", "reference", "changes", "anchor"]))
+    cards = {a: bal.card(search.columns(a, card=True), sp.players) for a in finalists if search.cards[a]}
+    if cards:
+        out = out.join(pd.DataFrame.from_dict(cards, orient="index").add_prefix("card_"))
+    return out.reset_index(drop=True)
 
 
 def _effects(search: Search, arms: pd.DataFrame) -> pd.DataFrame:
@@ -353,7 +474,7 @@ def _effects(search: Search, arms: pd.DataFrame) -> pd.DataFrame:
     for m in quantities:
         y = np.empty((len(raw), sp.first_decks), np.float32)
         for i, cols in enumerate(raw):
-            y[i] = bal.per_deck(cols, sp.players, k)[m]
+            y[i] = bal.per_deck(cols, sp.players, k, search.first)[m]
         matrices[m] = y
     values = arms[[f"opt_{o}" for o in sp.space]].rename(columns=lambda c: c[4:])
     ref = dict(sp.arms[sp.reference].values)
@@ -367,7 +488,7 @@ def full_grid_deals(search: Search) -> int:
     n0 = sp.first_decks // sp.chunk_decks
     total = 0
     for a in sp.arms:
-        need = bal.decks_needed(search.columns(a.index, 0, n0), sp.players, sp.target_pp / 100)
+        need = bal.decks_needed(search.columns(a.index, 0, n0), sp.players, search.first, sp.target_pp / 100)
         total += min(max(need, sp.first_decks), sp.max_decks)
     return total * search.tables
 
@@ -385,23 +506,25 @@ def run_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backend: 
     store.open(fresh=fresh, record=record, experiment=space.to_dict())  # refuses a foreign --out or a changed space
     t0 = time.perf_counter()
     load = os.getloadavg()
-    tasks = TaskStore(store, space.chunk_decks, bal.raw_columns(len(space.opponents)))
+    tasks = TaskStore(store, space.chunk_decks)
     search = Search(space, tasks, simulator=sim, jobs=jobs, backend=backend, scheduler=scheduler)
     try:
-        log, finalists, first_fresh = explore(search, on_round)
+        found = explore(search, on_round)
     finally:
         store.close()
     seconds = time.perf_counter() - t0
-    arms = _arm_rows(search, finalists, first_fresh)
+    arms = _arm_rows(search, found)
     effects = _effects(search, arms)
-    played = sum(len(c) for c in search.chunks.values()) * space.chunk_decks * search.tables
+    played = search.deals
     grid = full_grid_deals(search)
     res_dir = out_dir / "results"
     res_dir.mkdir(parents=True, exist_ok=True)
     atomic_write(res_dir / "arms.parquet", parquet_bytes(arms))
     atomic_write(res_dir / "effects.parquet", parquet_bytes(effects))
-    summary = {"space": space.to_dict(), "rounds": log, "finalists": finalists, "first_fresh_chunk": first_fresh,
-               "deals": played, "full_grid_deals": grid, "tables_per_deck": search.tables}
+    rules = space.arms[space.reference].rules
+    summary = {"space": space.to_dict(), **found, "deals": played, "full_grid_deals": grid,
+               "tables_per_deck": search.tables, "dealer_position": rules.dealer,
+               "first_mover_position": rules.first_mover, "reference_name": space.reference_name}
     atomic_write(res_dir / "balance.json", (json.dumps(summary, indent=1, default=str) + "\n").encode())
     manifest = {"name": space.name, "description": space.description, "kind": "balance",
                 "experiment": space.to_dict(), "seed": space.seed, "version": __version__, "fingerprint": fp,

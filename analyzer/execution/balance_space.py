@@ -24,6 +24,9 @@ File format (``durak balance --rule-space FILE`` or ``durak run FILE``)::
     finalists = 12                   # arms measured to the target on fresh decks
     max_decks = 20000                # most decks an arm plays in a stage
     single_changes = true            # also measure every single change from the default rules to the target
+    fairness = "every-seat"          # rank on every seat's win and дурак share, or "first-mover": its win only
+    trace = "pimc?budget=4000"       # the report card's skill trace: this player against the strong one ("": none)
+    trace_decks = 250                # decks of each finalist's skill trace and real-choice share
     [rules]                          # options fixed for every arm
     hand_size = 5
     [space]                          # option -> values; no [space]: every option (default_space)
@@ -61,6 +64,7 @@ from analyzer.core.rules import (
     make_rules,
 )
 from analyzer.execution.experiment import ExperimentError, fill_spec, read_toml_file
+from analyzer.stats.balance import FAIRNESS_KINDS
 
 KIND = "balance"
 #: Options not explored by default: they cannot change who wins or loses a single deal, or they are the
@@ -84,7 +88,11 @@ HAND_SPREAD = (-1, 0, 1)
 #: Most arms of one space (each is a rule set played on every first-round deck).
 MAX_ARMS = 50_000
 KNOWN_KEYS = ("kind", "name", "description", "variant", "players", "seed", "strong", "opponents", "target_pp",
-              "first_decks", "chunk_decks", "eta", "finalists", "max_decks", "single_changes", "rules", "space")
+              "first_decks", "chunk_decks", "eta", "finalists", "max_decks", "single_changes", "fairness", "trace",
+              "trace_decks", "rules", "space")
+#: The report card's skill trace: a search player at a small budget (a tenth of pimc's default) in each seat
+#: against the strong player -- the level above the strong player, for the finalists only.
+DEFAULT_TRACE = "pimc?budget=4000"
 DEFAULT_STRONG = "weighted?preset={variant}-{players}p"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -133,6 +141,14 @@ class BalanceSpace:
     source: str = "<balance>"
     arms: tuple[Arm, ...] = field(default=(), repr=False, compare=False)
     reference: int = 0
+    fairness: str = "every-seat"
+    trace: str = DEFAULT_TRACE
+    trace_decks: int = 250
+
+    @property
+    def reference_name(self) -> str:
+        """What the reference arm is called: the variant's default rules, or the file's fixed ``[rules]``."""
+        return reference_name(self.fixed)
 
     def to_dict(self) -> dict[str, Any]:
         """The space as parsed (JSON-able): what the manifest and the fingerprint record."""
@@ -140,9 +156,15 @@ class BalanceSpace:
                 "players": self.players, "seed": self.seed, "strong": self.strong, "opponents": list(self.opponents),
                 "target_pp": self.target_pp, "first_decks": self.first_decks, "chunk_decks": self.chunk_decks,
                 "eta": self.eta, "finalists": self.finalists, "max_decks": self.max_decks,
-                "single_changes": self.single_changes, "rules": dict(self.fixed),
+                "single_changes": self.single_changes, "fairness": self.fairness, "trace": self.trace,
+                "trace_decks": self.trace_decks, "rules": dict(self.fixed),
                 "space": {k: list(v) for k, v in self.space.items()},
                 "left_out": dict(self.left_out), "source": self.source, "arms": len(self.arms)}
+
+
+def reference_name(fixed: Mapping[str, Any]) -> str:
+    """``the default rules``, or ``the fixed rules (hand_size=5)`` where a rule-space file fixes options."""
+    return f"the fixed rules ({describe_options(fixed)})" if fixed else "the default rules"
 
 
 def default_space(variant: str, players: int, fixed: Mapping[str, Any] | None = None
@@ -327,6 +349,21 @@ def parse_space(data: Mapping[str, Any], *, source: str = "<balance>", default_n
     if not isinstance(single, bool):
         raise err("single_changes", f"must be true or false, got {single!r}")
     strong, opponents = _specs(data, v, p, err)
+    fairness = data.get("fairness", "every-seat")
+    if fairness not in FAIRNESS_KINDS:
+        raise err("fairness", f"must be one of {', '.join(FAIRNESS_KINDS)}, got {fairness!r}")
+    trace = data.get("trace", DEFAULT_TRACE)
+    if not isinstance(trace, str):
+        raise err("trace", f"must be a strategy spec or \"\" (none), got {trace!r}")
+    trace = fill_spec(trace.strip(), v, p) if trace.strip() else ""
+    if trace:
+        try:
+            get_strategy(trace)
+        except (ValueError, ImportError, AttributeError, OSError) as e:
+            raise err("trace", str(e) or f"unknown strategy {trace!r}") from None
+    trace_decks = _positive_int(data, "trace_decks", chunk, err, least=chunk)
+    if trace_decks % chunk:
+        raise err("trace_decks", f"must be a multiple of chunk_decks ({chunk}), got {trace_decks}")
     fixed = _options(data.get("rules", {}), "rules", v, err, lists=False)
     if "space" in data:
         space = _options(data["space"], "space", v, err, lists=True)
@@ -346,7 +383,8 @@ def parse_space(data: Mapping[str, Any], *, source: str = "<balance>", default_n
     return BalanceSpace(name=name, description=description, variant=v, players=p, seed=seed, strong=strong,
                         opponents=opponents, target_pp=float(target), first_decks=first, chunk_decks=chunk, eta=eta,
                         finalists=finalists, max_decks=max_decks, single_changes=single, fixed=fixed, space=dict(space), left_out=left,
-                        source=source, arms=arms, reference=ref)
+                        source=source, arms=arms, reference=ref, fairness=fairness, trace=trace,
+                        trace_decks=trace_decks)
 
 
 def load_space(path: str | Path, *, variant: str | None = None, players: int | None = None) -> BalanceSpace:

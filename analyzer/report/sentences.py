@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer.core.rules import describe_options
+from analyzer.core.rules import FIRST_MOVER, dealer_position, describe_options, first_mover_position, first_mover_text
 from analyzer.report.format import change, count, num_ci, p_value, pct, pct_ci, pp_ci
 from analyzer.stats import tables
 from analyzer.stats.tables import rules_text
@@ -31,6 +31,37 @@ def split_lineup(text: str) -> list[str]:
         else:
             out.append(piece)
     return out
+
+
+def seat_name(k: int, variant: str, players: int) -> str:
+    """``position 3 (the dealer, the first mover)``: a position with who sits there, where that matters."""
+    roles = [r for r, at in (("the first mover", first_mover_position(variant, players)),
+                             ("the dealer", dealer_position(players))) if at == k]
+    if variant != "prague" and k == first_mover_position(variant, players):
+        roles = [FIRST_MOVER[variant], "the first mover"]
+    return f"position {k}" + (f" ({', '.join(roles)})" if roles else "")
+
+
+def seats_sentence(variant: str, players: int, win: Any, win_lo: Any, win_hi: Any, durak: Any, durak_lo: Any,
+                   durak_hi: Any, intro: bool = True) -> str:
+    """Who goes first (``intro``), and which seat (if any) is advantaged on wins and on the дурак, every share with
+    its 95 % interval (each seat's own); "no seat" where every interval holds the fair share."""
+    fair = 1.0 / players
+    w, wl, wh, d, dl, dh = (np.asarray(x, np.float64) for x in (win, win_lo, win_hi, durak, durak_lo, durak_hi))
+    k = int(np.nanargmax(w))
+    on_wins = (f"{seat_name(k, variant, players)} wins most, {pct_ci(w[k], wl[k], wh[k])} of decided deals"
+               if wl[k] > fair else f"no seat wins distinguishably more than the fair {pct(fair)}")
+    j = int(np.nanargmin(d))
+    on_durak = (f"{seat_name(j, variant, players)} is the дурак least, {pct_ci(d[j], dl[j], dh[j])}"
+                if dh[j] < fair else f"no seat is distinguishably less often the дурак than the fair {pct(fair)}")
+    m = int(np.nanargmax(d))
+    worst = (f"; {seat_name(m, variant, players)} is the дурак most, {pct_ci(d[m], dl[m], dh[m])}"
+             if dl[m] > fair else "")
+    fm = first_mover_position(variant, players)
+    who = f"The first mover is {first_mover_text(variant, players)}: it" if intro else "The first mover"
+    first = (f"{who} wins {pct_ci(w[fm], wl[fm], wh[fm])} and is the дурак {pct_ci(d[fm], dl[fm], dh[fm])} "
+             f"(fair {pct(fair)}).")
+    return f"{first} On wins {on_wins}; on the дурак {on_durak}{worst}."
 
 
 def where(row: Any) -> str:

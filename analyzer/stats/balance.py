@@ -1,4 +1,4 @@
-"""The numbers of a rule-balance exploration (issue 28), from per-deck outcomes of every rule set.
+"""The numbers of a rule-balance exploration, from per-deck outcomes of every rule set.
 
 Every arm (rule set) plays the same decks (chunk ``c`` of a deck size is the
 same shuffle for every arm: common random numbers), each deck at two kinds of
@@ -7,15 +7,23 @@ player in every seat, and the *skill tables*, the strong player in seat ``s``
 against ``players - 1`` copies of an opponent, for every seat ``s``.  Per deck
 the run keeps a few small integers (:data:`RAW`); from them:
 
-* ``fpa``: the first player's advantage, seat 0's win at the fair table minus
-  the fair share ``1 / players`` of a decided deal (a capped deal, G10, has no
-  winner and counts 0);
+* ``fairness``: seat fairness at the fair table, the largest deviation of any
+  seat's win or дурак share from the fair share ``1 / players``, with the seat
+  and outcome that attain it (:mod:`analyzer.stats.fairness`, its interval
+  honest about taking the largest of several);
+* ``fpa``: the first mover's advantage (the position that plays the deal's
+  first card, :func:`analyzer.core.rules.first_mover_position`), its win at
+  the fair table minus the fair share of a decided deal (a capped deal, G10,
+  has no winner and counts 0);
 * ``skill{j}``: the skill gap against opponent ``j``, the strong player's win
   share over its seats minus the fair share (the seat effect cancels over the
   seats);
 * ``turns`` (deal length, G10a), ``jack`` (the Jack rule, CZ7/PR7, not the
   points, picked the дурак: :func:`analyzer.stats.sums.deal_losses`),
-  ``capped`` and ``blocked`` (G10), all at the fair table.
+  ``capped`` and ``blocked`` (G10), all at the fair table;
+* for the finalists' report card (:data:`CARD`): ``trace``, a search player at a
+  small budget in each seat against the strong player (the next level of the
+  skill trace), and the share of decisions with a real choice.
 
 Means carry normal intervals (per-deck values, ``n`` decks); shares Wilson
 intervals.  Two arms are compared on the decks both played (a paired
@@ -35,11 +43,19 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from analyzer.core.rules import format_value
+from analyzer.stats import fairness as fair
 from analyzer.stats import intervals as stats
 
 FloatArray = NDArray[np.float64]
-#: Per-deck integers a chunk returns for every arm (plus ``hero{j}``, ``herodec{j}`` per opponent ``j``).
-RAW = ("win0", "decided", "capped", "blocked", "jack", "turns")
+#: Per-deck integers a chunk returns for every arm (plus ``hero{j}``, ``herodec{j}`` per opponent ``j``): the fair
+#: table's winner and дурак positions (-1: none), whether the deal was decided, capped, blocked, lost by the Jack
+#: rule, and its turns.
+RAW = ("winner", "durak", "decided", "capped", "blocked", "jack", "turns")
+#: Per-deck integers of the finalists' report card: the trace player's wins over its seats and the deals it
+#: decided, and (on the readable engine, the fair table) the decisions with a real choice and all decisions.
+CARD = ("trace", "tracedec", "choices", "decisions")
+#: How a rule set's fairness is ranked (``--fairness``): every seat and both outcomes, or the first mover's win.
+FAIRNESS_KINDS = ("every-seat", "first-mover")
 #: Per-deck quantities of :func:`per_deck`, besides ``skill{j}``.
 MEANS = ("fpa", "turns")
 SHARES = ("jack", "capped", "blocked")
@@ -52,68 +68,92 @@ def raw_columns(opponents: int) -> tuple[str, ...]:
     return (*RAW, *(f"{c}{j}" for j in range(opponents) for c in ("hero", "herodec")))
 
 
-def per_deck(cols: Mapping[str, NDArray[Any]], players: int, opponents: int) -> dict[str, FloatArray]:
-    """The per-deck quantities (module doc) from the raw columns of one arm (or a matrix of arms)."""
+def per_deck(cols: Mapping[str, NDArray[Any]], players: int, opponents: int, first: int) -> dict[str, FloatArray]:
+    """The per-deck quantities (module doc) from the raw columns of one arm (or a matrix of arms); ``first`` is
+    the first mover's position."""
     f = {k: np.asarray(v, np.float64) for k, v in cols.items()}
-    out = {"fpa": f["win0"] - f["decided"] / players, "turns": f["turns"], "jack": f["jack"],
+    out = {"fpa": (f["winner"] == first) - f["decided"] / players, "turns": f["turns"], "jack": f["jack"],
            "capped": f["capped"], "blocked": f["blocked"], "decided": f["decided"]}
     for j in range(opponents):
         out[f"skill{j}"] = (f[f"hero{j}"] - f[f"herodec{j}"] / players) / players
     return out
 
 
-def summary(cols: Mapping[str, NDArray[Any]], players: int, opponents: int) -> dict[str, float]:
-    """One arm's estimates: ``{m}``, ``{m}_lo``, ``{m}_hi`` for every quantity, and ``decks``."""
-    d = per_deck(cols, players, opponents)
+def summary(cols: Mapping[str, NDArray[Any]], players: int, opponents: int, first: int) -> dict[str, Any]:
+    """One arm's estimates: ``{m}``, ``{m}_lo``, ``{m}_hi`` for every quantity, the seat fairness
+    (``fairness``, its interval, ``fairness_seat``, ``fairness_outcome``, ``fairness_hw``: the widest seat
+    deviation's half-width), every seat's ``seat{k}_win``/``seat{k}_durak`` with intervals, ``turns_sd`` and
+    ``decks``."""
+    d = per_deck(cols, players, opponents, first)
     n = len(d["fpa"])
-    out: dict[str, float] = {"decks": float(n)}
+    out: dict[str, Any] = {"decks": float(n)}
     for m in (*MEANS, *(f"skill{j}" for j in range(opponents))):
         x = d[m]
         e = stats.mean_from_sums(x.sum(), (x * x).sum(), n)
         out[m], out[f"{m}_lo"], out[f"{m}_hi"] = float(e.est), float(e.lo), float(e.hi)
+    out["turns_sd"] = float(np.std(d["turns"], ddof=1)) if n > 1 else float("nan")
     for m in SHARES:
         base = d["decided"].sum() if m == "jack" else n
         r = stats.wilson(d[m].sum(), base)
         out[m], out[f"{m}_lo"], out[f"{m}_hi"] = float(r.rate), float(r.lo), float(r.hi)
+    f = fair.from_decks(cols["winner"], cols["durak"], players)
+    out.update(f.summary())
+    out["fairness_hw"] = stats.Z95 * fair.nanmax(f.se) if n > 1 else float("nan")
+    for k, seat in enumerate(f.seats()):
+        out.update({f"seat{k}_{key}": v for key, v in seat.items()})
     return out
 
 
-def half_widths(s: Mapping[str, float]) -> tuple[float, float]:
-    """The 95 % half-widths of the first player's advantage and the first skill gap of a :func:`summary`."""
-    return (s["fpa_hi"] - s["fpa_lo"]) / 2, (s["skill0_hi"] - s["skill0_lo"]) / 2
+def card(cols: Mapping[str, NDArray[Any]], players: int) -> dict[str, float]:
+    """The report card's extra numbers (:data:`CARD`): ``trace`` (the trace player's win share over its seats
+    minus the fair share, normal interval over decks) and ``choice`` (the share of decisions with a real choice,
+    Wilson)."""
+    f = {k: np.asarray(v, np.float64) for k, v in cols.items()}
+    x = (f["trace"] - f["tracedec"] / players) / players
+    e = stats.mean_from_sums(x.sum(), (x * x).sum(), x.size)
+    r = stats.wilson(f["choices"].sum(), f["decisions"].sum())
+    return {"trace": float(e.est), "trace_lo": float(e.lo), "trace_hi": float(e.hi), "trace_decks": float(x.size),
+            "choice": float(r.rate), "choice_lo": float(r.lo), "choice_hi": float(r.hi)}
 
 
-def decks_needed(cols: Mapping[str, NDArray[Any]], players: int, target: float) -> int:
-    """Decks that bring the wider of the two half-widths (:func:`half_widths`) to ``target``, from the spread
-    seen so far: the next stopping point of the sequential measurement."""
-    d = per_deck(cols, players, 1)
-    var = max(float(np.var(d["fpa"], ddof=1)), float(np.var(d["skill0"], ddof=1)), 1e-9)
+def cost(s: Mapping[str, Any], kind: str) -> float:
+    """What the search minimises for a rule set's unfairness: the seat fairness, or |first mover's advantage|."""
+    return float(s["fairness"]) if kind == "every-seat" else abs(float(s["fpa"]))
+
+
+def half_widths(s: Mapping[str, float]) -> tuple[float, float, float]:
+    """The 95 % half-widths of a :func:`summary`'s widest seat deviation, first mover's advantage and first
+    skill gap: a finalist is measured until all three are within the target."""
+    return s["fairness_hw"], (s["fpa_hi"] - s["fpa_lo"]) / 2, (s["skill0_hi"] - s["skill0_lo"]) / 2
+
+
+def decks_needed(cols: Mapping[str, NDArray[Any]], players: int, first: int, target: float) -> int:
+    """Decks that bring the widest of :func:`half_widths` to ``target``, from the spread seen so far: the next
+    stopping point of the sequential measurement."""
+    d = per_deck(cols, players, 1, first)
+    f = fair.from_decks(cols["winner"], cols["durak"], players)
+    seat_var = fair.nanmax(f.se) ** 2 * len(d["fpa"]) if len(d["fpa"]) > 1 else 0.0
+    seat_var = seat_var if np.isfinite(seat_var) else 0.0
+    var = max(float(np.var(d["fpa"], ddof=1)), float(np.var(d["skill0"], ddof=1)), seat_var, 1e-9)
     return int(np.ceil(var * (stats.Z95 / target) ** 2))
-
-
-def unfairness(fpa: ArrayLike, lo: ArrayLike, hi: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """|first player's advantage| with its interval: [0, max] when the interval holds 0."""
-    f, a, b = (np.asarray(x, np.float64) for x in (fpa, lo, hi))
-    low = np.where((a <= 0) & (b >= 0), 0.0, np.minimum(np.abs(a), np.abs(b)))
-    return np.abs(f), low, np.maximum(np.abs(a), np.abs(b))
-
 
 
 def pareto_ranks(cost: ArrayLike, gain: ArrayLike) -> NDArray[np.int64]:
     """Non-dominated sorting of (cost to minimise, gain to maximise): 0 for the Pareto front, 1 for the front
     once it is removed, and so on.  A point is dominated by one at most as costly and at least as good, and
-    strictly better in one of the two."""
+    strictly better in one of the two; equal points share a rank."""
     c, g = np.asarray(cost, np.float64), np.asarray(gain, np.float64)
     rank = np.full(len(c), -1, np.int64)
-    order = np.lexsort((-g, c))  # by cost, then the better gain first
+    left = np.lexsort((-g, c))  # by cost, then the better gain first
     r = 0
-    left = order
     while len(left):
-        best = np.maximum.accumulate(np.concatenate([[-np.inf], g[left][:-1]]))
-        front = g[left] > best
-        # an equal cost with an equal gain is not dominated either
-        same = np.concatenate([[False], (c[left][1:] == c[left][:-1]) & (g[left][1:] == g[left][:-1])])
-        front |= same & np.concatenate([[False], front[:-1]])
+        cl, gl = c[left], g[left]
+        best = np.maximum.accumulate(np.concatenate([[-np.inf], gl[:-1]]))  # the best gain of every cheaper point
+        # the cheapest point with each gain (the first in this order): a point whose gain an earlier point had
+        # at a lower cost is dominated; one with the same cost and gain is its equal
+        _, first, which = np.unique(gl, return_index=True, return_inverse=True)
+        tie_beaten = (best == gl) & (cl[first][which] < cl)
+        front = (gl >= best) & ~tie_beaten
         rank[left[front]] = r
         left = left[~front]
         r += 1
@@ -168,3 +208,38 @@ def main_effects(matrices: Mapping[str, NDArray[np.floating[Any]]], values: pd.D
         out[f"{m}_distinguishable"] = stats.agreed_distinguishable(out[f"{m}_lo"], out[f"{m}_hi"],
                                                                    out[f"{m}_p_holm"])
     return out
+
+
+def same_play(fin: pd.DataFrame) -> pd.Series:
+    """Finalists whose fair table had the reference rules' winner on every deck both played (a paired difference
+    of exactly 0 with no spread): an option that changes only who is the дурак, or nothing the strong player does."""
+    return (fin[["vs_ref_fpa", "vs_ref_fpa_lo", "vs_ref_fpa_hi"]] == 0).all(axis=1) & ~fin["reference"]
+
+
+def eligible(fin: pd.DataFrame, capped_alarm: float) -> pd.DataFrame:
+    """Finalists that may be recommended: capped share not above the alarm (a deal cut off by the turn cap, G10,
+    has no winner; its whole interval above the alarm rules the set out)."""
+    return fin[fin["final_capped_lo"] <= capped_alarm]
+
+
+def recommend(fin: pd.DataFrame, capped_alarm: float) -> list[tuple[str, Any]]:
+    """(why, row label) of the recommended finalists, picked on their selection decks' ``final_*`` numbers: the
+    fairest (least ``final_cost``); the most skilful; the fairest that keeps the reference rules' skill (its
+    paired skill difference does not exclude 0 from above); the fairest single change.  Each rule set once,
+    every reason with it.  Their reported numbers must come from other decks (the winner's curse)."""
+    fin = eligible(fin, capped_alarm)
+    if fin.empty:
+        return []
+    picks: list[tuple[str, Any]] = [("the fairest", fin["final_cost"].idxmin()),
+                                    ("the most skilful", fin["final_skill0"].idxmax())]
+    keeps = fin[fin["vs_ref_skill0_hi"] >= 0]
+    if not keeps.empty:
+        picks.append(("the fairest that keeps the reference rules' skill", keeps["final_cost"].idxmin()))
+    single = fin[(fin["changes"] == 1) & ~same_play(fin)]
+    if not single.empty:
+        picks.append(("the fairest single change", single["final_cost"].idxmin()))
+    out: dict[Any, list[str]] = {}
+    for why, i in picks:
+        out.setdefault(i, []).append(why)
+    return [(" and ".join(whys), i) for i, whys in out.items()]
+
