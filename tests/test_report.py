@@ -42,15 +42,16 @@ def test_report_opens_with_capped_warning_then_answers(built: tuple[Path, Report
     assert lines[0].startswith("# ")
     warn = next(ln for ln in lines if ln.startswith("**WARNING"))
     assert "turn cap" in warn and "2.0%" in warn
-    assert md.index("WARNING") < md.index("## Answers") < md.index("## First-player advantage")
+    assert md.index("WARNING") < md.index("## Answers") < md.index("## First-mover advantage")
 
 
 def test_first_player_sentence_states_rate_interval_fair_share_and_n(built: tuple[Path, ReportPaths]) -> None:
     md = built[1].markdown.read_text(encoding="utf-8")
-    assert ("In prague with 3 players the first player wins 40.0% [37.0, 43.1] of deals "
+    # prague's first mover is the dealer (PR2), the last position
+    assert ("In prague with 3 players the first mover, position 2 (the dealer), wins 30.0% [27.2, 32.9] of deals "
             "against a fair 33.3% (n=1,000)") in md
     # two seatings pooled, 110 of 198 decided deals (2 capped, G10) against a fair 50%: not distinguishable
-    assert re.search(r"rotated over 2 seatings\) the first player wins 55\.6% "
+    assert re.search(r"rotated over 2 seatings\) the first mover, position 0 \(left of the dealer\), wins 55\.6% "
                      r"\[48\.6, 62\.3\] of deals against a fair 50\.0% \(n=198\): not distinguishable from fair", md)
     assert "of matches against a fair 50.0% (n=10): not distinguishable from fair" in md
 
@@ -87,7 +88,7 @@ def test_report_works_with_deals_only_and_single_variant(tmp_path: Path) -> None
     md = paths.markdown.read_text(encoding="utf-8")
     body = md.split("## How this was run")[0]
     assert "WARNING" not in body and "of matches" not in body and "czech" not in body
-    assert "In prague with 3 players the first player wins" in md
+    assert "In prague with 3 players the first mover, position 2 (the dealer), wins" in md
     assert "No cell seats two strategies" in md
 
 
@@ -100,7 +101,7 @@ def test_report_works_with_matches_only(tmp_path: Path) -> None:
 def test_manifest_reports_list_restricts_sections(tmp_path: Path) -> None:
     d = write_results(tmp_path, manifest={**MANIFEST, "reports": ["first_player"]})
     md = build_report(d).markdown.read_text(encoding="utf-8")
-    assert "## First-player advantage" in md
+    assert "## First-mover advantage" in md
     assert "## The wild-holding" not in md and "## Game length" not in md
 
 
@@ -148,7 +149,7 @@ def test_markdown_table_escapes_pipes() -> None:
 
 def test_report_states_effect_of_a_rule_switched_alone(built: tuple[Path, ReportPaths]) -> None:
     md = built[1].markdown.read_text(encoding="utf-8")
-    assert ("switching on sevens=on moves the first player's win rate per deal from 70.0% to 51.0%, "
+    assert ("switching on sevens=on moves the first mover's win rate per deal from 70.0% to 51.0%, "
             "-19.0 pp [-32.3, -5.6]") in md
     assert "## What each rule option changes" in md
 
@@ -157,7 +158,7 @@ def test_report_pools_rotated_lineups_for_the_first_player_answer(built: tuple[P
     md = built[1].markdown.read_text(encoding="utf-8")
     answers = md[md.index("## Answers"):md.index("### Which seat")]
     assert ("In czech with 2 players (sevens=on; wild-dumper and wild-keeper rotated over 2 seatings) "
-            "the first player wins 55.6%") in answers
+            "the first mover, position 0 (left of the dealer), wins 55.6%") in answers
 
 
 def test_strategy_sentences_name_a_winner_only_when_distinguishable() -> None:

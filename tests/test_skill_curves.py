@@ -99,9 +99,9 @@ def test_the_raise_verdict_compares_the_top_steps_with_the_weakest_and_the_prese
 
 def test_the_report_answers_per_group_with_one_chart_per_question(ran: Path) -> None:
     md = (ran / "report.md").read_text(encoding="utf-8")
-    assert "Does skill raise the first player's advantage?" in md
+    assert "Does skill raise the first mover's advantage?" in md
     for group in ("czech 2p", "czech 4p", "prague 2p", "prague 4p"):
-        assert f"In **{group}** the first player's edge over the fair share runs random " in md
+        assert f"In **{group}** the first mover's edge over the fair share runs random " in md
     for chart in ("skill_first_player", "skill_jack_dealt", "skill_jack_held", "skill_jack_rule"):
         assert (ran / "charts" / f"{chart}.png").exists()
     summary = md.split("## Answers")[0]
@@ -117,6 +117,6 @@ def test_the_headline_names_a_strong_step_that_moved_the_edge_even_when_the_last
                         "change_lo": lo, "change_hi": hi, "distinguishable": d} for g, t, c, lo, hi, d in rows])
     st = pd.DataFrame({"step": [0, 1], "label": ["random", "ismcts"]})
     got = skill_sentence(st, rt)
-    assert "raises the first player's edge in **svinya 2p** (pimc 1024: +3.2 pp [+1.2, +5.2])" in got
+    assert "raises the first mover's edge in **svinya 2p** (pimc 1024: +3.2 pp [+1.2, +5.2])" in got
     assert "no distinguishable amount in **czech 2p**" in got and "svinya 2p**;" not in got.split("raises")[0]
     assert got.startswith("From random play to pimc 1024 and ismcts in every seat")

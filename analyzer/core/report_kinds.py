@@ -11,14 +11,14 @@ from __future__ import annotations
 
 #: Report kinds in the order the report shows them.
 REPORT_KINDS: tuple[str, ...] = (
-    "first_player",   # first-player advantage and the worst seat
+    "first_player",   # first-mover advantage and the worst seat
     "positions",      # win and loss rates by position (+ charts)
     "strategies",     # win and loss rates by strategy, which strategy wins
     "head_to_head",   # strategy against strategy (two-strategy cells, + heatmaps)
     "wild_penalty",   # the wild-holding penalty, strategies compared on it (+ charts)
     "house_rules",    # what each rule option switched alone changes
     "length",         # game length, blocked and capped games (+ histograms)
-    "skill_curves",   # a ladder of ever stronger tables: first player and the Jack per step (+ charts)
+    "skill_curves",   # a ladder of ever stronger tables: first mover and the Jack per step (+ charts)
 )
 
 

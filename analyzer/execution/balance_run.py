@@ -77,6 +77,9 @@ from analyzer.stats.tables import CAPPED_ALARM
 
 #: (arm, chunk) pairs per task: a fixed cut, so a rerun with other --jobs finds the same stored tasks.
 TASK_PAIRS = 48
+#: The report card's cut: one pair a task (a search player's trace is ~100x a table's work, so the finalists'
+#: cards are spread over the workers; a stored task whose pairs differ is played again, never misread).
+CARD_PAIRS = 1
 Columns = dict[str, NDArray[Any]]
 
 
@@ -251,7 +254,8 @@ class Search:
         sp = self.space
         per_chunk = sp.chunk_decks * ((sp.players if sp.trace else 0) + 1 if card else self.tables)
         pairs = sorted((a, c) for a, cs in wants.items() for c in cs if c not in have[a])
-        cut = [pairs[i:i + TASK_PAIRS] for i in range(0, len(pairs), TASK_PAIRS)]
+        size = CARD_PAIRS if card else TASK_PAIRS
+        cut = [pairs[i:i + size] for i in range(0, len(pairs), size)]
         todo = []
         for t, task in enumerate(cut):
             got = self.store.get(self.round, t, task, columns)

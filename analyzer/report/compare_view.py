@@ -84,7 +84,8 @@ def blocks(out: dict[str, Any], command: str | None = None, chart: list[Path] | 
     b = [Block("h1", f"Duplicate comparison: {', '.join(out['strategies'])}"), Block("p", title(out))]
     if command:
         b.append(Block("code", command))
-    b += [Block("p", "Line-ups by rotation (position 0 acts first): "
+    b += [Block("p", "Line-ups by rotation (position 0, left of the dealer, first; the deal's first card is "
+                     "position 0's, in prague the dealer's, the last position): "
                 + "; ".join(" ".join(up) for up in out["lineups"]) + "."),
           Block("p", "Every deck is played once per rotation, so each strategy sits in every position of every "
                      "deck exactly once: the luck of the deal and of the seat cancels in the paired differences."),
@@ -206,7 +207,7 @@ def hero_blocks(out: dict[str, Any]) -> list[Block]:
     b = [Block("h2", f"Hero design, {out['variant']} {out['players']}p, {out['rules']}: {out['n_decks']:,} duplicate "
                      f"decks, {out['deals_played']:,} deals"),
          Block("p", f"Measures: {out['measures']}. The fair share is {100 * fair:.1f} %; the win rates by position "
-                    "run from position 0 (acts first) on."),
+                    "run from position 0 (left of the dealer) on."),
          *stopping_blocks(out),
          Block("table", ranked, f"win rate against {', '.join(out['field'])}")]
     if out["pairs"]:

@@ -70,13 +70,20 @@ def show_strategies(ws: pd.DataFrame) -> pd.DataFrame:
 
 def show_first_player(fpa: pd.DataFrame) -> pd.DataFrame:
     d = _label_cols(fpa)
-    d["first player wins [95% CI]"] = _ci(pct_ci, fpa, "rate", "lo", "hi")
+    if "first_position" in fpa:
+        d["first mover"] = [f"position {int(k)}" for k in fpa["first_position"]]
+    d["first mover wins [95% CI]"] = _ci(pct_ci, fpa, "rate", "lo", "hi")
     d["fair"] = [pct(x) for x in fpa["fair"]]
     d["difference"] = _ci(pp_ci, fpa, "diff", "diff_lo", "diff_hi")
     d["ratio"] = [num_ci(a, b, c, 3) for a, b, c in zip(fpa["ratio"], fpa["ratio_lo"], fpa["ratio_hi"])]
     d["p (Holm)"] = [p_value(p) for p in fpa["p_holm"]]
     d["verdict"] = [_verdict(x) for x in fpa["distinguishable"]]
     d["n"] = [count(x) for x in fpa["n"]]
+    if "capped_matters" in fpa and fpa["capped_matters"].any():  # capped deals could move the rate (G10)
+        d["capped scored as losses / wins"] = [f"{pct(a)} / {pct(b)}" + (" (verdict depends)" if v else "")
+                                               if m else "" for a, b, m, v in
+                                               zip(fpa["capped_worst_lo"], fpa["capped_worst_hi"],
+                                                   fpa["capped_matters"], fpa["capped_verdict"])]
     if "decks" in fpa and fpa["decks"].notna().any():  # hands rotated: the rate and its interval are over decks
         d["decks (hands rotated)"] = [count(x) if np.isfinite(x) else "–" for x in fpa["decks"]]
     return d
@@ -176,7 +183,7 @@ def show_rule_effects(eff: pd.DataFrame) -> pd.DataFrame:
     d = pd.DataFrame({"variant": eff["variant"], "players": eff["players"], "unit": eff["unit"],
                       "lineup": eff["lineup"].str.replace(",", ", "), "switched on": eff["switch"],
                       "other options": eff["context"]})
-    d["first player wins: off → on"] = [f"{pct(a)} → {pct(b)}" for a, b in zip(eff["first_off"], eff["first_on"])]
+    d["first mover wins: off → on"] = [f"{pct(a)} → {pct(b)}" for a, b in zip(eff["first_off"], eff["first_on"])]
     d["change"] = _ci(pp_ci, eff, "first_diff", "first_lo", "first_hi")
     d["mean turns change"] = _ci(num_ci, eff, "turns_diff", "turns_lo", "turns_hi")
     d["blocked change"] = _ci(pp_ci, eff, "blocked_diff", "blocked_lo", "blocked_hi")

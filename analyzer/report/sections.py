@@ -84,14 +84,17 @@ def _safe(s: str) -> str:
 # ---------------------------------------------------------------- builders
 
 def first_player(ctx: Context) -> Section:
-    """First-player advantage and the worst seat (pooled over seatings where lineups rotate)."""
+    """First-mover advantage and the worst seat (pooled over seatings where lineups rotate)."""
     s = Section()
-    s.answers.append(Block("h3", "Does the first player have an advantage?"))
+    s.answers.append(Block("h3", "Does the first mover have an advantage?"))
     if ctx.rotated:
         s.answers.append(Block("p", "Where the experiment seats several lineups, they are pooled here, so that "
                                     "each strategy sits each position and the seat alone is measured; the "
                                     "per-lineup figures are in the tables below."))
     s.answers.append(Block("list", sentences.name_once(sentences.first_player_sentences(ctx.fpa_pooled))))
+    s.answers.append(Block("h3", "Is every seat fair, on wins and on the дурак?"))
+    s.answers.append(Block("list", sentences.name_once(sentences.fairness_sentences(
+        tables.seat_fairness(ctx.res, pooled=True)))))
     s.answers.append(Block("h3", "Which seat is worst off?"))
     s.answers.append(Block("list", sentences.name_once(sentences.worst_sentences(ctx.worst_pooled))))
     if ctx.rotated:
@@ -101,7 +104,9 @@ def first_player(ctx: Context) -> Section:
         s.details.append(Block("table", display.show_worst(ctx.worst_pooled), "Worst seat, pooled over the lineups."))
     hands = ("decks" in ctx.fpa and ctx.fpa["decks"].notna().any())
     s.details.append(Block("table", display.show_first_player(ctx.fpa),
-                           "Position 0 against the fair share 1/players of the decided games (a capped deal "
+                           "The first mover (who plays the deal's first card: prague's dealer, the last position, "
+                           "PR2; elsewhere position 0, CZ3, SV2) against the fair share 1/players of the decided "
+                           "games (a capped deal "
                            "has no winner, G10; n counts decided games); difference and ratio use the Wilson "
                            "bounds; the p-value is the score test, Holm-adjusted for the number of cells "
                            "compared; 'distinguishable' needs the interval and the Holm p to agree."
@@ -332,14 +337,14 @@ SECTIONS: dict[str, Builder] = {
 }
 #: Heading of each kind's own part of the report.
 TITLES: dict[str, str] = {
-    "first_player": "First-player advantage and the worst seat",
+    "first_player": "First-mover advantage and the worst seat",
     "positions": "Win and loss rates by position",
     "strategies": "Win and loss rates by strategy",
     "head_to_head": "Strategy against strategy",
     "wild_penalty": "The wild-holding (Jack-holding) penalty",
     "house_rules": "What each rule option changes",
     "length": "Game length, blocked and capped games",
-    "skill_curves": "Skill curves: the first player and the Jack as skill rises",
+    "skill_curves": "Skill curves: the first mover and the Jack as skill rises",
 }
 if tuple(SECTIONS) != REPORT_KINDS or tuple(TITLES) != REPORT_KINDS:
     raise ImportError("analyzer.report.sections: SECTIONS and TITLES must list exactly REPORT_KINDS, in order")

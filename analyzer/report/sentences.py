@@ -33,12 +33,16 @@ def split_lineup(text: str) -> list[str]:
     return out
 
 
-def seat_name(k: int, variant: str, players: int) -> str:
-    """``position 3 (the dealer, the first mover)``: a position with who sits there, where that matters."""
-    roles = [r for r, at in (("the first mover", first_mover_position(variant, players)),
-                             ("the dealer", dealer_position(players))) if at == k]
-    if variant != "prague" and k == first_mover_position(variant, players):
-        roles = [FIRST_MOVER[variant], "the first mover"]
+def seat_name(k: int, variant: str, players: int, mark_first: bool = True) -> str:
+    """``position 3 (the dealer, the first mover)``: a position with who sits there (``mark_first``: and whether
+    it plays the deal's first card)."""
+    roles = []
+    if k == dealer_position(players):
+        roles.append("the dealer")
+    elif k == 0:
+        roles.append("the dealer's opponent" if variant == "svinya" else "left of the dealer")
+    if mark_first and k == first_mover_position(variant, players):
+        roles.append("the first mover")
     return f"position {k}" + (f" ({', '.join(roles)})" if roles else "")
 
 
@@ -62,6 +66,53 @@ def seats_sentence(variant: str, players: int, win: Any, win_lo: Any, win_hi: An
     first = (f"{who} wins {pct_ci(w[fm], wl[fm], wh[fm])} and is the дурак {pct_ci(d[fm], dl[fm], dh[fm])} "
              f"(fair {pct(fair)}).")
     return f"{first} On wins {on_wins}; on the дурак {on_durak}{worst}."
+
+
+def capped_clause(r: Any) -> str:
+    """Where capped deals (G10, no winner) could move a rate beyond its interval: its worst-case bounds, and
+    whether the verdict depends on how they are scored; else nothing."""
+    if not bool(r.get("capped_matters", False)):
+        return ""
+    text = (f" Capped deals are left out; counted all as losses or all as wins the rate would be "
+            f"{pct(r['capped_worst_lo'])} to {pct(r['capped_worst_hi'])}")
+    return text + (": the verdict depends on how they are scored." if r.get("capped_verdict") else ".")
+
+
+def fairness_sentences(sf: pd.DataFrame) -> list[str]:
+    """One sentence per row of :func:`analyzer.stats.tables.seat_fairness`: the largest deviation of any seat on
+    wins or the дурак, with its interval (simultaneous over the seats), the seat and outcome that attain it."""
+    out = []
+    for _, r in sf.iterrows():
+        k, o, players = int(r["fairness_seat"]), str(r["fairness_outcome"]), int(r["players"])
+        share = pct_ci(r[f"{o}{k}"], r[f"{o}{k}_lo"], r[f"{o}{k}_hi"])
+        verdict = "distinguishably unfair" if r["fairness_lo"] > 0 else "not distinguishable from fair"
+        out.append(f"{where(r)} seat fairness is {100 * r['fairness']:.1f} pp [{100 * r['fairness_lo']:.1f}, "
+                   f"{100 * r['fairness_hi']:.1f}] ({verdict}): the largest deviation is "
+                   f"{seat_name(k, str(r['variant']), players)}, which "
+                   f"{'wins' if o == 'win' else 'is the дурак'} {share} of decided {_plural(r['unit'])} against "
+                   f"the fair {pct(1 / players)}.")
+    return out
+
+
+def seat_lines(sf: pd.DataFrame) -> list[str]:
+    """Per variant of a :func:`analyzer.stats.tables.seat_fairness` table: who the first mover is, and which seat
+    is favoured on wins and on the дурак at each player count ("no seat" where no interval excludes the fair
+    share)."""
+    out = []
+    for v, g in sf.sort_values(["variant", "players"]).groupby("variant", sort=False):
+        def seat(k: int, players: int) -> str:
+            if k < 0:
+                return "no seat"
+            return seat_name(k, str(v), players)
+
+        wins = "; ".join(f"{int(r['players'])}p {seat(int(r['win_seat']), int(r['players']))}"
+                         for _, r in g.iterrows())
+        losses = "; ".join(f"{int(r['players'])}p {seat(int(r['durak_seat']), int(r['players']))}"
+                           for _, r in g.iterrows())
+        rule = {"czech": "CZ3", "prague": "PR2", "svinya": "SV2"}.get(str(v), "")
+        out.append(f"In **{v}** the first mover is {FIRST_MOVER.get(str(v), 'position 0')} ({rule}). Favoured on "
+                   f"wins: {wins}. Least often the дурак: {losses} (95% intervals per seat).")
+    return out
 
 
 def where(row: Any) -> str:
@@ -132,12 +183,15 @@ def capped_warnings(length: pd.DataFrame) -> list[str]:
 def first_player_sentences(fpa: pd.DataFrame) -> list[str]:
     out = []
     for _, r in fpa.iterrows():
-        s = f"{where(r)} the first player wins {pct_ci(r['rate'], r['lo'], r['hi'])} of {_plural(r['unit'])}"
+        who = seat_name(int(r["first_position"]), str(r["variant"]), int(r["players"]), mark_first=False)
+        s = (f"{where(r)} the first mover, {who}, wins {pct_ci(r['rate'], r['lo'], r['hi'])} of "
+             f"{_plural(r['unit'])}")
         s += f" against a fair {pct(r['fair'])} (n={count(r['n'])})"
         if r["distinguishable"]:
             s += f": {r['ratio']:.2f}× the fair share ({pp_ci(r['diff'], r['diff_lo'], r['diff_hi'])})."
         else:
             s += ": not distinguishable from fair."
+        s += capped_clause(r)
         out.append(s)
     return out
 
@@ -262,7 +316,7 @@ def rule_sentences(eff: pd.DataFrame) -> list[str]:
         lineup = split_lineup(str(r["lineup"]))
         who = f" (lineup {', '.join(lineup)})" if len(set(lineup)) > 1 else ""
         s = (f"In {r['variant']} with {int(r['players'])} players{who}, switching on {r['switch']} "
-             f"moves the first player's win rate per {r['unit']} "
+             f"moves the first mover's win rate per {r['unit']} "
              f"from {pct(r['first_off'])} to {pct(r['first_on'])}, "
              f"{pp_ci(r['first_diff'], r['first_lo'], r['first_hi'])}"
              f"{'' if r['first_distinguishable'] else ' (not distinguishable)'}")

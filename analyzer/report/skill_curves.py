@@ -4,7 +4,7 @@ An experiment with a ``ladder`` (analyzer.execution.experiment) plays one cell
 per ladder step with that strategy in every seat.  Per variant, player count
 and rules this section follows, step by step:
 
-* the first player's advantage: position 0's win rate minus the fair share
+* the first mover's advantage: the first mover's win rate (prague's dealer, else position 0) minus the fair share
   (:func:`analyzer.stats.tables.first_player_advantage`, Wilson bounds);
 * the dealt Jack: the дурак rate of a seat dealt no wild, one, two or more
   (:func:`analyzer.stats.tables.jack_question`), and dealt one or more against
@@ -18,7 +18,7 @@ and rules this section follows, step by step:
   CZ7 acts on a match's last deal only, svinya has no such rule).
 
 It consumes those tables and computes no rate of its own.  Whether skill
-raises the first player's advantage is read off the two strongest steps
+raises the first mover's advantage is read off the two strongest steps
 (the ladder's last two) against the weakest (``random``) and against the
 tuned preset: two cells on decks of
 their own, so the difference is of independent proportions, with the one
@@ -77,7 +77,8 @@ def skill_table(res: Results) -> pd.DataFrame:
                     for s, f in zip(fpa["step"], fpa["first_strategy"])]
     fpa["group"] = [_group_name(r) for r in fpa.to_dict("records")]
     keep = [*GROUP_COLUMNS, "cell", "step", "label", "group", "first_strategy", "homogeneous", "n", "decks", "rate",
-            "se", "lo", "hi", "fair", "diff", "diff_lo", "diff_hi"]
+            "se", "lo", "hi", "fair", "diff", "diff_lo", "diff_hi", "capped_worst_lo", "capped_worst_hi",
+            "capped_matters", "capped_verdict"]
     out = fpa[keep].rename(columns={"rate": "first_rate", "se": "first_se", "lo": "first_lo", "hi": "first_hi",
                                     "n": "first_n", "decks": "first_decks"})
     jq = tables.jack_question(res, by_strategy=True)
@@ -102,7 +103,7 @@ def skill_table(res: Results) -> pd.DataFrame:
 
 
 def _compare(a: pd.Series, b: pd.Series) -> tuple[float, float, float, float]:
-    """First player's rate in cell ``a`` minus cell ``b`` (decks of their own): (diff, lo, hi, p), from each rate's
+    """First mover's rate in cell ``a`` minus cell ``b`` (decks of their own): (diff, lo, hi, p), from each rate's
     own standard error (a proportion's, or over decks where the hands rotate)."""
     d = float(a["first_rate"]) - float(b["first_rate"])
     se = float(np.hypot(float(a["first_se"]), float(b["first_se"])))
@@ -110,7 +111,7 @@ def _compare(a: pd.Series, b: pd.Series) -> tuple[float, float, float, float]:
 
 
 def raise_table(st: pd.DataFrame, tops: int = 2) -> pd.DataFrame:
-    """Per group: the first-player rate of each of the ``tops`` strongest steps (the ladder's last: in
+    """Per group: the first-mover rate of each of the ``tops`` strongest steps (the ladder's last: in
     experiments/skill_curves.toml pimc at 1,024 worlds and ismcts, the two search families at their full
     budgets) against the weakest step's and the tuned preset's (independent proportions: every cell plays
     decks of its own), Holm over every comparison, the one verdict rule."""
@@ -177,11 +178,11 @@ def plot_first_player(st: pd.DataFrame) -> Any:
     for ax, group in zip(axes, groups):
         g = st[st["group"] == group]
         ax.axhline(0.0, color="0.5", lw=0.8)
-        _series(ax, g, "diff", "diff_lo", "diff_hi", 0, "first player − fair")
+        _series(ax, g, "diff", "diff_lo", "diff_hi", 0, "first mover − fair")
         _steps_axis(ax, g)
         ax.set_title(group, fontsize=10)
         ax.set_ylabel("pp above the fair share")
-    fig.suptitle("Does skill raise the first player's advantage? (95% intervals)")
+    fig.suptitle("Does skill raise the first mover's advantage? (95% intervals)")
     return axes[0]
 
 
@@ -246,18 +247,22 @@ def _verdict(row: pd.Series) -> str:
 
 
 def answers(st: pd.DataFrame, rt: pd.DataFrame) -> list[str]:
-    """One sentence per group: the first player's edge from the weakest to the strongest step, and whether
+    """One sentence per group: the first mover's edge from the weakest to the strongest step, and whether
     the strongest step's edge differs from the weakest's and the tuned preset's."""
     out = []
     for group, g in st.groupby("group", sort=False):
         g = g.sort_values("step")
         top = g.iloc[-1]
         steps = "; ".join(f"{r['label']} {pp_ci(r['diff'], r['diff_lo'], r['diff_hi'])}" for _, r in g.iterrows())
-        text = (f"In **{group}** the first player's edge over the fair share runs {steps} "
+        text = (f"In **{group}** the first mover's edge over the fair share runs {steps} "
                 f"(n = {count(int(top['first_n']))} decided deals at the top step).")
         for _, r in rt[rt["group"] == group].iterrows():
             text += (f" {r['top']} against {r['against']}: {pp_ci(r['change'], r['change_lo'], r['change_hi'])}"
                      f" ({_verdict(r)}).")
+        for _, r in g[g["capped_matters"].fillna(False).astype(bool)].iterrows():  # G10: no winner, left out
+            text += (f" At {r['label']} capped deals (left out) could move the first mover's rate to "
+                     f"{pct(r['capped_worst_lo'])}-{pct(r['capped_worst_hi'])} (all lost / all won)"
+                     + (": the verdict depends on how they are scored." if r["capped_verdict"] else "."))
         out.append(text)
     return out
 
@@ -297,7 +302,7 @@ def _held_words(r: pd.Series) -> str:
 
 def _show(st: pd.DataFrame) -> pd.DataFrame:
     d = pd.DataFrame({"group": st["group"], "step": st["label"],
-                      "first player wins": [pct_ci(a, b, c) for a, b, c in zip(st["first_rate"], st["first_lo"],
+                      "first mover wins": [pct_ci(a, b, c) for a, b, c in zip(st["first_rate"], st["first_lo"],
                                                                                st["first_hi"])],
                       "fair": [f"{100 * f:.1f}%" for f in st["fair"]],
                       "edge": [pp_ci(a, b, c) for a, b, c in zip(st["diff"], st["diff_lo"], st["diff_hi"])]})
@@ -312,15 +317,20 @@ def _show(st: pd.DataFrame) -> pd.DataFrame:
     d["loser picked by the wild rule"] = [pct_ci(a, b, e) if bool(ok) else "rule cannot act"
                                           for a, b, e, ok in zip(st["by_wild_rate"], st["by_wild_lo"],
                                                                  st["by_wild_hi"], st["rule_acts"].fillna(False))]
+    if st["capped_matters"].fillna(False).any():  # capped deals (G10) could move the first mover's rate
+        d["capped scored as losses / wins"] = [
+            (f"{pct(a)} / {pct(b)}" + (" (verdict depends)" if v else "")) if m else ""
+            for a, b, m, v in zip(st["capped_worst_lo"], st["capped_worst_hi"], st["capped_matters"].fillna(False),
+                                  st["capped_verdict"].fillna(False))]
     d["n (deals)"] = [count(int(x)) for x in st["first_n"]]
-    if st["first_decks"].notna().any():  # hands rotated: the first player's rate and interval are over decks
+    if st["first_decks"].notna().any():  # hands rotated: the first mover's rate and interval are over decks
         d["decks (hands rotated)"] = [count(int(x)) if np.isfinite(x) else "–" for x in st["first_decks"]]
     return d
 
 
 def _show_raise(rt: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"group": rt["group"], "strongest step": rt["top"], "against": rt["against"],
-                         "change of the first player's rate": [pp_ci(a, b, c) for a, b, c in
+                         "change of the first mover's rate": [pp_ci(a, b, c) for a, b, c in
                                                               zip(rt["change"], rt["change_lo"], rt["change_hi"])],
                          "p (Holm)": [f"{p:.2g}" for p in rt.get("p_holm", [])],
                          "verdict": [_verdict(r) for _, r in rt.iterrows()]})
@@ -334,19 +344,19 @@ def skill_section(ctx: Any) -> Any:
         s.answers.append(Block("p", "Skill curves need a ladder: one strategy in every seat of each cell."))
         return s
     rt = raise_table(st)
-    s.answers.append(Block("h3", "Does skill raise the first player's advantage?"))
+    s.answers.append(Block("h3", "Does skill raise the first mover's advantage?"))
     s.answers.append(Block("list", answers(st, rt)))
     s.answers.append(Block("h3", "The Jack as skill rises"))
     s.answers.append(Block("list", jack_answers(st)))
     rotated = bool(st["first_decks"].notna().any())
     how = ("95% intervals: over decks where the hands rotate (every deck dealt once per rotation, the same hands "
-           "in each seat, so the luck of the deal cancels out of the first player's rate), Wilson elsewhere"
+           "in each seat, so the luck of the deal cancels out of the first mover's rate), Wilson elsewhere"
            if rotated else "95% Wilson intervals")
     s.details.append(ctx.chart("skill_first_player", partial(plot_first_player, st),
                                "Position 0's win rate minus the fair share, per ladder step (the same strategy in "
                                f"every seat), {how}"))
     s.details.append(Block("table", _show_raise(rt),
-                           "The two strongest steps' first-player rate against the weakest's and the tuned preset's: "
+                           "The two strongest steps' first-mover rate against the weakest's and the tuned preset's: "
                            "cells on decks of their own, so independent estimates (each with its own standard "
                            "error); Holm over the rows, a verdict needs the interval and the Holm p to agree."))
     s.details.append(ctx.chart("skill_jack_dealt", partial(plot_jack_dealt, st),
@@ -363,7 +373,7 @@ def skill_section(ctx: Any) -> Any:
 
 
 def skill_sentence(st: pd.DataFrame, rt: pd.DataFrame) -> str:
-    """Per group, the strongest steps' first-player rate against random's (Holm over the raise table): the groups
+    """Per group, the strongest steps' first-mover rate against random's (Holm over the raise table): the groups
     where one of them distinguishably raises or lowers it, with that step and its change, and the rest."""
     weak = rt[rt["against_kind"] == "weakest"]
     ups: list[str] = []
@@ -378,18 +388,18 @@ def skill_sentence(st: pd.DataFrame, rt: pd.DataFrame) -> str:
         if not len(moved):
             same.append(f"**{group}**")
     parts = []
-    for what, gs in (("raises the first player's edge", ups), ("lowers it", downs),
+    for what, gs in (("raises the first mover's edge", ups), ("lowers it", downs),
                      ("changes it by no distinguishable amount", same)):
         if gs:
             parts.append(f"{what} in {', '.join(gs)}")
     tops = list(dict.fromkeys(weak["top"]))
     steps = " and ".join(tops) if tops else str(st.sort_values("step")["label"].iloc[-1])
     return (f"From random play to {steps} in every seat, skill " + "; ".join(parts)
-            + " (each of those steps' first-player win rate against random's, 95% intervals, Holm).")
+            + " (each of those steps' first-mover win rate against random's, 95% intervals, Holm).")
 
 
 def summary_panels(res: Results) -> list[Any]:
-    """The report's first screen for a ladder: the first player's edge per step, a line per group, and one
+    """The report's first screen for a ladder: the first mover's edge per step, a line per group, and one
     sentence counting the groups where skill raises, lowers or leaves it: every one of the strongest steps against
     random (the raise table's rows), so a step that moved the edge is named even when the very last did not."""
     st = skill_table(res)
@@ -402,7 +412,7 @@ def summary_panels(res: Results) -> list[Any]:
         g0 = st[st["group"] == st["group"].iloc[0]].sort_values("step")
         ax.axhline(0.0, color="0.5", lw=0.8)
         _steps_axis(ax, g0)
-        ax.set_ylabel("first player, pp above fair", fontsize=8)
+        ax.set_ylabel("first mover, pp above fair", fontsize=8)
         ax.legend(fontsize=6)
 
     return [Panel("Going first as skill rises", sentence, draw)]

@@ -1,6 +1,6 @@
 """The report's first screen: three questions, each a picture and one plain sentence (issue 15, item 1).
 
-* **Going first** — position 0's win rate as a multiple of the fair share
+* **Going first** — the first mover's win rate (prague's dealer, else position 0) as a multiple of the fair share
   1/n, against the player count, one line per variant, with 95 % intervals
   (single deals under each variant's default rules, pooled over seatings).
 * **The Jack** — only from designs that isolate the wild (issue 29): a keeper
@@ -64,6 +64,8 @@ def _span(lo: float, hi: float) -> str:
 
 
 def first_player_panel(res: Results) -> Panel | None:
+    """Going first: the first mover (who plays the deal's first card: prague's dealer, else position 0) against
+    the fair share, and per variant which seat is favoured on wins and on the дурак."""
     fpa = tables.first_player_advantage(res, pooled=True)
     d = _default_rules(fpa[fpa["unit"] == "deal"])
     if d.empty:
@@ -71,14 +73,22 @@ def first_player_panel(res: Results) -> Panel | None:
     d = d.sort_values(["variant", "players"])
     best = d.loc[d["ratio"].idxmax()]
     worst = d.loc[d["ratio"].idxmin()]
-    sentence = (f"Going first is worth most in **{best['variant']} {int(best['players'])}p**: position 0 wins "
-                f"{pct_ci(best['rate'], best['lo'], best['hi'])} of {count(best['n'])} deals against a fair "
-                f"{pct(best['fair'])} ({best['ratio']:.2f}× the fair share)")
+
+    def who(r: pd.Series) -> str:
+        return sentences.seat_name(int(r["first_position"]), str(r["variant"]), int(r["players"]), mark_first=False)
+
+    sentence = (f"Going first is worth most in **{best['variant']} {int(best['players'])}p**: the first mover, "
+                f"{who(best)}, wins {pct_ci(best['rate'], best['lo'], best['hi'])} of {count(best['n'])} deals "
+                f"against a fair {pct(best['fair'])} ({best['ratio']:.2f}× the fair share)")
     if len(d) > 1 and worst["ratio"] < best["ratio"]:
-        sentence += (f"; least in {worst['variant']} {int(worst['players'])}p "
+        sentence += (f"; least in {worst['variant']} {int(worst['players'])}p, {who(worst)} "
                      f"({worst['ratio']:.2f}×, {pct_ci(worst['rate'], worst['lo'], worst['hi'])}).")
     else:
         sentence += "."
+    sf = _default_rules(tables.seat_fairness(res, pooled=True))
+    sf = sf[sf["unit"] == "deal"]
+    if not sf.empty:
+        sentence += " " + " ".join(sentences.seat_lines(sf))
 
     def draw(ax) -> None:  # noqa: ANN001 - a matplotlib Axes
         for v, g in d.groupby("variant"):
@@ -89,7 +99,7 @@ def first_player_panel(res: Results) -> Panel | None:
         ax.axhline(1.0, color="#888", ls="--", lw=1)
         ax.set_xticks(sorted(int(p) for p in d["players"].unique()))
         ax.set_xlabel("players")
-        ax.set_ylabel("first player's win rate ÷ fair share")
+        ax.set_ylabel("first mover's win rate ÷ fair share")
         ax.legend(fontsize=8, frameon=False)
 
     return Panel("Going first", sentence, draw)

@@ -141,7 +141,12 @@ def summarise(dev: ArrayLike, se: ArrayLike, cov: ArrayLike) -> tuple[float, flo
     a = np.abs(d)
     if not np.isfinite(a).any():
         return float("nan"), float("nan"), float("nan"), 0, 0, float("nan")
-    flat = int(np.nanargmax(np.where(np.isnan(a), -1.0, a)))
+    # ties (two players: a seat's win and the other's дурак are one number) go to the favourable side: a share
+    # above the fair one on wins, below it on the дурак
+    favourable = np.zeros_like(d, bool)
+    favourable[0], favourable[1] = d[0] > 0, d[1] < 0
+    key = np.where(np.isnan(a), -1.0, a + 1e-12 * favourable)
+    flat = int(np.argmax(key))
     o, k = divmod(flat, d.shape[1])
     c = critical_value(cov)
     lo = nanmax(np.clip(a - c * s, 0.0, None))

@@ -29,7 +29,8 @@ import pandas as pd
 
 from analyzer.core.inputs import read_user_text
 from analyzer.core.registry import wild_twins
-from analyzer.core.rules import OPTIONS, RulesError, describe_options, parse_description
+from analyzer.core.rules import OPTIONS, RulesError, describe_options, first_mover_position, parse_description
+from analyzer.stats import fairness
 from analyzer.stats import intervals as stats
 from analyzer.stats import paired
 from analyzer.stats.schema import manifest_problem, results_problem
@@ -294,7 +295,8 @@ def first_player_advantage(res: Results, pooled: bool = False) -> pd.DataFrame:
     strategy (otherwise the strategy mix, not just the seat, is measured).
     """
     p = _pooled_positions(res) if pooled else _positions(res)
-    first = p[p["position"] == 0].copy()
+    mover = np.array([first_mover_position(v, int(n)) for v, n in zip(p["variant"], p["players"])], dtype=int)
+    first = p[p["position"].to_numpy() == mover].copy()
     fair = 1.0 / first["players"].to_numpy(dtype=float)
     r = stats.wilson(first["wins"].to_numpy(), first["decided"].to_numpy())
     rate, lo, hi = r.rate, r.lo, r.hi
@@ -304,7 +306,9 @@ def first_player_advantage(res: Results, pooled: bool = False) -> pd.DataFrame:
     decks = np.full(len(first), np.nan)
     rot = pd.DataFrame() if pooled else rotated_first(res)
     if not rot.empty:  # cells whose hands rotate: the rate over decks, its interval over decks (the luck cancels)
-        at = first["cell"].map(rot.set_index("cell")["decks"]).notna().to_numpy()
+        # the rotation sums count position 0; where the first mover sits elsewhere (prague's dealer) the rate stays
+        # the deals' own, with its Wilson interval
+        at = (first["cell"].map(rot.set_index("cell")["decks"]).notna() & (first["position"] == 0)).to_numpy()
         e = rot.set_index("cell").loc[first["cell"][at]]
         rate, lo, hi, se, null_se = (np.array(x, dtype=float) for x in (rate, lo, hi, se, null_se))
         rate[at], lo[at], hi[at], se[at] = e["rate"], e["lo"], e["hi"], e["se"]
@@ -323,7 +327,52 @@ def first_player_advantage(res: Results, pooled: bool = False) -> pd.DataFrame:
     out["p_holm"] = stats.holm(out["p_value"].to_numpy())
     out["distinguishable"] = stats.agreed_distinguishable(lo, hi, out["p_holm"].to_numpy(), fair)
     out["homogeneous"] = [len(set(s.replace("|", ",").replace(" ", "").split(","))) <= 1 for s in out["lineup"]]
+    out["first_position"] = first["position"].to_numpy()
+    out = capped_bounds(out, "wins", "n", "games")
+    out["capped_verdict"] = out["capped_matters"] & (out["capped_worst_lo"] <= out["fair"]) & (
+        out["fair"] <= out["capped_worst_hi"]) & out["distinguishable"]
     return out.reset_index(drop=True)
+
+
+def capped_bounds(df: pd.DataFrame, wins: str, decided: str, games: str) -> pd.DataFrame:
+    """Worst-case bounds of a rate taken among decided games (a capped deal, G10, has no winner): every capped
+    deal counted as a loss (``capped_worst_lo``), then as a win (``capped_worst_hi``); ``capped_matters`` where
+    they reach outside the rate's interval (``lo``, ``hi``), so how capped deals are scored could move it."""
+    w, d, g = (df[c].to_numpy(dtype=float) for c in (wins, decided, games))
+    capped = np.maximum(g - d, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df["capped_worst_lo"] = np.where(g > 0, w / g, np.nan)
+        df["capped_worst_hi"] = np.where(g > 0, (w + capped) / g, np.nan)
+    df["capped_matters"] = (capped > 0) & ((df["capped_worst_lo"] < df["lo"]) | (df["capped_worst_hi"] > df["hi"]))
+    return df
+
+
+def seat_fairness(res: Results, pooled: bool = False) -> pd.DataFrame:
+    """Every seat on both outcomes, one row per cell (``pooled``: per variant, players, unit and rules over all
+    seatings): the seat fairness of :func:`analyzer.stats.fairness.from_counts` (``fairness``, ``lo``, ``hi``,
+    ``seat``, ``outcome``), the first mover's position, and the seats favoured on wins (``win_seat``) and on the
+    дурак (``durak_seat``, the least often дурак), -1 where no seat's 95 % interval excludes the fair share.
+    Per-seat shares are in ``win{k}``/``durak{k}`` with ``_lo``/``_hi``."""
+    p = _pooled_positions(res) if pooled else _positions(res)
+    keys = [c for c in p.columns if c not in _SUMS and c not in ("position", "strategy")]
+    rows = []
+    for _, g in p.groupby("cell", sort=True):
+        g = g.sort_values("position")
+        r0 = g.iloc[0]
+        players = int(r0["players"])
+        f = fairness.from_counts(g["wins"].to_numpy(), g["losses"].to_numpy(), float(r0["decided"]), players,
+                                 float(r0["n"]))
+        row = {k: r0[k] for k in keys}
+        row.update({"first_position": first_mover_position(str(r0["variant"]), players), **f.summary(),
+                    "win_seat": -1 if f.advantaged("win") is None else f.advantaged("win"),
+                    "durak_seat": -1 if f.advantaged("durak") is None else f.advantaged("durak"),
+                    "decided": f.decided})
+        for k, seat in enumerate(f.seats()):
+            for key, v in seat.items():  # win -> win0, win_lo -> win0_lo
+                base, _, tail = key.partition("_")
+                row[f"{base}{k}" + (f"_{tail}" if tail else "")] = v
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def rotated_first(res: Results) -> pd.DataFrame:
