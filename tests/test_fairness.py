@@ -202,3 +202,55 @@ def test_the_report_card_has_the_skill_trace_and_every_finalist(tmp_path: Path) 
     # random against weighted (1.6x as strong in the planted sim) loses: the trace is below the fair share
     assert (fin["card_trace_hi"] < 0).all()
     assert "## Report card" in (tmp_path / "b" / "report.md").read_text()
+
+
+# ---------------------------------------------------------------- the committed reports
+
+REPORTS = sorted(p for p in (ROOT / "reports").rglob("report.md"))
+
+
+def test_committed_reports_name_the_dealer_as_prague_first_mover_pr2() -> None:
+    """Every sentence of a committed report that names prague's first mover names the dealer's position (PR2),
+    and no report speaks of "the first player" (a seat the reader cannot place)."""
+    import re
+    seen = 0
+    for path in REPORTS:
+        text = path.read_text(encoding="utf-8")
+        assert "the first player" not in text.lower(), path
+        for m in re.finditer(r"In prague with (\d) players[^.]*? the first mover, position (\d)", text):
+            seen += 1
+            assert int(m.group(2)) == int(m.group(1)) - 1, (path, m.group(0))
+        for m in re.finditer(r"prague (\d)p\*?\*?[^.;]*?(?:: the first mover,|,) position (\d) \((?:the dealer)", text):
+            seen += 1
+            assert int(m.group(2)) == int(m.group(1)) - 1, (path, m.group(0))
+        for m in re.finditer(r"In \*\*prague\*\* the first mover is ([^(]*)\(", text):
+            seen += 1
+            assert m.group(1).strip() == "the dealer", (path, m.group(0))
+    assert seen >= 3  # the check found prague's first mover somewhere
+
+
+@pytest.mark.slow
+def test_balance_seat_rates_agree_with_an_independent_simulate_pr2(tmp_path: Path) -> None:
+    """`durak balance --json` on real prague 4p deals: the dealer (position 3) is the first mover, and every
+    seat's win and дурак share of the default rules agrees with `durak simulate` of the same players on other
+    decks (the difference within 3.5 combined standard errors)."""
+    from tests.test_bad_input import invoke
+    space = tmp_path / "s.toml"
+    space.write_text('kind = "balance"\nvariant = "prague"\nplayers = 4\ntarget_pp = 3.0\nfirst_decks = 500\n'
+                     'finalists = 1\nsingle_changes = false\ntrace = ""\nseed = 4\n[space]\nvoluntary_draw = [false, true]\n')
+    got = invoke(["balance", "--variant", "prague", "--players", "4", "--rule-space", space, "--json", "--quiet",
+                  "--jobs", "1", "--out", tmp_path / "b"], tmp_path)
+    assert got.exit_code == 0, got.stderr
+    j = json.loads(got.stdout)
+    assert j["dealer_position"] == j["first_mover_position"] == 3
+    ref = next(r for r in j["rule_sets"] if r["reference"])
+    sim = invoke(["simulate", "--variant", "prague", "--players", "4", "--strategies", "weighted?preset=prague-4p",
+                  "--deals", "20000", "--seed", "9", "--json"], tmp_path)
+    assert sim.exit_code == 0, sim.stderr
+    s = json.loads(sim.stdout)
+    for k, seat in enumerate(ref["seats"]):
+        for mine, theirs, ci in ((seat["win"], s["win_rate"][k], s["win_ci"][k]),
+                                 (seat["durak"], s["loser_rate"][k], s["loser_ci"][k])):
+            se_b = (seat["win_hi"] - seat["win_lo"]) / 3.92
+            se_s = (ci[1] - ci[0]) / 3.92
+            assert abs(mine - theirs) < 3.5 * float(np.hypot(se_b, se_s)), (k, mine, theirs)

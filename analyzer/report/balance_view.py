@@ -213,8 +213,9 @@ def headline(arms: pd.DataFrame, sp: dict[str, Any], ref_name: str) -> list[str]
     variant, players = sp["variant"], sp["players"]
     ref = arms[arms["reference"]].iloc[0]
     verdict = ("distinguishably unfair" if ref["report_fairness_lo"] > 0 else "not distinguishable from fair")
+    dealer = "" if variant == "prague" else f"; the dealer is position {players - 1}"
     out = [f"In {variant} the first mover -- who plays the deal's first card -- is "
-           f"{first_mover_text(variant, players)}; the dealer is position {players - 1}.",
+           f"{first_mover_text(variant, players)}{dealer}.",
            f"Under {ref_name} seat fairness is {_est(ref, 'fairness', 'report_')} ({verdict}; the largest deviation "
            f"from the fair share: {where_unfair(ref, variant, players, 'report_')}). {seats_of(ref, variant, players)}"]
     recs = recommendations(arms)
