@@ -6,25 +6,27 @@ code 2 (issue 6); tracebacks are for bugs only.
 
 from __future__ import annotations
 
-import json
+import importlib
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from types import ModuleType
+from typing import Annotated
 
 import typer
 
 from analyzer import __version__
-from analyzer.cli.common import user_errors
-from analyzer.core.cards import cards_str
-from analyzer.core.option_docs import MEANING
-from analyzer.core.registry import available, get_strategy, parameters
-from analyzer.core.rules import expected_values, format_value, make_rules
-from analyzer.engine.replay import fault_json, fault_state, load_scenario, outcome_json
-from analyzer.engine.replay import replay as run_replay
 from analyzer.execution.lifeline import interrupt_line, on_sigterm, was_terminated
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+# rich_markup_mode=None: click's plain help, which needs no rich import and prints no "<bool>" beside flags
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family).")
+
+
+def _commands(name: str) -> ModuleType:
+    """The module holding the work of a command (analyzer.cli.work: those that play; analyzer.cli.show: those that
+    read and print), loaded when the command runs, never when the app is declared: ``durak --help`` and an argument
+    the parser refuses answer in a fraction of a second, without numpy, pandas, numba or matplotlib."""
+    return importlib.import_module(f"analyzer.cli.{name}")
 
 
 def _version(value: bool) -> None:
@@ -44,6 +46,8 @@ PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default
 JobsOpt = Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")]
 BackendOpt = Annotated[str, typer.Option(help="loky (local) or dask.")]
 SchedulerOpt = Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr (a bar on a terminal, "
+                                                              "elsewhere a line every ~10 s).")]
 
 
 @app.command()
@@ -52,28 +56,7 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the trace.")] = False,
 ) -> None:
     """Replay a deal from a scenario file, turn by turn."""
-    with user_errors():
-        sc = load_scenario(file)
-        deal, out = run_replay(sc)
-    if out is None:  # a fault scenario stops at the faulty decision (engine.replay.fault_state)
-        if as_json:
-            typer.echo(json.dumps(fault_json(sc, deal)))
-            return
-        typer.echo(f"{sc.rules.label()} — {file}")
-        for line in deal.log + fault_state(sc, deal):
-            typer.echo("  " + line)
-        return
-    if as_json:
-        typer.echo(json.dumps(outcome_json(sc, out)))
-        return
-    typer.echo(f"{sc.rules.label()} — {file}")
-    for s, name in enumerate(sc.names):
-        typer.echo(f"  {name}: {cards_str(sc.hands[s], pretty=True)}")
-    for line in deal.log:
-        typer.echo("  " + line)
-    for s, name in enumerate(sc.names):
-        flag = "  <- loser (durak)" if out.loser == s else "  <- went out" if out.went_out == s else ""
-        typer.echo(f"  {name}: {out.points[s]} points{flag}")
+    _commands("show").replay(file=file, as_json=as_json)
 
 
 @app.command()
@@ -92,42 +75,24 @@ def simulate(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     engine: Annotated[str | None, typer.Option(help="auto (compiled kernel when every strategy has a compiled form) "
                                                     "| compiled | numpy; default $DURAK_ENGINE or auto.")] = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
-                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine)
+    _commands("work").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
+                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet)
 
 
 @app.command("strategies")
 def list_strategies() -> None:
     """List the strategies with their parameters: built-ins and plugins of the entry-point group durak.strategies."""
-    for name, desc in available().items():
-        typer.echo(f"{name:14} {desc}")
-        params = parameters(name)
-        if params:
-            typer.echo(f"{'':14} parameters: {', '.join(params)}")
-        presets = _presets(name) if "preset=None" in params else {}
-        for preset, entry in presets.items():
-            typer.echo(f"{'':14} {name}?preset={preset}: {entry.get('about', 'tuned weights')}")
-
-
-def _presets(name: str) -> dict[str, dict[str, Any]]:
-    """A built-in's tuned presets (its class's own ``presets``), or none."""
-    return dict(vars(type(get_strategy(name))).get("presets") or {})  # its own, not a subclass's inherited ones
+    _commands("show").strategies()
 
 
 @app.command("rules")
 def list_rules(variant: Annotated[str, typer.Argument(help="czech | prague | svinya")] = "czech",
                players: PlayersOpt = None) -> None:
     """Show every rule option of a variant: its value, the values it takes, and what it does (docs/rules.md)."""
-    with user_errors():
-        r = make_rules(variant, players)
-    typer.echo(f"{r.variant} {r.players}p  (rules in the project's words, with ids: docs/rules.md)")
-    for k, v in r.options().items():
-        ids, meaning = MEANING[k]
-        typer.echo(f"{k:20} {format_value(v):16} {expected_values(k):28} {meaning} ({ids})")
+    _commands("show").rules(variant=variant, players=players)
 
 
 @app.command()
@@ -142,13 +107,12 @@ def bench(
     e2e_deals: Annotated[int, typer.Option(help="Deals of each end-to-end `durak simulate` run, prague 4p random "
                                                 "(0: skip).")] = 600_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
     and `durak simulate` end to end beside a plain numba comparator."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals)
+    _commands("work").bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
+               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals, quiet=quiet)
 
 
 @app.command()
@@ -160,22 +124,19 @@ def run(
     backend: BackendOpt = "loky",
     scheduler: SchedulerOpt = None,
     fresh: Annotated[bool, typer.Option(help="Discard finished chunks instead of resuming.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    quiet: QuietOpt = False,
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
 ) -> None:
     """Run an experiment file: every cell, in parallel, resumable; then write its report."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.run(file=file, deals=deals, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
+    _commands("work").run(file=file, deals=deals, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
              quiet=quiet, check=check)
 
 
 @app.command()
-def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")]) -> None:
+def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")],
+           quiet: QuietOpt = False) -> None:
     """Rebuild report.md and report.html from stored results, without simulating."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.report(folder=folder)
+    _commands("work").report(folder=folder, quiet=quiet)
 
 
 @app.command()
@@ -209,13 +170,12 @@ def compare(
     alpha: Annotated[float, typer.Option(help="SPRT: chance of naming the first better when it is worse by DELTA.")] = 0.05,
     beta: Annotated[float, typer.Option(help="SPRT: chance of naming the second better when the first is better by "
                                              "DELTA.")] = 0.05,
+    quiet: QuietOpt = False,
 ) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.compare(strategies=strategies, variant=variant, players=players, deals=deals, matches=matches, seed=seed,
+    _commands("work").compare(strategies=strategies, variant=variant, players=players, deals=deals, matches=matches, seed=seed,
                  rule=rule, jobs=jobs, as_json=as_json, out=out, design=design, reference=reference,
-                 background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta)
+                 background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta, quiet=quiet)
 
 
 @app.command()
@@ -234,12 +194,11 @@ def tune(
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = 1,
     out: Annotated[Path | None, typer.Option(help="Report folder (default reports/tuning/STRATEGY-VARIANT-Np).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Tune a strategy's parameters with CMA-ES on duplicate decks; check the winner on fresh decks."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.tune(strategy=strategy, variant=variant, players=players, rule=rule, reference=reference, budget=budget,
-              decks=decks, holdout=holdout, sigma=sigma, seed=seed, jobs=jobs, out=out, as_json=as_json)
+    _commands("work").tune(strategy=strategy, variant=variant, players=players, rule=rule, reference=reference, budget=budget,
+              decks=decks, holdout=holdout, sigma=sigma, seed=seed, jobs=jobs, out=out, as_json=as_json, quiet=quiet)
 
 
 @app.command()
@@ -264,9 +223,7 @@ def balance(
     quiet: Annotated[bool, typer.Option(help="No line per round on stderr.")] = False,
 ) -> None:
     """Explore house rules: which make the fairest, most skilful game (first-player advantage against skill)."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.balance(variant=variant, players=players, rule_space=rule_space, target_pp=target_pp, strong=strong,
+    _commands("work").balance(variant=variant, players=players, rule_space=rule_space, target_pp=target_pp, strong=strong,
                  opponent=opponent, seed=seed, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
                  quiet=quiet)
 

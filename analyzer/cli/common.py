@@ -68,9 +68,9 @@ def lineup_of(text: str, players: int) -> tuple[str, ...]:
         raise UsageError(f"--strategies: {exc}") from None
 
 
-def progress(total: int, unit: str, label: str) -> RunProgress:
-    """A progress bar on stderr when it is a terminal (analyzer.execution.progress), else a no-op."""
-    return RunProgress(total_units=total, total_cells=1, unit=unit, label=label)
+def progress(total: int, unit: str, label: str, quiet: bool = False) -> RunProgress:
+    """Progress on stderr (analyzer.execution.progress): a bar on a terminal, else a line every ~10 s; none if quiet."""
+    return RunProgress(total_units=total, total_cells=1, unit=unit, label=label, enabled=not quiet)
 
 
 MAX_COUNT = 10**10

@@ -63,7 +63,8 @@ HEAVY_ERRORS: tuple[type[BaseException], ...] = (CompareError, ResultsError)
 
 
 def simulate(*, variant: str, players: int | None, strategies: str, deals: int, matches: int | None, seed: int,
-             rule: list[str] | None, jobs: int, check: bool, as_json: bool, engine: str | None) -> None:
+             rule: list[str] | None, jobs: int, check: bool, as_json: bool, engine: str | None,
+             quiet: bool = False) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     with user_errors(*HEAVY_ERRORS):
         positive("--deals", deals)
@@ -76,7 +77,7 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
         n = matches or deals
         cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n)
         used = cell_engines([cell], engine=engine)[0]
-        with progress(n, "matches" if matches else "deals", "simulate") as bar:
+        with progress(n, "matches" if matches else "deals", "simulate", quiet) as bar:
             tables, elapsed = play.play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine,
                                              on_chunk=lambda _cell, units: bar.advance(units))
     out = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used}
@@ -118,7 +119,7 @@ def _print_summary(out: dict) -> None:
 
 
 def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: str, search: bool,
-          repeats: int, as_json: bool, e2e_deals: int = 0) -> None:
+          repeats: int, as_json: bool, e2e_deals: int = 0, quiet: bool = False) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
     and ``durak simulate`` end to end (``e2e_deals`` a run, prague 4p random; 0: none)."""
     with user_errors(*HEAVY_ERRORS):
@@ -134,7 +135,7 @@ def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, va
         if bad := [v for v in names if v not in known]:
             raise UsageError(f"--variants: unknown variant {bad[0]!r} (known: {', '.join(sorted(known))})")
         steps = sum(1 for c in CASES if c[1] in names) + 1
-        with progress(steps, "cases", "bench") as bar:
+        with progress(steps, "cases", "bench", quiet) as bar:
             run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
                       variants=names, search=search, repeats=repeats, as_json=as_json, on_row=lambda: bar.advance(1),
                       e2e_deals=e2e_deals)
@@ -187,7 +188,7 @@ def _warn_capped(folder: Path) -> None:
                    "neither win nor loss", err=True)
 
 
-def report(*, folder: Path) -> None:
+def report(*, folder: Path, quiet: bool = False) -> None:
     """Rebuild report.md and report.html from stored results, without simulating."""
     with user_errors(*HEAVY_ERRORS):
         if not (folder / "results").is_dir():
@@ -201,7 +202,8 @@ def report(*, folder: Path) -> None:
             written = rebuild_tournament_report(folder)
             typer.echo(f"report written: {written[0]} and {written[1]} ({len(written) - 2} chart files)")
             return
-        paths = build_report(folder)
+        with progress(1, "sections", "report", quiet) as bar:
+            paths = build_report(folder, on_section=bar.step)
     typer.echo(f"report written: {paths.markdown} and {paths.html} ({len(paths.charts)} chart files)")
     _warn_capped(folder)
 
@@ -209,7 +211,7 @@ def report(*, folder: Path) -> None:
 def compare(*, strategies: list[str], variant: str, players: int | None, deals: int | None, matches: int | None,
             seed: int, rule: list[str] | None, jobs: int, as_json: bool, out: Path | None, design: str,
             reference: str | None, background: str | None, until_ci: float | None, sprt: float | None,
-            swap_hands: bool, alpha: float, beta: float) -> None:
+            swap_hands: bool, alpha: float, beta: float, quiet: bool = False) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
 
 
@@ -234,13 +236,14 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
             if matches is not None or out is not None:
                 raise UsageError(f"--design {design} plays single deals and prints; drop --matches and --out")
             n = deals or (200_000 if rule_obj is not None else 20_000)
-            _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj, field_specs, swap_hands)
+            _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj, field_specs, swap_hands,
+                        quiet)
             return
         if swap_hands:
             raise UsageError("--swap-hands belongs to --design round-robin, not field")
         n = matches or deals or (200_000 if rule_obj is not None else 20_000)
         stopping = None
-        with progress(n, "matches" if matches else "decks", "compare") as bar:
+        with progress(n, "matches" if matches else "decks", "compare", quiet) as bar:
             if rule_obj is None:
                 cmp = compare_run.run_compare(rules, specs, n, seed=seed, matches=bool(matches), jobs=jobs, on_chunk=bar.advance)
             else:  # --until-ci / --sprt on the rotations: chunks until the rule stops (compare_run.run_compare_until)
@@ -291,13 +294,14 @@ def _stopping_rule(until_ci: float | None, sprt: float | None, alpha: float, bet
 
 
 def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jobs: int, as_json: bool,
-                reference: str | None, rule: Any, background: list[str] | None = None, swap_hands: bool = False) -> None:
+                reference: str | None, rule: Any, background: list[str] | None = None, swap_hands: bool = False,
+                quiet: bool = False) -> None:
     """``durak compare --design round-robin|hero``: every line-up of the design on the same decks."""
 
     try:
         hero_ref = (reference or "weighted") if design == "hero" and background is None else None
         d = make_design(design, specs, rules.players, reference=hero_ref, background=background, swap_hands=swap_hands)
-        with progress(n, "decks", design) as bar:
+        with progress(n, "decks", design, quiet) as bar:
             result = run_design(rules, d, n, seed=seed, jobs=jobs, rule=rule, on_chunk=bar.advance)
     except TournamentError as exc:
         raise UsageError(str(exc)) from None
@@ -309,7 +313,7 @@ def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jo
 
 def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | None, reference: str | None,
          budget: int, decks: int, holdout: int, sigma: float, seed: int, jobs: int, out: Path | None,
-         as_json: bool) -> None:
+         as_json: bool, quiet: bool = False) -> None:
     """Tune a strategy's parameters with CMA-ES on duplicate decks; check the winner on fresh decks."""
 
 
@@ -325,7 +329,7 @@ def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | 
         try:
             target = parse_spec(strategy)[0]
             gens = budget // decks
-            with progress(max(gens, 1), "generations", "tune") as bar:
+            with progress(max(gens, 1), "generations", "tune", quiet) as bar:
                 res, spec = tune_strategy(rules, strategy, reference=reference, budget=budget,
                                           decks_per_generation=decks, holdout=holdout, sigma0=sigma, seed=seed,
                                           jobs=jobs, on_generation=lambda _g: bar.advance(1))
