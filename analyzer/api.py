@@ -109,7 +109,7 @@ def run(experiment: str | Path, *, out: str | Path | None = None, deals: int | N
         fresh: bool = False) -> pd.DataFrame:
     """Run an experiment file (``durak run``, no report); a tidy frame with one block per cell.
 
-    ``out`` defaults to ``reports/<name>``; finished chunks there are reused unless ``fresh``.
+    ``out`` defaults to ``runs/<name>``; finished chunks there are reused unless ``fresh``.
     """
     folder = run_experiment(experiment, out=out, deals=deals, jobs=jobs, fresh=fresh, quiet=True, report=False)
     res = folder / "results"

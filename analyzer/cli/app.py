@@ -119,7 +119,7 @@ def bench(
 def run(
     file: Annotated[Path, typer.Argument(help="Experiment file (TOML).")],
     deals: Annotated[int | None, typer.Option(help="Override deals (or matches) per cell.")] = None,
-    out: Annotated[Path | None, typer.Option(help="Output folder (default reports/<name>).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default runs/<name>, which git ignores).")] = None,
     jobs: JobsOpt = -1,
     backend: BackendOpt = "loky",
     scheduler: SchedulerOpt = None,
@@ -192,7 +192,7 @@ def tune(
     sigma: Annotated[float, typer.Option(help="Initial CMA-ES step, relative to each parameter's size.")] = 0.5,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same run.")] = 0,
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = 1,
-    out: Annotated[Path | None, typer.Option(help="Report folder (default reports/tuning/STRATEGY-VARIANT-Np).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Report folder (default runs/tuning/STRATEGY-VARIANT-Np).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     quiet: QuietOpt = False,
 ) -> None:

@@ -38,7 +38,7 @@ from analyzer.execution.balance_space import is_balance_file, load_space, parse_
 from analyzer.execution.benchmark import CASES, run_bench
 from analyzer.execution.executor import cell_engines
 from analyzer.execution.experiment import read_toml_file, single_cell
-from analyzer.execution.runner import run_experiment
+from analyzer.execution.runner import RUNS, run_experiment
 from analyzer.execution.tournament_run import run_design
 from analyzer.execution.tune import TuneError, tune_strategy, write_report
 from analyzer.report.balance_view import is_balance_folder, recommendations, write_balance_report
@@ -335,7 +335,7 @@ def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | 
                                           jobs=jobs, on_generation=lambda _g: bar.advance(1))
         except (TuneError, StrategySpecError) as exc:
             raise UsageError(str(exc)) from None
-        folder = out or Path("reports") / "tuning" / f"{target}-{rules.variant}-{rules.players}p"
+        folder = out or RUNS / "tuning" / f"{target}-{rules.variant}-{rules.players}p"
         ref = reference or target
         title = f"{target}, {rules.label()}, against {rules.players - 1} x {ref}"
         rules_args = "".join(f" --rule {r}" for r in rule or [])

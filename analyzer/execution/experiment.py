@@ -9,7 +9,7 @@ so that a typo costs a one-line error, not an hour of simulation.
 Format (every key but ``variant``/``variants`` and ``deals``/``matches`` is
 optional)::
 
-    name = "house_rules"            # output goes to reports/<name>/; default: file stem
+    name = "house_rules"            # output goes to runs/<name>/; default: file stem
     description = "free text"
     variants = ["czech", "prague"]  # or variant = "czech"
     players = [2, 3, 4]             # or players = 4; default: every count a variant allows.
