@@ -41,7 +41,7 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
     """Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family)."""
 
 
-RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
+RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (see durak rules); repeatable.")]
 PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default: 4, svinya 2).")]
 JobsOpt = Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")]
 BackendOpt = Annotated[str, typer.Option(help="loky (local) or dask.")]
