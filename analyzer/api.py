@@ -40,7 +40,7 @@ from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.stats.compare import summarize_comparison
 from analyzer.stats.intervals import mean_from_sums, wilson
 
-__all__ = ["simulate", "run", "compare", "deals"]
+__all__ = ["simulate", "run", "results", "compare", "deals"]
 
 Strategies = str | Sequence[Any]
 Rules = RuleSet | Mapping[str, Any] | None
@@ -100,8 +100,15 @@ def simulate(strategies: Strategies = "random", *, variant: str = "czech", playe
     unit = "match" if matches else "deal"
     cell = single_cell(rs, _entries(strategies), unit=unit, n=matches or deals)
     tables, _ = play_cell(cell, seed=seed, jobs=jobs)
+    return cell_frame(cell, tables)
+
+
+def cell_frame(cell: Any, tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The tidy frame of one played cell (its summed tables): what :func:`simulate` returns and
+    ``durak simulate --csv`` writes."""
+    rs = cell.rules
     cells = pd.DataFrame([{"cell": 0, "label": cell.label, "variant": rs.variant, "players": rs.players,
-                           "unit": unit, "rules": rs.describe()}])
+                           "unit": cell.unit, "rules": rs.describe()}])
     return _tidy(tables["positions"].assign(cell=0), cells)
 
 
@@ -112,7 +119,13 @@ def run(experiment: str | Path, *, out: str | Path | None = None, deals: int | N
     ``out`` defaults to ``runs/<name>``; finished chunks there are reused unless ``fresh``.
     """
     folder = run_experiment(experiment, out=out, deals=deals, jobs=jobs, fresh=fresh, quiet=True, report=False)
-    res = folder / "results"
+    return results(folder)
+
+
+def results(folder: str | Path) -> pd.DataFrame:
+    """The tidy frame of a finished run folder (``durak run``'s output), read from its stored tables without
+    playing: what :func:`run` returns and ``durak export FOLDER --csv`` writes."""
+    res = Path(folder) / "results"
     return _tidy(pd.read_parquet(res / "positions.parquet"), pd.read_parquet(res / "cells.parquet"))
 
 

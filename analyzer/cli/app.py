@@ -46,6 +46,8 @@ PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default
 JobsOpt = Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")]
 BackendOpt = Annotated[str, typer.Option(help="loky (local) or dask.")]
 SchedulerOpt = Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")]
+CsvOpt = Annotated[Path | None, typer.Option(help="Also write the table (one row per position and metric, as "
+                                                 "analyzer.simulate returns it) to this CSV file.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr (a bar on a terminal, "
                                                               "elsewhere a line every ~10 s).")]
 
@@ -76,10 +78,11 @@ def simulate(
     engine: Annotated[str | None, typer.Option(help="auto (compiled kernel when every strategy has a compiled form) "
                                                     "| compiled | numpy; default $DURAK_ENGINE or auto.")] = None,
     quiet: QuietOpt = False,
+    csv: CsvOpt = None,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     _commands("work").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
-                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet)
+                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet, csv=csv)
 
 
 @app.command("strategies")
@@ -137,6 +140,34 @@ def report(folder: Annotated[Path, typer.Argument(help="An experiment's output f
            quiet: QuietOpt = False) -> None:
     """Rebuild report.md and report.html from stored results, without simulating."""
     _commands("work").report(folder=folder, quiet=quiet)
+
+
+@app.command()
+def export(
+    folder: Annotated[Path, typer.Argument(help="A run's output folder (durak run).")],
+    csv: Annotated[Path | None, typer.Option(help="Write the table here as CSV.")] = None,
+    parquet: Annotated[Path | None, typer.Option(help="Write the table here as Parquet.")] = None,
+) -> None:
+    """Write a run's table (one row per cell, position and metric, with 95% intervals) as CSV or Parquet, the
+    frame analyzer.results(FOLDER) returns."""
+    _commands("work").export(folder=folder, csv=csv, parquet=parquet)
+
+
+@app.command()
+def deals(
+    variant: Annotated[str, typer.Option(help="czech | prague | svinya")] = "czech",
+    players: PlayersOpt = None,
+    strategies: Annotated[str, typer.Option(help="Strategies by position, as in simulate.")] = "random",
+    n: Annotated[int, typer.Option("--deals", help="Deals to play.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same deals.")] = 0,
+    rule: RuleOpt = None,
+    csv: Annotated[Path | None, typer.Option(help="Write the rows here as CSV.")] = None,
+    parquet: Annotated[Path | None, typer.Option(help="Write the rows here as Parquet.")] = None,
+) -> None:
+    """Export single deals, one row per deal and position (winner, loser, points, turns, wilds dealt and held),
+    the frame analyzer.deals returns."""
+    _commands("work").deals(variant=variant, players=players, strategies=strategies, n=n, seed=seed, rule=rule,
+                            csv=csv, parquet=parquet)
 
 
 @app.command()

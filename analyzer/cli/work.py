@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from analyzer import api
 from analyzer.cli.common import (
     UsageError,
     check_jobs,
@@ -64,7 +65,7 @@ HEAVY_ERRORS: tuple[type[BaseException], ...] = (CompareError, ResultsError)
 
 def simulate(*, variant: str, players: int | None, strategies: str, deals: int, matches: int | None, seed: int,
              rule: list[str] | None, jobs: int, check: bool, as_json: bool, engine: str | None,
-             quiet: bool = False) -> None:
+             quiet: bool = False, csv: Path | None = None) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     with user_errors(*HEAVY_ERRORS):
         positive("--deals", deals)
@@ -80,11 +81,53 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
         with progress(n, "matches" if matches else "deals", "simulate", quiet) as bar:
             tables, elapsed = play.play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine,
                                              on_chunk=lambda _cell, units: bar.advance(units))
+        if csv is not None:
+            write_frame(api.cell_frame(cell, tables), csv=csv)
     out = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used}
     if as_json:
         typer.echo(json.dumps(out))
         return
     _print_summary(out)
+
+
+def write_frame(frame: pd.DataFrame, *, csv: Path | None = None, parquet: Path | None = None) -> None:
+    """Write a frame of the API (analyzer.api) as CSV and/or Parquet, without the index; at least one is asked."""
+    if csv is None and parquet is None:
+        raise UsageError("give --csv FILE or --parquet FILE (or both)")
+    for path in (csv, parquet):
+        if path is not None and path.parent != Path() and not path.parent.is_dir():
+            raise UsageError(f"{path}: folder {path.parent} does not exist")
+    if csv is not None:
+        frame.to_csv(csv, index=False)
+    if parquet is not None:
+        frame.to_parquet(parquet, index=False)
+
+
+def export(*, folder: Path, csv: Path | None, parquet: Path | None) -> None:
+    """A run folder's tidy table (analyzer.api.results) as CSV or Parquet."""
+    with user_errors(*HEAVY_ERRORS):
+        if not (folder / "results" / "positions.parquet").is_file():
+            raise UsageError(f"{folder}: no results/positions.parquet here (a folder of durak run; tournaments and "
+                             "balance explorations have their own tables in results/)")
+        frame = api.results(folder)
+        write_frame(frame, csv=csv, parquet=parquet)
+    typer.echo(f"{len(frame):,} rows written to {' and '.join(str(p) for p in (csv, parquet) if p is not None)}")
+
+
+def deals(*, variant: str, players: int | None, strategies: str, n: int, seed: int, rule: list[str] | None,
+          csv: Path | None, parquet: Path | None) -> None:
+    """Single deals, one row per deal and position (analyzer.api.deals), as CSV or Parquet."""
+    with user_errors(*HEAVY_ERRORS):
+        positive("--deals", n)
+        check_seed_jobs(seed, 1)
+        if csv is None and parquet is None:
+            raise UsageError("give --csv FILE or --parquet FILE (or both)")
+        rules = rules_of(variant, players, rule)
+        specs = lineup_of(strategies, rules.players)
+        frame = api.deals(list(specs), variant=rules.variant, players=rules.players, n=n, rules=rules, seed=seed)
+        write_frame(frame, csv=csv, parquet=parquet)
+    typer.echo(f"{len(frame):,} rows ({n:,} deals) written to "
+               f"{' and '.join(str(p) for p in (csv, parquet) if p is not None)}")
 
 
 def _print_summary(out: dict) -> None:
