@@ -209,6 +209,26 @@ def compare(
                  background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta, quiet=quiet)
 
 
+@app.command("compare-rules")
+def compare_rules(
+    rules_a: Annotated[list[str] | None, typer.Option("--rules-a", "-a", help="Rule set A: NAME=VALUE over the "
+                                                      "variant's defaults; repeatable (none: the defaults).")] = None,
+    rules_b: Annotated[list[str] | None, typer.Option("--rules-b", "-b", help="Rule set B, as --rules-a.")] = None,
+    variant: Annotated[str, typer.Option(help="czech | prague | svinya")] = "czech",
+    players: PlayersOpt = None,
+    strategies: Annotated[str, typer.Option(help="The players by position, as in simulate (the same under A "
+                                                 "and B).")] = "random",
+    deals: Annotated[int, typer.Option(help="Decks, each played once under A and once under B.")] = 20_000,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same decks and numbers.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    quiet: QuietOpt = False,
+) -> None:
+    """Two rule sets side by side on the same decks with the same players: every seat's win and дурак rate, deal
+    length and the Jack's share under each, and their paired differences, with 95% intervals."""
+    _commands("work").compare_rules(rules_a=rules_a, rules_b=rules_b, variant=variant, players=players,
+                                    strategies=strategies, deals=deals, seed=seed, as_json=as_json, quiet=quiet)
+
+
 @app.command()
 def tune(
     strategy: Annotated[str, typer.Argument(help="A strategy with numeric parameters, e.g. weighted.")],

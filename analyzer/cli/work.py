@@ -39,6 +39,7 @@ from analyzer.execution.balance_space import is_balance_file, load_space, parse_
 from analyzer.execution.benchmark import CASES, run_bench
 from analyzer.execution.executor import cell_engines
 from analyzer.execution.experiment import read_toml_file, single_cell
+from analyzer.execution.rules_pair import play_pair
 from analyzer.execution.runner import RUNS, run_experiment
 from analyzer.execution.tournament_run import run_design
 from analyzer.execution.tune import TuneError, tune_strategy, write_report
@@ -52,9 +53,11 @@ from analyzer.report.compare_view import (
     tournament_blocks,
     write_outputs,
 )
-from analyzer.report.render import render_rich
+from analyzer.report.format import num_ci, pct_ci, pp_ci
+from analyzer.report.render import Block, render_rich
 from analyzer.report.summary import headlines
 from analyzer.stats.compare import CompareError, summarize_comparison
+from analyzer.stats.paired import RULES_QUANTITIES, rules_differences
 from analyzer.stats.sequential import SequentialError, Sprt, UntilCI
 from analyzer.stats.tables import CAPPED_ALARM, ResultsError
 from analyzer.stats.tournament import TournamentError, make_design
@@ -312,6 +315,55 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
         render_rich(stopping_blocks(result))
     if out is not None:
         typer.echo(f"comparison written to {out}/compare.md and {out}/compare.html")
+
+
+def compare_rules(*, rules_a: list[str] | None, rules_b: list[str] | None, variant: str, players: int | None,
+                  strategies: str, deals: int, seed: int, as_json: bool, quiet: bool) -> None:
+    """Two rule sets on the same decks (analyzer.execution.rules_pair), paired differences with intervals."""
+    with user_errors(*HEAVY_ERRORS):
+        positive("--deals", deals)
+        if deals < 2:
+            raise UsageError("--deals must be at least 2 (an interval needs a spread)")
+        check_seed_jobs(seed, 1)
+        ra, rb = rules_of(variant, players, rules_a), rules_of(variant, players, rules_b)
+        if ra == rb:
+            raise UsageError(f"--rules-a and --rules-b give the same rules ({ra.label()}): nothing to compare")
+        specs = lineup_of(strategies, ra.players)
+        for s in dict.fromkeys(specs):
+            get_strategy(s)
+        with progress(deals, "decks", "compare-rules", quiet) as bar:
+            a, b = play_pair(ra, rb, specs, deals, seed=seed, on_chunk=bar.advance)
+    table = rules_differences(a, b, ra.players)
+    out = {"variant": ra.variant, "players": ra.players, "a": ra.describe(), "b": rb.describe(), "decks": deals,
+           "seed": seed, "strategies": list(specs), "rows": table.to_dict("records"),
+           "jack_note": None if "deal" in (ra.wild_rule, rb.wild_rule) else
+           f"The Jack's share is 0 by the rules: with wild_rule={ra.wild_rule} the wild decides no single deal "
+           "(CZ7: a wild held decides only a match's last deal; PR7's wild_rule=deal decides every deal)."}
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    render_rich(rules_pair_blocks(out), Console(width=max(120, Console().width)))
+
+
+def rules_pair_blocks(out: dict[str, Any]) -> list[Block]:
+    """The terminal view of ``durak compare-rules``: one row per quantity and seat, A, B and A − B."""
+    rows = []
+    for r in out["rows"]:
+        if r["quantity"] == "turns":
+            cells = [num_ci(r["a"], r["a_lo"], r["a_hi"]), num_ci(r["b"], r["b_lo"], r["b_hi"]),
+                     f"{r['diff']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]"]
+        else:
+            cells = [pct_ci(r["a"], r["a_lo"], r["a_hi"]), pct_ci(r["b"], r["b_lo"], r["b_hi"]),
+                     pp_ci(r["diff"], r["lo"], r["hi"])]
+        seat = "" if r["seat"] is None else str(r["seat"])
+        rows.append([RULES_QUANTITIES[r["quantity"]], seat, *cells])
+    frame = pd.DataFrame(rows, columns=["quantity", "pos", "A [95% CI]", "B [95% CI]", "A − B [95% CI] (paired)"])
+    head = (f"{out['variant']} {out['players']}p, {out['decks']:,} decks played under both rule sets by "
+            f"{', '.join(out['strategies'])} (seed {out['seed']})")
+    blocks = [Block("p", f"A: {out['a']}"), Block("p", f"B: {out['b']}"), Block("table", frame, head)]
+    if out["jack_note"]:
+        blocks.append(Block("p", out["jack_note"]))
+    return blocks
 
 
 def _stopping_rule(until_ci: float | None, sprt: float | None, alpha: float, beta: float):  # noqa: ANN202
