@@ -48,6 +48,7 @@ BackendOpt = Annotated[str, typer.Option(help="loky (local) or dask.")]
 SchedulerOpt = Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")]
 CsvOpt = Annotated[Path | None, typer.Option(help="Also write the table (one row per position and metric, as "
                                                  "analyzer.simulate returns it) to this CSV file.")]
+TsvOpt = Annotated[bool, typer.Option("--tsv", help="Print tables as tab-separated values (for scripts).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr (a bar on a terminal, "
                                                               "elsewhere a line every ~10 s).")]
 
@@ -79,10 +80,11 @@ def simulate(
                                                     "| compiled | numpy; default $DURAK_ENGINE or auto.")] = None,
     quiet: QuietOpt = False,
     csv: CsvOpt = None,
+    tsv: TsvOpt = False,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     _commands("work").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
-                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet, csv=csv)
+                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet, csv=csv, tsv=tsv)
 
 
 @app.command("strategies")
@@ -182,7 +184,9 @@ def compare(
     rule: RuleOpt = None,
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    out: Annotated[Path | None, typer.Option(help="Also write compare.md, compare.json and a heatmap here.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Also write the report here (field: compare.md, compare.html, "
+                                                  "compare.json, a heat map; round-robin and hero: report.md, "
+                                                  "report.html, charts).")] = None,
     design: Annotated[str, typer.Option(help="field: every rotation of the line-up (a field average); "
                                              "round-robin: every pair head to head in both seatings "
                                              "(2 players), with ratings; hero: each strategy in every "
@@ -202,11 +206,13 @@ def compare(
     beta: Annotated[float, typer.Option(help="SPRT: chance of naming the second better when the first is better by "
                                              "DELTA.")] = 0.05,
     quiet: QuietOpt = False,
+    tsv: TsvOpt = False,
 ) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
     _commands("work").compare(strategies=strategies, variant=variant, players=players, deals=deals, matches=matches, seed=seed,
                  rule=rule, jobs=jobs, as_json=as_json, out=out, design=design, reference=reference,
-                 background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta, quiet=quiet)
+                 background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta,
+                 quiet=quiet, tsv=tsv)
 
 
 @app.command("compare-rules")
@@ -222,11 +228,13 @@ def compare_rules(
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same decks and numbers.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     quiet: QuietOpt = False,
+    tsv: TsvOpt = False,
 ) -> None:
     """Two rule sets side by side on the same decks with the same players: every seat's win and дурак rate, deal
     length and the Jack's share under each, and their paired differences, with 95% intervals."""
     _commands("work").compare_rules(rules_a=rules_a, rules_b=rules_b, variant=variant, players=players,
-                                    strategies=strategies, deals=deals, seed=seed, as_json=as_json, quiet=quiet)
+                                    strategies=strategies, deals=deals, seed=seed, as_json=as_json, quiet=quiet,
+                                    tsv=tsv)
 
 
 @app.command()

@@ -17,7 +17,6 @@ from typing import Any
 
 import pandas as pd
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from analyzer import api
@@ -46,15 +45,18 @@ from analyzer.execution.tune import TuneError, tune_strategy, write_report
 from analyzer.report.balance_view import is_balance_folder, recommendations, write_balance_report
 from analyzer.report.build import build_report
 from analyzer.report.compare_page import write_compare_page
+from analyzer.report.compare_view import blocks as compare_blocks
 from analyzer.report.compare_view import (
     print_comparison,
     rebuild_tournament_report,
     stopping_blocks,
     tournament_blocks,
     write_outputs,
+    write_tournament_report,
 )
+from analyzer.report.footnotes import wild_held_notes
 from analyzer.report.format import num_ci, pct_ci, pp_ci
-from analyzer.report.render import Block, render_rich
+from analyzer.report.render import Block, render_rich, render_tsv, terminal
 from analyzer.report.summary import headlines
 from analyzer.stats.compare import CompareError, summarize_comparison
 from analyzer.stats.paired import RULES_QUANTITIES, rules_differences
@@ -68,7 +70,7 @@ HEAVY_ERRORS: tuple[type[BaseException], ...] = (CompareError, ResultsError)
 
 def simulate(*, variant: str, players: int | None, strategies: str, deals: int, matches: int | None, seed: int,
              rule: list[str] | None, jobs: int, check: bool, as_json: bool, engine: str | None,
-             quiet: bool = False, csv: Path | None = None) -> None:
+             quiet: bool = False, csv: Path | None = None, tsv: bool = False) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     with user_errors(*HEAVY_ERRORS):
         positive("--deals", deals)
@@ -86,11 +88,12 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
                                              on_chunk=lambda _cell, units: bar.advance(units))
         if csv is not None:
             write_frame(api.cell_frame(cell, tables), csv=csv)
-    out = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used}
+    out = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used,
+           "notes": wild_held_notes(rules, cell.unit)}
     if as_json:
         typer.echo(json.dumps(out))
         return
-    _print_summary(out)
+    _print_summary(out, tsv)
 
 
 def write_frame(frame: pd.DataFrame, *, csv: Path | None = None, parquet: Path | None = None) -> None:
@@ -133,35 +136,41 @@ def deals(*, variant: str, players: int | None, strategies: str, n: int, seed: i
                f"{' and '.join(str(p) for p in (csv, parquet) if p is not None)}")
 
 
-def _print_summary(out: dict) -> None:
-    """The human table of ``durak simulate``: every rate and mean with its 95% interval."""
-
-    unit = out["unit"]
-    units = "matches" if unit == "match" else "deals"
+def _print_summary(out: dict, tsv: bool = False) -> None:
+    """The human table of ``durak simulate``: every rate and mean with its 95% interval (``tsv``: for scripts)."""
+    units = "matches" if out["unit"] == "match" else "deals"
     pct = lambda r, ci: f"{100 * r:.2f} [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"  # noqa: E731
-    t = Table(title=f"{out['variant']} {out['players']}p {out['rules']} — {out.get('matches', out['deals']):,} "
-                    f"{units}, seed {out['seed']}")
-    for col in ("pos", "strategy", "win % [95% CI]", "loser % [95% CI]", "mean points [95% CI]",
-                "wild held % [95% CI]"):
-        t.add_column(col, no_wrap=col != "strategy", overflow="fold")  # an interval never breaks in two
-    for p, s in enumerate(out["strategies"]):
-        lo, hi = out["mean_points_ci"][p]
-        t.add_row(str(p), s, pct(out["win_rate"][p], out["win_ci"][p]), pct(out["loser_rate"][p], out["loser_ci"][p]),
-                  f"{out['mean_points'][p]:.2f} [{lo:.2f}, {hi:.2f}]",
-                  pct(out["wild_held_rate"][p], out["wild_held_ci"][p]))
-    c = Console(width=max(120, Console().width))
-    c.print(t)
+    mark = "*" if out.get("notes") else ""
+    columns = ("pos", "strategy", "win % [95% CI]", "loser % [95% CI]", "mean points [95% CI]",
+               f"wild held % [95% CI]{mark}")
+    rows = [(str(p), s, pct(out["win_rate"][p], out["win_ci"][p]), pct(out["loser_rate"][p], out["loser_ci"][p]),
+             f"{out['mean_points'][p]:.2f} [{out['mean_points_ci'][p][0]:.2f}, {out['mean_points_ci'][p][1]:.2f}]",
+             pct(out["wild_held_rate"][p], out["wild_held_ci"][p])) for p, s in enumerate(out["strategies"])]
+    title = (f"{out['variant']} {out['players']}p {out['rules']} — {out.get('matches', out['deals']):,} {units}, "
+             f"seed {out['seed']}")
     extra = ""
     if "mean_turns" in out:
         lo, hi = out["mean_turns_ci"]
         extra = f"mean turns {out['mean_turns']:.2f} [{lo:.2f}, {hi:.2f}]; "
     elif "mean_deals_per_match" in out:
         extra = f"mean deals per match {out['mean_deals_per_match']:.2f}; "
-    c.print(f"{extra}blocked {out['blocked']}, capped {out['capped']} deals; "
-            f"{out['deals_per_second']:,.0f} deals/s")
+    lines = [Block("p", f"{extra}blocked {out['blocked']}, capped {out['capped']} deals; "
+                        f"{out['deals_per_second']:,.0f} deals/s")]
     if out["capped"] and out["capped"] / out["deals"] > 0.001:
-        c.print(f"[bold red]WARNING: {out['capped']} deals hit the turn cap ({100 * out['capped'] / out['deals']:.2f}%)"
-                " — rates exclude them as wins and losses[/]")
+        lines.append(Block("warn", f"WARNING: {out['capped']} deals hit the turn cap "
+                                   f"({100 * out['capped'] / out['deals']:.2f}%) — rates exclude them as wins and losses"))
+    lines += [Block("p", note) for note in out.get("notes", [])]
+    if tsv:
+        render_tsv([Block("table", pd.DataFrame(rows, columns=list(columns)), title), *lines])
+        return
+    t = Table(title=title)
+    for col in columns:
+        t.add_column(col, no_wrap=col != "strategy", overflow="fold")  # an interval never breaks in two
+    for row in rows:
+        t.add_row(*row)
+    c = terminal(120)
+    c.print(t)
+    render_rich(lines, c)
 
 
 def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: str, search: bool,
@@ -257,7 +266,7 @@ def report(*, folder: Path, quiet: bool = False) -> None:
 def compare(*, strategies: list[str], variant: str, players: int | None, deals: int | None, matches: int | None,
             seed: int, rule: list[str] | None, jobs: int, as_json: bool, out: Path | None, design: str,
             reference: str | None, background: str | None, until_ci: float | None, sprt: float | None,
-            swap_hands: bool, alpha: float, beta: float, quiet: bool = False) -> None:
+            swap_hands: bool, alpha: float, beta: float, quiet: bool = False, tsv: bool = False) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
 
 
@@ -279,11 +288,17 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
         rules = rules_of(variant, players, rule)
         specs = specs_of(strategies, "STRATEGIES")
         if design != "field":
-            if matches is not None or out is not None:
-                raise UsageError(f"--design {design} plays single deals and prints; drop --matches and --out")
+            if matches is not None:
+                raise UsageError(f"--design {design} plays single deals; drop --matches")
             n = deals or (200_000 if rule_obj is not None else 20_000)
+            opposition = (f" --reference {shlex.quote(reference)}" if reference else
+                          f" --background {shlex.quote(background)}" if background else "")
+            command = (f"durak compare --design {design} --variant {variant} --players {rules.players} "
+                       f"{shlex.join(specs)} --deals {n} --seed {seed}"
+                       + "".join(f" --rule {r}" for r in rule or []) + opposition
+                       + ("" if out is None else f" --out {out}"))
             _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj, field_specs, swap_hands,
-                        quiet)
+                        quiet, out=out, command=command, tsv=tsv)
             return
         if swap_hands:
             raise UsageError("--swap-hands belongs to --design round-robin, not field")
@@ -309,16 +324,18 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
     if as_json:
         typer.echo(json.dumps(result))
         return
-    print_comparison(result)
-    if stopping is not None:
-
-        render_rich(stopping_blocks(result))
+    if tsv:
+        render_tsv(compare_blocks(result) + stopping_blocks(result))
+    else:
+        print_comparison(result)
+        if stopping is not None:
+            render_rich(stopping_blocks(result))
     if out is not None:
         typer.echo(f"comparison written to {out}/compare.md and {out}/compare.html")
 
 
 def compare_rules(*, rules_a: list[str] | None, rules_b: list[str] | None, variant: str, players: int | None,
-                  strategies: str, deals: int, seed: int, as_json: bool, quiet: bool) -> None:
+                  strategies: str, deals: int, seed: int, as_json: bool, quiet: bool, tsv: bool = False) -> None:
     """Two rule sets on the same decks (analyzer.execution.rules_pair), paired differences with intervals."""
     with user_errors(*HEAVY_ERRORS):
         positive("--deals", deals)
@@ -342,7 +359,7 @@ def compare_rules(*, rules_a: list[str] | None, rules_b: list[str] | None, varia
     if as_json:
         typer.echo(json.dumps(out))
         return
-    render_rich(rules_pair_blocks(out), Console(width=max(120, Console().width)))
+    render_tsv(rules_pair_blocks(out)) if tsv else render_rich(rules_pair_blocks(out), terminal(120))
 
 
 def rules_pair_blocks(out: dict[str, Any]) -> list[Block]:
@@ -390,8 +407,10 @@ def _stopping_rule(until_ci: float | None, sprt: float | None, alpha: float, bet
 
 def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jobs: int, as_json: bool,
                 reference: str | None, rule: Any, background: list[str] | None = None, swap_hands: bool = False,
-                quiet: bool = False) -> None:
-    """``durak compare --design round-robin|hero``: every line-up of the design on the same decks."""
+                quiet: bool = False, *, out: Path | None = None, command: str = "", tsv: bool = False) -> None:
+    """``durak compare --design round-robin|hero``: every line-up of the design on the same decks; with ``out``
+    also report.md, report.html and charts there, as an experiment of tournaments writes them (``durak report
+    OUT`` rebuilds them from results/tournaments.json)."""
 
     try:
         hero_ref = (reference or "weighted") if design == "hero" and background is None else None
@@ -400,10 +419,19 @@ def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jo
             result = run_design(rules, d, n, seed=seed, jobs=jobs, rule=rule, on_chunk=bar.advance)
     except TournamentError as exc:
         raise UsageError(str(exc)) from None
+    if out is not None:
+        name = f"compare {design}"
+        (out / "results").mkdir(parents=True, exist_ok=True)
+        (out / "results" / "tournaments.json").write_text(json.dumps([result], indent=1) + "\n")
+        (out / "manifest.json").write_text(json.dumps({"name": name, "description": "", "command": command,
+                                                       "kind": "tournaments"}, indent=1) + "\n")
+        write_tournament_report([result], out, name=name, description="", command=command)
     if as_json:
         typer.echo(json.dumps(result))
     else:
-        render_rich(tournament_blocks(result))
+        (render_tsv if tsv else render_rich)(tournament_blocks(result))
+        if out is not None:
+            typer.echo(f"report written to {out}/report.md and {out}/report.html")
 
 
 def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | None, reference: str | None,
