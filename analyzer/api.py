@@ -35,12 +35,14 @@ from analyzer.execution.compare_run import run_compare
 from analyzer.execution.executor import simulate_on_decks
 from analyzer.execution.experiment import single_cell
 from analyzer.execution.play import play_cell
+from analyzer.execution.rules_pair import play_pair
 from analyzer.execution.runner import run_experiment
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.stats.compare import summarize_comparison
 from analyzer.stats.intervals import mean_from_sums, wilson
+from analyzer.stats.paired import rules_differences
 
-__all__ = ["simulate", "run", "results", "compare", "deals"]
+__all__ = ["simulate", "run", "results", "compare", "compare_rules", "deals"]
 
 Strategies = str | Sequence[Any]
 Rules = RuleSet | Mapping[str, Any] | None
@@ -154,6 +156,17 @@ def compare(strategies: Strategies, *, variant: str = "czech", players: int | No
     frame.insert(0, "variant", rs.variant)
     frame.attrs["pairs"] = pd.DataFrame(result["pairs"])
     return frame
+
+
+def compare_rules(rules_a: Rules, rules_b: Rules, strategies: Strategies = "random", *, variant: str = "czech",
+                  players: int | None = None, deals: int = 20_000, seed: int = 0) -> pd.DataFrame:
+    """Two rule sets on the same decks with the same players (``durak compare-rules``): one row per quantity
+    (``win`` and ``loss`` per ``seat``, ``turns``, ``jack``) with its level under A and B and the paired
+    difference A − B, each with a 95% interval (``a, a_lo, a_hi, b, b_lo, b_hi, diff, lo, hi, n``)."""
+    ra, rb = _rules(variant, players, rules_a), _rules(variant, players, rules_b)
+    specs = [lineups.entry_text(e) for e in _entries(strategies)]
+    a, b = play_pair(ra, rb, specs, deals, seed=seed)
+    return rules_differences(a, b, ra.players)
 
 
 def wilds_dealt(decks: np.ndarray, rules: RuleSet) -> np.ndarray:

@@ -97,3 +97,18 @@ def test_the_plugin_example_plays_whole_deals(variant: str, players: int) -> Non
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert "save-the-wild" in out["strategies"] and out["deals"] == 300
+
+
+def test_the_newcomer_notebook_runs_and_answers_its_six_questions() -> None:
+    """docs/examples/newcomer.py (a jupytext percent script) executed as a user would, with small samples."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DURAK_EXAMPLE_DEALS": "1000"}
+    out = subprocess.run([sys.executable, str(ROOT / "docs" / "examples" / "newcomer.py")], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    answered = {line.split(".", 1)[0] for line in out.stdout.splitlines() if line[:1].isdigit()}
+    assert answered == {"1", "2", "3", "4", "5", "6"}, out.stdout
+    assert all("[" in line for line in out.stdout.splitlines() if not line.startswith("5.")), out.stdout
