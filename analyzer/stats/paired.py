@@ -154,7 +154,8 @@ def rules_differences(a: dict[str, np.ndarray], b: dict[str, np.ndarray], player
     per-deck differences (common decks and random streams cancel the deck-to-deck noise both share).
     """
     rows = []
-    keys = [(f"win{p}", "win", p) for p in range(players)] + [(f"loss{p}", "loss", p) for p in range(players)]
+    keys: list[tuple[str, str, int | None]] = [(f"win{p}", "win", p) for p in range(players)]
+    keys += [(f"loss{p}", "loss", p) for p in range(players)]
     keys += [("turns", "turns", None), ("jack", "jack", None)]
     for key, quantity, seat in keys:
         x, y = np.asarray(a[key], np.float64), np.asarray(b[key], np.float64)
