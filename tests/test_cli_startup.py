@@ -27,7 +27,10 @@ def _modules_after(argv: list[str]) -> tuple[list[str], str, str]:
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["simulate", "--help"], ["compare", "--help"],
-                                  ["simulate", "--deals", "many"], ["run"], ["nosuchcommand"]])
+                                  ["simulate", "--deals", "many"], ["run"], ["nosuchcommand"],
+                                  ["simulate", "--deals", "-5"], ["compare", "a", "b", "--jobs", "0"],
+                                  ["run", "x.toml", "--deals", "0"], ["tune", "weighted", "--seed", "-1"],
+                                  ["compare-rules", "--deals", "0"], ["deals", "--deals", "0"]])
 def test_help_and_refused_arguments_load_no_heavy_library(argv: list[str]) -> None:
     loaded, out, err = _modules_after(argv)
     assert loaded == [], f"durak {' '.join(argv)} loaded {loaded}"

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from analyzer import __version__
+from analyzer.cli.checks import check_numbers
 from analyzer.execution.lifeline import interrupt_line, on_sigterm, was_terminated
 
 # rich_markup_mode=None: click's plain help, which needs no rich import and prints no "<bool>" beside flags
@@ -83,6 +84,7 @@ def simulate(
     tsv: TsvOpt = False,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
+    check_numbers(("--deals", deals), ("--matches", matches), seed=seed, jobs=jobs)
     _commands("work").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
                   rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet, csv=csv, tsv=tsv)
 
@@ -133,6 +135,7 @@ def run(
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
 ) -> None:
     """Run an experiment file: every cell, in parallel, resumable; then write its report."""
+    check_numbers(("--deals", deals), jobs=jobs)
     _commands("work").run(file=file, deals=deals, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
              quiet=quiet, check=check)
 
@@ -168,6 +171,7 @@ def deals(
 ) -> None:
     """Export single deals, one row per deal and position (winner, loser, points, turns, wilds dealt and held),
     the frame analyzer.deals returns."""
+    check_numbers(("--deals", n), seed=seed)
     _commands("work").deals(variant=variant, players=players, strategies=strategies, n=n, seed=seed, rule=rule,
                             csv=csv, parquet=parquet)
 
@@ -209,6 +213,7 @@ def compare(
     tsv: TsvOpt = False,
 ) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
+    check_numbers(("--deals", deals), ("--matches", matches), seed=seed, jobs=jobs)
     _commands("work").compare(strategies=strategies, variant=variant, players=players, deals=deals, matches=matches, seed=seed,
                  rule=rule, jobs=jobs, as_json=as_json, out=out, design=design, reference=reference,
                  background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta,
@@ -232,6 +237,7 @@ def compare_rules(
 ) -> None:
     """Two rule sets side by side on the same decks with the same players: every seat's win and дурак rate, deal
     length and the Jack's share under each, and their paired differences, with 95% intervals."""
+    check_numbers(("--deals", deals), seed=seed)
     _commands("work").compare_rules(rules_a=rules_a, rules_b=rules_b, variant=variant, players=players,
                                     strategies=strategies, deals=deals, seed=seed, as_json=as_json, quiet=quiet,
                                     tsv=tsv)
@@ -256,6 +262,7 @@ def tune(
     quiet: QuietOpt = False,
 ) -> None:
     """Tune a strategy's parameters with CMA-ES on duplicate decks; check the winner on fresh decks."""
+    check_numbers(("--budget", budget), ("--decks", decks), ("--holdout", holdout), seed=seed, jobs=jobs)
     _commands("work").tune(strategy=strategy, variant=variant, players=players, rule=rule, reference=reference, budget=budget,
               decks=decks, holdout=holdout, sigma=sigma, seed=seed, jobs=jobs, out=out, as_json=as_json, quiet=quiet)
 
