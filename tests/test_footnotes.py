@@ -38,3 +38,17 @@ def test_the_note_is_for_single_czech_deals_only() -> None:
     assert first_never_holds_wild(make_rules("czech", 4))
     assert not any(first_never_holds_wild(make_rules(v)) for v in ("prague", "svinya"))
     assert wild_held_notes(make_rules("czech", 4), "match") == []
+
+
+def test_the_report_marks_position_0_of_czech_deals_and_says_why() -> None:
+    """The committed quick run's per-position table: czech position 0 (0.000%) is marked, nothing else is."""
+    from pathlib import Path
+
+    from analyzer.report import display
+    from analyzer.stats import tables
+
+    res = tables.load_results(Path(__file__).resolve().parents[1] / "reports" / "quick")
+    shown = display.show_wild_positions(tables.wild_by_position(res))
+    marked = shown[shown["held a wild at the end [95% CI]"].str.endswith("*")]
+    assert len(marked) == 6 and set(marked["position"]) == {0} and set(marked["cell"].str[:5]) == {"czech"}
+    assert all(x.startswith("0.000%") for x in marked["held a wild at the end [95% CI]"])

@@ -6,7 +6,7 @@ plays the rule sets where the predicate holds and where it fails, so the note is
 
 from __future__ import annotations
 
-from analyzer.core.rules import RuleSet
+from analyzer.core.rules import RulesError, RuleSet, make_rules, parse_description
 
 
 def first_never_holds_wild(rules: RuleSet) -> bool:
@@ -23,11 +23,25 @@ def first_never_holds_wild(rules: RuleSet) -> bool:
             and not rules.eight_stop and not rules.last_card_call)
 
 
+#: The footnote of a "wild held" column where :func:`first_never_holds_wild` marks position 0's value.
+WILD_HELD_NOTE = ("* Position 0's wild held % is 0 by the rules, not by chance: a player dealt a wild always has a "
+                  "legal card (G4), must play one (G7) and is never made to draw in these rules, so it plays a card "
+                  "every turn; acting first in every round, position 0 goes out before anyone else can, and a wild "
+                  "it draws is played at once (G6). See docs/rules.md, \"What the reports count\".")
+
+
 def wild_held_notes(rules: RuleSet, unit: str) -> list[str]:
     """The footnotes of a table showing "wild held %" by position."""
-    if unit != "deal" or not first_never_holds_wild(rules):
-        return []
-    return ["* Position 0's wild held % is 0 by the rules, not by chance: a player dealt a wild always has a legal "
-            "card (G4), must play one (G7) and is never made to draw in these rules, so it plays a card every turn; "
-            "acting first in every round, position 0 goes out before anyone else can, and a wild it draws is played "
-            "at once (G6). See docs/rules.md, \"What the reports count\"."]
+    return [WILD_HELD_NOTE] if unit == "deal" and first_never_holds_wild(rules) else []
+
+
+def wild_held_by_rule(variant: str, players: int, rules_text: str, unit: str, position: int) -> bool:
+    """Whether a stored row (a results table's variant, players, rules text, unit) is position 0's wild held
+    that :func:`first_never_holds_wild` fixes at 0."""
+    if position != 0 or unit != "deal":
+        return False
+    try:
+        rules = make_rules(variant, int(players), parse_description(rules_text), inactive_ok=True)
+    except RulesError:
+        return False
+    return first_never_holds_wild(rules)
