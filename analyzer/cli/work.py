@@ -54,7 +54,6 @@ from analyzer.report.compare_view import (
     write_outputs,
     write_tournament_report,
 )
-from analyzer.report.footnotes import wild_held_notes
 from analyzer.report.format import num_ci, pct_ci, pp_ci
 from analyzer.report.render import Block, render_rich, render_tsv, terminal
 from analyzer.report.summary import headlines
@@ -88,8 +87,7 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
                                              on_chunk=lambda _cell, units: bar.advance(units))
         if csv is not None:
             write_frame(api.cell_frame(cell, tables), csv=csv)
-    out = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used,
-           "notes": wild_held_notes(rules, cell.unit)}
+    out = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used}
     if as_json:
         typer.echo(json.dumps(out))
         return

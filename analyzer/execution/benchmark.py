@@ -530,8 +530,16 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
             c.print(line)
     load = result["load"]
     c.print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
-    c.print(_cache.where())
+    c.print(cache_line())
     return result
+
+
+def cache_line() -> str:
+    """Where compiled kernels are kept and how to move them (analyzer.kernel._cache chose the folder)."""
+    if _cache.FOLDER is None:
+        return "compiled kernels: not kept (no writable folder); set NUMBA_CACHE_DIR to a writable folder"
+    return (f"compiled kernels: {_cache.FOLDER} (set NUMBA_CACHE_DIR to keep them elsewhere; deleting the folder "
+            "only makes the next run compile them again)")
 
 
 def _every(r: dict[str, Any]) -> str:

@@ -106,14 +106,6 @@ FOLDER: Path | None = None
 #: Whether the kernels are compiled with ``cache=True``.
 CACHE = configure()
 
-def where() -> str:
-    """One line saying where compiled kernels are kept and how to move them (``durak bench`` prints it)."""
-    if FOLDER is None:
-        return "compiled kernels: not kept (no writable folder); set NUMBA_CACHE_DIR to a writable folder"
-    return (f"compiled kernels: {FOLDER} (set NUMBA_CACHE_DIR to keep them elsewhere; deleting the folder only "
-            "makes the next run compile them again)")
-
-
 COMPILING = "durak: compiling the engine for this machine (once, about 30 s)…"
 COMPILING_UNCACHED = "durak: compiling the engine (about 30 s; no folder to keep it in, so on every run)…"
 _announced: set[str] = set()
