@@ -13,7 +13,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_API = ("simulate", "run", "compare", "deals")
+_API = ("simulate", "run", "results", "compare", "compare_rules", "deals")
 __all__ = ["__version__", *_API]
 
 

@@ -35,12 +35,14 @@ from analyzer.execution.compare_run import run_compare
 from analyzer.execution.executor import simulate_on_decks
 from analyzer.execution.experiment import single_cell
 from analyzer.execution.play import play_cell
+from analyzer.execution.rules_pair import play_pair
 from analyzer.execution.runner import run_experiment
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.stats.compare import summarize_comparison
 from analyzer.stats.intervals import mean_from_sums, wilson
+from analyzer.stats.paired import rules_differences
 
-__all__ = ["simulate", "run", "compare", "deals"]
+__all__ = ["simulate", "run", "results", "compare", "compare_rules", "deals"]
 
 Strategies = str | Sequence[Any]
 Rules = RuleSet | Mapping[str, Any] | None
@@ -100,8 +102,15 @@ def simulate(strategies: Strategies = "random", *, variant: str = "czech", playe
     unit = "match" if matches else "deal"
     cell = single_cell(rs, _entries(strategies), unit=unit, n=matches or deals)
     tables, _ = play_cell(cell, seed=seed, jobs=jobs)
+    return cell_frame(cell, tables)
+
+
+def cell_frame(cell: Any, tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The tidy frame of one played cell (its summed tables): what :func:`simulate` returns and
+    ``durak simulate --csv`` writes."""
+    rs = cell.rules
     cells = pd.DataFrame([{"cell": 0, "label": cell.label, "variant": rs.variant, "players": rs.players,
-                           "unit": unit, "rules": rs.describe()}])
+                           "unit": cell.unit, "rules": rs.describe()}])
     return _tidy(tables["positions"].assign(cell=0), cells)
 
 
@@ -109,10 +118,16 @@ def run(experiment: str | Path, *, out: str | Path | None = None, deals: int | N
         fresh: bool = False) -> pd.DataFrame:
     """Run an experiment file (``durak run``, no report); a tidy frame with one block per cell.
 
-    ``out`` defaults to ``reports/<name>``; finished chunks there are reused unless ``fresh``.
+    ``out`` defaults to ``runs/<name>``; finished chunks there are reused unless ``fresh``.
     """
     folder = run_experiment(experiment, out=out, deals=deals, jobs=jobs, fresh=fresh, quiet=True, report=False)
-    res = folder / "results"
+    return results(folder)
+
+
+def results(folder: str | Path) -> pd.DataFrame:
+    """The tidy frame of a finished run folder (``durak run``'s output), read from its stored tables without
+    playing: what :func:`run` returns and ``durak export FOLDER --csv`` writes."""
+    res = Path(folder) / "results"
     return _tidy(pd.read_parquet(res / "positions.parquet"), pd.read_parquet(res / "cells.parquet"))
 
 
@@ -141,6 +156,17 @@ def compare(strategies: Strategies, *, variant: str = "czech", players: int | No
     frame.insert(0, "variant", rs.variant)
     frame.attrs["pairs"] = pd.DataFrame(result["pairs"])
     return frame
+
+
+def compare_rules(rules_a: Rules, rules_b: Rules, strategies: Strategies = "random", *, variant: str = "czech",
+                  players: int | None = None, deals: int = 20_000, seed: int = 0) -> pd.DataFrame:
+    """Two rule sets on the same decks with the same players (``durak compare-rules``): one row per quantity
+    (``win`` and ``loss`` per ``seat``, ``turns``, ``jack``) with its level under A and B and the paired
+    difference A − B, each with a 95% interval (``a, a_lo, a_hi, b, b_lo, b_hi, diff, lo, hi, n``)."""
+    ra, rb = _rules(variant, players, rules_a), _rules(variant, players, rules_b)
+    specs = [lineups.entry_text(e) for e in _entries(strategies)]
+    a, b = play_pair(ra, rb, specs, deals, seed=seed)
+    return rules_differences(a, b, ra.players)
 
 
 def wilds_dealt(decks: np.ndarray, rules: RuleSet) -> np.ndarray:

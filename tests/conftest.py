@@ -261,6 +261,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """One line at the start when the kernels are being compiled (a cold cache takes minutes on two cores); the
+    summary at the end says how long it took."""
+    return [starting_line(w) for w in _pending]
+
+
+def starting_line(warmup: Warmup) -> str:
+    return (f"kernels: compiling into {warmup.folder} before the first test (minutes on a cold cache; "
+            "the last line says how long it took)")
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for line in _warmup_note:
         terminalreporter.write_line(line)

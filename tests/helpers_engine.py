@@ -30,9 +30,10 @@ def cards(text: str) -> list[int]:
 def make_deal(variant: str, hands: Iterable[str], *, talon: str = "", starter: str | None = None,
               starter_suit: str | None = None, seed: int = 0, players: int | None = None,
               **options: Any) -> Deal:
-    """Deal.start with hands/talon/starter written as card strings; ``options`` are rule overrides."""
+    """Deal.start with hands/talon/starter written as card strings; ``options`` are rule overrides (an option
+    that cannot act is kept, as a grid keeps it, so a test can show that it does nothing)."""
     hands = list(hands)
-    rules = make_rules(variant, players or len(hands), options)
+    rules = make_rules(variant, players or len(hands), options, inactive_ok=True)
     suit = None if starter_suit is None else "SCHD".index(starter_suit)
     return Deal.start(rules, [cards(h) for h in hands], cards(talon),
                       None if starter is None else C(starter),

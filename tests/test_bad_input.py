@@ -251,6 +251,8 @@ CASES: list[Case] = [
     ("bad-deck-size", lambda f: SIM + ["--rule", "deck_size=40"], lambda f: ["'40'", "'deck_size'"]),
     ("bad-float-value", lambda f: SIM + ["--rule", "forget_rate=1.5"], lambda f: ["'1.5'", "'forget_rate'"]),
     ("nan-float-value", lambda f: SIM + ["--rule", "forget_rate=nan"], lambda f: ["'nan'", "'forget_rate'"]),
+    ("option-that-cannot-act", lambda f: SIM + ["--rule", "seven_chain=accumulate"],
+     lambda f: ["seven_chain=accumulate", "without sevens=on"]),
     ("zero-target", lambda f: SIM + ["--rule", "target=0"], lambda f: ["'0'", "'target'"]),
     ("option-of-other-variant",
      lambda f: SIM + ["--variant", "prague", "--players", "3", "--rule", "sevens=on"], lambda f: ["'sevens'", "prague"]),

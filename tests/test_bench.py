@@ -11,6 +11,7 @@ import json
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
+from analyzer.kernel import _cache
 
 
 def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
@@ -28,6 +29,7 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert out["unit"] == "per second" and out["cores"] >= 1 and 0 < out["peak_mib"] < 1024
     assert {"deals_s", "matches_s", "positions_s", "cache_hits", "rules_s", "rules_cached"} <= set(out["compile"])
     assert out["compile"]["rules_kernels"] == 2  # svinya 2p deals, czech 2p rollouts
+    assert out["kernel_cache"] == str(_cache.FOLDER)  # where compiled kernels are kept, said by the bench
     apart = out["compiled_apart"]  # cold kernels compiled in children: their figures apart from the run's peak
     assert set(apart) == {"kernels", "seconds", "cpu_seconds", "peak_mib"} and apart["kernels"] >= 0
     assert (apart["peak_mib"] > 0) == (apart["kernels"] > 0) and apart["peak_mib"] < 1024
@@ -94,6 +96,7 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
     assert table.exit_code == 0, table.output
     text = " ".join(table.output.split())
     assert "--jobs 1: start-up 1.00 (imports 0.80), set-up 0.01, kernel load or compile 0.20 (0.20)" in text, text
+    assert f"compiled kernels: {_cache.FOLDER} (set NUMBA_CACHE_DIR" in text
     assert "play 1.00, tables 0.30, other 0.20" in text and "one core 0.50, 2 cores 0.25" in text
     assert "per turn played (prague 4p random deals last 50.0 turns, the prototype's 25.0): one core 1.00, 2 cores 0.50" \
         in text

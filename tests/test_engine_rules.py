@@ -587,7 +587,7 @@ def test_cz8_last_card_call_forget_rate_zero_no_penalty():
     assert hand(d, 1) == {"9S"}
     d = make_deal("czech", ["AS 10D", "9S 10H", "KC"], starter="9H", talon="8S 8C 8D", forget_rate=1.0)
     play(d, "10H")
-    assert hand(d, 1) == {"9S"}  # the rule itself is off
+    assert hand(d, 1) == {"9S"}  # the rule itself is off: forget_rate cannot act, which is why make_rules refuses it
 
 
 # ===================================================================== PR2

@@ -240,3 +240,20 @@ def test_quick_is_quick_and_covers_every_variant() -> None:
     assert {c.variant for c in exp.cells} == {"czech", "prague", "svinya"}
     work = sum(c.n for c in exp.cells if c.unit == "deal") + 20 * sum(c.n for c in exp.cells if c.unit == "match")
     assert work <= 6_000_000  # about a minute at ~100k deals/s
+
+
+def test_a_grid_crossing_an_option_with_the_one_it_needs_names_it_inactive(tmp_path: Path) -> None:
+    exp = load(tmp_path, 'variant = "czech"\nplayers = [4]\ndeals = 1\n'
+                         '[grid]\nsevens = [false, true]\nseven_chain = ["transfer", "accumulate"]\n')
+    labels = [c.label for c in exp.cells]
+    assert labels == ["czech 4p sevens=off seven_chain=transfer",
+                      "czech 4p sevens=off seven_chain=accumulate (inactive without sevens=on)",
+                      "czech 4p sevens=on seven_chain=transfer", "czech 4p sevens=on seven_chain=accumulate"]
+
+
+def test_an_option_inactive_in_every_cell_is_refused(tmp_path: Path) -> None:
+    msg = refused(tmp_path, 'variant = "czech"\nplayers = [4]\ndeals = 1\n[grid]\nseven_chain = ["transfer", "accumulate"]\n')
+    assert msg == ("key 'grid': seven_chain changes nothing without sevens=on (in no cell is it on): "
+                   "set sevens too, or leave seven_chain out")
+    msg = refused(tmp_path, 'variant = "czech"\nplayers = [4]\ndeals = 1\n[rules]\nforget_rate = 0.2\n')
+    assert msg.startswith("key 'rules': forget_rate changes nothing without last_card_call=on")

@@ -156,3 +156,20 @@ def test_a_group_runs_in_one_worker(tmp_path):
             if f"::{name}[" in line and line.startswith("[gw"):
                 seen.add(line[1:4])
     assert len(workers["test_g"]) == 1 and len(workers["test_h"]) == 2, workers
+
+
+def test_the_run_says_when_it_starts_compiling_kernels(tmp_path: Path) -> None:
+    """A cold warm-up is announced in the header (one line naming the folder), before minutes of silence; the
+    terminal summary then says how long it took."""
+    import tests.conftest as conftest
+
+    pending = conftest.Warmup([], tmp_path / "stamp", tmp_path)
+    conftest._pending.append(pending)
+    try:
+        lines = conftest.pytest_report_header(None)  # type: ignore[arg-type]
+    finally:
+        conftest._pending.remove(pending)
+    assert lines == [f"kernels: compiling into {tmp_path} before the first test (minutes on a cold cache; the last "
+                     "line says how long it took)"]
+    assert conftest.pytest_report_header(None) == []  # type: ignore[arg-type]  # warm: nothing to say
+    assert pending.wait().startswith(f"kernels: compiled or loaded into {tmp_path} in ")

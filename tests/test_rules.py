@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from analyzer.core.rules import (
+    NEEDS,
     OPTIONS,
     RulesError,
     RuleSet,
@@ -170,7 +171,8 @@ def _cases():
 def test_option_table_every_option_settable_by_override(variant, option):
     """Option names: each option of the table is settable through make_rules overrides (typed value)."""
     text, value = _non_default(variant, option)
-    r = make_rules(variant, PLAYERS[variant], {option: value})
+    partner = dict([NEEDS[option]]) if option in NEEDS else {}  # seven_chain acts with sevens on (CZ8)
+    r = make_rules(variant, PLAYERS[variant], {option: value, **partner})
     assert getattr(r, option) == value
     assert r.changed().get(option) == value
 
@@ -179,8 +181,9 @@ def test_option_table_every_option_settable_by_override(variant, option):
 def test_option_table_every_option_settable_by_cli_string(variant, option):
     """Option names: `--rule name=value` strings through parse_rule_args reach the RuleSet."""
     text, value = _non_default(variant, option)
-    args = parse_rule_args([f"{option}={text}"])
-    assert args == {option: text}
+    partner = [f"{NEEDS[option][0]}=on"] if option in NEEDS else []
+    args = parse_rule_args([f"{option}={text}", *partner])
+    assert args[option] == text
     r = make_rules(variant, PLAYERS[variant], args)
     assert getattr(r, option) == value
 
@@ -366,3 +369,25 @@ def test_the_match_target_is_checked_in_one_place():
 def test_options_cover_the_table():
     """Every option name of RULES.md is known to the code."""
     assert set(TABLE) | {"deck_size"} <= set(OPTIONS)
+
+
+@pytest.mark.parametrize("overrides, needs", [
+    ({"seven_chain": "accumulate"}, "sevens=on"),
+    ({"forget_rate": 0.3}, "last_card_call=on"),
+    ({"sevens": False, "seven_chain": "accumulate", "eight_stop": True}, "sevens=on"),
+])
+def test_an_option_that_cannot_act_is_refused_naming_what_it_needs(overrides: dict, needs: str) -> None:
+    """CZ8: a sevens chain without sevens, or forgetting a call nobody makes, would change nothing; refused in one line."""
+    name = next(k for k in overrides if k in NEEDS)
+    with pytest.raises(RulesError, match=f"^rule {name}=.* changes nothing without {needs}: set {needs} too") as ei:
+        make_rules("czech", 4, overrides)
+    assert "\n" not in str(ei.value)
+    kept = make_rules("czech", 4, overrides, inactive_ok=True)  # a grid crossing the two: kept, and said so
+    assert kept.inactive() == {name: needs}
+
+
+def test_options_that_can_act_are_taken_and_nothing_is_inactive() -> None:
+    assert make_rules("czech", 4, {"sevens": True, "seven_chain": "accumulate"}).inactive() == {}
+    assert make_rules("czech", 4, {"last_card_call": True, "forget_rate": 0.3}).inactive() == {}
+    assert make_rules("czech", 4, {"seven_chain": "transfer"}).inactive() == {}  # the default: nothing claimed
+    assert all(make_rules(v).inactive() == {} for v in ("czech", "prague", "svinya"))

@@ -6,25 +6,28 @@ code 2 (issue 6); tracebacks are for bugs only.
 
 from __future__ import annotations
 
-import json
+import importlib
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from types import ModuleType
+from typing import Annotated
 
 import typer
 
 from analyzer import __version__
-from analyzer.cli.common import user_errors
-from analyzer.core.cards import cards_str
-from analyzer.core.option_docs import MEANING
-from analyzer.core.registry import available, get_strategy, parameters
-from analyzer.core.rules import expected_values, format_value, make_rules
-from analyzer.engine.replay import fault_json, fault_state, load_scenario, outcome_json
-from analyzer.engine.replay import replay as run_replay
+from analyzer.cli.checks import check_numbers
 from analyzer.execution.lifeline import interrupt_line, on_sigterm, was_terminated
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+# rich_markup_mode=None: click's plain help, which needs no rich import and prints no "<bool>" beside flags
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family).")
+
+
+def _commands(name: str) -> ModuleType:
+    """The module holding the work of a command (analyzer.cli.work: those that play; analyzer.cli.show: those that
+    read and print), loaded when the command runs, never when the app is declared: ``durak --help`` and an argument
+    the parser refuses answer in a fraction of a second, without numpy, pandas, numba or matplotlib."""
+    return importlib.import_module(f"analyzer.cli.{name}")
 
 
 def _version(value: bool) -> None:
@@ -39,11 +42,16 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
     """Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family)."""
 
 
-RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
+RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (see durak rules); repeatable.")]
 PlayersOpt = Annotated[int | None, typer.Option(help="Number of players (default: 4, svinya 2).")]
 JobsOpt = Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")]
 BackendOpt = Annotated[str, typer.Option(help="loky (local) or dask.")]
 SchedulerOpt = Annotated[str | None, typer.Option(help="Dask scheduler address, e.g. tcp://127.0.0.1:8786.")]
+CsvOpt = Annotated[Path | None, typer.Option(help="Also write the table (one row per position and metric, as "
+                                                 "analyzer.simulate returns it) to this CSV file.")]
+TsvOpt = Annotated[bool, typer.Option("--tsv", help="Print tables as tab-separated values (for scripts).")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr (a bar on a terminal, "
+                                                              "elsewhere a line every ~10 s).")]
 
 
 @app.command()
@@ -52,28 +60,7 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the trace.")] = False,
 ) -> None:
     """Replay a deal from a scenario file, turn by turn."""
-    with user_errors():
-        sc = load_scenario(file)
-        deal, out = run_replay(sc)
-    if out is None:  # a fault scenario stops at the faulty decision (engine.replay.fault_state)
-        if as_json:
-            typer.echo(json.dumps(fault_json(sc, deal)))
-            return
-        typer.echo(f"{sc.rules.label()} — {file}")
-        for line in deal.log + fault_state(sc, deal):
-            typer.echo("  " + line)
-        return
-    if as_json:
-        typer.echo(json.dumps(outcome_json(sc, out)))
-        return
-    typer.echo(f"{sc.rules.label()} — {file}")
-    for s, name in enumerate(sc.names):
-        typer.echo(f"  {name}: {cards_str(sc.hands[s], pretty=True)}")
-    for line in deal.log:
-        typer.echo("  " + line)
-    for s, name in enumerate(sc.names):
-        flag = "  <- loser (durak)" if out.loser == s else "  <- went out" if out.went_out == s else ""
-        typer.echo(f"  {name}: {out.points[s]} points{flag}")
+    _commands("show").replay(file=file, as_json=as_json)
 
 
 @app.command()
@@ -92,42 +79,27 @@ def simulate(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     engine: Annotated[str | None, typer.Option(help="auto (compiled kernel when every strategy has a compiled form) "
                                                     "| compiled | numpy; default $DURAK_ENGINE or auto.")] = None,
+    quiet: QuietOpt = False,
+    csv: CsvOpt = None,
+    tsv: TsvOpt = False,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
-                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine)
+    check_numbers(("--deals", deals), ("--matches", matches), seed=seed, jobs=jobs)
+    _commands("work").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
+                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet, csv=csv, tsv=tsv)
 
 
 @app.command("strategies")
 def list_strategies() -> None:
     """List the strategies with their parameters: built-ins and plugins of the entry-point group durak.strategies."""
-    for name, desc in available().items():
-        typer.echo(f"{name:14} {desc}")
-        params = parameters(name)
-        if params:
-            typer.echo(f"{'':14} parameters: {', '.join(params)}")
-        presets = _presets(name) if "preset=None" in params else {}
-        for preset, entry in presets.items():
-            typer.echo(f"{'':14} {name}?preset={preset}: {entry.get('about', 'tuned weights')}")
-
-
-def _presets(name: str) -> dict[str, dict[str, Any]]:
-    """A built-in's tuned presets (its class's own ``presets``), or none."""
-    return dict(vars(type(get_strategy(name))).get("presets") or {})  # its own, not a subclass's inherited ones
+    _commands("show").strategies()
 
 
 @app.command("rules")
 def list_rules(variant: Annotated[str, typer.Argument(help="czech | prague | svinya")] = "czech",
                players: PlayersOpt = None) -> None:
     """Show every rule option of a variant: its value, the values it takes, and what it does (docs/rules.md)."""
-    with user_errors():
-        r = make_rules(variant, players)
-    typer.echo(f"{r.variant} {r.players}p  (rules in the project's words, with ids: docs/rules.md)")
-    for k, v in r.options().items():
-        ids, meaning = MEANING[k]
-        typer.echo(f"{k:20} {format_value(v):16} {expected_values(k):28} {meaning} ({ids})")
+    _commands("show").rules(variant=variant, players=players)
 
 
 @app.command()
@@ -142,40 +114,66 @@ def bench(
     e2e_deals: Annotated[int, typer.Option(help="Deals of each end-to-end `durak simulate` run, prague 4p random "
                                                 "(0: skip).")] = 600_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
     and `durak simulate` end to end beside a plain numba comparator."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals)
+    _commands("work").bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
+               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals, quiet=quiet)
 
 
 @app.command()
 def run(
     file: Annotated[Path, typer.Argument(help="Experiment file (TOML).")],
     deals: Annotated[int | None, typer.Option(help="Override deals (or matches) per cell.")] = None,
-    out: Annotated[Path | None, typer.Option(help="Output folder (default reports/<name>).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default runs/<name>, which git ignores).")] = None,
     jobs: JobsOpt = -1,
     backend: BackendOpt = "loky",
     scheduler: SchedulerOpt = None,
     fresh: Annotated[bool, typer.Option(help="Discard finished chunks instead of resuming.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    quiet: QuietOpt = False,
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
 ) -> None:
     """Run an experiment file: every cell, in parallel, resumable; then write its report."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.run(file=file, deals=deals, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
+    check_numbers(("--deals", deals), jobs=jobs)
+    _commands("work").run(file=file, deals=deals, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
              quiet=quiet, check=check)
 
 
 @app.command()
-def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")]) -> None:
+def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")],
+           quiet: QuietOpt = False) -> None:
     """Rebuild report.md and report.html from stored results, without simulating."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+    _commands("work").report(folder=folder, quiet=quiet)
 
-    work.report(folder=folder)
+
+@app.command()
+def export(
+    folder: Annotated[Path, typer.Argument(help="A run's output folder (durak run).")],
+    csv: Annotated[Path | None, typer.Option(help="Write the table here as CSV.")] = None,
+    parquet: Annotated[Path | None, typer.Option(help="Write the table here as Parquet.")] = None,
+) -> None:
+    """Write a run's table (one row per cell, position and metric, with 95% intervals) as CSV or Parquet, the
+    frame analyzer.results(FOLDER) returns."""
+    _commands("work").export(folder=folder, csv=csv, parquet=parquet)
+
+
+@app.command()
+def deals(
+    variant: Annotated[str, typer.Option(help="czech | prague | svinya")] = "czech",
+    players: PlayersOpt = None,
+    strategies: Annotated[str, typer.Option(help="Strategies by position, as in simulate.")] = "random",
+    n: Annotated[int, typer.Option("--deals", help="Deals to play.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same deals.")] = 0,
+    rule: RuleOpt = None,
+    csv: Annotated[Path | None, typer.Option(help="Write the rows here as CSV.")] = None,
+    parquet: Annotated[Path | None, typer.Option(help="Write the rows here as Parquet.")] = None,
+) -> None:
+    """Export single deals, one row per deal and position (winner, loser, points, turns, wilds dealt and held),
+    the frame analyzer.deals returns."""
+    check_numbers(("--deals", n), seed=seed)
+    _commands("work").deals(variant=variant, players=players, strategies=strategies, n=n, seed=seed, rule=rule,
+                            csv=csv, parquet=parquet)
 
 
 @app.command()
@@ -190,7 +188,9 @@ def compare(
     rule: RuleOpt = None,
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    out: Annotated[Path | None, typer.Option(help="Also write compare.md, compare.json and a heatmap here.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Also write the report here (field: compare.md, compare.html, "
+                                                  "compare.json, a heat map; round-robin and hero: report.md, "
+                                                  "report.html, charts).")] = None,
     design: Annotated[str, typer.Option(help="field: every rotation of the line-up (a field average); "
                                              "round-robin: every pair head to head in both seatings "
                                              "(2 players), with ratings; hero: each strategy in every "
@@ -209,13 +209,38 @@ def compare(
     alpha: Annotated[float, typer.Option(help="SPRT: chance of naming the first better when it is worse by DELTA.")] = 0.05,
     beta: Annotated[float, typer.Option(help="SPRT: chance of naming the second better when the first is better by "
                                              "DELTA.")] = 0.05,
+    quiet: QuietOpt = False,
+    tsv: TsvOpt = False,
 ) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.compare(strategies=strategies, variant=variant, players=players, deals=deals, matches=matches, seed=seed,
+    check_numbers(("--deals", deals), ("--matches", matches), seed=seed, jobs=jobs)
+    _commands("work").compare(strategies=strategies, variant=variant, players=players, deals=deals, matches=matches, seed=seed,
                  rule=rule, jobs=jobs, as_json=as_json, out=out, design=design, reference=reference,
-                 background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta)
+                 background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta,
+                 quiet=quiet, tsv=tsv)
+
+
+@app.command("compare-rules")
+def compare_rules(
+    rules_a: Annotated[list[str] | None, typer.Option("--rules-a", "-a", help="Rule set A: NAME=VALUE over the "
+                                                      "variant's defaults; repeatable (none: the defaults).")] = None,
+    rules_b: Annotated[list[str] | None, typer.Option("--rules-b", "-b", help="Rule set B, as --rules-a.")] = None,
+    variant: Annotated[str, typer.Option(help="czech | prague | svinya")] = "czech",
+    players: PlayersOpt = None,
+    strategies: Annotated[str, typer.Option(help="The players by position, as in simulate (the same under A "
+                                                 "and B).")] = "random",
+    deals: Annotated[int, typer.Option(help="Decks, each played once under A and once under B.")] = 20_000,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same decks and numbers.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    quiet: QuietOpt = False,
+    tsv: TsvOpt = False,
+) -> None:
+    """Two rule sets side by side on the same decks with the same players: every seat's win and дурак rate, deal
+    length and the Jack's share under each, and their paired differences, with 95% intervals."""
+    check_numbers(("--deals", deals), seed=seed)
+    _commands("work").compare_rules(rules_a=rules_a, rules_b=rules_b, variant=variant, players=players,
+                                    strategies=strategies, deals=deals, seed=seed, as_json=as_json, quiet=quiet,
+                                    tsv=tsv)
 
 
 @app.command()
@@ -232,14 +257,14 @@ def tune(
     sigma: Annotated[float, typer.Option(help="Initial CMA-ES step, relative to each parameter's size.")] = 0.5,
     seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same run.")] = 0,
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = 1,
-    out: Annotated[Path | None, typer.Option(help="Report folder (default reports/tuning/STRATEGY-VARIANT-Np).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Report folder (default runs/tuning/STRATEGY-VARIANT-Np).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Tune a strategy's parameters with CMA-ES on duplicate decks; check the winner on fresh decks."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.tune(strategy=strategy, variant=variant, players=players, rule=rule, reference=reference, budget=budget,
-              decks=decks, holdout=holdout, sigma=sigma, seed=seed, jobs=jobs, out=out, as_json=as_json)
+    check_numbers(("--budget", budget), ("--decks", decks), ("--holdout", holdout), seed=seed, jobs=jobs)
+    _commands("work").tune(strategy=strategy, variant=variant, players=players, rule=rule, reference=reference, budget=budget,
+              decks=decks, holdout=holdout, sigma=sigma, seed=seed, jobs=jobs, out=out, as_json=as_json, quiet=quiet)
 
 
 @app.command()
@@ -268,11 +293,9 @@ def balance(
                                                          "first-mover advantage, skill gap and per-seat rates.")] = False,
 ) -> None:
     """Explore house rules: which make the fairest game (every seat, wins and дурак) and the most skilful."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.balance(variant=variant, players=players, rule_space=rule_space, target_pp=target_pp, strong=strong,
-                 opponent=opponent, seed=seed, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
-                 quiet=quiet, fairness=fairness, as_json=as_json)
+    _commands("work").balance(variant=variant, players=players, rule_space=rule_space, target_pp=target_pp,
+                              strong=strong, opponent=opponent, seed=seed, out=out, jobs=jobs, backend=backend,
+                              scheduler=scheduler, fresh=fresh, quiet=quiet, fairness=fairness, as_json=as_json)
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:

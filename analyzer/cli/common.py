@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import typer
-
+from analyzer.cli.checks import MAX_COUNT, UsageError, check_jobs, check_seed_jobs, fail, positive
 from analyzer.core.cards import CardError
 from analyzer.core.registry import StrategySpecError
 from analyzer.core.rules import RulesError, RuleSet, make_rules, parse_rule_args
@@ -24,15 +23,6 @@ from analyzer.sim.errors import SimulationError
 #: the analyzer's user-error exceptions whose modules every command may load
 USER_ERRORS: tuple[type[BaseException], ...] = (RulesError, ScenarioError, ExperimentError, StrategySpecError,
                                                 SimulationError, CardError)
-
-
-class UsageError(ValueError):
-    """A bad command-line value the parser cannot catch (e.g. non-positive --deals)."""
-
-
-def fail(message: str) -> None:
-    typer.echo(f"durak: error: {' '.join(str(message).split())}", err=True)
-    raise typer.Exit(2)
 
 
 @contextmanager
@@ -68,31 +58,10 @@ def lineup_of(text: str, players: int) -> tuple[str, ...]:
         raise UsageError(f"--strategies: {exc}") from None
 
 
-def progress(total: int, unit: str, label: str) -> RunProgress:
-    """A progress bar on stderr when it is a terminal (analyzer.execution.progress), else a no-op."""
-    return RunProgress(total_units=total, total_cells=1, unit=unit, label=label)
+def progress(total: int, unit: str, label: str, quiet: bool = False) -> RunProgress:
+    """Progress on stderr (analyzer.execution.progress): a bar on a terminal, else a line every ~10 s; none if quiet."""
+    return RunProgress(total_units=total, total_cells=1, unit=unit, label=label, enabled=not quiet)
 
 
-MAX_COUNT = 10**10
-
-
-def positive(name: str, value: int | None) -> None:
-    if value is not None and value <= 0:
-        raise UsageError(f"{name} must be a positive number, got {value}")
-    if value is not None and value > MAX_COUNT:
-        raise UsageError(f"{name} is too large: {value} (at most {MAX_COUNT:,})")
-
-
-def check_jobs(jobs: int) -> None:
-    """Jobs are joblib's: -1 = all cores, -2 = all but one, never 0 (execution.cores reads them)."""
-    if jobs == 0:
-        raise UsageError("--jobs must be a non-zero integer (-1 = all cores), got 0")
-
-
-def check_seed_jobs(seed: int, jobs: int) -> None:
-    """Seeds are non-negative (numpy's SeedSequence); jobs as :func:`check_jobs`."""
-    if seed < 0:
-        raise UsageError(f"--seed must be a whole number >= 0, got {seed}")
-    check_jobs(jobs)
-
-
+__all__ = ["MAX_COUNT", "USER_ERRORS", "UsageError", "check_jobs", "check_seed_jobs", "fail", "lineup_of", "positive",
+           "progress", "rules_of", "specs_of", "user_errors"]

@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from analyzer import api
 from analyzer.cli.common import (
     UsageError,
     check_jobs,
@@ -38,23 +38,28 @@ from analyzer.execution.balance_space import is_balance_file, load_space, parse_
 from analyzer.execution.benchmark import CASES, run_bench
 from analyzer.execution.executor import cell_engines
 from analyzer.execution.experiment import read_toml_file, single_cell
-from analyzer.execution.runner import run_experiment
+from analyzer.execution.rules_pair import play_pair
+from analyzer.execution.runner import RUNS, run_experiment
 from analyzer.execution.tournament_run import run_design
 from analyzer.execution.tune import TuneError, tune_strategy, write_report
 from analyzer.report.balance_view import balance_json, is_balance_folder, recommendations, write_balance_report
 from analyzer.stats.balance import FAIRNESS_KINDS
 from analyzer.report.build import build_report
 from analyzer.report.compare_page import write_compare_page
+from analyzer.report.compare_view import blocks as compare_blocks
 from analyzer.report.compare_view import (
     print_comparison,
     rebuild_tournament_report,
     stopping_blocks,
     tournament_blocks,
     write_outputs,
+    write_tournament_report,
 )
-from analyzer.report.render import render_rich
+from analyzer.report.format import num_ci, pct_ci, pp_ci
+from analyzer.report.render import Block, render_rich, render_tsv, terminal
 from analyzer.report.summary import headlines
 from analyzer.stats.compare import CompareError, summarize_comparison
+from analyzer.stats.paired import RULES_QUANTITIES, rules_differences
 from analyzer.stats.sequential import SequentialError, Sprt, UntilCI
 from analyzer.stats.tables import CAPPED_ALARM, ResultsError
 from analyzer.stats.tournament import TournamentError, make_design
@@ -64,7 +69,8 @@ HEAVY_ERRORS: tuple[type[BaseException], ...] = (CompareError, ResultsError)
 
 
 def simulate(*, variant: str, players: int | None, strategies: str, deals: int, matches: int | None, seed: int,
-             rule: list[str] | None, jobs: int, check: bool, as_json: bool, engine: str | None) -> None:
+             rule: list[str] | None, jobs: int, check: bool, as_json: bool, engine: str | None,
+             quiet: bool = False, csv: Path | None = None, tsv: bool = False) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     with user_errors(*HEAVY_ERRORS):
         positive("--deals", deals)
@@ -77,49 +83,97 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
         n = matches or deals
         cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n)
         used = cell_engines([cell], engine=engine)[0]
-        with progress(n, "matches" if matches else "deals", "simulate") as bar:
+        with progress(n, "matches" if matches else "deals", "simulate", quiet) as bar:
             tables, elapsed = play.play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine,
                                              on_chunk=lambda _cell, units: bar.advance(units))
+        if csv is not None:
+            write_frame(api.cell_frame(cell, tables), csv=csv)
     out = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used}
     if as_json:
         typer.echo(json.dumps(out))
         return
-    _print_summary(out)
+    _print_summary(out, tsv)
 
 
-def _print_summary(out: dict) -> None:
-    """The human table of ``durak simulate``: every rate and mean with its 95% interval."""
+def write_frame(frame: pd.DataFrame, *, csv: Path | None = None, parquet: Path | None = None) -> None:
+    """Write a frame of the API (analyzer.api) as CSV and/or Parquet, without the index; at least one is asked."""
+    if csv is None and parquet is None:
+        raise UsageError("give --csv FILE or --parquet FILE (or both)")
+    for path in (csv, parquet):
+        if path is not None and path.parent != Path() and not path.parent.is_dir():
+            raise UsageError(f"{path}: folder {path.parent} does not exist")
+    if csv is not None:
+        frame.to_csv(csv, index=False)
+    if parquet is not None:
+        frame.to_parquet(parquet, index=False)
 
-    unit = out["unit"]
-    units = "matches" if unit == "match" else "deals"
+
+def export(*, folder: Path, csv: Path | None, parquet: Path | None) -> None:
+    """A run folder's tidy table (analyzer.api.results) as CSV or Parquet."""
+    with user_errors(*HEAVY_ERRORS):
+        if not (folder / "results" / "positions.parquet").is_file():
+            raise UsageError(f"{folder}: no results/positions.parquet here (a folder of durak run; tournaments and "
+                             "balance explorations have their own tables in results/)")
+        frame = api.results(folder)
+        write_frame(frame, csv=csv, parquet=parquet)
+    typer.echo(f"{len(frame):,} rows written to {' and '.join(str(p) for p in (csv, parquet) if p is not None)}")
+
+
+def deals(*, variant: str, players: int | None, strategies: str, n: int, seed: int, rule: list[str] | None,
+          csv: Path | None, parquet: Path | None) -> None:
+    """Single deals, one row per deal and position (analyzer.api.deals), as CSV or Parquet."""
+    with user_errors(*HEAVY_ERRORS):
+        positive("--deals", n)
+        check_seed_jobs(seed, 1)
+        if csv is None and parquet is None:
+            raise UsageError("give --csv FILE or --parquet FILE (or both)")
+        rules = rules_of(variant, players, rule)
+        specs = lineup_of(strategies, rules.players)
+        frame = api.deals(list(specs), variant=rules.variant, players=rules.players, n=n, rules=rules, seed=seed)
+        write_frame(frame, csv=csv, parquet=parquet)
+    typer.echo(f"{len(frame):,} rows ({n:,} deals) written to "
+               f"{' and '.join(str(p) for p in (csv, parquet) if p is not None)}")
+
+
+def _print_summary(out: dict, tsv: bool = False) -> None:
+    """The human table of ``durak simulate``: every rate and mean with its 95% interval (``tsv``: for scripts)."""
+    units = "matches" if out["unit"] == "match" else "deals"
     pct = lambda r, ci: f"{100 * r:.2f} [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"  # noqa: E731
-    t = Table(title=f"{out['variant']} {out['players']}p {out['rules']} — {out.get('matches', out['deals']):,} "
-                    f"{units}, seed {out['seed']}")
-    for col in ("pos", "strategy", "win % [95% CI]", "loser % [95% CI]", "mean points [95% CI]",
-                "wild held % [95% CI]"):
-        t.add_column(col, no_wrap=col != "strategy", overflow="fold")  # an interval never breaks in two
-    for p, s in enumerate(out["strategies"]):
-        lo, hi = out["mean_points_ci"][p]
-        t.add_row(str(p), s, pct(out["win_rate"][p], out["win_ci"][p]), pct(out["loser_rate"][p], out["loser_ci"][p]),
-                  f"{out['mean_points'][p]:.2f} [{lo:.2f}, {hi:.2f}]",
-                  pct(out["wild_held_rate"][p], out["wild_held_ci"][p]))
-    c = Console(width=max(120, Console().width))
-    c.print(t)
+    mark = "*" if out.get("notes") else ""
+    columns = ("pos", "strategy", "win % [95% CI]", "loser % [95% CI]", "mean points [95% CI]",
+               f"wild held % [95% CI]{mark}")
+    rows = [(str(p), s, pct(out["win_rate"][p], out["win_ci"][p]), pct(out["loser_rate"][p], out["loser_ci"][p]),
+             f"{out['mean_points'][p]:.2f} [{out['mean_points_ci'][p][0]:.2f}, {out['mean_points_ci'][p][1]:.2f}]",
+             pct(out["wild_held_rate"][p], out["wild_held_ci"][p])) for p, s in enumerate(out["strategies"])]
+    title = (f"{out['variant']} {out['players']}p {out['rules']} — {out.get('matches', out['deals']):,} {units}, "
+             f"seed {out['seed']}")
     extra = ""
     if "mean_turns" in out:
         lo, hi = out["mean_turns_ci"]
         extra = f"mean turns {out['mean_turns']:.2f} [{lo:.2f}, {hi:.2f}]; "
     elif "mean_deals_per_match" in out:
         extra = f"mean deals per match {out['mean_deals_per_match']:.2f}; "
-    c.print(f"{extra}blocked {out['blocked']}, capped {out['capped']} deals; "
-            f"{out['deals_per_second']:,.0f} deals/s")
+    lines = [Block("p", f"{extra}blocked {out['blocked']}, capped {out['capped']} deals; "
+                        f"{out['deals_per_second']:,.0f} deals/s")]
     if out["capped"] and out["capped"] / out["deals"] > 0.001:
-        c.print(f"[bold red]WARNING: {out['capped']} deals hit the turn cap ({100 * out['capped'] / out['deals']:.2f}%)"
-                " — rates exclude them as wins and losses[/]")
+        lines.append(Block("warn", f"WARNING: {out['capped']} deals hit the turn cap "
+                                   f"({100 * out['capped'] / out['deals']:.2f}%) — rates exclude them as wins and losses"))
+    lines += [Block("p", note) for note in out.get("notes", [])]
+    if tsv:
+        render_tsv([Block("table", pd.DataFrame(rows, columns=list(columns)), title), *lines])
+        return
+    t = Table(title=title)
+    for col in columns:
+        t.add_column(col, no_wrap=col != "strategy", overflow="fold")  # an interval never breaks in two
+    for row in rows:
+        t.add_row(*row)
+    c = terminal(120)
+    c.print(t)
+    render_rich(lines, c)
 
 
 def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: str, search: bool,
-          repeats: int, as_json: bool, e2e_deals: int = 0) -> None:
+          repeats: int, as_json: bool, e2e_deals: int = 0, quiet: bool = False) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
     and ``durak simulate`` end to end (``e2e_deals`` a run, prague 4p random; 0: none)."""
     with user_errors(*HEAVY_ERRORS):
@@ -135,7 +189,7 @@ def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, va
         if bad := [v for v in names if v not in known]:
             raise UsageError(f"--variants: unknown variant {bad[0]!r} (known: {', '.join(sorted(known))})")
         steps = sum(1 for c in CASES if c[1] in names) + 1
-        with progress(steps, "cases", "bench") as bar:
+        with progress(steps, "cases", "bench", quiet) as bar:
             run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
                       variants=names, search=search, repeats=repeats, as_json=as_json, on_row=lambda: bar.advance(1),
                       e2e_deals=e2e_deals)
@@ -188,7 +242,7 @@ def _warn_capped(folder: Path) -> None:
                    "neither win nor loss", err=True)
 
 
-def report(*, folder: Path) -> None:
+def report(*, folder: Path, quiet: bool = False) -> None:
     """Rebuild report.md and report.html from stored results, without simulating."""
     with user_errors(*HEAVY_ERRORS):
         if not (folder / "results").is_dir():
@@ -202,7 +256,8 @@ def report(*, folder: Path) -> None:
             written = rebuild_tournament_report(folder)
             typer.echo(f"report written: {written[0]} and {written[1]} ({len(written) - 2} chart files)")
             return
-        paths = build_report(folder)
+        with progress(1, "sections", "report", quiet) as bar:
+            paths = build_report(folder, on_section=bar.step)
     typer.echo(f"report written: {paths.markdown} and {paths.html} ({len(paths.charts)} chart files)")
     _warn_capped(folder)
 
@@ -210,7 +265,7 @@ def report(*, folder: Path) -> None:
 def compare(*, strategies: list[str], variant: str, players: int | None, deals: int | None, matches: int | None,
             seed: int, rule: list[str] | None, jobs: int, as_json: bool, out: Path | None, design: str,
             reference: str | None, background: str | None, until_ci: float | None, sprt: float | None,
-            swap_hands: bool, alpha: float, beta: float) -> None:
+            swap_hands: bool, alpha: float, beta: float, quiet: bool = False, tsv: bool = False) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
 
 
@@ -232,16 +287,23 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
         rules = rules_of(variant, players, rule)
         specs = specs_of(strategies, "STRATEGIES")
         if design != "field":
-            if matches is not None or out is not None:
-                raise UsageError(f"--design {design} plays single deals and prints; drop --matches and --out")
+            if matches is not None:
+                raise UsageError(f"--design {design} plays single deals; drop --matches")
             n = deals or (200_000 if rule_obj is not None else 20_000)
-            _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj, field_specs, swap_hands)
+            opposition = (f" --reference {shlex.quote(reference)}" if reference else
+                          f" --background {shlex.quote(background)}" if background else "")
+            command = (f"durak compare --design {design} --variant {variant} --players {rules.players} "
+                       f"{shlex.join(specs)} --deals {n} --seed {seed}"
+                       + "".join(f" --rule {r}" for r in rule or []) + opposition
+                       + ("" if out is None else f" --out {out}"))
+            _tournament(rules, design, specs, n, seed, jobs, as_json, reference, rule_obj, field_specs, swap_hands,
+                        quiet, out=out, command=command, tsv=tsv)
             return
         if swap_hands:
             raise UsageError("--swap-hands belongs to --design round-robin, not field")
         n = matches or deals or (200_000 if rule_obj is not None else 20_000)
         stopping = None
-        with progress(n, "matches" if matches else "decks", "compare") as bar:
+        with progress(n, "matches" if matches else "decks", "compare", quiet) as bar:
             if rule_obj is None:
                 cmp = compare_run.run_compare(rules, specs, n, seed=seed, matches=bool(matches), jobs=jobs, on_chunk=bar.advance)
             else:  # --until-ci / --sprt on the rotations: chunks until the rule stops (compare_run.run_compare_until)
@@ -261,12 +323,63 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
     if as_json:
         typer.echo(json.dumps(result))
         return
-    print_comparison(result)
-    if stopping is not None:
-
-        render_rich(stopping_blocks(result))
+    if tsv:
+        render_tsv(compare_blocks(result) + stopping_blocks(result))
+    else:
+        print_comparison(result)
+        if stopping is not None:
+            render_rich(stopping_blocks(result))
     if out is not None:
         typer.echo(f"comparison written to {out}/compare.md and {out}/compare.html")
+
+
+def compare_rules(*, rules_a: list[str] | None, rules_b: list[str] | None, variant: str, players: int | None,
+                  strategies: str, deals: int, seed: int, as_json: bool, quiet: bool, tsv: bool = False) -> None:
+    """Two rule sets on the same decks (analyzer.execution.rules_pair), paired differences with intervals."""
+    with user_errors(*HEAVY_ERRORS):
+        positive("--deals", deals)
+        if deals < 2:
+            raise UsageError("--deals must be at least 2 (an interval needs a spread)")
+        check_seed_jobs(seed, 1)
+        ra, rb = rules_of(variant, players, rules_a), rules_of(variant, players, rules_b)
+        if ra == rb:
+            raise UsageError(f"--rules-a and --rules-b give the same rules ({ra.label()}): nothing to compare")
+        specs = lineup_of(strategies, ra.players)
+        for s in dict.fromkeys(specs):
+            get_strategy(s)
+        with progress(deals, "decks", "compare-rules", quiet) as bar:
+            a, b = play_pair(ra, rb, specs, deals, seed=seed, on_chunk=bar.advance)
+    table = rules_differences(a, b, ra.players)
+    out = {"variant": ra.variant, "players": ra.players, "a": ra.describe(), "b": rb.describe(), "decks": deals,
+           "seed": seed, "strategies": list(specs), "rows": table.to_dict("records"),
+           "jack_note": None if "deal" in (ra.wild_rule, rb.wild_rule) else
+           f"The Jack's share is 0 by the rules: with wild_rule={ra.wild_rule} the wild decides no single deal "
+           "(CZ7: a wild held decides only a match's last deal; PR7's wild_rule=deal decides every deal)."}
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    render_tsv(rules_pair_blocks(out)) if tsv else render_rich(rules_pair_blocks(out), terminal(120))
+
+
+def rules_pair_blocks(out: dict[str, Any]) -> list[Block]:
+    """The terminal view of ``durak compare-rules``: one row per quantity and seat, A, B and A − B."""
+    rows = []
+    for r in out["rows"]:
+        if r["quantity"] == "turns":
+            cells = [num_ci(r["a"], r["a_lo"], r["a_hi"]), num_ci(r["b"], r["b_lo"], r["b_hi"]),
+                     f"{r['diff']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]"]
+        else:
+            cells = [pct_ci(r["a"], r["a_lo"], r["a_hi"]), pct_ci(r["b"], r["b_lo"], r["b_hi"]),
+                     pp_ci(r["diff"], r["lo"], r["hi"])]
+        seat = "" if r["seat"] is None else str(r["seat"])
+        rows.append([RULES_QUANTITIES[r["quantity"]], seat, *cells])
+    frame = pd.DataFrame(rows, columns=["quantity", "pos", "A [95% CI]", "B [95% CI]", "A − B [95% CI] (paired)"])
+    head = (f"{out['variant']} {out['players']}p, {out['decks']:,} decks played under both rule sets by "
+            f"{', '.join(out['strategies'])} (seed {out['seed']})")
+    blocks = [Block("p", f"A: {out['a']}"), Block("p", f"B: {out['b']}"), Block("table", frame, head)]
+    if out["jack_note"]:
+        blocks.append(Block("p", out["jack_note"]))
+    return blocks
 
 
 def _stopping_rule(until_ci: float | None, sprt: float | None, alpha: float, beta: float):  # noqa: ANN202
@@ -292,25 +405,37 @@ def _stopping_rule(until_ci: float | None, sprt: float | None, alpha: float, bet
 
 
 def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jobs: int, as_json: bool,
-                reference: str | None, rule: Any, background: list[str] | None = None, swap_hands: bool = False) -> None:
-    """``durak compare --design round-robin|hero``: every line-up of the design on the same decks."""
+                reference: str | None, rule: Any, background: list[str] | None = None, swap_hands: bool = False,
+                quiet: bool = False, *, out: Path | None = None, command: str = "", tsv: bool = False) -> None:
+    """``durak compare --design round-robin|hero``: every line-up of the design on the same decks; with ``out``
+    also report.md, report.html and charts there, as an experiment of tournaments writes them (``durak report
+    OUT`` rebuilds them from results/tournaments.json)."""
 
     try:
         hero_ref = (reference or "weighted") if design == "hero" and background is None else None
         d = make_design(design, specs, rules.players, reference=hero_ref, background=background, swap_hands=swap_hands)
-        with progress(n, "decks", design) as bar:
+        with progress(n, "decks", design, quiet) as bar:
             result = run_design(rules, d, n, seed=seed, jobs=jobs, rule=rule, on_chunk=bar.advance)
     except TournamentError as exc:
         raise UsageError(str(exc)) from None
+    if out is not None:
+        name = f"compare {design}"
+        (out / "results").mkdir(parents=True, exist_ok=True)
+        (out / "results" / "tournaments.json").write_text(json.dumps([result], indent=1) + "\n")
+        (out / "manifest.json").write_text(json.dumps({"name": name, "description": "", "command": command,
+                                                       "kind": "tournaments"}, indent=1) + "\n")
+        write_tournament_report([result], out, name=name, description="", command=command)
     if as_json:
         typer.echo(json.dumps(result))
     else:
-        render_rich(tournament_blocks(result))
+        (render_tsv if tsv else render_rich)(tournament_blocks(result))
+        if out is not None:
+            typer.echo(f"report written to {out}/report.md and {out}/report.html")
 
 
 def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | None, reference: str | None,
          budget: int, decks: int, holdout: int, sigma: float, seed: int, jobs: int, out: Path | None,
-         as_json: bool) -> None:
+         as_json: bool, quiet: bool = False) -> None:
     """Tune a strategy's parameters with CMA-ES on duplicate decks; check the winner on fresh decks."""
 
 
@@ -326,13 +451,13 @@ def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | 
         try:
             target = parse_spec(strategy)[0]
             gens = budget // decks
-            with progress(max(gens, 1), "generations", "tune") as bar:
+            with progress(max(gens, 1), "generations", "tune", quiet) as bar:
                 res, spec = tune_strategy(rules, strategy, reference=reference, budget=budget,
                                           decks_per_generation=decks, holdout=holdout, sigma0=sigma, seed=seed,
                                           jobs=jobs, on_generation=lambda _g: bar.advance(1))
         except (TuneError, StrategySpecError) as exc:
             raise UsageError(str(exc)) from None
-        folder = out or Path("reports") / "tuning" / f"{target}-{rules.variant}-{rules.players}p"
+        folder = out or RUNS / "tuning" / f"{target}-{rules.variant}-{rules.players}p"
         ref = reference or target
         title = f"{target}, {rules.label()}, against {rules.players - 1} x {ref}"
         rules_args = "".join(f" --rule {r}" for r in rule or [])

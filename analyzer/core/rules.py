@@ -105,6 +105,12 @@ OPTIONS: dict[str, tuple[str, tuple[Any, ...] | None, dict[str, Any]]] = {
 }
 
 
+#: option -> (option, value): the first set away from its default acts only when the second has that value (CZ8:
+#: a sevens chain needs sevens, forgetting the call needs the call).  make_rules refuses such a value without its
+#: partner; a grid that crosses the two (an experiment, a rule space) keeps it and names it inactive in titles.
+NEEDS: dict[str, tuple[str, Any]] = {"seven_chain": ("sevens", True), "forget_rate": ("last_card_call", True)}
+
+
 @dataclass(frozen=True, kw_only=True)
 class RuleSet:
     """Every option of one variant at one player count (immutable).
@@ -187,6 +193,13 @@ class RuleSet:
         """Options that differ from the variant's defaults at this player count."""
         base = make_rules(self.variant, self.players)
         return {k: v for k, v in self.options().items() if getattr(base, k) != v}
+
+    def inactive(self) -> dict[str, str]:
+        """Options set away from their default that cannot act under the others (:data:`NEEDS`): name -> what it
+        needs, e.g. ``{"seven_chain": "sevens=on"}``."""
+        return {k: f"{p}={format_value(v)}" for k, (p, v) in NEEDS.items()
+                if self.variant in OPTIONS[k][2] and getattr(self, k) != OPTIONS[k][2][self.variant]
+                and getattr(self, p) != v}
 
     def describe(self) -> str:
         """The one text form of the rules: ``sevens=on, seven_chain=accumulate`` or ``default rules``.
@@ -378,12 +391,16 @@ def default_players(variant: str) -> int:
     return DEFAULT_PLAYERS[variant]
 
 
-def make_rules(variant: str, players: int | None = None, overrides: Mapping[str, Any] | None = None) -> RuleSet:
+def make_rules(variant: str, players: int | None = None, overrides: Mapping[str, Any] | None = None, *,
+               inactive_ok: bool = False) -> RuleSet:
     """Build the RuleSet of ``variant`` for ``players`` with option overrides.
 
     Raises RulesError (one line) for an unknown variant, option or value, an
-    option the variant does not have, a player count it does not allow, or a
-    deck too small for the deal (CZ1: players x hand + 1 > deck).
+    option the variant does not have, a player count it does not allow, a
+    deck too small for the deal (CZ1: players x hand + 1 > deck), or an option
+    whose value cannot act without another's (:data:`NEEDS`: ``seven_chain``
+    without ``sevens``), unless ``inactive_ok`` (a grid crossing the two,
+    which names it inactive where it is shown: :meth:`RuleSet.inactive`).
     """
     if variant not in VARIANTS:
         raise RulesError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
@@ -407,8 +424,13 @@ def make_rules(variant: str, players: int | None = None, overrides: Mapping[str,
     wild = QUEEN if variant == "svinya" else JACK
     fields = {f.name for f in dataclasses.fields(RuleSet)}
     kw = {k: v for k, v in o.items() if k in fields}
-    return RuleSet(variant=variant, players=players, wild_rank=wild,
-                   effects=_effects(variant, o), points=_points(variant), **kw)
+    rules = RuleSet(variant=variant, players=players, wild_rank=wild,
+                    effects=_effects(variant, o), points=_points(variant), **kw)
+    if not inactive_ok:
+        for name, needs in rules.inactive().items():
+            raise RulesError(f"rule {name}={format_value(o[name])} changes nothing without {needs}: "
+                             f"set {needs} too, or leave {name} out")
+    return rules
 
 
 def parse_rule_args(items: list[str] | None) -> dict[str, str]:

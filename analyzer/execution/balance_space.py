@@ -53,6 +53,7 @@ from typing import Any
 from analyzer.core.inputs import count_problem, name_problem
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import (
+    NEEDS,
     OPTIONS,
     PLAYERS,
     VARIANTS,
@@ -81,7 +82,7 @@ LEFT_OUT = {
 #: The deck is the variant's own where RULES.md fixes it (PR1, SV1: 36 cards).
 FIXED_DECK = ("prague", "svinya")
 #: option -> (option, value): explored only where that option has that value, else at its default.
-DEPENDS = {"seven_chain": ("sevens", True), "forget_rate": ("last_card_call", True)}
+DEPENDS = NEEDS
 #: Hand sizes explored by default: czech's own and the two CZ8 names; elsewhere the variant's own and one either side.
 HAND_SIZES = {"czech": (5, 6, 7)}
 HAND_SPREAD = (-1, 0, 1)

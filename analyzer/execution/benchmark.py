@@ -55,7 +55,7 @@ from analyzer.core.rules import RuleSet, make_rules
 from analyzer.engine.deal import Deal, forced_action, play_deal
 from analyzer.execution import bench_e2e, bench_search
 from analyzer.execution.play import play
-from analyzer.kernel import apart, serve
+from analyzer.kernel import _cache, apart, serve
 from analyzer.kernel.driver import DEALS, deals_kernel, simulate_deals
 from analyzer.kernel.jit import Specialised
 from analyzer.kernel.matches import matches_kernel, simulate_matches
@@ -431,7 +431,8 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
             "peak_mib": round(_peak_mib(), 1), "compiled_apart": apart.compile_summary(), "repeats": repeats,
             "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
             "per_turn_vs_czech": per_turn_vs_czech(rounds),
-            "per_turn_rounds": {case: [round(x, 3) for x in v] for case, v in rounds.items()}}
+            "per_turn_rounds": {case: [round(x, 3) for x in v] for case, v in rounds.items()},
+            "kernel_cache": None if _cache.FOLDER is None else str(_cache.FOLDER)}
 
 
 #: rounds of the per-turn comparison at least (it is cheap: one run of each random case a round)
@@ -529,7 +530,16 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
             c.print(line)
     load = result["load"]
     c.print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
+    c.print(cache_line())
     return result
+
+
+def cache_line() -> str:
+    """Where compiled kernels are kept and how to move them (analyzer.kernel._cache chose the folder)."""
+    if _cache.FOLDER is None:
+        return "compiled kernels: not kept (no writable folder); set NUMBA_CACHE_DIR to a writable folder"
+    return (f"compiled kernels: {_cache.FOLDER} (set NUMBA_CACHE_DIR to keep them elsewhere; deleting the folder "
+            "only makes the next run compile them again)")
 
 
 def _every(r: dict[str, Any]) -> str:

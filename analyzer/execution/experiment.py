@@ -9,7 +9,7 @@ so that a typo costs a one-line error, not an hour of simulation.
 Format (every key but ``variant``/``variants`` and ``deals``/``matches`` is
 optional)::
 
-    name = "house_rules"            # output goes to reports/<name>/; default: file stem
+    name = "house_rules"            # output goes to runs/<name>/; default: file stem
     description = "free text"
     variants = ["czech", "prague"]  # or variant = "czech"
     players = [2, 3, 4]             # or players = 4; default: every count a variant allows.
@@ -87,7 +87,7 @@ from analyzer.core.inputs import (
 )
 from analyzer.core.registry import get_strategy
 from analyzer.core.report_kinds import REPORT_KINDS
-from analyzer.core.rules import OPTIONS, PLAYERS, VARIANTS, RulesError, RuleSet, check_option, format_value, make_rules
+from analyzer.core.rules import NEEDS, OPTIONS, PLAYERS, VARIANTS, RulesError, RuleSet, check_option, format_value, make_rules
 from analyzer.execution.lineup import LineupError, cycle, entry_text, parse_lineup
 
 UNITS = ("deal", "match")
@@ -147,7 +147,9 @@ class Cell:
         parts = [f"{self.variant} {self.players}p"]
         if self.unit == "match":
             parts.append("matches")
-        parts += [f"{k}={format_value(v)}" for k, v in self.grid]
+        idle = self.rules.inactive()  # a grid crossing an option with the one it needs (rules.NEEDS)
+        parts += [f"{k}={format_value(v)}" + (f" (inactive without {idle[k]})" if k in idle else "")
+                  for k, v in self.grid]
         if self.show_lineup:
             parts.append(",".join(entry_text(e) for e in self.lineup))
         return " ".join(parts)
@@ -640,6 +642,17 @@ def _reports(data: Mapping[str, Any], err: Callable[[str, str], ExperimentError]
     return tuple(dict.fromkeys(raw))
 
 
+def _refuse_idle(exp: Experiment, cells: list[Cell], err: Callable[[str, str], ExperimentError]) -> None:
+    """An option that is inactive in every cell that sets it (``seven_chain`` where ``sevens`` is never on) would
+    change nothing anywhere: refused in one line.  Inactive in some cells only, it is named so in their labels."""
+    for name, (needs, value) in NEEDS.items():
+        setting = [c for c in cells if name in c.rules.changed()]
+        if setting and all(name in c.rules.inactive() for c in setting):
+            key = "grid" if name in exp.grid else "rules"
+            raise err(key, f"{name} changes nothing without {needs}={format_value(value)} (in no cell is it on): "
+                      f"set {needs} too, or leave {name} out")
+
+
 def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list[Cell]:
     """All cells in their fixed order, each rule set built (and so checked) once."""
     # Each option alone first (value, and whether the variant has it), so that such
@@ -668,7 +681,7 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
                     gv = tuple((k, check_option(k, x)) for k, x in zip(keys, combo))
                     ov = {**base, **dict(gv)}
                     try:
-                        rs = make_rules(v, p, ov)
+                        rs = make_rules(v, p, ov, inactive_ok=True)  # named inactive in labels; below
                     except RulesError as e:
                         where = "".join(f" {k}={format_value(x)}" for k, x in gv)
                         raise err("grid" if gv else "rules", f"{v} {p}p{where}: {e}") from None
@@ -695,6 +708,7 @@ def _expand(exp: Experiment, err: Callable[[str, str], ExperimentError]) -> list
                             n=(exp.deals_for(v, p) if unit == "deal" else exp.counts[unit]) * rot,
                             chunk_size=chunk * rot, show_lineup=several, rotations=rot,
                         ))
+    _refuse_idle(exp, cells, err)
     if exp.lineup is not None:
         longest = len(exp.lineup)
         smallest = min(c.players for c in cells)

@@ -17,6 +17,7 @@ import pandas as pd
 from analyzer.core.rules import RuleSet
 from analyzer.execution.executor import simulate_cells
 from analyzer.execution.experiment import Cell, single_cell
+from analyzer.report.footnotes import wild_held_notes
 from analyzer.stats.intervals import mean_from_sums, wilson
 
 #: Chunk size of ``durak bench`` (the experiments' default chunk is used by simulate).
@@ -69,6 +70,7 @@ def summary_json(rules: RuleSet, tables: dict[str, pd.DataFrame], elapsed: float
         "loser_by_wild_rate": r2(pos["losses_by_wild"].to_numpy() / n),
         "blocked": int(tot["blocked"]), "capped": int(tot["capped"]),
         "deals_per_second": round(float(tot["deals_sum"]) / elapsed, 1) if elapsed > 0 else None,
+        "notes": wild_held_notes(rules, "match" if matches else "deal"),  # why a rate is 0 by the rules
     }
     if matches:
         out["matches"] = n

@@ -117,17 +117,22 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+#: Where a run writes unless told (``runs/<name>``): git ignores it, so running an experiment of the repository
+#: leaves a clone clean and the committed example reports under ``reports/`` as they are.
+RUNS = Path("runs")
+
+
 def run_experiment(
     experiment: str | Path | Experiment, *, out: str | Path | None = None, deals: int | None = None,
     jobs: int = -1, backend: str = "loky", scheduler: str | None = None, resume: bool = True,
     fresh: bool = False, quiet: bool = False, check: bool = False, simulator: str | None = None,
     report: bool = True,
 ) -> Path:
-    """Run every cell of an experiment and write ``reports/<name>/`` (or ``out``); return it.
+    """Run every cell of an experiment and write ``runs/<name>/`` (or ``out``); return it.
 
     Args:
         experiment: an experiment file or a parsed :class:`Experiment`.
-        out: output directory; default ``reports/<name>``.
+        out: output directory; default ``runs/<name>`` (:data:`RUNS`).
         deals: deals (matches, for match cells) per cell, overriding the file.
         jobs: parallel jobs, joblib style (-1 = all cores / all dask workers).
         backend: ``"loky"`` (local processes) or ``"dask"`` (joblib's dask backend on a
@@ -154,7 +159,7 @@ def run_experiment(
         exp = load_experiment(experiment, resolve_strategy=strategy_resolver(sim))
     if deals is not None:
         exp = exp.with_count(deals)
-    out_dir = Path(out) if out is not None else Path("reports") / exp.name
+    out_dir = Path(out) if out is not None else RUNS / exp.name
     for parent in (out_dir, *out_dir.parents):
         if parent.exists() and not parent.is_dir():
             raise ExperimentError(f"--out {out_dir}: {parent} is a file, not a folder")

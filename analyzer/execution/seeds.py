@@ -26,7 +26,7 @@ from numpy.random import SeedSequence
 from analyzer.core.rules import RuleSet
 
 #: Purpose -> first spawn-key word.  Never renumber: it would change every seeded result.
-PURPOSES = {"cell": 1, "compare": 2, "deals": 3, "tournament": 4, "balance": 5}
+PURPOSES = {"cell": 1, "compare": 2, "deals": 3, "tournament": 4, "balance": 5, "rules-pair": 6}
 
 
 def content_text(rules: RuleSet, lineup: Sequence[str], unit: str) -> str:

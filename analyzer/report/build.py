@@ -13,6 +13,7 @@ means all.  An unknown kind is a one-line :class:`ResultsError` naming it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -45,15 +46,23 @@ def requested_kinds(manifest: dict, where: Path) -> tuple[str, ...]:
     return tuple(k for k in REPORT_KINDS if not chosen or k in chosen)
 
 
-def build_report(path: str | Path) -> ReportPaths:
-    """Write ``DIR/report.md``, ``DIR/report.html`` and ``DIR/charts/*`` for a results folder."""
+def build_report(path: str | Path, on_section: Callable[[int], None] | None = None) -> ReportPaths:
+    """Write ``DIR/report.md``, ``DIR/report.html`` and ``DIR/charts/*`` for a results folder.
+
+    ``on_section(sections)`` hears the number of sections to build, once before the first and after each one
+    (the command's progress).
+    """
     d = Path(path)
     res = tables.load_results(d)
     kinds = requested_kinds(res.manifest, d)
     outdir = d / "charts"
     outdir.mkdir(parents=True, exist_ok=True)
     ctx = Context(res, outdir)
-    built = {k: SECTIONS[k](ctx) for k in kinds}
+    built = {}
+    for k in kinds:
+        if on_section is not None:
+            on_section(len(kinds))
+        built[k] = SECTIONS[k](ctx)
 
     name = str(res.manifest.get("name") or d.name)
     blocks: list[Block] = [Block("h1", f"Durak experiment report: {name}")]
@@ -70,6 +79,8 @@ def build_report(path: str | Path) -> ReportPaths:
         blocks += built[k].details
     blocks += run_blocks(res)
 
+    if on_section is not None:
+        on_section(len(kinds))
     md_path, html_path = d / "report.md", d / "report.html"
     md_path.write_text(render_md(blocks, d), encoding="utf-8")
     html_path.write_text(render_html(blocks, f"Durak report: {name}"), encoding="utf-8")

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analyzer.report.footnotes import wild_held_by_rule
 from analyzer.report.format import count, num_ci, p_value, pct, pct_ci, pp_ci
 from analyzer.stats.tables import DEALT_NAMES, rule_acts, rules_text
 
@@ -121,7 +122,10 @@ def show_wild_positions(wp: pd.DataFrame) -> pd.DataFrame:
     d = _label_cols(wp).drop(columns="lineup")
     d["position"] = wp["position"].astype(int)
     d["strategy"] = wp["strategy"]
-    d["held a wild at the end [95% CI]"] = _ci(pct_ci, wp, "held_rate", "held_lo", "held_hi")
+    marks = ["*" if wild_held_by_rule(v, p, r, u, q) else "" for v, p, r, u, q in
+             zip(wp["variant"], wp["players"], wp["rules"], wp["unit"], wp["position"])]
+    d["held a wild at the end [95% CI]"] = [x + m for x, m in
+                                            zip(_ci(pct_ci, wp, "held_rate", "held_lo", "held_hi"), marks)]
     d["lost by the wild rule [95% CI]"] = _by_wild(wp, "by_wild_rate", "by_wild_lo", "by_wild_hi")
     d["mean points [95% CI]"] = _ci(num_ci, wp, "points_mean", "points_lo", "points_hi")
     d["n"] = [count(x) for x in wp["n"]]

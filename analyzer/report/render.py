@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,9 +118,42 @@ def render_html(blocks: list[Block], title: str) -> str:
 
 
 
+#: the width of output that is not a terminal (a pipe, a file, a log): wide enough that no value is cut or folded
+PIPE_WIDTH = 10_000
+
+
+def terminal(min_width: int = 0) -> Console:
+    """A console on stdout: a terminal's own width (at least ``min_width``); elsewhere :data:`PIPE_WIDTH`, so a
+    piped table keeps every value whole on one line."""
+    c = Console()
+    return Console(width=max(min_width, c.width)) if c.is_terminal else Console(width=PIPE_WIDTH)
+
+
+def _tsv(value: Any) -> str:
+    return " ".join(str(value).split("\t")).replace("\n", " ")
+
+
+def render_tsv(blocks: list[Block], file: Any = None) -> None:
+    """The blocks for scripts (``--tsv``): each table as tab-separated values, a ``# caption`` line, the header
+    row, then the rows; other text as ``# `` comment lines; charts left out."""
+    out = file or sys.stdout
+    for b in blocks:
+        if b.kind == "table":
+            if b.caption:
+                print(f"# {b.caption}", file=out)
+            print("\t".join(_tsv(c) for c in b.content.columns), file=out)
+            for row in b.content.itertuples(index=False):
+                print("\t".join(_tsv(v) for v in row), file=out)
+        elif b.kind in ("h1", "h2", "h3", "p", "warn", "code"):
+            print("# " + str(b.content).replace("**", "").replace("\n", " "), file=out)
+        elif b.kind == "list":
+            for x in b.content:
+                print(f"# - {x}", file=out)
+
+
 def render_rich(blocks: list[Block], console: Any = None) -> None:
     """The same blocks on the terminal: tables as rich tables, headings bold, warnings red."""
-    c = console or Console()
+    c = console or terminal()
     for b in blocks:
         if b.kind in ("h1", "h2", "h3"):
             c.print(f"[bold]{b.content}[/]")

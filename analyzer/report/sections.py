@@ -21,6 +21,7 @@ import pandas as pd
 
 from analyzer.core.report_kinds import REPORT_KINDS
 from analyzer.report import charts, display, sentences
+from analyzer.report.footnotes import WILD_HELD_NOTE
 from analyzer.report.format import count
 from analyzer.report.parts import Section
 from analyzer.report.render import Block
@@ -253,7 +254,10 @@ def wild_penalty(ctx: Context) -> Section:
                                 "the winner's hand, empty when it went out, is left out). svinya's lone-Queen "
                                 "20 (SV6) is inside the points."))
     s.details.append(Block("table", display.show_wild_summary(tables.wild_summary(res)), "Per cell"))
-    s.details.append(Block("table", display.show_wild_positions(tables.wild_by_position(res)), "Per position"))
+    positions = display.show_wild_positions(tables.wild_by_position(res))
+    s.details.append(Block("table", positions, "Per position"))
+    if positions["held a wild at the end [95% CI]"].str.endswith("*").any():
+        s.details.append(Block("p", WILD_HELD_NOTE))
     if not kvd.empty:
         s.details.append(Block("table", display.show_keeper(kvd),
                                "Per variant, players, unit and rule setting, the strategy whose hands end holding "

@@ -138,3 +138,39 @@ def strategy_pairs(res: Any, metric: str = "wins") -> pd.DataFrame:
     out["p_holm"] = stats.holm(out["p"].to_numpy())
     out["distinguishable"] = stats.agreed_distinguishable(out["lo"], out["hi"], out["p_holm"])
     return out[PAIR_COLUMNS]
+
+
+#: The per-deck quantities of two rule sets side by side, with what each is (rules_differences).
+RULES_QUANTITIES = {"win": "win rate", "loss": "дурак rate", "turns": "deal length (turns)",
+                    "jack": "Jack's share (deals the wild rule decided)"}
+
+
+def rules_differences(a: dict[str, np.ndarray], b: dict[str, np.ndarray], players: int) -> pd.DataFrame:
+    """Two rule sets played on the same decks by the same players: each quantity's level under A and under B
+    and the paired difference A − B per deck, all with 95% intervals.
+
+    ``a`` and ``b`` hold one value per deck: ``win{p}`` and ``loss{p}`` (shares of seat ``p``), ``turns`` and
+    ``jack``.  Rates get Wilson intervals, the mean length a normal one; the difference is the mean of the
+    per-deck differences (common decks and random streams cancel the deck-to-deck noise both share).
+    """
+    rows = []
+    keys: list[tuple[str, str, int | None]] = [(f"win{p}", "win", p) for p in range(players)]
+    keys += [(f"loss{p}", "loss", p) for p in range(players)]
+    keys += [("turns", "turns", None), ("jack", "jack", None)]
+    for key, quantity, seat in keys:
+        x, y = np.asarray(a[key], np.float64), np.asarray(b[key], np.float64)
+        n = len(x)
+        levels = []
+        for v in (x, y):
+            if quantity == "turns":
+                m = stats.mean_from_sums(v.sum(), (v * v).sum(), n)
+                levels += [float(m.est), float(m.lo), float(m.hi)]
+            else:
+                r = stats.wilson(v.sum(), n)
+                levels += [float(r.rate), float(r.lo), float(r.hi)]
+        d = stats.paired_difference(x, y)
+        rows.append({"quantity": quantity, "seat": seat, **dict(zip(("a", "a_lo", "a_hi", "b", "b_lo", "b_hi"), levels)),
+                     "diff": float(d.est), "lo": float(d.lo), "hi": float(d.hi), "n": n})
+    out = pd.DataFrame(rows)
+    out["seat"] = pd.Series([r["seat"] for r in rows], dtype=object)  # None for the deal's quantities, not NaN
+    return out

@@ -1,0 +1,114 @@
+"""The guide a clone ships: every relative link in the README and docs/ resolves, and the plugin guide's worked
+example (docs/examples/save_the_wild.py) is the code the page shows and plays legal deals."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from analyzer.cli.app import app
+from analyzer.core.cards import JACK, card_id, parse_card
+from analyzer.core.contract import DecisionView
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import make_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|<a [^>]*href=\"([^\"]+)\"")
+EXAMPLE = "docs/examples/save_the_wild.py:SaveTheWild"
+
+
+def anchors(page: Path) -> set[str]:
+    """GitHub's heading anchors of a Markdown page, and its explicit ``<a id=...>`` ones."""
+    text = page.read_text(encoding="utf-8")
+    out = set(re.findall(r"<a [^>]*id=\"([^\"]+)\"", text))
+    for heading in re.findall(r"^#+\s+(.*)$", text, flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        out.add(slug)
+    return out
+
+
+def broken_links(pages: list[Path], root: Path = ROOT) -> list[str]:
+    """``page: target (why)`` for every relative link (outside code blocks) to a missing file or anchor."""
+    bad = []
+    for page in pages:
+        text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)  # code is not a link
+        for m in LINK.finditer(text):
+            target = m.group(1) or m.group(2)
+            if re.match(r"^[a-z]+:", target):  # http:, https:, mailto:
+                continue
+            path, _, anchor = target.partition("#")
+            dest = (page.parent / path).resolve() if path else page
+            if not dest.exists():
+                bad.append(f"{page.relative_to(root)}: {target} (no such file)")
+            elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+                bad.append(f"{page.relative_to(root)}: {target} (no such anchor)")
+    return bad
+
+
+def test_every_relative_link_of_the_readme_and_docs_resolves() -> None:
+    assert len(PAGES) >= 4 and broken_links(PAGES) == []
+
+
+def test_the_link_check_finds_a_missing_file_and_anchor(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# Top\n[ok](#top) [gone](b.md) [no anchor](#nowhere) [web](https://x.org)\n")
+    assert broken_links([tmp_path / "a.md"], tmp_path) == ["a.md: b.md (no such file)",
+                                                           "a.md: #nowhere (no such anchor)"]
+
+
+def test_the_readme_points_at_the_rules_a_clone_has() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "shared folder" not in text and "[docs/rules.md](docs/rules.md)" in text
+
+
+def test_the_plugin_page_shows_the_example_file_as_it_is() -> None:
+    page = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    source = (ROOT / "docs" / "examples" / "save_the_wild.py").read_text(encoding="utf-8")
+    shown = re.search(r"```python\n(.*?)```", page, flags=re.S)
+    assert shown is not None and shown.group(1) in source
+
+
+def _view(hand: str, legal: str, top: str) -> DecisionView:
+    cards = tuple(parse_card(t) for t in hand.split())
+    return DecisionView(rules=make_rules("czech", 3), seat=0, hand=cards,
+                        legal=tuple(sorted(parse_card(t) for t in legal.split())), top=parse_card(top),
+                        active_suit=parse_card(top) % 4, pending_seven=0, hand_sizes=(len(cards), 5, 5),
+                        talon_size=10, played=frozenset())
+
+
+def test_the_example_sheds_points_and_keeps_the_wild() -> None:
+    s = get_strategy(EXAMPLE)
+    rng = __import__("numpy").random.default_rng(0)
+    assert s.choose(_view("AH 8H JS 9C", "AH 8H JS", "10H"), rng) == (parse_card("AH"), None)  # CZ6: A = 11
+    wild = card_id(JACK, 0)
+    action, suit = s.choose(_view("JS 9C 10C 7D", "JS", "8H"), rng)  # only the wild goes: clubs, its longest suit
+    assert (action, suit) == (wild, 1)
+    assert get_strategy(EXAMPLE + "?keep_until=4").choose(_view("AH 8H JS 9C", "AH 8H JS", "10H"), rng)[0] == wild
+
+
+@pytest.mark.parametrize("variant, players", [("czech", 3), ("prague", 2), ("svinya", 2)])
+def test_the_plugin_example_plays_whole_deals(variant: str, players: int) -> None:
+    res = CliRunner().invoke(app, ["simulate", "--variant", variant, "--players", str(players), "--strategies",
+                                   f"{EXAMPLE},random", "--deals", "300", "--jobs", "1", "--json", "--quiet"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert "save-the-wild" in out["strategies"] and out["deals"] == 300
+
+
+def test_the_newcomer_notebook_runs_and_answers_its_six_questions() -> None:
+    """docs/examples/newcomer.py (a jupytext percent script) executed as a user would, with small samples."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DURAK_EXAMPLE_DEALS": "1000"}
+    out = subprocess.run([sys.executable, str(ROOT / "docs" / "examples" / "newcomer.py")], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    answered = {line.split(".", 1)[0] for line in out.stdout.splitlines() if line[:1].isdigit()}
+    assert answered == {"1", "2", "3", "4", "5", "6"}, out.stdout
+    assert all("[" in line for line in out.stdout.splitlines() if not line.startswith("5.")), out.stdout

@@ -1,0 +1,72 @@
+"""Progress where nobody watches a terminal: plain lines on stderr for logs, ``nohup`` and pipes; ``--quiet`` silences.
+
+The interval is shortened through ``$DURAK_PROGRESS_SECONDS`` so the lines come within a test's time.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import analyzer.execution.play as play_mod
+from analyzer.cli.app import app
+from analyzer.execution.progress import LINE_SECONDS, RunProgress, _line_seconds
+
+LINE = re.compile(r"^durak: simulate: [\d.]+k?/[\d.]+k? deals \(\d+%\), [\d.]+k? deals/s, .* so far, "
+                  r"(~.* left|time left not known yet)$")
+
+
+def test_plain_lines_name_done_total_rate_and_time_left(monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("DURAK_PROGRESS_SECONDS", "0.02")
+    with RunProgress(total_units=1000, total_cells=2, unit="deals") as bar:
+        for _ in range(4):
+            time.sleep(0.03)
+            bar.advance(100)
+    err = capsys.readouterr().err.splitlines()
+    assert err, "no progress line on a stderr that is not a terminal"
+    assert all(line.startswith("durak: cells ") for line in err)
+    assert "/1.0k deals (" in err[-1] and "deals/s" in err[-1] and ("left" in err[-1])
+
+
+def test_quiet_progress_says_nothing(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("DURAK_PROGRESS_SECONDS", "0.01")
+    with RunProgress(total_units=10, total_cells=1, enabled=False) as bar:
+        time.sleep(0.05)
+        bar.advance(5)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("value, seconds", [("", LINE_SECONDS), ("x", LINE_SECONDS), ("-1", LINE_SECONDS),
+                                            ("2.5", 2.5)])
+def test_the_interval_is_ten_seconds_unless_the_environment_says(monkeypatch: pytest.MonkeyPatch, value: str,
+                                                                 seconds: float) -> None:
+    monkeypatch.setenv("DURAK_PROGRESS_SECONDS", value)
+    assert _line_seconds() == seconds
+
+
+class _Stop(Exception):
+    """The fake simulation stops here, once it has reported its chunks."""
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_simulate_logs_progress_lines_unless_quiet(monkeypatch: pytest.MonkeyPatch, quiet: bool) -> None:
+    def slow_play(cell: Any, **kw: Any) -> Any:
+        for _ in range(4):
+            time.sleep(0.05)
+            kw["on_chunk"](cell, cell.n // 4)
+        raise _Stop
+
+    monkeypatch.setattr(play_mod, "play_cell", slow_play)
+    args = ["simulate", "--deals", "4000", "--strategies", "random"] + (["--quiet"] if quiet else [])
+    result = CliRunner().invoke(app, args, env={"DURAK_PROGRESS_SECONDS": "0.02"})
+    assert isinstance(result.exception, _Stop)
+    lines = [x for x in result.stderr.splitlines() if x.startswith("durak: simulate:")]
+    if quiet:
+        assert lines == []
+    else:
+        assert lines and all(LINE.match(x) for x in lines), result.stderr
