@@ -14,7 +14,7 @@ import pytest
 from analyzer.core.rules import first_mover_position, make_rules
 from analyzer.execution.balance_run import run_balance
 from analyzer.execution.balance_space import parse_space
-from analyzer.report.balance_view import balance_json, write_balance_report
+from analyzer.report.balance_view import balance_json
 from analyzer.stats import fairness
 from analyzer.stats.balance import pareto_ranks
 

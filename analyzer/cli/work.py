@@ -43,7 +43,6 @@ from analyzer.execution.runner import RUNS, run_experiment
 from analyzer.execution.tournament_run import run_design
 from analyzer.execution.tune import TuneError, tune_strategy, write_report
 from analyzer.report.balance_view import balance_json, is_balance_folder, recommendations, write_balance_report
-from analyzer.stats.balance import FAIRNESS_KINDS
 from analyzer.report.build import build_report
 from analyzer.report.compare_page import write_compare_page
 from analyzer.report.compare_view import blocks as compare_blocks
@@ -58,6 +57,7 @@ from analyzer.report.compare_view import (
 from analyzer.report.format import num_ci, pct_ci, pp_ci
 from analyzer.report.render import Block, render_rich, render_tsv, terminal
 from analyzer.report.summary import headlines
+from analyzer.stats.balance import FAIRNESS_KINDS
 from analyzer.stats.compare import CompareError, summarize_comparison
 from analyzer.stats.paired import RULES_QUANTITIES, rules_differences
 from analyzer.stats.sequential import SequentialError, Sprt, UntilCI

@@ -59,9 +59,9 @@ from numpy.typing import NDArray
 
 from analyzer import __version__
 from analyzer.core.cards import shuffled_decks
-from analyzer.engine.choices import count_choices
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED
 from analyzer.core.rules import RuleSet, format_value
+from analyzer.engine.choices import count_choices
 from analyzer.execution import lineup as lineups
 from analyzer.execution.balance_space import DEPENDS, BalanceSpace
 from analyzer.execution.executor import DEFAULT_SIMULATOR, import_simulator, run_tasks, simulator_path, strategy_resolver

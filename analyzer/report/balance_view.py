@@ -27,7 +27,7 @@ from analyzer.report.charts import save_figure  # its import sets the Agg backen
 from analyzer.report.format import count, num_ci, pct, pct_ci, pp_ci
 from analyzer.report.render import Block, render_html, render_md
 from analyzer.report.sentences import seat_name, seats_sentence
-from analyzer.stats.balance import eligible, pareto_ranks, same_play
+from analyzer.stats.balance import pareto_ranks, same_play
 from analyzer.stats.tables import CAPPED_ALARM
 
 #: Quantities of the main-effects table: column prefix -> heading.

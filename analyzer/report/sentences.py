@@ -94,20 +94,19 @@ def fairness_sentences(sf: pd.DataFrame) -> list[str]:
     return out
 
 
+def _seat_or_none(k: int, variant: str, players: int) -> str:
+    return "no seat" if k < 0 else seat_name(k, variant, players)
+
+
 def seat_lines(sf: pd.DataFrame) -> list[str]:
     """Per variant of a :func:`analyzer.stats.tables.seat_fairness` table: who the first mover is, and which seat
     is favoured on wins and on the дурак at each player count ("no seat" where no interval excludes the fair
     share)."""
     out = []
     for v, g in sf.sort_values(["variant", "players"]).groupby("variant", sort=False):
-        def seat(k: int, players: int) -> str:
-            if k < 0:
-                return "no seat"
-            return seat_name(k, str(v), players)
-
-        wins = "; ".join(f"{int(r['players'])}p {seat(int(r['win_seat']), int(r['players']))}"
+        wins = "; ".join(f"{int(r['players'])}p {_seat_or_none(int(r['win_seat']), str(v), int(r['players']))}"
                          for _, r in g.iterrows())
-        losses = "; ".join(f"{int(r['players'])}p {seat(int(r['durak_seat']), int(r['players']))}"
+        losses = "; ".join(f"{int(r['players'])}p {_seat_or_none(int(r['durak_seat']), str(v), int(r['players']))}"
                            for _, r in g.iterrows())
         rule = {"czech": "CZ3", "prague": "PR2", "svinya": "SV2"}.get(str(v), "")
         out.append(f"In **{v}** the first mover is {FIRST_MOVER.get(str(v), 'position 0')} ({rule}). Favoured on "

@@ -30,9 +30,8 @@ import pandas as pd
 from analyzer.core.inputs import read_user_text
 from analyzer.core.registry import wild_twins
 from analyzer.core.rules import OPTIONS, RulesError, describe_options, first_mover_position, parse_description
-from analyzer.stats import fairness
+from analyzer.stats import fairness, paired
 from analyzer.stats import intervals as stats
-from analyzer.stats import paired
 from analyzer.stats.schema import manifest_problem, results_problem
 from analyzer.stats.sums import (
     CROSS_COLUMNS,
