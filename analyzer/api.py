@@ -142,6 +142,12 @@ def compare(strategies: Strategies, *, variant: str = "czech", players: int | No
     rs = _rules(variant, players, rules)
     result = summarize_comparison(run_compare(rs, _entries(strategies), matches or deals, seed=seed,
                                               matches=bool(matches), jobs=jobs))
+    return compare_frame(result, rs)
+
+
+def compare_frame(result: Mapping[str, Any], rs: RuleSet) -> pd.DataFrame:
+    """The tidy frame of a summarised comparison (:func:`compare`; ``durak compare --csv`` writes it), the pairs
+    in ``frame.attrs["pairs"]``."""
     rows = []
     for r in result["ranking"]:
         for metric, est, lo, hi in (("win", "win_rate", "lo", "hi"), ("loss", "loss_rate", "loss_lo", "loss_hi"),

@@ -28,6 +28,16 @@ def test_simulate_csv_is_the_api_simulate_frame(tmp_path: Path) -> None:
     assert set(pd.read_csv(out)["metric"]) == {"win", "loss", "wild_held", "mean_points"}
 
 
+def test_compare_csv_is_the_api_compare_frame(tmp_path: Path) -> None:
+    out = tmp_path / "cmp.csv"
+    _run("compare", "greedy", "random", "--players", "2", "--deals", "300", "--seed", "2", "--jobs", "1", "-q",
+         "--json", "--csv", str(out))
+    frame = analyzer.compare(["greedy", "random"], players=2, deals=300, seed=2, jobs=1)
+    assert out.read_text() == frame.to_csv(index=False)
+    res = CliRunner().invoke(app, ["compare", "--design", "round-robin", "a", "b", "--csv", str(out)])
+    assert res.exit_code == 2 and "--csv belongs to --design field" in res.stderr
+
+
 def test_export_of_a_run_folder_is_the_api_results_frame(tmp_path: Path) -> None:
     folder = ROOT / "reports" / "quick"
     csv, parquet = tmp_path / "quick.csv", tmp_path / "quick.parquet"

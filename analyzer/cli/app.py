@@ -211,13 +211,15 @@ def compare(
                                              "DELTA.")] = 0.05,
     quiet: QuietOpt = False,
     tsv: TsvOpt = False,
+    csv: Annotated[Path | None, typer.Option(help="Also write the table (one row per strategy and metric, as "
+                                                  "analyzer.compare returns it) to this CSV file.")] = None,
 ) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
     check_numbers(("--deals", deals), ("--matches", matches), seed=seed, jobs=jobs)
     _commands("work").compare(strategies=strategies, variant=variant, players=players, deals=deals, matches=matches, seed=seed,
                  rule=rule, jobs=jobs, as_json=as_json, out=out, design=design, reference=reference,
                  background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta,
-                 quiet=quiet, tsv=tsv)
+                 quiet=quiet, tsv=tsv, csv=csv)
 
 
 @app.command("compare-rules")

@@ -265,7 +265,8 @@ def report(*, folder: Path, quiet: bool = False) -> None:
 def compare(*, strategies: list[str], variant: str, players: int | None, deals: int | None, matches: int | None,
             seed: int, rule: list[str] | None, jobs: int, as_json: bool, out: Path | None, design: str,
             reference: str | None, background: str | None, until_ci: float | None, sprt: float | None,
-            swap_hands: bool, alpha: float, beta: float, quiet: bool = False, tsv: bool = False) -> None:
+            swap_hands: bool, alpha: float, beta: float, quiet: bool = False, tsv: bool = False,
+            csv: Path | None = None) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
 
 
@@ -282,6 +283,8 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
                 raise UsageError(f"{name} belongs to --design hero, not {design}")
         if reference is not None and background is not None:
             raise UsageError("give --reference or --background, not both")
+        if csv is not None and design != "field":
+            raise UsageError(f"--csv belongs to --design field; --design {design} writes its tables with --out")
         field_specs = specs_of([background], "--background") if background is not None else None
         rule_obj = _stopping_rule(until_ci, sprt, alpha, beta)
         rules = rules_of(variant, players, rule)
@@ -312,6 +315,8 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
         result = summarize_comparison(cmp)
         if stopping is not None:
             result["stopping"] = stopping
+        if csv is not None:
+            write_frame(api.compare_frame(result, rules), csv=csv)
         if out is not None:
             rules_args = "".join(f" --rule {r}" for r in rule or [])
             stop_args = (f" --until-ci {until_ci:g}" if until_ci is not None else

@@ -139,7 +139,7 @@ def run_experiment(
             distributed Client at ``scheduler``; without one, a loopback LocalCluster).
         resume: reuse finished chunks in ``out/chunks`` (False behaves as ``fresh``).
         fresh: wipe stored chunks first.
-        quiet: no progress bar (there is none off a terminal either).
+        quiet: no progress on stderr (a bar on a terminal, elsewhere a line every ~10 s).
         check: ask the simulator to check invariants (slower; results unchanged).
         simulator: module path of the simulator (default ``analyzer.sim.simulator``).
         report: call ``analyzer.report.build.build_report(out)`` afterwards, if that module exists.
