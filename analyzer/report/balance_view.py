@@ -98,13 +98,19 @@ def sentence(why: str, row: pd.Series, ref: pd.Series, sp: dict[str, Any], ref_n
                                   f"{_vs(row, 'skill0', 'rep_vs_ref_')})")
     more = "".join(f"; it beats {o} by {_est(row, f'skill{j}', r)}" for j, o in enumerate(opponents) if j)
     head = why if is_ref and why == ref_name else f"{why}: {row['rules']}"
+    capped = float(row["report_capped"])
+    hw = float(row["report_fairness_hw"])
+    caveat = (f" Capped deals ({pct(capped)}, G10) are left out of every seat's share; scored all as wins or all "
+              f"as losses they could move a share by up to {100 * capped:.2f} points"
+              + (", more than its interval's half-width: the verdict depends on how they are scored."
+                 if capped > hw else ", within its interval.") if capped > 0 else "")
     return (f"**{head[0].upper() + head[1:]}.** Seat fairness {_est(row, 'fairness', r)} (the largest deviation "
             f"from the fair share: {where_unfair(row, variant, players, r)}){vs_fair}; "
             f"{count(row['report_decks'])} report decks. {seats_of(row, variant, players)} Its advantage over the "
             f"fair share is {_est(row, 'fpa', r)}{vs_fpa}. {strong} beats {opponents[0]} by {_est(row, 'skill0', r)} "
             f"over the fair share{vs_skill}{more}. A deal lasts {_est(row, 'turns', r)} turns; the Jack rule picks "
             f"the дурак in {_est(row, 'jack', r)} of decided deals; {_est(row, 'capped', r)} of deals are capped "
-            f"and {_est(row, 'blocked', r)} blocked.")
+            f"and {_est(row, 'blocked', r)} blocked.{caveat}")
 
 
 def finalists_table(fin: pd.DataFrame, opponents: list[str], variant: str, players: int, ref_name: str,
