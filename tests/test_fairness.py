@@ -104,6 +104,14 @@ def test_the_naive_interval_of_the_largest_deviation_would_not_cover_a_fair_trut
     assert misses / 300 > 0.15
 
 
+def test_sidak_value_is_no_narrower_than_the_simulated_simultaneous_value() -> None:
+    """The search's cheap interval (Šidák) never claims more than the simulated one: it is the wider."""
+    w, d = _draw(np.random.default_rng(2), 2000, *TABLES["one seat wins more"])
+    exact, cheap = fairness.from_decks(w, d, 4), fairness.from_decks(w, d, 4, exact=False)
+    assert cheap.critical >= exact.critical - 0.02 and cheap.lo <= exact.lo + 1e-12
+    assert cheap.fairness == exact.fairness and cheap.hi == exact.hi
+
+
 def test_seat_fairness_names_the_seat_and_outcome_that_attain_it() -> None:
     w = np.array([3] * 600 + [0, 1, 2] * 200)  # position 3 wins half the deals
     d = np.array([0, 1, 2] * 200 + [1, 2, 0] * 200)  # never the дурак

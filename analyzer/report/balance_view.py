@@ -325,7 +325,8 @@ def balance_blocks(arms: pd.DataFrame, effects: pd.DataFrame, info: dict[str, An
 def balance_json(folder: Path) -> dict[str, Any]:
     """``durak balance --json``: every measured rule set's seat fairness, first-mover advantage, skill gap, deal
     length and per-seat rates (fractions, 95 % intervals), from its report decks where it has them (the picks
-    and the reference), else its selection decks (the finalists), else the search's decks."""
+    and the reference), else its selection decks (the finalists), else the search's decks (there the seat
+    fairness's interval takes Šidák's simultaneous value, a little wider than the simulated one)."""
     arms, _, info, _ = _load(folder)
     sp = info["space"]
     out = []

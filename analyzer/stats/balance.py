@@ -79,11 +79,13 @@ def per_deck(cols: Mapping[str, NDArray[Any]], players: int, opponents: int, fir
     return out
 
 
-def summary(cols: Mapping[str, NDArray[Any]], players: int, opponents: int, first: int) -> dict[str, Any]:
+def summary(cols: Mapping[str, NDArray[Any]], players: int, opponents: int, first: int, exact: bool = True
+            ) -> dict[str, Any]:
     """One arm's estimates: ``{m}``, ``{m}_lo``, ``{m}_hi`` for every quantity, the seat fairness
     (``fairness``, its interval, ``fairness_seat``, ``fairness_outcome``, ``fairness_hw``: the widest seat
     deviation's half-width), every seat's ``seat{k}_win``/``seat{k}_durak`` with intervals, ``turns_sd`` and
-    ``decks``."""
+    ``decks``.  ``exact=False``: the seat fairness's interval with Šidák's value (the search's thousands of rule
+    sets; :func:`analyzer.stats.fairness.from_decks`)."""
     d = per_deck(cols, players, opponents, first)
     n = len(d["fpa"])
     out: dict[str, Any] = {"decks": float(n)}
@@ -96,7 +98,7 @@ def summary(cols: Mapping[str, NDArray[Any]], players: int, opponents: int, firs
         base = d["decided"].sum() if m == "jack" else n
         r = stats.wilson(d[m].sum(), base)
         out[m], out[f"{m}_lo"], out[f"{m}_hi"] = float(r.rate), float(r.lo), float(r.hi)
-    f = fair.from_decks(cols["winner"], cols["durak"], players)
+    f = fair.from_decks(cols["winner"], cols["durak"], players, exact=exact)
     out.update(f.summary())
     out["fairness_hw"] = stats.Z95 * fair.nanmax(f.se) if n > 1 else float("nan")
     for k, seat in enumerate(f.seats()):
@@ -131,7 +133,7 @@ def decks_needed(cols: Mapping[str, NDArray[Any]], players: int, first: int, tar
     """Decks that bring the widest of :func:`half_widths` to ``target``, from the spread seen so far: the next
     stopping point of the sequential measurement."""
     d = per_deck(cols, players, 1, first)
-    f = fair.from_decks(cols["winner"], cols["durak"], players)
+    f = fair.from_decks(cols["winner"], cols["durak"], players, exact=False)
     seat_var = fair.nanmax(f.se) ** 2 * len(d["fpa"]) if len(d["fpa"]) > 1 else 0.0
     seat_var = seat_var if np.isfinite(seat_var) else 0.0
     var = max(float(np.var(d["fpa"], ddof=1)), float(np.var(d["skill0"], ddof=1)), seat_var, 1e-9)

@@ -135,8 +135,16 @@ def critical_value(cov: ArrayLike, level: float = 0.95) -> float:
     return float(np.quantile(np.abs(z).max(axis=1), level))
 
 
-def summarise(dev: ArrayLike, se: ArrayLike, cov: ArrayLike) -> tuple[float, float, float, int, int, float]:
-    """(largest |dev|, lo, hi, outcome index, seat, critical value) of ``dev`` (2, players) (module doc)."""
+def sidak_value(m: int, level: float = 0.95) -> float:
+    """Šidák's simultaneous value for ``m`` deviations, whatever their correlation (at least ``level``): the cheap,
+    slightly wider stand-in for :func:`critical_value` where thousands of rule sets are summarised at once."""
+    from statistics import NormalDist
+    return float(NormalDist().inv_cdf((1 + level ** (1 / m)) / 2))
+
+
+def summarise(dev: ArrayLike, se: ArrayLike, cov: ArrayLike | None) -> tuple[float, float, float, int, int, float]:
+    """(largest |dev|, lo, hi, outcome index, seat, critical value) of ``dev`` (2, players) (module doc); ``cov``
+    None takes Šidák's value instead of the simulated one."""
     d, s = np.asarray(dev, np.float64), np.asarray(se, np.float64)
     a = np.abs(d)
     if not np.isfinite(a).any():
@@ -148,14 +156,14 @@ def summarise(dev: ArrayLike, se: ArrayLike, cov: ArrayLike) -> tuple[float, flo
     key = np.where(np.isnan(a), -1.0, a + 1e-12 * favourable)
     flat = int(np.argmax(key))
     o, k = divmod(flat, d.shape[1])
-    c = critical_value(cov)
+    c = critical_value(cov) if cov is not None else sidak_value(d.size)
     lo = nanmax(np.clip(a - c * s, 0.0, None))
     hi = nanmax(a + Z95_ONE_SIDED * s)
     return float(a.flat[flat]), lo, hi, o, k, c
 
 
 def _build(players: int, wins: FloatArray, losses: FloatArray, decided: float, n: float, se: FloatArray,
-           cov: FloatArray) -> Fairness:
+           cov: FloatArray | None) -> Fairness:
     fair = 1.0 / players
     w = stats.wilson(wins, np.full(players, decided))
     lo_ = stats.wilson(losses, np.full(players, decided))
@@ -166,11 +174,12 @@ def _build(players: int, wins: FloatArray, losses: FloatArray, decided: float, n
                     value, lo, hi, k, OUTCOMES[o])
 
 
-def from_decks(winner: ArrayLike, durak: ArrayLike, players: int) -> Fairness:
+def from_decks(winner: ArrayLike, durak: ArrayLike, players: int, exact: bool = True) -> Fairness:
     """Fairness from each deck's winner and дурак position (``-1``: none, a capped deal).
 
     Shares are ratios (count / decided); their variances and covariances come from the linearised residuals
-    ``(y - r d) / mean(d)`` over decks, so the simultaneous value knows how the deviations move together.
+    ``(y - r d) / mean(d)`` over decks, so the simultaneous value knows how the deviations move together
+    (``exact=False``: Šidák's value, :func:`sidak_value`, for the many rule sets of a search).
     """
     w = np.asarray(winner, np.int64)
     lo = np.asarray(durak, np.int64)
@@ -187,7 +196,7 @@ def from_decks(winner: ArrayLike, durak: ArrayLike, players: int) -> Fairness:
     resid = (ind - dec[:, None] * r) / dec.mean()
     cov = np.cov(resid, rowvar=False) / n
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None)).reshape(2, players)
-    return _build(players, ind[:, :players].sum(0), ind[:, players:].sum(0), total, n, se, cov)
+    return _build(players, ind[:, :players].sum(0), ind[:, players:].sum(0), total, n, se, cov if exact else None)
 
 
 def from_counts(wins: ArrayLike, losses: ArrayLike, decided: float, players: int, n: float | None = None

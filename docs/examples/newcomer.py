@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 import analyzer
+from analyzer.core.rules import first_mover_position
 from analyzer.stats.intervals import wilson
 
 DEALS = int(os.environ.get("DURAK_EXAMPLE_DEALS", "20000"))
@@ -32,16 +33,20 @@ def row(frame, **where):
 
 
 # %% [markdown]
-# ## 1. How big is the first player's advantage?
-# Position 0 acts first. Against the fair share 1/n, with its interval (`analyzer.simulate` is `durak simulate`).
+# ## 1. How big is the first mover's advantage?
+# The first mover plays the deal's first card: position 0 in czech and svinya, the dealer (the last position) in
+# prague, whose sixth card is his lead (PR2). Against the fair share 1/n, with its interval (`analyzer.simulate`
+# is `durak simulate`).
 
 # %%
 for variant, players in (("czech", 4), ("prague", 4), ("svinya", 2)):
     sim = analyzer.simulate("random", variant=variant, players=players, deals=DEALS, seed=1)
-    first = row(sim, metric="win", position=0)
+    mover = first_mover_position(variant, players)
+    first = row(sim, metric="win", position=mover)
     fair = 1 / players
-    print(f"1. {variant} {players}p: position 0 wins {100 * first.rate:.1f}% [{100 * first.lo:.1f}, "
-          f"{100 * first.hi:.1f}] against a fair {100 * fair:.1f}%: {100 * (first.rate - fair):+.1f} points")
+    print(f"1. {variant} {players}p: the first mover (position {mover}) wins {100 * first.rate:.1f}% "
+          f"[{100 * first.lo:.1f}, {100 * first.hi:.1f}] against a fair {100 * fair:.1f}%: "
+          f"{100 * (first.rate - fair):+.1f} points")
 
 # %% [markdown]
 # ## 2. What does holding the Jack (the wild) cost?
