@@ -7,6 +7,7 @@ code 2 (issue 6); tracebacks are for bugs only.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +20,8 @@ from analyzer.core.cards import cards_str
 from analyzer.core.option_docs import MEANING
 from analyzer.core.registry import available, get_strategy, parameters
 from analyzer.core.rules import expected_values, format_value, make_rules
+from analyzer.core.timelimit import DEFAULT_LIMIT, LIMIT_ENV, check_limit
+from analyzer.core.timelimit import decision_limit as current_limit
 from analyzer.engine.replay import fault_json, fault_state, load_scenario, outcome_json
 from analyzer.engine.replay import replay as run_replay
 from analyzer.execution.lifeline import interrupt_line, on_sigterm, was_terminated
@@ -35,8 +38,20 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                                help="Print the version and exit.")] = False) -> None:
+                                                help="Print the version and exit.")] = False,
+          decision_limit: Annotated[float | None, typer.Option(
+              "--decision-limit", metavar="SECONDS",
+              help=f"Seconds a Python strategy may take over one decision before the run ends naming it "
+                   f"(default {DEFAULT_LIMIT:g}, or ${LIMIT_ENV}; 0 = no limit).")] = None) -> None:
     """Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family)."""
+    with user_errors(ValueError):
+        if decision_limit is not None:  # worker processes inherit it through the environment
+            try:
+                os.environ[LIMIT_ENV] = repr(check_limit(decision_limit))
+            except ValueError as exc:
+                raise ValueError(f"--decision-limit: {exc}") from None
+        else:
+            current_limit()  # a bad $DURAK_DECISION_LIMIT: one line now, not a fault at the first decision
 
 
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]

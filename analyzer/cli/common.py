@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import typer
 
 from analyzer.core.cards import CardError
+from analyzer.core.files import folder_problem
 from analyzer.core.registry import StrategySpecError
 from analyzer.core.rules import RulesError, RuleSet, make_rules, parse_rule_args
 from analyzer.engine.replay import ScenarioError
@@ -81,6 +83,12 @@ def positive(name: str, value: int | None) -> None:
         raise UsageError(f"{name} must be a positive number, got {value}")
     if value is not None and value > MAX_COUNT:
         raise UsageError(f"{name} is too large: {value} (at most {MAX_COUNT:,})")
+
+
+def check_out(out: Path | None) -> None:
+    """``--out`` names a folder that can be made (checked before the work, not when its files are written)."""
+    if out is not None and (problem := folder_problem(out)):
+        raise UsageError(f"--out {out}: {problem}")
 
 
 def check_jobs(jobs: int) -> None:

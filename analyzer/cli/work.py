@@ -23,6 +23,7 @@ from rich.table import Table
 from analyzer.cli.common import (
     UsageError,
     check_jobs,
+    check_out,
     check_seed_jobs,
     lineup_of,
     positive,
@@ -217,6 +218,7 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
         positive("--deals", deals)
         positive("--matches", matches)
         check_seed_jobs(seed, jobs)
+        check_out(out)
         if deals is not None and matches is not None:
             raise UsageError("give --deals or --matches, not both")
         if design not in ("field", "round-robin", "hero"):
@@ -321,6 +323,7 @@ def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | 
         if not (math.isfinite(sigma) and sigma > 0):
             raise UsageError(f"--sigma must be a positive number, got {sigma}")
         check_seed_jobs(seed, jobs)
+        check_out(out)
         rules = rules_of(variant, players, rule)
         try:
             target = parse_spec(strategy)[0]
@@ -389,6 +392,7 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
                  quiet: bool, command: str) -> None:
     """Run a checked space and print the recommendations' first lines and where the report is."""
     folder = out or Path("reports") / space.name
+    check_out(folder)
     if not quiet:
         typer.echo(f"{space.variant} {space.players}p: {len(space.arms):,} rule sets", err=True)
     run_balance(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh, command=command,

@@ -9,6 +9,7 @@ subclass.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from collections.abc import Mapping
@@ -186,6 +187,16 @@ class RuleSet:
             raise RulesError(f"{self.variant} has no match target by default; set the rule target=POINTS "
                              "to play matches")
         return self
+
+
+def private_copy(rules: RuleSet) -> RuleSet:
+    """A copy of ``rules`` for one strategy alone, down to its effect table.
+
+    ``frozen`` does not stop ``object.__setattr__``: a strategy that writes to
+    the rules it is handed must change only its own copy, never the game's
+    rules nor what another strategy reads.
+    """
+    return copy.deepcopy(rules)
 
 
 def format_value(value: Any) -> str:
