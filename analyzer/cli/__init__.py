@@ -20,6 +20,8 @@ INTERRUPTED = 130
 def main(argv: list[str] | None = None) -> None:
     """Run ``durak``: :func:`analyzer.cli.app.main` behind a guard against Ctrl-C before, during and after it."""
     try:
+        # inside the guard: the command line's imports (typer, and pandas and numba for most commands) take a
+        # second or more, and Ctrl-C then must end in one line as well
         from analyzer.cli.app import main as run
 
         run(argv)
@@ -35,6 +37,7 @@ def _stopped(signum: int | None, frame: FrameType | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     terminated = False
     try:
+        # only here: the guard imports nothing before the command line does (it may be what was stopped)
         from analyzer.execution.lifeline import was_terminated
         terminated = was_terminated()
     except BaseException:  # noqa: BLE001 — stopped while the imports were loading: nothing else to say

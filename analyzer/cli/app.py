@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated, Any
 
 import typer
@@ -52,6 +53,13 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
                 raise ValueError(f"--decision-limit: {exc}") from None
         else:
             current_limit()  # a bad $DURAK_DECISION_LIMIT: one line now, not a fault at the first decision
+
+
+def _work() -> ModuleType:
+    """The commands' heavy half, analyzer.cli.work, imported when a command that plays is run."""
+    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+
+    return work
 
 
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (RULES.md names); repeatable.")]
@@ -109,10 +117,8 @@ def simulate(
                                                     "| compiled | numpy; default $DURAK_ENGINE or auto.")] = None,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
-                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine)
+    _work().simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
+                     rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine)
 
 
 @app.command("strategies")
@@ -160,10 +166,8 @@ def bench(
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
     and `durak simulate` end to end beside a plain numba comparator."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals)
+    _work().bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
+                  variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals)
 
 
 @app.command()
@@ -179,18 +183,14 @@ def run(
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
 ) -> None:
     """Run an experiment file: every cell, in parallel, resumable; then write its report."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.run(file=file, deals=deals, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
-             quiet=quiet, check=check)
+    _work().run(file=file, deals=deals, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
+                quiet=quiet, check=check)
 
 
 @app.command()
 def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")]) -> None:
     """Rebuild report.md and report.html from stored results, without simulating."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.report(folder=folder)
+    _work().report(folder=folder)
 
 
 @app.command()
@@ -226,11 +226,9 @@ def compare(
                                              "DELTA.")] = 0.05,
 ) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.compare(strategies=strategies, variant=variant, players=players, deals=deals, matches=matches, seed=seed,
-                 rule=rule, jobs=jobs, as_json=as_json, out=out, design=design, reference=reference,
-                 background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta)
+    _work().compare(strategies=strategies, variant=variant, players=players, deals=deals, matches=matches, seed=seed,
+                    rule=rule, jobs=jobs, as_json=as_json, out=out, design=design, reference=reference,
+                    background=background, until_ci=until_ci, sprt=sprt, swap_hands=swap_hands, alpha=alpha, beta=beta)
 
 
 @app.command()
@@ -251,10 +249,8 @@ def tune(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Tune a strategy's parameters with CMA-ES on duplicate decks; check the winner on fresh decks."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.tune(strategy=strategy, variant=variant, players=players, rule=rule, reference=reference, budget=budget,
-              decks=decks, holdout=holdout, sigma=sigma, seed=seed, jobs=jobs, out=out, as_json=as_json)
+    _work().tune(strategy=strategy, variant=variant, players=players, rule=rule, reference=reference, budget=budget,
+                 decks=decks, holdout=holdout, sigma=sigma, seed=seed, jobs=jobs, out=out, as_json=as_json)
 
 
 @app.command()
@@ -279,11 +275,9 @@ def balance(
     quiet: Annotated[bool, typer.Option(help="No line per round on stderr.")] = False,
 ) -> None:
     """Explore house rules: which make the fairest, most skilful game (first-player advantage against skill)."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
-
-    work.balance(variant=variant, players=players, rule_space=rule_space, target_pp=target_pp, strong=strong,
-                 opponent=opponent, seed=seed, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
-                 quiet=quiet)
+    _work().balance(variant=variant, players=players, rule_space=rule_space, target_pp=target_pp, strong=strong,
+                    opponent=opponent, seed=seed, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
+                    quiet=quiet)
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:
