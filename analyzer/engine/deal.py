@@ -593,6 +593,25 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
     if any(readers) and deal.public is None:
         name = getattr(strategies[readers.index(True)], "name", "?")
         raise ValueError(f"strategy {name!r} reads the public history: start the deal with record=True")
+    answered: list[None] = []  # one entry per answer: each starts the next decision's clock (core.timelimit)
+    try:
+        with bounded(answered, limit=limit):
+            _play_loop(deal, strategies, rng, scores, history, readers, answered)
+    except DecisionTimeout:
+        name = _strategy_name(strategies[deal.current])
+        raise StrategyError(f"strategy {name!r} {describe_limit(limit)}") from None
+    assert deal.outcome is not None
+    return deal.outcome
+
+
+def _strategy_name(strat: object) -> str:
+    """A strategy as messages name it: its ``name``, else its repr."""
+    return getattr(strat, "name", repr(strat))
+
+
+def _play_loop(deal: Deal, strategies: Sequence[object], rng: np.random.Generator, scores: Sequence[int] | None,
+               history: MoveHistory | None, readers: list[bool], answered: list[None]) -> None:
+    """:func:`play_deal`'s loop; ``answered`` gets an entry as each answer comes."""
     while not deal.done:
         phase = deal.phase
         forced = forced_action(deal)
@@ -602,15 +621,13 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
                 history.add(phase, forced, None)
             continue
         strat = strategies[deal.current]
-        name = getattr(strat, "name", repr(strat))
+        name = _strategy_name(strat)
         view = deal.view(scores, history=readers[deal.current])
         try:
-            with bounded(limit=limit):
-                answer = strat.choose(view, rng)  # type: ignore[attr-defined]
-        except DecisionTimeout:
-            raise StrategyError(f"strategy {name!r} {describe_limit(limit)}") from None
+            answer = strat.choose(view, rng)  # type: ignore[attr-defined]
         except Exception as exc:  # a faulty plugin must name itself
             raise StrategyError(f"strategy {name!r} raised {type(exc).__name__}: {exc}") from exc
+        answered.append(None)
         action, suit = checked_answer(answer, name)
         try:
             deal.apply(action, suit)
@@ -619,8 +636,6 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
                                 f"{describe_action(action, suit)}: {exc}") from exc
         if history is not None:
             history.add(phase, action, suit)
-    assert deal.outcome is not None
-    return deal.outcome
 
 
 @dataclass
