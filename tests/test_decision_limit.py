@@ -7,12 +7,14 @@ seconds (analyzer.core.timelimit); the time numba spends compiling is nobody's.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from analyzer.core.cards import parse_card
 from analyzer.core.timelimit import LIMIT_ENV, DecisionTimeout, bounded
 from tests.test_bad_input import assert_user_error, invoke
 
@@ -22,7 +24,8 @@ from analyzer.core.cards import DRAW
 
 
 class Stuck:
-    """Plays its first legal move until four cards were played, then never answers."""
+    """Plays its first legal move until four cards were played, then never answers (``rare``: only in some
+    deals: those where its hand's card ids sum to a multiple of 3 as the fifth or sixth card is played)."""
 
     name = "stuck"
 
@@ -30,7 +33,7 @@ class Stuck:
         self.how = how
 
     def choose(self, view, rng):
-        if len(view.played) >= 4:
+        if len(view.played) >= 4 if self.how != "rare" else len(view.played) in (4, 5) and sum(view.hand) % 3 == 0:
             if self.how == "sleep":
                 time.sleep(3600)
             while True:
@@ -39,19 +42,25 @@ class Stuck:
 '''
 
 
-@pytest.mark.parametrize("how", ["loop", "sleep"])
+@pytest.mark.parametrize("how", ["loop", "sleep", "rare"])
 def test_a_strategy_that_never_answers_ends_the_run_in_one_line_naming_it(tmp_path: Path, monkeypatch, how) -> None:
+    """The scenario is of the deal that got stuck (the replay meets the stuck decision again), also when other
+    deals of the same batch were answered."""
     monkeypatch.setenv(LIMIT_ENV, "10")  # put back after the run (the option sets it for worker processes)
     monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path / "faults"))
     (tmp_path / "stuck.py").write_text(PLUGIN, encoding="utf-8")
     t0 = time.monotonic()
-    res = invoke(["--decision-limit", "0.5", "simulate", "--variant", "czech", "--players", "2", "--deals", "6",
+    res = invoke(["--decision-limit", "0.5", "simulate", "--variant", "czech", "--players", "2", "--deals", "40",
                   "--jobs", "1", "--strategies", f"stuck.py:Stuck?how={how},greedy"], tmp_path)
     line = assert_user_error(res, "strategy 'stuck.py:Stuck?how=", "gave no answer within 0.5 s", "--decision-limit")
     assert time.monotonic() - t0 < 60
     faults = list((tmp_path / "faults").glob("fault-*.toml"))
     assert len(faults) == 1 and str(faults[0]) in line
-    assert "gave no answer within 0.5 s" in faults[0].read_text(encoding="utf-8")  # the replay met it too
+    assert "gave no answer within 0.5 s" in faults[0].read_text(encoding="utf-8")
+    stuck = json.loads(invoke(["replay", str(faults[0]), "--json"], tmp_path).stdout)
+    assert stuck["stopped_at_fault"] and stuck["position_to_act"] == 0
+    if how == "rare":  # the scenario is of the deal that got stuck, at the decision where it did
+        assert sum(parse_card(c) for c in stuck["hand"]) % 3 == 0
 
 
 def _hang() -> None:

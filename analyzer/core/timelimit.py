@@ -44,8 +44,12 @@ MAX_LIMIT = 86_400.0
 class DecisionTimeout(BaseException):
     """A strategy took longer than the limit over one decision.
 
-    A BaseException, so that a strategy's own ``except Exception`` cannot swallow it.
+    A BaseException, so that a strategy's own ``except Exception`` cannot swallow it.  ``answered``: the
+    decisions of the call answered before the one that took too long (its row in the batch), when the
+    call counted them (:func:`bounded`'s ``progress``).
     """
+
+    answered = 0
 
 
 def check_limit(value: float) -> float:
@@ -208,11 +212,18 @@ def bounded(progress: Sized | None = None, decisions: int = 1, limit: float | No
         _start_watchdog()
     try:
         yield
+    except DecisionTimeout as exc:
+        _leave(w)
+        if progress is not None and "answered" not in vars(exc):  # the innermost count names the decision
+            exc.answered = len(progress)
+        raise
     except BaseException:
         _leave(w)
         raise
     if _leave(w):  # answered after the limit (or swallowed the exception): still too late
-        raise DecisionTimeout()
+        late = DecisionTimeout()
+        late.answered = max(len(progress) - 1, 0) if progress is not None else 0
+        raise late
 
 
 def _leave(w: _Watch) -> bool:

@@ -104,9 +104,9 @@ class StrategyCalls(SlotState):
                 a, s = choose_rows(strat, view, self.rng, limit)
         except SimulationError:
             raise
-        except DecisionTimeout:
-            raise StrategyFault(self._where(_name(strat), rows[0]) + ": " + describe_limit(limit),
-                                int(rows[0])) from None
+        except DecisionTimeout as late:
+            row = rows[min(late.answered, len(rows) - 1)]  # the decision that took too long
+            raise StrategyFault(self._where(_name(strat), row) + ": " + describe_limit(limit), int(row)) from None
         except BadAnswer as bad:
             raise StrategyFault(self._where(_name(strat), rows[bad.i]) + f": choose returned {bad.value!r}, not an action "
                                 "(a card id, DRAW or TAKE as an int, with a suit int or None)",
