@@ -1,5 +1,5 @@
 """`python -m analyzer` runs the `durak` CLI."""
 
-from analyzer.cli.app import main
+from analyzer.cli import main
 
 main()

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from analyzer.core.registry import register
+from analyzer.core.registry import Param, check_params, register
 from analyzer.knowledge.ismcts import ismcts_view
 from analyzer.knowledge.search import ViewSearch
-from strategies.pimc import BatchSearch
+from strategies.pimc import BUDGET, BatchSearch
 
 OBJECTIVES = ("auto", "loser", "win", "both")
 
@@ -54,18 +54,15 @@ class Ismcts(BatchSearch):
     description = ("information-set Monte Carlo tree search: `iterations` sampled worlds per decision walk one "
                    "tree of public moves (UCB constant `c`), rollouts with `rollout`, the most visited move")
 
+    #: the numeric parameters and what the compiled search takes of each (checked here; ``durak tune``'s bounds)
+    params = {"iterations": Param(True, 1, 200_000), "c": Param(False, 0, 100),
+              "depth": Param(True, 0, 1_000_000, " of tree levels (0 = no limit)"), "budget": BUDGET}
+
     def __init__(self, *, iterations: int = 5000, c: float = 0.7, rollout: str = "weighted",
                  objective: str = "auto", depth: int = 0, budget: int = 20_000) -> None:
-        if isinstance(iterations, bool) or not isinstance(iterations, int) or not 1 <= iterations <= 200_000:
-            raise ValueError(f"iterations must be a whole number from 1 to 200000, not {iterations!r}")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c <= 100:
-            raise ValueError(f"c must be a number from 0 to 100, not {c!r}")
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-            raise ValueError(f"depth must be a whole number of tree levels (0 = no limit), not {depth!r}")
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-            raise ValueError(f"budget must be a whole number of rollout turns (0 = every iteration), not {budget!r}")
+        v = check_params(self.params, {"iterations": iterations, "c": c, "depth": depth, "budget": budget})
         super().__init__(rollout=rollout, objective=objective)
-        self.iterations, self.c, self.depth, self.budget = iterations, float(c), depth, budget
+        self.iterations, self.c, self.depth, self.budget = v["iterations"], v["c"], v["depth"], v["budget"]
 
     def _search(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
                 keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:

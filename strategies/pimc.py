@@ -69,9 +69,9 @@ import numpy as np
 from analyzer.core.cards import DRAW, TAKE, rank_of
 from analyzer.core.contract import EVENT_KINDS, Action, BatchHistory, BatchView, DecisionView, StrategyError
 from analyzer.core.public import NO_CARD, mask, pack_events, turn_now
-from analyzer.core.registry import get_strategy, register
+from analyzer.core.registry import Param, available, check_params, get_strategy, register
 from analyzer.engine.deal import Deal
-from analyzer.kernel.lineup import compile_lineup
+from analyzer.kernel.lineup import compile_lineup, policy_code
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.positions import encode_deal
 from analyzer.knowledge.observer import Knowledge
@@ -93,6 +93,29 @@ MIN_WORLDS = 32
 TOLERANCE = 0.005
 #: ... with this many standard errors of the paired difference
 Z = 2.5
+#: the largest rollout budget in turns the searches take (the compiled search counts turns in int64; a trillion
+#: turns is years of search)
+MAX_BUDGET = 10**12
+#: the rollout budget as both families check it
+BUDGET = Param(True, 0, MAX_BUDGET, " of rollout turns (0 = no budget)")
+
+
+def compiled_rollout(spec: str) -> object:
+    """The rollout policy named by ``spec``: a strategy with a compiled form (the rollouts run in the kernel),
+    else ValueError naming the parameter and the strategies that have one."""
+    rollout = get_strategy(spec)
+    if policy_code(rollout) is None:
+        names = [n for n in available() if policy_code(_built(n)) is not None]
+        raise ValueError(f"rollout must name a strategy with a compiled form ({', '.join(names)}, with parameters), "
+                         f"not {spec!r}")
+    return rollout
+
+
+def _built(name: str) -> object:
+    try:
+        return get_strategy(name)
+    except ValueError:  # a broken plugin's entry point: no compiled form
+        return None
 
 
 class BatchSearch:
@@ -117,7 +140,9 @@ class BatchSearch:
             raise ValueError(f"objective must be one of {', '.join(self.objectives)}, not {objective!r}")
         self.objective = objective
         self.rollout_spec = rollout
-        self.rollout = get_strategy(rollout)
+        if not isinstance(rollout, str):
+            raise ValueError(f"rollout must name a strategy, not {rollout!r}")
+        self.rollout = compiled_rollout(rollout)
         self._compiled = {}
         self.decisions = 0  # searched decisions, the rollouts they played and the CPU seconds they took
         self.rollouts = 0
@@ -191,18 +216,16 @@ class Pimc(BatchSearch):
                    "until `budget` rollout turns, picks the best mean `objective`; drops an action that cannot beat the "
                    "leader by `tolerance` (with `z` standard errors) and stops when one is left (tolerance=0: every world)")
 
+    #: the numeric parameters and what the compiled search takes of each (checked here; ``durak tune``'s bounds)
+    params = {"worlds": Param(True, 1, 4096), "budget": BUDGET,
+              "tolerance": Param(False, 0, 1e9, " (0 = search to the budget)"),
+              "z": Param(False, 0, 100, " of standard errors", above=True)}
+
     def __init__(self, *, worlds: int = 1024, budget: int = 40_000, rollout: str = "weighted",
                  objective: str = "auto", tolerance: float = TOLERANCE, z: float = Z) -> None:
-        if isinstance(worlds, bool) or not isinstance(worlds, int) or not 1 <= worlds <= 4096:
-            raise ValueError(f"worlds must be a whole number from 1 to 4096, not {worlds!r}")
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-            raise ValueError(f"budget must be a whole number of rollout turns (0 = every world), not {budget!r}")
-        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1e9:
-            raise ValueError(f"tolerance must be a number >= 0 (0 = search to the budget), not {tolerance!r}")
-        if isinstance(z, bool) or not isinstance(z, (int, float)) or not 0 < z < 100:
-            raise ValueError(f"z must be a number of standard errors above 0, not {z!r}")
+        v = check_params(self.params, {"worlds": worlds, "budget": budget, "tolerance": tolerance, "z": z})
         super().__init__(rollout=rollout, objective=objective)
-        self.worlds, self.budget, self.tolerance, self.z = worlds, budget, float(tolerance), float(z)
+        self.worlds, self.budget, self.tolerance, self.z = v["worlds"], v["budget"], v["tolerance"], v["z"]
 
     @staticmethod
     def _key(rng: np.random.Generator) -> int:

@@ -45,6 +45,14 @@ THREAT_FROM = 3
 DEFAULTS = {"w_points": 1.0, "w_wild": -6.0, "w_effect": 2.0, "w_suit_len": 1.5, "w_threat": 5.0, "w_same_rank": 0.5}
 
 
+def _finite(v: int | float) -> bool:
+    """A float64 the compiled policy can hold (an int beyond a float's range is not)."""
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
 @register("weighted")
 class Weighted(ScoredStrategy):
     """Plays the legal card with the best weighted feature score (tunable weights, see the module doc)."""
@@ -78,7 +86,7 @@ class Weighted(ScoredStrategy):
                 raise ValueError(f"give a preset or weights, not both (preset {preset!r} with {', '.join(given)})")
             weights = {**weights, **PRESETS[preset]["weights"]}
         for k, v in weights.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v):
                 raise ValueError(f"weight {k} must be a finite number, not {v!r}")
         self.weights = {k: float(v) for k, v in weights.items()}
 

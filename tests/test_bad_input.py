@@ -457,6 +457,17 @@ CASES: list[Case] = [
      lambda f: ["cells.parquet", "'cell'", "missing"]),
     ("run-scheduler-with-loky", lambda f: ["run", f.exp, "--scheduler", "tcp://127.0.0.1:8786", *RUN],
      lambda f: ["--scheduler", "--backend dask"]),
+    # ---- strategy parameters the compiled search cannot take, the decision time limit, --out a file
+    ("search-budget-beyond-int64", lambda f: SIM + ["--players", "2", "--strategies",
+                                                   "pimc?budget=100000000000000000000,greedy"],
+     lambda f: ["pimc?budget=100000000000000000000", "budget must be a whole number"]),
+    ("search-rollout-not-compiled", lambda f: SIM + ["--players", "2", "--strategies", "pimc?rollout=ismcts,greedy"],
+     lambda f: ["pimc?rollout=ismcts", "rollout must name a strategy with a compiled form"]),
+    ("negative-decision-limit", lambda f: ["--decision-limit", "-1", *SIM],
+     lambda f: ["--decision-limit", "-1.0"]),
+    ("compare-out-is-a-file", lambda f: ["compare", "greedy", "random", "--players", "2", "--deals", "20", "--jobs",
+                                         "1", "--out", f.exp],
+     lambda f: [f"--out {f.exp}", "is a file, not a folder"]),
 ]
 
 

@@ -244,6 +244,8 @@ def _space_file(tmp_path: Path, text: str) -> Path:
     ('kind = "balance"\nvariant = "prague"\n', ("variant", "prague", "czech")),
     ('kind = "balance"\ntarget_pp = -1\n', ("target_pp", "-1")),
     ('kind = "balance"\nfirst_decks = 300\nchunk_decks = 250\n', ("first_decks", "multiple")),
+    ('kind = "balance"\nfirst_decks = 10000000\n', ("key 'first_decks'", "at most max_decks (20,000")),
+    ('kind = "balance"\nfirst_decks = 1000\nmax_decks = 500\n', ("key 'max_decks'", "at least first_decks (1000)")),
     ('kind = "balance"\nstrong = "nosuch"\n', ("strong", "nosuch")),
     ('kind = "balance"\ndeals = 5\n', ("deals", "unknown key")),
     ('kind = "balance"\n[rules]\nsevens = true\n[space]\nsevens = [false, true]\n', ("space.sevens", "[rules]")),

@@ -132,3 +132,13 @@ def test_lost_scheduler_mid_run_keeps_chunks_and_resumes(tmp_path: Path) -> None
         assert json.loads((out / "manifest.json").read_text())["chunks_resumed"] == kept
     finally:
         c.close()
+
+
+def test_a_scheduler_lost_between_rounds_says_rerun_to_resume(cluster: Cluster) -> None:
+    """A run of several rounds connects once per round: a scheduler that served the first and is gone for the
+    next was lost mid-run (it said "cannot connect", as for an address that never answered)."""
+    assert len(list(run_tasks(_pid, [()], jobs=-1, backend="dask", scheduler=cluster.address))) == 1
+    _kill(cluster.scheduler)
+    with pytest.raises(ClusterError, match=r"^lost the Dask scheduler at tcp://.*; finished chunks are kept; "
+                                           r"rerun to resume$"):
+        list(run_tasks(_pid, [()], jobs=-1, backend="dask", scheduler=cluster.address))

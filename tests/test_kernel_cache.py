@@ -9,11 +9,13 @@ an edit to any kernel file never runs a stale compiled kernel.
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from analyzer.kernel import _cache
 
@@ -141,3 +143,55 @@ def test_a_kernel_folder_given_as_base_stands_for_its_parent(tmp_path):
     assert _cache.choose_cache_dir([tmp_path / tag]) == tmp_path / tag
     assert _cache.choose_cache_dir([tmp_path / "kernels-0123456789abcdef"]) == tmp_path / tag  # older sources
     assert _cache.choose_cache_dir([tmp_path / "kernels"]) == tmp_path / "kernels" / tag  # not a kernel folder
+
+
+# --- a damaged or foreign cache ----------------------------------------------------------------------------
+_MIX = ("import numpy as np; from analyzer.kernel.rng import mix; "
+        "print(int(mix(np.uint64(7))), int(mix(np.uint64(12345))))")
+
+
+def _mix_in_child(base: Path) -> subprocess.CompletedProcess[str]:
+    """A small kernel compiled (or loaded) in a fresh process with ``base`` as the cache base."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(base)}
+    return subprocess.run([sys.executable, "-c", _MIX], env=env, capture_output=True, text=True, timeout=300)
+
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "emptied":
+        path.write_bytes(b"")
+    elif how == "truncated":
+        path.write_bytes(data[: len(data) // 3])
+    elif how == "zeroed":
+        path.write_bytes(bytes(len(data)))
+    elif how == "garbled":
+        path.write_bytes(bytes(b ^ 0x5A for b in data))
+    elif how == "foreign":  # a well-formed pickle of something else
+        path.write_bytes(pickle.dumps(("not", "a", "kernel")) if path.suffix == ".nbc" else
+                         pickle.dumps("0.0") + pickle.dumps({"no": "index"}))
+
+
+@pytest.mark.parametrize("kind", ["nbi", "nbc"])
+@pytest.mark.parametrize("how", ["emptied", "truncated", "zeroed", "garbled", "foreign"])
+def test_a_damaged_cache_file_is_rebuilt_with_one_line_naming_the_folder(tmp_path: Path, kind: str, how: str) -> None:
+    """Each kind of cache file (numba's index, its compiled data) damaged each way: the next run gives the clean
+    run's numbers, says once which folder held the bad file, and leaves the cache good for the run after."""
+    clean = _mix_in_child(tmp_path)
+    assert clean.returncode == 0 and clean.stderr == "", clean.stderr
+    files = sorted(tmp_path.glob(f"kernels-*/*/rng.mix-*.{kind}"))
+    assert len(files) == 1, files
+    folder = files[0].parent.parent
+    _damage(files[0], how)
+    damaged = _mix_in_child(tmp_path)
+    assert damaged.returncode == 0, damaged.stderr
+    assert damaged.stdout == clean.stdout
+    lines = damaged.stderr.splitlines()
+    if how == "foreign" and kind == "nbi":  # another numba's index: numba itself passes over it, no damage
+        assert lines == []
+    else:
+        assert len(lines) == 1 and str(folder) in lines[0] and "(rng.mix-" in lines[0], damaged.stderr
+        # the file named is the damaged one; a data file that unpickles but is no kernel is found out past its
+        # index, which goes with it
+        assert files[0].name in lines[0] or (how, kind) == ("foreign", "nbc")
+    after = _mix_in_child(tmp_path)
+    assert after.returncode == 0 and after.stdout == clean.stdout and after.stderr == "", after.stderr

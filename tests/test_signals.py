@@ -168,3 +168,30 @@ def test_kill_9_of_an_idle_parent_takes_its_idle_workers_along(tmp_path: Path) -
     for k in left:
         os.kill(k, signal.SIGKILL)
     assert not left, f"idle workers {left} outlived their killed parent"
+
+
+def _maps(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return ""
+
+
+@pytest.mark.parametrize("moment", ["numpy", "llvmlite", "running"])
+def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(tmp_path: Path, moment: str) -> None:
+    """Ctrl-C while the imports load (numpy's, then numba's libraries just mapped) or during the run: one line,
+    exit 130.  It printed a 20-line KeyboardInterrupt traceback in the first seconds."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.Popen([sys.executable, "-m", "analyzer", "simulate", "--variant", "czech", "--players", "2",
+                          "--deals", "100000000", "--jobs", "1"], cwd=tmp_path, env=env, text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lib = "llvmlite" if moment == "running" else moment
+    deadline = time.monotonic() + 60
+    while lib not in _maps(p.pid) and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.002)
+    if moment == "running":
+        time.sleep(3.0)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert err == "durak: interrupted\n"

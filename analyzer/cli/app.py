@@ -7,6 +7,7 @@ code 2 (issue 6); tracebacks are for bugs only.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -15,7 +16,9 @@ from typing import Annotated
 import typer
 
 from analyzer import __version__
-from analyzer.cli.checks import check_numbers
+from analyzer.cli.checks import check_numbers, fail
+from analyzer.core.timelimit import DEFAULT_LIMIT, LIMIT_ENV, check_limit
+from analyzer.core.timelimit import decision_limit as current_limit
 from analyzer.execution.lifeline import interrupt_line, on_sigterm, was_terminated
 
 # rich_markup_mode=None: click's plain help, which needs no rich import and prints no "<bool>" beside flags
@@ -38,8 +41,19 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                                help="Print the version and exit.")] = False) -> None:
+                                                help="Print the version and exit.")] = False,
+          decision_limit: Annotated[float | None, typer.Option(
+              "--decision-limit", metavar="SECONDS",
+              help=f"Seconds a Python strategy may take over one decision before the run ends naming it "
+                   f"(default {DEFAULT_LIMIT:g}, or ${LIMIT_ENV}; 0 = no limit).")] = None) -> None:
     """Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family)."""
+    try:
+        if decision_limit is not None:  # worker processes inherit it through the environment
+            os.environ[LIMIT_ENV] = repr(check_limit(decision_limit))
+        else:
+            current_limit()  # a bad $DURAK_DECISION_LIMIT: one line now, not a fault at the first decision
+    except ValueError as exc:
+        fail(f"--decision-limit: {exc}" if decision_limit is not None else str(exc))
 
 
 RuleOpt = Annotated[list[str] | None, typer.Option("--rule", "-r", help="Rule option NAME=VALUE (see durak rules); repeatable.")]

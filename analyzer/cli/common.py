@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from analyzer.cli.checks import MAX_COUNT, UsageError, check_jobs, check_seed_jobs, fail, positive
 from analyzer.core.cards import CardError
+from analyzer.core.files import folder_problem
 from analyzer.core.registry import StrategySpecError
 from analyzer.core.rules import RulesError, RuleSet, make_rules, parse_rule_args
 from analyzer.engine.replay import ScenarioError
@@ -63,5 +65,11 @@ def progress(total: int, unit: str, label: str, quiet: bool = False) -> RunProgr
     return RunProgress(total_units=total, total_cells=1, unit=unit, label=label, enabled=not quiet)
 
 
-__all__ = ["MAX_COUNT", "USER_ERRORS", "UsageError", "check_jobs", "check_seed_jobs", "fail", "lineup_of", "positive",
+def check_out(out: Path | None) -> None:
+    """``--out`` names a folder that can be made (checked before the work, not when its files are written)."""
+    if out is not None and (problem := folder_problem(out)):
+        raise UsageError(f"--out {out}: {problem}")
+
+
+__all__ = ["MAX_COUNT", "USER_ERRORS", "UsageError", "check_jobs", "check_out", "check_seed_jobs", "fail", "lineup_of", "positive",
            "progress", "rules_of", "specs_of", "user_errors"]

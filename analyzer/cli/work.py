@@ -23,6 +23,7 @@ from analyzer import api
 from analyzer.cli.common import (
     UsageError,
     check_jobs,
+    check_out,
     check_seed_jobs,
     lineup_of,
     positive,
@@ -274,6 +275,7 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
         positive("--deals", deals)
         positive("--matches", matches)
         check_seed_jobs(seed, jobs)
+        check_out(out)
         if deals is not None and matches is not None:
             raise UsageError("give --deals or --matches, not both")
         if design not in ("field", "round-robin", "hero"):
@@ -452,6 +454,7 @@ def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | 
         if not (math.isfinite(sigma) and sigma > 0):
             raise UsageError(f"--sigma must be a positive number, got {sigma}")
         check_seed_jobs(seed, jobs)
+        check_out(out)
         rules = rules_of(variant, players, rule)
         try:
             target = parse_spec(strategy)[0]
@@ -526,6 +529,7 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
     """Run a checked space and print the recommendations' first lines and where the report is (``as_json``: the
     one JSON object of :func:`analyzer.report.balance_view.balance_json` instead)."""
     folder = out or Path("reports") / space.name
+    check_out(folder)
     if not quiet:
         typer.echo(f"{space.variant} {space.players}p: {len(space.arms):,} rule sets", err=True)
     run_balance(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh, command=command,

@@ -316,9 +316,13 @@ class BatchHistory(_LazyReadOnly):
 
 
 def _read_only(value: Any) -> Any:
-    """An array that cannot be written through this reference (a strategy's copy)."""
+    """An array that cannot be written through this reference (a strategy's copy).
+
+    An array that views another's memory is copied first: a strategy may set ``writeable`` back on its view
+    and write through it, and then must reach nothing but its own copy.
+    """
     if isinstance(value, np.ndarray):
-        value = value.view()
+        value = (value if value.base is None else value.copy()).view()
         value.flags.writeable = False
     return value
 

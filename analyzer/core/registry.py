@@ -29,9 +29,11 @@ import importlib
 import importlib.metadata
 import importlib.util
 import inspect
+import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -133,6 +135,52 @@ def parameters(name: str) -> list[str]:
     return [f"{p.name}={p.default!r}" if p.default is not p.empty else p.name
             for p in sig.parameters.values()
             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """What one numeric strategy parameter accepts: a whole number (``whole``) or any number, from ``lo`` to
+    ``hi`` (``lo`` itself excluded with ``above``), as the compiled path takes it (int64 counts, float64
+    weights); ``meaning`` follows "a whole number" in the message (e.g. " of rollout turns (0 = every world)").
+
+    A strategy lists its parameters in ``params`` (name -> Param) and checks each in its constructor with
+    :meth:`check`, so that a value the compiled search cannot take is refused there, on one line naming the
+    parameter, and ``durak tune`` reads the same bounds.
+    """
+
+    whole: bool
+    lo: float
+    hi: float
+    meaning: str = ""
+    above: bool = False
+
+    def check(self, name: str, value: Any) -> Any:
+        """``value`` (an int for a whole number, a float otherwise), or ValueError naming ``name``."""
+        ok = not isinstance(value, bool) and isinstance(value, (int, float) if not self.whole else int)
+        if ok:
+            try:
+                x = float(value)
+            except OverflowError:
+                ok = False
+            else:
+                ok = math.isfinite(x) and (x > self.lo if self.above else x >= self.lo) and x <= self.hi
+        if not ok:
+            what = "a whole number" if self.whole else "a number"
+            lo = f"above {self.lo:g}" if self.above else f"from {_num(self.lo)}"
+            raise ValueError(f"{name} must be {what}{self.meaning} {lo} to {_num(self.hi)}, not {value!r}")
+        return int(value) if self.whole else float(value)
+
+
+def _num(x: float) -> str:
+    """A bound as a person reads it: 4,096, 1e+12 for the huge, 0.5."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    return f"{x:g}"
+
+
+def check_params(params: Mapping[str, Param], values: Mapping[str, Any]) -> dict[str, Any]:
+    """Each of ``values`` checked by its Param (a strategy constructor's arguments); the converted values."""
+    return {k: params[k].check(k, v) if k in params else v for k, v in values.items()}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:

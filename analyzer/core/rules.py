@@ -13,7 +13,7 @@ import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from analyzer.core.cards import ACE, DECK_LOW_RANK, JACK, KING, QUEEN
 
@@ -56,9 +56,11 @@ class RulesError(ValueError):
     """An impossible or unknown rule setting; the message is one line."""
 
 
-@dataclass(frozen=True)
-class Effect:
-    """G5: what a card does to the next player: draw ``draw`` and/or lose the turn."""
+class Effect(NamedTuple):
+    """G5: what a card does to the next player: draw ``draw`` and/or lose the turn.
+
+    A NamedTuple, immutable for real (a frozen dataclass yields to ``object.__setattr__``): the effect
+    table is shared by every copy of the rules a strategy is handed."""
 
     draw: int = 0
     skip: bool = False
@@ -232,6 +234,21 @@ class RuleSet:
             raise RulesError(f"{self.variant} has no match target by default; set the rule target=POINTS "
                              "to play matches")
         return self
+
+
+def private_copy(rules: RuleSet) -> RuleSet:
+    """A copy of ``rules`` for one strategy alone, down to its effect table.
+
+    ``frozen`` does not stop ``object.__setattr__``: a strategy that writes to
+    the rules it is handed must change only its own copy, never the game's
+    rules nor what another strategy reads.  Every field is immutable for real
+    (ints, text, tuples, :class:`Effect` tuples), so a copy of the fields is a
+    deep copy, at a twentieth of ``copy.deepcopy``'s time: the rules engine
+    makes one per seat and deal.
+    """
+    out = object.__new__(RuleSet)
+    out.__dict__.update(rules.__dict__)  # the cached hash too: an equal copy, in this process
+    return out
 
 
 def format_value(value: Any) -> str:

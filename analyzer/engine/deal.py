@@ -24,7 +24,6 @@ the new card; with nothing left to draw and no legal card the turn passes.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -34,8 +33,9 @@ from analyzer.core.cards import DRAW, KING, QUEEN, TAKE, action_token, card_id, 
 from analyzer.core.contract import DecisionView, History, StrategyError, describe_action, is_action_int
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
 from analyzer.core.public import reads_history
-from analyzer.core.rules import RuleSet
+from analyzer.core.rules import RuleSet, private_copy
 from analyzer.core.streams import DealStream
+from analyzer.core.timelimit import DecisionTimeout, bounded, decision_limit, describe_limit
 from analyzer.engine.explain import why_illegal
 from analyzer.engine.match import MAX_DEALS, first_dealer, match_outcome, next_dealer
 from analyzer.engine.record import DealRecord
@@ -169,8 +169,8 @@ class Deal:
     names: list[str] | None = None
     #: the deal's own random stream for reshuffle=shuffle and forget_rate (core.streams)
     stream: DealStream = field(default_factory=lambda: DealStream(0))
-    #: the strategies' copy of the rules: nothing a strategy does to it reaches the game
-    strategy_rules: RuleSet | None = field(default=None, repr=False)
+    #: by seat, that seat's strategy's own copy of the rules: nothing it does to it reaches the game or another seat
+    strategy_rules: dict[int, RuleSet] = field(default_factory=dict, repr=False)
     #: wilds (G4) in each seat's hand as dealt (set by :meth:`start`, before the first turn)
     wilds_dealt: list[int] = field(default_factory=list)
     #: the public history (issue 13), kept only for a deal started with ``record=True``
@@ -514,10 +514,8 @@ class Deal:
         hand = tuple(self.hands[s])
         if self.phase == "lead_suit":
             hand = hand + (self.pile[-1],)
-        if self.strategy_rules is None:
-            self.strategy_rules = dataclasses.replace(self.rules)
         return DecisionView(
-            rules=self.strategy_rules, seat=s, hand=hand, legal=tuple(self.legal_actions()),
+            rules=self.rules_for(s), seat=s, hand=hand, legal=tuple(self.legal_actions()),
             top=None if self.phase == "lead_suit" else self.top, active_suit=self.active_suit,
             pending_seven=self.pending_seven if self.phase == "seven" else 0,
             hand_sizes=tuple(len(self.hands[(s + k) % n]) for k in range(n)),
@@ -525,6 +523,13 @@ class Deal:
             scores=None if scores is None else tuple(scores[(s + k) % n] for k in range(n)),
             history=self._history(hand) if history else None,
         )
+
+    def rules_for(self, seat: int) -> RuleSet:
+        """Seat ``seat``'s strategy's own copy of the rules (what its views carry)."""
+        rules = self.strategy_rules.get(seat)
+        if rules is None:
+            rules = self.strategy_rules[seat] = private_copy(self.rules)
+        return rules
 
     def _history(self, hand: tuple[int, ...]) -> History:
         if self.public is None:
@@ -584,9 +589,29 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
     (``core.public.reads_history(strategies)`` says when).
     """
     readers = [getattr(s, "uses_history", False) is True for s in strategies]
+    limit = decision_limit()
     if any(readers) and deal.public is None:
         name = getattr(strategies[readers.index(True)], "name", "?")
         raise ValueError(f"strategy {name!r} reads the public history: start the deal with record=True")
+    answered: list[None] = []  # one entry per answer: each starts the next decision's clock (core.timelimit)
+    try:
+        with bounded(answered, limit=limit):
+            _play_loop(deal, strategies, rng, scores, history, readers, answered)
+    except DecisionTimeout:
+        name = _strategy_name(strategies[deal.current])
+        raise StrategyError(f"strategy {name!r} {describe_limit(limit)}") from None
+    assert deal.outcome is not None
+    return deal.outcome
+
+
+def _strategy_name(strat: object) -> str:
+    """A strategy as messages name it: its ``name``, else its repr."""
+    return getattr(strat, "name", repr(strat))
+
+
+def _play_loop(deal: Deal, strategies: Sequence[object], rng: np.random.Generator, scores: Sequence[int] | None,
+               history: MoveHistory | None, readers: list[bool], answered: list[None]) -> None:
+    """:func:`play_deal`'s loop; ``answered`` gets an entry as each answer comes."""
     while not deal.done:
         phase = deal.phase
         forced = forced_action(deal)
@@ -596,12 +621,13 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
                 history.add(phase, forced, None)
             continue
         strat = strategies[deal.current]
-        name = getattr(strat, "name", repr(strat))
+        name = _strategy_name(strat)
         view = deal.view(scores, history=readers[deal.current])
         try:
             answer = strat.choose(view, rng)  # type: ignore[attr-defined]
-        except Exception as exc:  # a faulty plugin must name itself (issue 6)
+        except Exception as exc:  # a faulty plugin must name itself
             raise StrategyError(f"strategy {name!r} raised {type(exc).__name__}: {exc}") from exc
+        answered.append(None)
         action, suit = checked_answer(answer, name)
         try:
             deal.apply(action, suit)
@@ -610,8 +636,6 @@ def play_deal(deal: Deal, strategies: Sequence[object], rng: np.random.Generator
                                 f"{describe_action(action, suit)}: {exc}") from exc
         if history is not None:
             history.add(phase, action, suit)
-    assert deal.outcome is not None
-    return deal.outcome
 
 
 @dataclass

@@ -345,7 +345,11 @@ def parse_space(data: Mapping[str, Any], *, source: str = "<balance>", default_n
         raise err("first_decks", f"must be a multiple of chunk_decks ({chunk}), got {first}")
     eta = _positive_int(data, "eta", 4, err, least=2)
     finalists = _positive_int(data, "finalists", 12, err)
-    max_decks = _positive_int(data, "max_decks", 20_000, err, least=first)
+    max_decks = _positive_int(data, "max_decks", 20_000, err)
+    if max_decks < first:  # blame the key the file set: a first_decks above max_decks's default is first_decks' fault
+        if "max_decks" in data:
+            raise err("max_decks", f"must be at least first_decks ({first}), got {max_decks}")
+        raise err("first_decks", f"must be at most max_decks ({max_decks:,} unless the file sets it), got {first:,}")
     single = data.get("single_changes", True)
     if not isinstance(single, bool):
         raise err("single_changes", f"must be true or false, got {single!r}")

@@ -43,6 +43,9 @@ LOST_AFTER_ENV = "DURAK_DASK_LOST_AFTER"
 POLL = 0.05
 HEALTH_EVERY = 1.0
 RESUME_HINT = "finished chunks are kept; rerun to resume"
+#: schedulers this process has run tasks on: losing one of them later (a run of several rounds reconnects for
+#: each) is a lost cluster mid-run, to be resumed, not an address that never answered
+_served: set[str] = set()
 
 
 class ClusterError(ExperimentError):
@@ -90,12 +93,18 @@ def dask_client(jobs: int, scheduler: str | None, *, timeout: float = CONNECT_TI
     loopback LocalCluster of ``jobs`` one-thread worker processes; closed on exit without hanging."""
     with quiet_dask(), contextlib.ExitStack() as stack:
         if scheduler:
-            check_address(scheduler, timeout)
             try:
-                client = Client(scheduler, set_as_default=False, timeout=f"{timeout}s")
-            except (OSError, ValueError, TimeoutError) as exc:
-                raise ClusterError(f"--scheduler {scheduler!r}: cannot connect: "
-                                   f"{' '.join(str(exc).split()) or type(exc).__name__}") from None
+                check_address(scheduler, timeout)
+                try:
+                    client = Client(scheduler, set_as_default=False, timeout=f"{timeout}s")
+                except (OSError, ValueError, TimeoutError) as exc:
+                    raise ClusterError(f"--scheduler {scheduler!r}: cannot connect: "
+                                       f"{' '.join(str(exc).split()) or type(exc).__name__}") from None
+            except ClusterError as exc:
+                if scheduler in _served:  # it ran this run's earlier tasks: the scheduler died mid-run
+                    raise ClusterError(f"lost the Dask scheduler at {scheduler} ({str(exc).split(': ', 1)[-1]}); "
+                                       f"{RESUME_HINT}") from None
+                raise
         else:
             workers = cores(jobs, cap=False)
             cluster = stack.enter_context(LocalCluster(
@@ -108,6 +117,8 @@ def dask_client(jobs: int, scheduler: str | None, *, timeout: float = CONNECT_TI
         except (TimeoutError, OSError):
             raise ClusterError(f"--scheduler {scheduler!r}: no Dask worker joined within {timeout:g} s "
                                "(start one with: dask worker ADDRESS)") from None
+        if scheduler:
+            _served.add(scheduler)
         yield client
 
 

@@ -36,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from analyzer import __version__
+from analyzer.core.files import folder_problem
 from analyzer.core.rules import format_value
 from analyzer.execution.executor import (  # noqa: F401
     BACKENDS,
@@ -160,9 +161,8 @@ def run_experiment(
     if deals is not None:
         exp = exp.with_count(deals)
     out_dir = Path(out) if out is not None else RUNS / exp.name
-    for parent in (out_dir, *out_dir.parents):
-        if parent.exists() and not parent.is_dir():
-            raise ExperimentError(f"--out {out_dir}: {parent} is a file, not a folder")
+    if problem := folder_problem(out_dir):
+        raise ExperimentError(f"--out {out_dir}: {problem}")
     if exp.tournament:  # design = "round-robin" | "hero": every line-up of a tournament on the same decks
         return run_tournaments(exp, out_dir, jobs=jobs, quiet=quiet, report=report, fresh=fresh or not resume,
                                command=_command(exp, deals, Path(out) if out is not None else None))

@@ -53,6 +53,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from analyzer.core.cards import deck
+from analyzer.core.files import naming, write_text
 from analyzer.core.registry import get_strategy, parse_spec
 from analyzer.core.rules import RuleSet
 from analyzer.execution.executor import run_tasks
@@ -205,14 +206,17 @@ def decks_for(indices: ArrayLike, deck_size: int, seed: int) -> NDArray[np.int8]
     return out
 
 
-def spec_with(name: str, names: Sequence[str], params: ArrayLike) -> str:
-    """``name?k=v,...`` for the parameters (shortest text that reads back as the same float)."""
-    values = ",".join(f"{k}={float(v)!r}" for k, v in zip(names, np.asarray(params, dtype=np.float64)))
+def spec_with(name: str, names: Sequence[str], params: ArrayLike, whole: Iterable[str] = ()) -> str:
+    """``name?k=v,...`` for the parameters (shortest text that reads back as the same float); the parameters
+    named in ``whole`` take whole numbers, so CMA-ES's decimals are rounded to the nearest."""
+    whole = set(whole)
+    values = ",".join(f"{k}={round(float(v))}" if k in whole else f"{k}={float(v)!r}"
+                      for k, v in zip(names, np.asarray(params, dtype=np.float64)))
     return f"{name}?{values}"
 
 
 def hero_objective(rules: RuleSet, strategy: str, names: Sequence[str], *, reference: str | None = None,
-                   background: Sequence[str] | None = None, seed: int = 0) -> Objective:
+                   background: Sequence[str] | None = None, seed: int = 0, whole: Iterable[str] = ()) -> Objective:
     """The per-deck score of ``strategy?names=params`` in every position against a field (deals, G9).
 
     Score on a deck: the candidate's win share averaged over its ``players``
@@ -221,7 +225,7 @@ def hero_objective(rules: RuleSet, strategy: str, names: Sequence[str], *, refer
     decks come from :func:`decks_for` and the strategies' random numbers from
     ``(seed, first deck index, deck count)``, so a candidate's score depends
     on its parameters and the deck indices only.  Parameters left out of
-    ``names`` keep the strategy's defaults.  ``weighted`` plays the best score,
+    ``names`` keep the strategy's defaults; those in ``whole`` are rounded (:func:`spec_with`).  ``weighted`` plays the best score,
     so multiplying all its weights by one positive factor changes no play:
     leave one weight out (e.g. ``w_points`` at 1) so the optimum is a point,
     not a ray.  Measured (czech 2p against greedy, 10-12 generations of 200-500
@@ -241,11 +245,12 @@ def hero_objective(rules: RuleSet, strategy: str, names: Sequence[str], *, refer
     # default of the same strategy, ``reference="weighted"``, must play the default).
     back = list(background) if background is not None else [str(reference)] * (rules.players - 1)
     field_objs = [get_strategy(s.strip()) for s in back]
+    whole = tuple(whole)
     lines = [(p, [None if q == p else field_objs[q - (q > p)] for q in range(rules.players)])
              for p in range(rules.players)]
 
     def objective(params: FloatArray, indices: NDArray[np.int64]) -> FloatArray:
-        cand = get_strategy(spec_with(target, names, params))
+        cand = get_strategy(spec_with(target, names, params, whole))
         decks = decks_for(indices, rules.deck_size, seed)
         ss = np.random.SeedSequence(seed, spawn_key=(int(indices[0]) if len(indices) else 0, len(indices)))
         score = np.zeros(len(indices))
@@ -319,9 +324,10 @@ def write_report(result: TuneResult, folder: Path, *, title: str, spec: str | No
         plt.close(fig)
         text = text.replace("## Curve\n", f"## Curve\n\n![curve]({png[0].name})\n" if png else "## Curve\n", 1)
         paths += saved
-    md.write_text(text)
-    result.curve.to_csv(csv, index=False)
-    js.write_text(json.dumps({"title": title, "spec": spec, "command": command, "start": result.start,
+    write_text(md, text)
+    with naming(csv):
+        result.curve.to_csv(csv, index=False)
+    write_text(js, json.dumps({"title": title, "spec": spec, "command": command, "start": result.start,
                               "tuned": result.tuned, "holdout": result.holdout, "evaluations": result.evaluations},
                              indent=1) + "\n")
     return paths
@@ -347,7 +353,8 @@ HELD = {"weighted": ("w_points",)}
 
 
 def tunable(strategy: str) -> dict[str, float]:
-    """The numeric keyword parameters of a registered strategy with their defaults, less :data:`HELD`."""
+    """The numeric keyword parameters of a registered strategy with their defaults, less :data:`HELD`
+    (what each accepts: :func:`param_bounds`)."""
     target, fixed = parse_spec(strategy)
     if fixed:
         raise TuneError(f"give the strategy to tune without parameters ({target!r}), not {strategy!r}")
@@ -362,6 +369,29 @@ def tunable(strategy: str) -> dict[str, float]:
     if not out:
         raise TuneError(f"strategy {target!r} has no numeric parameters to tune")
     return out
+
+
+def param_bounds(strategy: str, names: Sequence[str]) -> tuple[tuple[list[float], list[float]] | None, set[str]]:
+    """The search bounds of ``names`` and the names that take whole numbers, from the strategy's declared
+    parameters (``params``: analyzer.core.registry.Param) or, without them, from the defaults' types (an int
+    default takes whole numbers).  Bounds only when every name declares them."""
+    obj = get_strategy(parse_spec(strategy)[0])
+    declared = getattr(type(obj), "params", None) or {}
+    try:
+        defaults = {p.name: p.default for p in inspect.signature(type(obj)).parameters.values()}
+    except (TypeError, ValueError):
+        defaults = {}
+    whole = {n for n in names if (declared[n].whole if n in declared else
+                                  isinstance(defaults.get(n), int) and not isinstance(defaults.get(n), bool))}
+    if not names or any(n not in declared for n in names):
+        return None, whole
+    lo = [declared[n].lo + (_above(declared[n].lo) if declared[n].above else 0.0) for n in names]
+    return (lo, [float(declared[n].hi) for n in names]), whole
+
+
+def _above(x: float) -> float:
+    """A step above an excluded lower bound, small against the bound's scale."""
+    return max(abs(x), 1.0) * 1e-6
 
 
 def _parallel_mapper(jobs: int) -> Mapper:
@@ -395,11 +425,14 @@ def tune_strategy(rules: RuleSet, strategy: str, *, reference: str | None = None
                         f"{decks_per_generation:,} decks")
     names = list(start)
     x0 = np.array([start[n] for n in names])
-    objective = hero_objective(rules, target, names, reference=reference or target, seed=seed)
-    res = tune(objective, x0, names=names, sigma0=sigma0, scales=np.maximum(np.abs(x0), 1.0),
+    bounds, whole = param_bounds(target, names)
+    objective = hero_objective(rules, target, names, reference=reference or target, seed=seed, whole=whole)
+    res = tune(objective, x0, names=names, sigma0=sigma0, scales=np.maximum(np.abs(x0), 1.0), bounds=bounds,
                generations=budget // decks_per_generation, decks_per_generation=decks_per_generation,
                holdout=holdout, seed=seed, mapper=_parallel_mapper(jobs) if jobs != 1 else None,
                on_generation=on_generation)
+    res.tuned = {n: float(round(v)) if n in whole else v for n, v in res.tuned.items()}  # as the hold-out played
     moved = {n: v for n, v in res.tuned.items() if abs(v - res.start[n]) >= 1e-3}
-    spec = target if not moved else f"{target}?" + ",".join(f"{n}={v:g}" for n, v in moved.items())
+    spec = target if not moved else f"{target}?" + ",".join(f"{n}={int(v)}" if n in whole else f"{n}={v:g}"
+                                                          for n, v in moved.items())
     return res, spec

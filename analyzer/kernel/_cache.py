@@ -19,6 +19,12 @@ when someone watches it (a terminal; never on stdout, so ``--json`` output stays
 clean, and not into logs or captured streams), and says nothing when the kernel
 is cached: numba keeps an index file ``<module>.<function>-<line>.py*.nbi``
 per cached function, which is cheap to look for.
+
+A cache file numba cannot read (emptied, truncated, zeroed, garbled, or left
+by something else) is a miss, not a crash: :func:`guard_numba_reads` makes
+numba's reads of index and data files treat it so; the file is removed, the
+kernel compiles again and is stored afresh, and one line on stderr names the
+folder (:func:`damaged`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -139,3 +146,67 @@ def announce_if_cold(kernel: str) -> None:
         _announced.add(kernel)
     if is_cold(kernel, FOLDER):
         print(COMPILING if FOLDER is not None else COMPILING_UNCACHED, file=sys.stderr, flush=True)
+
+
+DAMAGED = "durak: the compiled-kernel cache in {folder} had an unreadable file ({name}); removed it, the kernel compiles again"
+_damaged_said: set[str] = set()
+
+
+def damaged(path: Path) -> None:
+    """A cache file numba could not read: remove it (so the compile that follows stores a good one) and say so
+    once per folder and process."""
+    try:
+        path.unlink()
+    except OSError:
+        pass  # gone already (another process), or read-only: numba compiles in memory either way
+    folder = FOLDER if FOLDER is not None and FOLDER in path.parents else path.parent
+    with _announce_lock:
+        if str(folder) in _damaged_said:
+            return
+        _damaged_said.add(str(folder))
+    print(DAMAGED.format(folder=folder, name=path.name), file=sys.stderr, flush=True)
+
+
+def guard_numba_reads() -> None:
+    """Make numba read a cache file it cannot unpickle as a miss (:func:`damaged`), not an exception (once).
+
+    numba lets only a missing file through: an emptied index raised EOFError at every later run, a garbled
+    data file an UnpicklingError, both out of the first kernel call.
+    """
+    from numba.core import caching
+
+    cls = caching.IndexDataCacheFile
+    if getattr(cls, "_durak_guarded", False):
+        return
+    load_index, load_data = cls._load_index, cls._load_data
+
+    def _load_index(self: Any) -> Any:
+        try:
+            return load_index(self)
+        except FileNotFoundError:
+            raise
+        except Exception:
+            damaged(Path(self._index_path))
+            return {}
+
+    def _load_data(self: Any, name: str) -> Any:
+        try:
+            return load_data(self, name)
+        except OSError:
+            raise
+        except Exception:
+            damaged(Path(self._data_path(name)))
+            raise OSError(f"unreadable cache file {name}") from None  # numba's load() takes it for a miss
+
+    def _load_overload(self: Any, sig: Any, target_context: Any) -> Any:
+        try:
+            return load_overload(self, sig, target_context)
+        except Exception:  # read, but not a compiled kernel (rebuilt from a foreign or garbled pickle)
+            damaged(Path(self._cache_file._index_path))
+            return None
+
+    load_overload = caching.Cache._load_overload
+    for owner, name, guarded in ((cls, "_load_index", _load_index), (cls, "_load_data", _load_data),
+                                 (caching.Cache, "_load_overload", _load_overload)):
+        setattr(owner, name, guarded)
+    setattr(cls, "_durak_guarded", True)  # noqa: B010 — a mark on numba's class, not an attribute it declares

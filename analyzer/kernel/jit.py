@@ -30,7 +30,9 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 
 from analyzer.kernel import apart
-from analyzer.kernel._cache import CACHE
+from analyzer.kernel._cache import CACHE, guard_numba_reads
+
+guard_numba_reads()  # an unreadable cache file is a miss: the kernel compiles again
 
 
 class Apart(CPUDispatcher):

@@ -34,7 +34,6 @@ the faulty decision.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,7 +44,7 @@ from analyzer.core.cards import DRAW, TAKE, action_token, suit_of
 from analyzer.core.cards import deck as deck_cards
 from analyzer.core.contract import BatchStrategy
 from analyzer.core.outcomes import END_CAPPED, DealResults, MatchResults
-from analyzer.core.rules import RuleSet
+from analyzer.core.rules import RuleSet, private_copy
 from analyzer.core.streams import deal_key as stream_deal_key
 from analyzer.engine.faults import write_fault_scenario, write_trace_scenario
 from analyzer.engine.match import MAX_DEALS, match_outcome
@@ -344,8 +343,9 @@ class Answers(StrategyCalls):
         #: matches: each slot's dealer and deal of its match (strategies are by player, views show scores)
         self.match_slots = match_slots
         self.matches = match_slots is not None
-        self.view_rules = dataclasses.replace(rules)  # the strategies' own copy: nothing they do reaches the game
         self.strats = list(strategies)
+        #: by position, each strategy's own copy of the rules: nothing it does to it reaches the game or another
+        self.view_rules = [private_copy(rules) for _ in self.strats]
         self.fast = [bool(isinstance(s, BatchStrategy) and hasattr(s, "choose_batch")) for s in self.strats]
         self.rng = rng
         self.where = where
@@ -359,8 +359,8 @@ class Answers(StrategyCalls):
         #: position -> the first position of the same strategy object: one call per object and pause batch
         self.group = np.array([first.get(id(s), -1) for s in self.strats], np.int64)
         self.single = python[0] if len(first) == 1 else None
-        simple = SimplePath(self.view_rules, paused, len(slot_deck), self.matches)
-        self.simple_forms = {i: simple.strategy(s) for i, s in enumerate(self.strats) if not self.fast[i]}
+        self.simple_forms = {i: SimplePath(self.view_rules[i], paused, len(slot_deck), self.matches).strategy(s)
+                             for i, s in enumerate(self.strats) if not self.fast[i]}
 
     def _unit_at(self, row: int) -> str:
         return f"{'match' if self.matches else 'deal'} {self.where.first + int(self.job[row])}{self.where.describe()}"
@@ -379,7 +379,7 @@ class Answers(StrategyCalls):
             rr = self.rows[rows]
             try:
                 if self.fast[g]:
-                    a, s = self._call(strat, True, batch_view(self.view_rules, v, rows, self.matches), rr)
+                    a, s = self._call(strat, True, batch_view(self.view_rules[g], v, rows, self.matches), rr)
                 else:  # the simple path: DecisionViews straight from the paused fields
                     a, s = self._call(self.simple_forms[g], True, rows, rr)
                 # the check reads the kernel's own fields, not the strategy's copies; numpy's names the bad answer

@@ -29,6 +29,7 @@ from analyzer.core.bits import CHUNK_TABLES
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.contract import BatchView, DecisionView, is_action_int
 from analyzer.core.rules import RuleSet
+from analyzer.core.timelimit import bounded
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import RANK_MASKS, bit, popcount, wrap
 from analyzer.kernel.jit import inner
@@ -416,7 +417,10 @@ class SimplePath:
 
     def _answers(self, strat: Any, rows: slice | NDArray[np.int64], rng: np.random.Generator
                  ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        return _answer_arrays(list(map(strat.choose, self.views(rows), repeat(rng))))
+        answers: list[Any] = []
+        with bounded(answers):  # each decision within the time limit: every answer appended starts a clock afresh
+            answers.extend(map(strat.choose, self.views(rows), repeat(rng)))
+        return _answer_arrays(answers)
 
 
 def _answer_arrays(answers: list[Any]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

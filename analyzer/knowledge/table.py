@@ -66,8 +66,10 @@ def _copy_record(record: DealRecord) -> DealRecord:
 
 
 def public_table(deal: Deal, me: int) -> Deal:
-    """``deal`` as seat ``me`` sees it: other hands and the talon emptied, the rest (public) kept."""
+    """``deal`` as seat ``me`` sees it: other hands and the talon emptied, the rest (public) kept, the rules
+    seat ``me``'s own copy (as its views carry)."""
     d = copy_deal(deal)
+    d.rules = deal.rules_for(me)
     d.hands = [list(h) if s == me else [] for s, h in enumerate(deal.hands)]
     d.talon = []
     d.rng = np.random.default_rng(0)

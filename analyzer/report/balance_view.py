@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from analyzer.core.files import write_text
 from analyzer.core.rules import first_mover_text
 from analyzer.report.charts import save_figure  # its import sets the Agg backend, as for every chart
 from analyzer.report.format import count, num_ci, pct, pct_ci, pp_ci
@@ -362,8 +363,8 @@ def write_balance_report(folder: Path) -> list[Path]:
                       ref_name)
     chart = save_figure(fig, folder / "charts" / "pareto")
     blocks = balance_blocks(arms, effects, info, manifest, chart)
-    (folder / "report.md").write_text(render_md(blocks, folder))
-    (folder / "report.html").write_text(render_html(blocks, f"Rule balance: {sp['name']}"))
+    write_text(folder / "report.md", render_md(blocks, folder))
+    write_text(folder / "report.html", render_html(blocks, f"Rule balance: {sp['name']}"))
     return [folder / "report.md", folder / "report.html", *chart]
 
 

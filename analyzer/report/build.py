@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from analyzer.core.files import write_text
 from analyzer.core.report_kinds import REPORT_KINDS, ReportKindError, check_kinds
 from analyzer.report import sentences
 from analyzer.report.render import Block, render_html, render_md
@@ -82,6 +83,6 @@ def build_report(path: str | Path, on_section: Callable[[int], None] | None = No
     if on_section is not None:
         on_section(len(kinds))
     md_path, html_path = d / "report.md", d / "report.html"
-    md_path.write_text(render_md(blocks, d), encoding="utf-8")
-    html_path.write_text(render_html(blocks, f"Durak report: {name}"), encoding="utf-8")
+    write_text(md_path, render_md(blocks, d))
+    write_text(html_path, render_html(blocks, f"Durak report: {name}"))
     return ReportPaths(md_path, html_path, ctx.made)

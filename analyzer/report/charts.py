@@ -25,6 +25,7 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import LogLocator, NullFormatter, PercentFormatter, ScalarFormatter  # noqa: E402
 
+from analyzer.core.files import naming
 from analyzer.stats.tables import rules_text
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
@@ -115,7 +116,8 @@ def save_figure(fig: Figure, stem: str | Path, dpi: int = 110) -> list[Path]:
     with matplotlib.rc_context({"svg.hashsalt": "durak"}):
         for ext in ("png", "svg"):
             p = stem.with_suffix(f".{ext}")
-            fig.savefig(p, dpi=dpi, format=ext, metadata=meta[ext])
+            with naming(p):
+                fig.savefig(p, dpi=dpi, format=ext, metadata=meta[ext])
             out.append(p)
             # the layout the PNG's draw settled is the SVG's too: its engine would measure every label again
             # (constrained layout was about a third of a report's chart time)

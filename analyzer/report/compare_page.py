@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from analyzer.core.files import write_text
 from analyzer.report import compare_view
 from analyzer.report.charts import save_figure
 from analyzer.report.format import p_value, pct, pct_ci, size_ci
@@ -58,5 +59,5 @@ def write_compare_page(out: dict[str, Any], folder: Path, command: str | None = 
               Block("chart", chart, "Paired differences of win rates, row − column (≈ = not distinguishable)"),
               Block("toc", titles), *details[1:]]
     path = folder / "compare.html"
-    path.write_text(render_html(blocks, f"durak compare: {', '.join(out['strategies'])}"), encoding="utf-8")
+    write_text(path, render_html(blocks, f"durak compare: {', '.join(out['strategies'])}"))
     return path

@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.colors import Normalize
 from numpy.typing import NDArray
 
+from analyzer.core.files import write_text
 from analyzer.report.charts import plot_heatmap, save_figure
 from analyzer.report.format import bounds, half_width, p_value, pct2, times
 from analyzer.report.render import Block, render_html, render_md, render_rich
@@ -142,9 +143,9 @@ def heatmap(out: dict[str, Any]) -> Any:
 def write_outputs(out: dict[str, Any], folder: Path, command: str | None = None) -> list[Path]:
     """Write compare.md, compare.json (full precision) and compare_heatmap.png/.svg into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "compare.json").write_text(json.dumps(out, indent=1) + "\n")
+    write_text(folder / "compare.json", json.dumps(out, indent=1) + "\n")
     charts = save_figure(heatmap(out).figure, folder / "compare_heatmap")
-    (folder / "compare.md").write_text(markdown(out, command, folder, charts))
+    write_text(folder / "compare.md", markdown(out, command, folder, charts))
     return [folder / "compare.md", folder / "compare.json", *charts]
 
 
@@ -439,8 +440,8 @@ def write_tournament_report(results: list[dict[str, Any]], folder: Path, *, name
     plt.close(fig)
     blocks = tournament_report_blocks(results, name=name, description=description, command=command, charts=charts,
                                       overview=overview)
-    (folder / "report.md").write_text(render_md(blocks, folder))
-    (folder / "report.html").write_text(render_html(blocks, f"Experiment: {name}"))
+    write_text(folder / "report.md", render_md(blocks, folder))
+    write_text(folder / "report.html", render_html(blocks, f"Experiment: {name}"))
     return [folder / "report.md", folder / "report.html", *overview,
             *(p for c in charts.values() for ps in c.values() for p in ps)]
 

@@ -16,7 +16,6 @@ concerned.  Finished deals are scored together when their slots are refilled
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,7 +24,7 @@ from numpy.typing import NDArray
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.contract import BatchStrategy
 from analyzer.core.outcomes import DealResults, MatchResults
-from analyzer.core.rules import RuleSet
+from analyzer.core.rules import RuleSet, private_copy
 from analyzer.engine.match import first_dealer
 from analyzer.sim.calls import StrategyCalls
 from analyzer.sim.errors import FaultContext, SimulationError
@@ -43,9 +42,10 @@ class BatchSim(Scoring, StrategyCalls, MoveRecorder, PublicRecorder, PlaySteps):
                  deck_rng: np.random.Generator | None = None, trace_jobs: set[int] | None = None,
                  where: FaultContext | None = None, stream_base: int = 0) -> None:
         SlotState.__init__(self, rules, slots, matches, stream_base)
-        #: the strategies get their own copy of the rules: nothing they do to it reaches the game
-        self.view_rules = dataclasses.replace(rules)
         self.strats = list(strategies)
+        #: each position's strategy gets its own copy of the rules: nothing it does to it reaches the game
+        #: or another strategy
+        self.view_rules = [private_copy(rules) for _ in self.strats]
         self.fast = [bool(isinstance(s, BatchStrategy) and hasattr(s, "choose_batch")) for s in self.strats]
         first = {id(s): i for i, s in reversed(list(enumerate(self.strats)))}
         self.strat_group = np.array([first[id(s)] for s in self.strats], np.int64)

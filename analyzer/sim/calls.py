@@ -20,6 +20,7 @@ from analyzer.core.bits import BIT, CHUNK_TABLES, RANK_OF, cards_tuple, popcount
 from analyzer.core.cards import DRAW, N_CARDS, TAKE, card_str
 from analyzer.core.contract import BatchView, DecisionView, describe_action, is_action_int
 from analyzer.core.public import row_histories
+from analyzer.core.timelimit import DecisionTimeout, bounded, decision_limit, describe_limit
 from analyzer.sim.errors import SimulationError, StrategyFault
 from analyzer.sim.state import LEAD, SEVEN, SlotState
 
@@ -31,7 +32,7 @@ class StrategyCalls(SlotState):
     fast: list[bool]
     strat_group: NDArray[np.int64]
     one_strategy: bool
-    view_rules: Any  # the strategies' own copy of the rules
+    view_rules: list[Any]  # by position: each strategy's own copy of the rules
     rng: np.random.Generator
     public: Any  # the public record (analyzer.core.public.PublicRecord) or None
 
@@ -49,7 +50,7 @@ class StrategyCalls(SlotState):
             sidx = self.strat_group[self._strategy_index(ar)]
             groups = [(int(k), ar[m], where_all[m]) for k in np.unique(sidx) for m in [sidx == k]]
         for k, rr, where in groups:
-            view = self._view(rr, where, legal, can_draw, can_take, view_hand)
+            view = self._view(k, rr, where, legal, can_draw, can_take, view_hand)
             strat = self.strats[k]
             try:
                 a, s = self._call(strat, self.fast[k], view, rr)
@@ -64,8 +65,8 @@ class StrategyCalls(SlotState):
             act[where] = a
             suit[where] = s
 
-    def _view(self, rr, where, legal, can_draw, can_take, view_hand) -> BatchView:
-        """The BatchView of slots ``rr``; what few strategies read is computed only when read."""
+    def _view(self, k, rr, where, legal, can_draw, can_take, view_hand) -> BatchView:
+        """The BatchView of slots ``rr`` for strategy ``k``; what few strategies read is computed only when read."""
         ph = self.phase[rr]
         cur = self.cur[rr]
 
@@ -79,7 +80,7 @@ class StrategyCalls(SlotState):
 
         # every array is a fresh copy (fancy indexing), made read-only by the view
         return BatchView(
-            rules=self.view_rules, seat=cur, hand=view_hand[where], legal=legal[where],
+            rules=self.view_rules[k], seat=cur, hand=view_hand[where], legal=legal[where],
             can_draw=can_draw[where], can_take=can_take[where],
             top=np.where(ph == LEAD, -1, self.top[rr]).astype(np.int8),
             active_suit=self.active[rr],
@@ -92,14 +93,20 @@ class StrategyCalls(SlotState):
         return (self.dealer[rows].astype(np.int64) + self.cur[rows]) % self.n
 
     def _call(self, strat, fast: bool, view, rows) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """The strategy's answers as int64 arrays (range checked by :meth:`_check_answers`)."""
+        """The strategy's answers as int64 arrays (range checked by :meth:`_check_answers`); a decision that takes
+        longer than the time limit (analyzer.core.timelimit) is a fault of the strategy."""
+        limit = decision_limit()
         try:
             if fast:
-                a, s = strat.choose_batch(view, self.rng)
+                with bounded(decisions=len(rows), limit=limit):
+                    a, s = strat.choose_batch(view, self.rng)
             else:
-                a, s = choose_rows(strat, view, self.rng)
+                a, s = choose_rows(strat, view, self.rng, limit)
         except SimulationError:
             raise
+        except DecisionTimeout as late:
+            row = rows[min(late.answered, len(rows) - 1)]  # the decision that took too long
+            raise StrategyFault(self._where(_name(strat), row) + ": " + describe_limit(limit), int(row)) from None
         except BadAnswer as bad:
             raise StrategyFault(self._where(_name(strat), rows[bad.i]) + f": choose returned {bad.value!r}, not an action "
                                 "(a card id, DRAW or TAKE as an int, with a suit int or None)",
@@ -147,8 +154,10 @@ def _name(strat: Any) -> Any:
 
 
 # ---------------------------------------------------------------- the simple-path adapter
-def choose_rows(strat, view: BatchView, rng) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """The simple-path adapter: one ``choose`` call per row of a BatchView.
+def choose_rows(strat, view: BatchView, rng, limit: float | None = None
+                ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The simple-path adapter: one ``choose`` call per row of a BatchView, each within the time limit
+    (``limit`` seconds, default analyzer.core.timelimit's; DecisionTimeout once one takes longer).
 
     This loop is the simple path's whole overhead, so it is written for speed:
     arrays become Python lists once (numpy scalars are slow to convert one by
@@ -171,18 +180,19 @@ def choose_rows(strat, view: BatchView, rng) -> tuple[NDArray[np.int64], NDArray
         else [None] * len(kinds)
     acts: list[Any] = []
     suits: list[Any] = []
-    for seat, h, g, kind, top, a_s, p7, hs, talon, p, sc, hi in zip(
-            view.seat.tolist(), view.hand.tolist(), view.legal.tolist(), kinds, tops, suits_in,
-            view.pending_seven.tolist(), sizes, view.talon_size.tolist(), view.played.tolist(), scores, histories):
-        a, s = choose(new(DecisionView, (
-            rules, seat,
-            t0[h & 0x1FFF] + t1[(h >> 13) & 0x1FFF] + t2[(h >> 26) & 0x1FFF] + t3[h >> 39],
-            t0[g & 0x1FFF] + t1[(g >> 13) & 0x1FFF] + t2[(g >> 26) & 0x1FFF] + t3[g >> 39] + extra[kind],
-            top, a_s, p7, hs, talon,
-            frozenset(t0[p & 0x1FFF] + t1[(p >> 13) & 0x1FFF] + t2[(p >> 26) & 0x1FFF] + t3[p >> 39]),
-            sc, hi)), rng)
-        acts.append(a)
-        suits.append(-1 if s is None else s)
+    with bounded(acts, limit=limit):  # each answer appended starts the next decision's clock
+        for seat, h, g, kind, top, a_s, p7, hs, talon, p, sc, hi in zip(
+                view.seat.tolist(), view.hand.tolist(), view.legal.tolist(), kinds, tops, suits_in,
+                view.pending_seven.tolist(), sizes, view.talon_size.tolist(), view.played.tolist(), scores, histories):
+            a, s = choose(new(DecisionView, (
+                rules, seat,
+                t0[h & 0x1FFF] + t1[(h >> 13) & 0x1FFF] + t2[(h >> 26) & 0x1FFF] + t3[h >> 39],
+                t0[g & 0x1FFF] + t1[(g >> 13) & 0x1FFF] + t2[(g >> 26) & 0x1FFF] + t3[g >> 39] + extra[kind],
+                top, a_s, p7, hs, talon,
+                frozenset(t0[p & 0x1FFF] + t1[(p >> 13) & 0x1FFF] + t2[(p >> 26) & 0x1FFF] + t3[p >> 39]),
+                sc, hi)), rng)
+            acts.append(a)
+            suits.append(-1 if s is None else s)
     return answer_arrays(acts, suits)
 
 

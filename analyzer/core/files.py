@@ -1,0 +1,39 @@
+"""Writing output files so that a failure names the file.
+
+A full disk (ENOSPC) or a quota (EDQUOT) fails a ``write`` or a ``close``,
+and Python's OSError then carries no file name: the user read "No space left
+on device" with no word of where.  :func:`naming` puts the path on such an
+error; :func:`write_text` writes a report's text file through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def naming(path: str | Path) -> Iterator[None]:
+    """An OSError raised inside without a file name gets ``path`` as its file name (the CLI's one line shows it)."""
+    try:
+        yield
+    except OSError as exc:
+        if not exc.filename:
+            exc.filename = str(path)
+        raise
+
+
+def write_text(path: Path, text: str) -> None:
+    """``path.write_text(text)`` (UTF-8); an OSError names ``path``."""
+    with naming(path):
+        path.write_text(text, encoding="utf-8")
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why ``folder`` cannot be made or used as an output folder (``"x is a file, not a folder"``), else None:
+    checked before a run, so that ``--out FILE`` is one clear line at once, not ``File exists`` at the end."""
+    for parent in (folder, *folder.parents):
+        if parent.exists() and not parent.is_dir():
+            return f"{parent} is a file, not a folder"
+    return None
