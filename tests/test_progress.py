@@ -70,3 +70,24 @@ def test_simulate_logs_progress_lines_unless_quiet(monkeypatch: pytest.MonkeyPat
         assert lines == []
     else:
         assert lines and all(LINE.match(x) for x in lines), result.stderr
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_balance_logs_progress_lines_within_a_round_unless_quiet(monkeypatch: pytest.MonkeyPatch, tmp_path: Any,
+                                                                quiet: bool) -> None:
+    """`durak balance` piped: a round's deals as plain lines (a czech round can take many minutes), not only a
+    line when the round ends; --quiet silences both."""
+    monkeypatch.setenv("DURAK_PROGRESS_SECONDS", "0.01")
+    monkeypatch.setenv("DURAK_SIMULATOR", "tests.planted_sim")
+    monkeypatch.setenv("PLANTED_SLEEP", "0.05")
+    monkeypatch.chdir(tmp_path)
+    space = tmp_path / "s.toml"
+    space.write_text('kind = "balance"\nvariant = "czech"\nplayers = 4\nstrong = "weighted"\ntarget_pp = 8.0\n'
+                     'first_decks = 250\nfinalists = 1\nsingle_changes = false\ntrace = ""\n'
+                     '[space]\nsevens = [false, true]\neight_stop = [false, true]\n')
+    res = CliRunner().invoke(app, ["balance", "--rule-space", str(space), "--jobs", "1", "--out", "b",
+                                   *(["--quiet"] if quiet else [])])
+    assert res.exit_code == 0, res.output
+    lines = [ln for ln in res.stderr.splitlines() if ln.startswith("durak: balance round 0: ")]
+    assert bool(lines) is not quiet, res.stderr
+    assert all(" deals (" in ln and "deals/s" in ln for ln in lines)

@@ -65,6 +65,7 @@ from analyzer.engine.choices import count_choices
 from analyzer.execution import lineup as lineups
 from analyzer.execution.balance_space import DEPENDS, BalanceSpace
 from analyzer.execution.executor import DEFAULT_SIMULATOR, import_simulator, run_tasks, simulator_path, strategy_resolver
+from analyzer.execution.progress import RunProgress
 from analyzer.execution.seeds import chunk_seed
 from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, atomic_write, parquet_bytes
 from analyzer.execution.tournament_run import deal_engine, play_deals
@@ -234,8 +235,9 @@ class Search:
     """The state of one exploration: each arm's per-deck columns by chunk, played or read back in order."""
 
     def __init__(self, space: BalanceSpace, store: TaskStore, *, simulator: str, jobs: int, backend: str,
-                 scheduler: str | None) -> None:
+                 scheduler: str | None, progress: bool = False) -> None:
         self.space, self.store, self.simulator = space, store, simulator
+        self.progress = progress  # a bar on a terminal, else a line every ~10 s on stderr, within each round
         self.jobs, self.backend, self.scheduler = jobs, backend, scheduler
         self.chunks: dict[int, dict[int, Columns]] = {a.index: {} for a in space.arms}
         self.cards: dict[int, dict[int, Columns]] = {a.index: {} for a in space.arms}
@@ -267,10 +269,14 @@ class Search:
         specs = [sp.strong, *sp.opponents]
         calls = [(t, cut[t], {a: sp.arms[a].rules for a, _ in cut[t]}, specs, sp.seed, sp.chunk_decks,
                   self.simulator, *([sp.trace] if card else [])) for t in todo]
-        for t, cols in run_tasks(_job, calls, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler):
-            self._keep(have, cut[t], self.store.put(self.round, t, cut[t], cols, columns))
-            self.deals += len(cut[t]) * per_chunk
-            self.deals_now += len(cut[t]) * per_chunk
+        label = f"balance round {self.round}" + (" (report card)" if card else "")
+        with RunProgress(total_units=sum(len(cut[t]) for t in todo) * per_chunk, total_cells=1, unit="deals",
+                         label=label, enabled=self.progress and bool(todo)) as bar:
+            for t, cols in run_tasks(_job, calls, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler):
+                self._keep(have, cut[t], self.store.put(self.round, t, cut[t], cols, columns))
+                self.deals += len(cut[t]) * per_chunk
+                self.deals_now += len(cut[t]) * per_chunk
+                bar.advance(len(cut[t]) * per_chunk)
         self.round += 1
 
     @staticmethod
@@ -500,10 +506,12 @@ def full_grid_deals(search: Search) -> int:
 
 def run_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backend: str = "loky",
                 scheduler: str | None = None, fresh: bool = False, simulator: str | None = None,
-                report: bool = True, command: str = "", on_round: Callable[[str], None] | None = None) -> Path:
+                report: bool = True, command: str = "", on_round: Callable[[str], None] | None = None,
+                progress: bool = False) -> Path:
     """Explore ``space`` (module doc) and write ``out_dir``: results/, manifest.json and the report.
 
-    ``on_round(line)`` hears one line per round (the command prints them on stderr).
+    ``on_round(line)`` hears one line per round (the command prints them on stderr); ``progress`` shows the
+    deals within each round (:class:`analyzer.execution.progress.RunProgress`).
     """
     sim = simulator_path(simulator)
     fp, record = balance_fingerprint(space, sim)
@@ -512,7 +520,7 @@ def run_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backend: 
     t0 = time.perf_counter()
     load = os.getloadavg()
     tasks = TaskStore(store, space.chunk_decks)
-    search = Search(space, tasks, simulator=sim, jobs=jobs, backend=backend, scheduler=scheduler)
+    search = Search(space, tasks, simulator=sim, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress)
     try:
         found = explore(search, on_round)
     finally:
