@@ -262,3 +262,14 @@ def test_balance_seat_rates_agree_with_an_independent_simulate_pr2(tmp_path: Pat
             se_b = (seat["win_hi"] - seat["win_lo"]) / 3.92
             se_s = (ci[1] - ci[0]) / 3.92
             assert abs(mine - theirs) < 3.5 * float(np.hypot(se_b, se_s)), (k, mine, theirs)
+
+
+def test_an_option_that_changes_only_the_durak_is_not_a_twin_of_the_reference(tmp_path: Path) -> None:
+    """Seat fairness counts the дурак: a rule set whose fair table has the reference's winners but other дураки
+    (planted: eight_stop moves the дурак only) is a real single change, never skipped as playing the same."""
+    space = {**SMALL, "single_changes": True, "space": {"eight_stop": [False, True]}, "finalists": 1}
+    run_balance(parse_space(space), tmp_path / "b", jobs=1, simulator=SEATS, report=False)
+    arms = pd.read_parquet(tmp_path / "b" / "results" / "arms.parquet")
+    change = arms[arms["rules"] == "eight_stop=on"].iloc[0]
+    assert not change["final_same_outcomes"]
+    assert "the fairest single change" in str(change["picked"])

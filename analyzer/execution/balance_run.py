@@ -411,6 +411,7 @@ def finalist_rows(search: Search, finalists: Iterable[int], start: int, stop: in
     minimises, and paired differences from the reference arm on the same decks (``vs``)."""
     sp = search.space
     ref = search.per_deck(sp.reference, start, stop)
+    ref_cols = search.columns(sp.reference, start, stop)
     fixed = anchors(sp)
     rows = []
     for a in finalists:
@@ -421,6 +422,11 @@ def finalist_rows(search: Search, finalists: Iterable[int], start: int, stop: in
         row.update({f"{prefix}{k}": v for k, v in s.items()})
         row[f"{prefix}cost"] = bal.cost(s, sp.fairness)
         mine = search.per_deck(a, start, stop)
+        cols = search.columns(a, start, stop)
+        n = min(len(cols["winner"]), len(ref_cols["winner"]))
+        # the fair table's winner and дурак those of the reference rules on every deck both played: an option
+        # that changes nothing the seats get (:func:`analyzer.stats.balance.same_play`)
+        row[f"{prefix}same_outcomes"] = bool(all(np.array_equal(cols[k][:n], ref_cols[k][:n]) for k in ("winner", "durak")))
         for m in ("fpa", *(f"skill{j}" for j in range(len(sp.opponents))), "turns", "jack"):
             e = bal.paired(mine[m], ref[m])
             row[f"{vs}{m}"], row[f"{vs}{m}_lo"], row[f"{vs}{m}_hi"] = float(e.est), float(e.lo), float(e.hi)

@@ -135,7 +135,7 @@ def finalists_table(fin: pd.DataFrame, opponents: list[str], variant: str, playe
         "vs reference: first mover": [_vs(r, "fpa") for _, r in rows],
         "vs reference: skill": [_vs(r, "skill0") for _, r in rows],
         "decks": [count(x) for x in fin["final_decks"]],
-        "fair table's winners": np.where(same_play(fin), "the reference's on every deck", ""),
+        "fair table's outcomes": np.where(same_play(fin), "the reference's on every deck", ""),
         "picked as": fin["picked"].fillna(""),
     })
 

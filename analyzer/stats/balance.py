@@ -213,9 +213,9 @@ def main_effects(matrices: Mapping[str, NDArray[np.floating[Any]]], values: pd.D
 
 
 def same_play(fin: pd.DataFrame) -> pd.Series:
-    """Finalists whose fair table had the reference rules' winner on every deck both played (a paired difference
-    of exactly 0 with no spread): an option that changes only who is the дурак, or nothing the strong player does."""
-    return (fin[["vs_ref_fpa", "vs_ref_fpa_lo", "vs_ref_fpa_hi"]] == 0).all(axis=1) & ~fin["reference"]
+    """Finalists whose fair table had the reference rules' winner and дурак on every deck both played: an option
+    that changes nothing the seats get (an option that changes only the дурак does change seat fairness)."""
+    return fin["final_same_outcomes"].astype(bool) & ~fin["reference"]
 
 
 def eligible(fin: pd.DataFrame, capped_alarm: float) -> pd.DataFrame:
