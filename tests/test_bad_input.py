@@ -253,6 +253,8 @@ CASES: list[Case] = [
     ("nan-float-value", lambda f: SIM + ["--rule", "forget_rate=nan"], lambda f: ["'nan'", "'forget_rate'"]),
     ("option-that-cannot-act", lambda f: SIM + ["--rule", "seven_chain=accumulate"],
      lambda f: ["seven_chain=accumulate", "without sevens=on"]),
+    ("last-effect-without-effects", lambda f: SIM + ["--rule", "serve_last_effect=on"],
+     lambda f: ["serve_last_effect=on", "sevens=on or eight_stop=on"]),
     ("zero-target", lambda f: SIM + ["--rule", "target=0"], lambda f: ["'0'", "'target'"]),
     ("option-of-other-variant",
      lambda f: SIM + ["--variant", "prague", "--players", "3", "--rule", "sevens=on"], lambda f: ["'sevens'", "prague"]),

@@ -172,6 +172,8 @@ def test_option_table_every_option_settable_by_override(variant, option):
     """Option names: each option of the table is settable through make_rules overrides (typed value)."""
     text, value = _non_default(variant, option)
     partner = dict([NEEDS[option]]) if option in NEEDS else {}  # seven_chain acts with sevens on (CZ8)
+    if option == "serve_last_effect" and variant == "czech":  # G9: it needs an effect card to serve (CZ8)
+        partner = {"sevens": True}
     r = make_rules(variant, PLAYERS[variant], {option: value, **partner})
     assert getattr(r, option) == value
     assert r.changed().get(option) == value
@@ -182,6 +184,8 @@ def test_option_table_every_option_settable_by_cli_string(variant, option):
     """Option names: `--rule name=value` strings through parse_rule_args reach the RuleSet."""
     text, value = _non_default(variant, option)
     partner = [f"{NEEDS[option][0]}=on"] if option in NEEDS else []
+    if option == "serve_last_effect" and variant == "czech":  # G9: it needs an effect card to serve (CZ8)
+        partner = ["sevens=on"]
     args = parse_rule_args([f"{option}={text}", *partner])
     assert args[option] == text
     r = make_rules(variant, PLAYERS[variant], args)
@@ -391,3 +395,14 @@ def test_options_that_can_act_are_taken_and_nothing_is_inactive() -> None:
     assert make_rules("czech", 4, {"last_card_call": True, "forget_rate": 0.3}).inactive() == {}
     assert make_rules("czech", 4, {"seven_chain": "transfer"}).inactive() == {}  # the default: nothing claimed
     assert all(make_rules(v).inactive() == {} for v in ("czech", "prague", "svinya"))
+
+
+def test_g9_serving_the_last_effect_without_an_effect_card_is_refused_naming_what_it_needs():
+    """G9/CZ8: czech without sevens or eight_stop has no effect card, so serve_last_effect=on would change nothing:
+    refused in one line naming the options that give it something to serve; prague's cards have effects (PR5)."""
+    with pytest.raises(RulesError, match=r"serve_last_effect=on changes nothing without .*sevens=on or eight_stop=on"):
+        make_rules("czech", 4, {"serve_last_effect": True})
+    assert make_rules("czech", 4, {"serve_last_effect": True, "eight_stop": True}).serve_last_effect
+    assert make_rules("prague", 4, {"serve_last_effect": True}).serve_last_effect
+    assert make_rules("czech", 4, {"serve_last_effect": True}, inactive_ok=True).inactive() == {
+        "serve_last_effect": "an effect card (sevens=on or eight_stop=on)"}

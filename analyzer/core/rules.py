@@ -199,9 +199,13 @@ class RuleSet:
     def inactive(self) -> dict[str, str]:
         """Options set away from their default that cannot act under the others (:data:`NEEDS`): name -> what it
         needs, e.g. ``{"seven_chain": "sevens=on"}``."""
-        return {k: f"{p}={format_value(v)}" for k, (p, v) in NEEDS.items()
-                if self.variant in OPTIONS[k][2] and getattr(self, k) != OPTIONS[k][2][self.variant]
-                and getattr(self, p) != v}
+        out = {k: f"{p}={format_value(v)}" for k, (p, v) in NEEDS.items()
+               if self.variant in OPTIONS[k][2] and getattr(self, k) != OPTIONS[k][2][self.variant]
+               and getattr(self, p) != v}
+        if self.serve_last_effect and not any(e != Effect() for e in self.effects):
+            # G9: with no effect card (czech without sevens and eight_stop, CZ8) no last card has an effect to serve
+            out["serve_last_effect"] = "an effect card (sevens=on or eight_stop=on)"
+        return out
 
     def describe(self) -> str:
         """The one text form of the rules: ``sevens=on, seven_chain=accumulate`` or ``default rules``.

@@ -222,7 +222,9 @@ def expand(variant: str, players: int, fixed: Mapping[str, Any], space: Mapping[
             if opt in values and {**fixed, **values}.get(parent, getattr(reference, parent, None)) != when:
                 values[opt] = getattr(reference, opt)
         try:
-            rules = make_rules(variant, players, {**fixed, **values})
+            # a rule set where an option cannot act (serve_last_effect with no effect card) is still an arm: the
+            # search sees it play every deck as the simpler one and lets that stand for both
+            rules = make_rules(variant, players, {**fixed, **values}, inactive_ok=True)
         except RulesError:
             continue  # e.g. a deck too small for the hand: the combination is not a game
         key = rules.describe()
