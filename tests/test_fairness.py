@@ -82,7 +82,7 @@ def test_seat_fairness_interval_covers_the_truth_93_to_97_percent_on_planted_tab
     reps = 400
     hits_decks = hits_counts = 0
     for _ in range(reps):
-        w, d = _draw(rng, 1000, win, loser)
+        w, d = _draw(rng, 2000, win, loser)
         f = fairness.from_decks(w, d, 4)
         hits_decks += f.lo <= truth <= f.hi
         c = fairness.from_counts(np.bincount(w, minlength=4), np.bincount(d, minlength=4), len(w), 4)
