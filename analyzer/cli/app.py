@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from analyzer import __version__
-from analyzer.cli.common import user_errors
+from analyzer.cli.common import UsageError, specs_of, user_errors
 from analyzer.core.cards import cards_str
 from analyzer.core.option_docs import MEANING
 from analyzer.core.registry import available, get_strategy, parameters
@@ -25,6 +25,13 @@ from analyzer.execution.lifeline import interrupt_line, on_sigterm, was_terminat
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Monte Carlo strategy analyzer for czech, prague and svinya (Czech Durak family).")
+
+
+def _work() -> Any:
+    """The commands' heavy half (analyzer.cli.work), imported only by the commands that play."""
+    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+
+    return work
 
 
 def _version(value: bool) -> None:
@@ -94,7 +101,7 @@ def simulate(
                                                     "| compiled | numpy; default $DURAK_ENGINE or auto.")] = None,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+    work = _work()
 
     work.simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
                   rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine)
@@ -145,7 +152,7 @@ def bench(
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
     and `durak simulate` end to end beside a plain numba comparator."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+    work = _work()
 
     work.bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
                variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals)
@@ -164,7 +171,7 @@ def run(
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
 ) -> None:
     """Run an experiment file: every cell, in parallel, resumable; then write its report."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+    work = _work()
 
     work.run(file=file, deals=deals, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
              quiet=quiet, check=check)
@@ -173,7 +180,7 @@ def run(
 @app.command()
 def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")]) -> None:
     """Rebuild report.md and report.html from stored results, without simulating."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+    work = _work()
 
     work.report(folder=folder)
 
@@ -211,7 +218,7 @@ def compare(
                                              "DELTA.")] = 0.05,
 ) -> None:
     """Compare strategies on duplicate deals: every deck is played by every line-up of the design."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+    work = _work()
 
     work.compare(strategies=strategies, variant=variant, players=players, deals=deals, matches=matches, seed=seed,
                  rule=rule, jobs=jobs, as_json=as_json, out=out, design=design, reference=reference,
@@ -236,7 +243,7 @@ def tune(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Tune a strategy's parameters with CMA-ES on duplicate decks; check the winner on fresh decks."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+    work = _work()
 
     work.tune(strategy=strategy, variant=variant, players=players, rule=rule, reference=reference, budget=budget,
               decks=decks, holdout=holdout, sigma=sigma, seed=seed, jobs=jobs, out=out, as_json=as_json)
@@ -264,11 +271,42 @@ def balance(
     quiet: Annotated[bool, typer.Option(help="No line per round on stderr.")] = False,
 ) -> None:
     """Explore house rules: which make the fairest, most skilful game (first-player advantage against skill)."""
-    from analyzer.cli import work  # loads numba and pandas, which --help, rules and replay never need
+    work = _work()
 
     work.balance(variant=variant, players=players, rule_space=rule_space, target_pp=target_pp, strong=strong,
                  opponent=opponent, seed=seed, out=out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
                  quiet=quiet)
+
+
+@app.command()
+def solve(
+    variant: Annotated[str, typer.Option(help="czech | prague | svinya (two players)")] = "czech",
+    deck: Annotated[int, typer.Option(help="Research deck size: whole ranks of four suits (not a RULES.md deck).")] = 8,
+    hand: Annotated[int, typer.Option(help="Cards dealt to each player.")] = 2,
+    strategies: Annotated[str | None, typer.Option(help="Strategies to measure, comma separated "
+                                                        "(default: every built-in that plays from its view).")] = None,
+    target: Annotated[float, typer.Option(help="Stop CFR+ when the exploitability is below this (stake 1).")] = 0.001,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Solve a research size of a two-player variant exactly (CFR+) and measure how far strategies are from it."""
+    with user_errors():
+        if not 0 < target < 1:
+            raise UsageError(f"--target must be between 0 and 1, got {target}")
+        specs = specs_of([strategies], "--strategies") if strategies else None
+        say = (lambda _s: None) if as_json else (lambda s: typer.echo(s, err=True))
+        out = _work().solve_size(variant, deck, hand, strategies=specs, target=target, on_progress=say)
+    if as_json:
+        keys = ("variant", "deck", "hand", "research_size", "exploitability", "first_mover_value", "strategies",
+                "wild_effect", "iterations", "nodes", "information_sets", "build_seconds", "solve_seconds",
+                "turn_cap", "not_measured")
+        typer.echo(json.dumps({k: out[k] for k in keys}))
+        return
+    typer.echo(f"{variant} 2p, research deck of {deck} (ranks {out['cards']}), hands of {hand}, cap {out['turn_cap']} turns")
+    typer.echo(f"equilibrium: exploitability {out['exploitability']:.5f}, first mover's value "
+               f"{out['first_mover_value']:+.4f} ({out['iterations']} CFR+ iterations, {out['nodes']:,} nodes, "
+               f"{out['information_sets']:,} information sets)")
+    for spec, d in out["strategies"].items():
+        typer.echo(f"  {spec:32s} exploitability {d['exploitability']:.4f}  loss {d['loss']:+.4f}")
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:

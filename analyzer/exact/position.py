@@ -150,6 +150,16 @@ class Position:
             c.deal = _copy_deal(self.deal)
         return c
 
+    def child(self, action: int) -> Position:
+        """A new position after ``action``; cheaper than clone-then-apply, as the move copies the deal anyway
+        (:meth:`apply` never changes a deal it did not copy first)."""
+        c = copy.copy(self)
+        c.dealt, c.placed, c.unplaced = list(self.dealt), list(self.placed), set(self.unplaced)
+        c.public, c.history = list(self.public), list(self.history)
+        c.private = [list(p) for p in self.private]
+        c.apply(action)
+        return c
+
     def current_player(self) -> int:
         """The position to act, CHANCE (-1) or TERMINAL (-4)."""
         if self.deal is None or self.waiting is not None:
@@ -250,7 +260,8 @@ class Position:
         if action not in self.legal_actions():
             raise ValueError(f"illegal action {action_text(action, self.rules)}: legal are "
                              + " ".join(action_text(a, self.rules) for a in self.legal_actions()))
-        self.before = _copy_deal(self.deal)
+        self.before = self.deal
+        self.deal = _copy_deal(self.deal)
         self.waiting = decode_action(action, self.rules)
         self.move = ((self.deal.current - 1) % self.n, action_text(action, self.rules))
         self.placed = []

@@ -18,7 +18,7 @@ from analyzer.core.rules import RulesError, RuleSet, make_rules
 #: The research sizes this project solves: (deck, hand) pairs, deck of 12 to 20 cards, hands of 2 to 4.
 SIZES = ((12, 2), (16, 2), (16, 3), (20, 3), (20, 4))
 #: Turns after which a research deal is capped (G10).
-RESEARCH_TURN_CAP = 24
+RESEARCH_TURN_CAP = 12
 
 
 def research_ranks(rules: RuleSet, deck: int) -> tuple[int, ...]:
