@@ -95,3 +95,19 @@ def test_a_strategy_that_reads_the_history_plays_through_a_bot() -> None:
 def test_the_action_ids_name_a_wild_and_its_suit() -> None:
     rules = pyspiel.load_game("durak_czech").rules
     assert decode_action(54 + 4 * 2 + 1, rules) == (9 * 4 + 2, 1)  # JH naming C
+
+
+def test_our_cfr_plus_solves_kuhn_poker_as_openspiel_measures_it() -> None:
+    """Kuhn poker's value is -1/18 for the first player; OpenSpiel's own best response agrees with ours."""
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    from analyzer.exact import solver
+    from analyzer.openspiel.convert import policy_of, tree_of
+
+    game = pyspiel.load_game("kuhn_poker")
+    tree = tree_of(game)
+    sol = solver.solve(tree, target=1e-4, max_iterations=20_000)
+    assert sol.first_mover_value == pytest.approx(-1 / 18, abs=2e-3)
+    theirs = os_exploitability.exploitability(game, policy_of(game, tree, sol.sigma))
+    assert theirs == pytest.approx(sol.exploitability, abs=1e-9) and theirs < 1e-4
+

@@ -286,6 +286,7 @@ def solve(
     strategies: Annotated[str | None, typer.Option(help="Strategies to measure, comma separated "
                                                         "(default: every built-in that plays from its view).")] = None,
     target: Annotated[float, typer.Option(help="Stop CFR+ when the exploitability is below this (stake 1).")] = 0.001,
+    out: Annotated[Path | None, typer.Option(help="Also write solve.json and solve.md to this folder.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Solve a research size of a two-player variant exactly (CFR+) and measure how far strategies are from it."""
@@ -294,18 +295,23 @@ def solve(
             raise UsageError(f"--target must be between 0 and 1, got {target}")
         specs = specs_of([strategies], "--strategies") if strategies else None
         say = (lambda _s: None) if as_json else (lambda s: typer.echo(s, err=True))
-        out = _work().solve_size(variant, deck, hand, strategies=specs, target=target, on_progress=say)
+        work = _work()
+        res = work.solve_size(variant, deck, hand, strategies=specs, target=target, on_progress=say)
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "solve.json").write_text(json.dumps(res, indent=1) + "\n")
+            (out / "solve.md").write_text(work.solve_markdown(res))
     if as_json:
         keys = ("variant", "deck", "hand", "research_size", "exploitability", "first_mover_value", "strategies",
                 "wild_effect", "iterations", "nodes", "information_sets", "build_seconds", "solve_seconds",
-                "turn_cap", "not_measured")
-        typer.echo(json.dumps({k: out[k] for k in keys}))
+                "turn_cap", "capped_share", "not_measured")
+        typer.echo(json.dumps({k: res[k] for k in keys}))
         return
-    typer.echo(f"{variant} 2p, research deck of {deck} (ranks {out['cards']}), hands of {hand}, cap {out['turn_cap']} turns")
-    typer.echo(f"equilibrium: exploitability {out['exploitability']:.5f}, first mover's value "
-               f"{out['first_mover_value']:+.4f} ({out['iterations']} CFR+ iterations, {out['nodes']:,} nodes, "
-               f"{out['information_sets']:,} information sets)")
-    for spec, d in out["strategies"].items():
+    typer.echo(f"{variant} 2p, research deck of {deck} (ranks {res['cards']}), hands of {hand}, cap {res['turn_cap']} turns")
+    typer.echo(f"equilibrium: exploitability {res['exploitability']:.5f}, first mover's value "
+               f"{res['first_mover_value']:+.4f} ({res['iterations']} CFR+ iterations, {res['nodes']:,} nodes, "
+               f"{res['information_sets']:,} information sets)")
+    for spec, d in res["strategies"].items():
         typer.echo(f"  {spec:32s} exploitability {d['exploitability']:.4f}  loss {d['loss']:+.4f}")
 
 

@@ -32,7 +32,8 @@ from analyzer.cli.common import (
     user_errors,
 )
 from analyzer.core.registry import StrategySpecError, get_strategy, parse_spec
-from analyzer.exact.run import solve_size  # noqa: F401  (durak solve's work, through this heavy half)
+from analyzer.exact.run import markdown as solve_markdown  # noqa: F401  (durak solve's work, through this heavy half)
+from analyzer.exact.run import solve_size  # noqa: F401
 from analyzer.execution import compare_run, play
 from analyzer.execution.balance_run import run_balance
 from analyzer.execution.balance_space import is_balance_file, load_space, parse_space

@@ -48,6 +48,16 @@ def wild_effect(tree: Tree, sigma: np.ndarray, wild_rank: int) -> dict[str, dict
     return out
 
 
+def capped_share(tree: Tree, sigma: np.ndarray) -> float:
+    """The chance that a deal reaches the turn cap under ``sigma`` (two players: the only terminals paying 0)."""
+    w = np.zeros(tree.n_nodes)
+    cfr.edge_weights(tree.parent, tree.kind, tree.base, tree.edge, tree.prob, sigma, w)
+    own, other = np.zeros(tree.n_nodes), np.zeros(tree.n_nodes)
+    cfr.reaches(tree.parent, tree.kind, tree.actor, w, 0, own, other)
+    end = (tree.kind == 2) & (tree.util == 0)
+    return float((own * other)[end].sum())
+
+
 def solve_size(variant: str, deck: int, hand: int, *, strategies: Sequence[str] | None = None,
                target: float = 0.001, max_iterations: int = 20_000, seed: int = 0,
                on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -79,6 +89,39 @@ def solve_size(variant: str, deck: int, hand: int, *, strategies: Sequence[str] 
         "exploitability": sol.exploitability, "first_mover_value": sol.first_mover_value,
         "iterations": sol.iterations, "nodes": tree.n_nodes, "information_sets": tree.n_sets,
         "build_seconds": round(built, 1), "solve_seconds": round(sol.seconds, 1),
-        "trace": sol.trace, "wild_effect": wild_effect(tree, sol.sigma, rules.wild_rank),
+        "capped_share": capped_share(tree, sol.sigma), "trace": sol.trace,
+        "wild_effect": wild_effect(tree, sol.sigma, rules.wild_rank),
         "strategies": measured, "not_measured": list(NOT_MEASURED),
     }
+
+
+def markdown(out: dict[str, Any]) -> str:
+    """One solved size as a report page: the equilibrium, the wild's effect, every strategy's distance."""
+    lines = [f"# {out['variant']} 2p solved exactly: research deck of {out['deck']}, hands of {out['hand']}", "",
+             f"A research size, not a RULES.md game: the deck is the ranks {out['cards']} of four suits (the wild "
+             f"first, then the ranks with an effect, then the highest), a deal is capped at {out['turn_cap']} turns "
+             "(G10) and a capped deal pays 0.  Exact numbers (no sampling): the whole game tree "
+             f"({out['nodes']:,} nodes, {out['information_sets']:,} information sets) solved by CFR+.", "",
+             "| measure | value |", "|---|---|",
+             f"| exploitability of the equilibrium found (stake 1) | {out['exploitability']:.5f} |",
+             f"| first mover's (position 0's) expected return | {out['first_mover_value']:+.4f} |",
+             f"| share of deals reaching the cap under equilibrium play | {out['capped_share']:.4f} |",
+             f"| CFR+ iterations, tree build, solve | {out['iterations']}, {out['build_seconds']} s, "
+             f"{out['solve_seconds']} s |", "",
+             "## The wild under equilibrium play", "",
+             "Expected return (+1 win, -1 дурак) by the wilds each position was dealt:", "",
+             "| position | " + " | ".join(k for k in out["wild_effect"]["position 0"] if "wilds" in k) + " |",
+             "|---|" + "---|" * sum("wilds" in k for k in out["wild_effect"]["position 0"])]
+    for pos, row in out["wild_effect"].items():
+        lines.append(f"| {pos} | " + " | ".join(f"{v:+.4f} (dealt {row['share dealt ' + k.split()[0]]:.3f})"
+                                                for k, v in row.items() if "wilds" in k) + " |")
+    lines += ["", "## Every strategy's distance from perfect play", "",
+              "Exploitability: what a best response wins from the strategy; loss: what the equilibrium wins from "
+              "it; both averaged over the two seats, exact (random weighed by its stated probabilities).", "",
+              "| strategy | exploitability | loss against the equilibrium |", "|---|---|---|"]
+    for spec, d in out["strategies"].items():
+        lines.append(f"| `{spec}` | {d['exploitability']:.4f} | {d['loss']:+.4f} |")
+    lines += ["", "Not measured: " + ", ".join(f"`{s}`" for s in out["not_measured"]) + " (they read the public "
+              "history and assume a RULES.md deck, so on a research deck they would reason about absent cards).", "",
+              f"Reproduce: `durak solve --variant {out['variant']} --deck {out['deck']} --hand {out['hand']} --json`", ""]
+    return "\n".join(lines)
