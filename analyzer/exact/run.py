@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from analyzer.core.cards import rank_of
+from analyzer.core.cards import RANKS, rank_of
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RulesError
 from analyzer.exact import passes as cfr
@@ -84,7 +84,7 @@ def solve_size(variant: str, deck: int, hand: int, *, strategies: Sequence[str] 
         say(f"{spec}: exploitability {d.exploitability:.4f}, loss {d.loss:.4f}")
     return {
         "variant": variant, "deck": deck, "hand": hand, "research_size": True,
-        "cards": " ".join(sorted({str(rank_of(c)) for c in cards}, key=int)),
+        "cards": " ".join(RANKS[r - 2] for r in sorted({rank_of(c) for c in cards})),
         "turn_cap": rules.turn_cap,
         "exploitability": sol.exploitability, "first_mover_value": sol.first_mover_value,
         "iterations": sol.iterations, "nodes": tree.n_nodes, "information_sets": tree.n_sets,
