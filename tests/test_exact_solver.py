@@ -96,3 +96,21 @@ def test_the_random_strategy_states_the_probabilities_it_plays() -> None:
     assert set(counts) == set(pol)
     for a, p in pol.items():
         assert abs(counts[a] / 20_000 - p) < 4 * np.sqrt(p * (1 - p) / 20_000) + 1e-9
+
+
+@pytest.mark.parametrize("variant", ["czech"])
+def test_fixing_the_starters_suit_changes_no_value(variant: str) -> None:
+    """The reduced tree (starter or lead of spades only) and the tree of every starter: the same equilibrium value
+    and the same value of uniform play, on a research deck with a three-turn cap."""
+    from analyzer.exact.research import research_cards, research_rules
+    from analyzer.exact.tree import build
+
+    rules = research_rules(variant, 2, {"turn_cap": 3})
+    cards = research_cards(rules, 8)
+    small, full = build(rules, cards), build(rules, cards, symmetric=False)
+    assert 3 * small.n_nodes < full.n_nodes
+    assert abs(float(small.prob[small.parent == 0].sum()) - 1) < 1e-12
+    assert solver.value(small, solver.uniform(small)) == pytest.approx(solver.value(full, solver.uniform(full)), abs=1e-12)
+    a = solver.solve(small, target=1e-4, max_iterations=2_000)
+    b = solver.solve(full, target=1e-4, max_iterations=2_000)
+    assert a.first_mover_value == pytest.approx(b.first_mover_value, abs=1e-3)

@@ -72,11 +72,14 @@ class Tree:
         return d
 
 
-def deals(rules: RuleSet, cards: tuple[int, ...]) -> Iterator[tuple[list[int], float]]:
-    """The deals up to suit renaming: (cards in dealing order, probability); hands sorted (see the module)."""
+def deals(rules: RuleSet, cards: tuple[int, ...], symmetric: bool = True) -> Iterator[tuple[list[int], float]]:
+    """The deals up to suit renaming (``symmetric``; else every starter): (cards in dealing order, probability);
+    hands sorted (see the module)."""
     h = rules.hand_size
     kind = rules.starter_kind
-    starters = [c for c in cards if suit_of(c) == 0] if kind != "none" else [None]
+    starters: list[int | None] = [None]
+    if kind != "none":
+        starters = [c for c in cards if suit_of(c) == 0 or not symmetric]
     for s in starters:
         rest = [c for c in cards if c != s]
         n0 = h
@@ -92,8 +95,10 @@ def deals(rules: RuleSet, cards: tuple[int, ...]) -> Iterator[tuple[list[int], f
                 yield [int(c) for c in order if c is not None], 1.0 / total
 
 
-def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None] | None = None) -> Tree:
-    """The tree of one research size (two players), from the engine through :class:`Position`."""
+def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None] | None = None,
+          symmetric: bool = True) -> Tree:
+    """The tree of one research size (two players), from the engine through :class:`Position` (``symmetric``:
+    the starter's suit fixed, see the module)."""
     if rules.players != 2:
         raise ValueError("the solver plays two-player deals")
     parent: list[int] = [-1]
@@ -111,7 +116,7 @@ def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None
     set_view: list[DecisionView] = []
     deal_of: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
     stack: list[tuple[Position, int, int, float]] = []
-    for j, (order, p) in enumerate(deals(rules, cards)):
+    for j, (order, p) in enumerate(deals(rules, cards, symmetric)):
         pos = Position(rules, cards)
         for c in order:
             pos.apply(c)
