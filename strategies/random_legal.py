@@ -47,6 +47,21 @@ class RandomLegal:
         card = cards[i]
         return (card, int((x - i) * 4) if view.is_wild(card) else None)
 
+    def policy(self, view: DecisionView) -> dict[tuple[int, int | None], float]:
+        """The exact probability of each answer :meth:`choose` gives (what an exact solver weighs it by)."""
+        cards = view.legal_cards
+        if not cards:
+            return {forced_action(view): 1.0}
+        out: dict[tuple[int, int | None], float] = {}
+        seven = ANSWER_SEVEN if view.pending_seven and view.can_take else 1.0
+        if seven < 1.0:
+            out[(TAKE, None)] = 1.0 - seven
+        for card in cards:
+            for suit in (range(4) if view.is_wild(card) else (None,)):
+                key = (card, suit)
+                out[key] = out.get(key, 0.0) + seven / len(cards) / (4 if suit is not None else 1)
+        return out
+
     def choose_batch(
         self, view: BatchView, rng: np.random.Generator
     ) -> tuple[NDArray[np.int16], NDArray[np.int8]]:

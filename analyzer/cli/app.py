@@ -314,6 +314,22 @@ def balance(
                               scheduler=scheduler, fresh=fresh, quiet=quiet, fairness=fairness, as_json=as_json)
 
 
+@app.command()
+def solve(
+    variant: Annotated[str, typer.Option(help="czech | prague | svinya (two players)")] = "czech",
+    deck: Annotated[int, typer.Option(help="Research deck size: whole ranks of four suits (not a RULES.md deck).")] = 8,
+    hand: Annotated[int, typer.Option(help="Cards dealt to each player.")] = 2,
+    strategies: Annotated[str | None, typer.Option(help="Strategies to measure, comma separated "
+                                                        "(default: every built-in that plays from its view).")] = None,
+    target: Annotated[float, typer.Option(help="Stop CFR+ when the exploitability is below this (stake 1).")] = 0.001,
+    out: Annotated[Path | None, typer.Option(help="Also write solve.json and solve.md to this folder.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Solve a research size of a two-player variant exactly (CFR+) and measure how far strategies are from it."""
+    _commands("work").solve(variant=variant, deck=deck, hand=hand, strategies=strategies, target=target, out=out,
+                            as_json=as_json)
+
+
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:
     """Typer's parse-error classes (ClickException, UsageError, NoArgsIsHelpError or UsageError).
 

@@ -32,7 +32,10 @@ from analyzer.cli.common import (
     specs_of,
     user_errors,
 )
+from analyzer.core.files import write_text
 from analyzer.core.registry import StrategySpecError, get_strategy, parse_spec
+from analyzer.exact.run import markdown as solve_markdown
+from analyzer.exact.run import solve_size
 from analyzer.execution import compare_run, play
 from analyzer.execution.balance_run import run_balance
 from analyzer.execution.balance_space import is_balance_file, load_space, parse_space
@@ -547,3 +550,32 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
                    f"{space.arms[space.reference].rules.first_mover}) {fpa[0]:+.1f} pp [{fpa[1]:+.1f}, {fpa[2]:+.1f}]; "
                    f"skill gap {sk[0]:+.1f} pp [{sk[1]:+.1f}, {sk[2]:+.1f}]")
     typer.echo(f"report: {folder / 'report.html'}")
+
+
+def solve(*, variant: str, deck: int, hand: int, strategies: str | None, target: float, out: Path | None,
+          as_json: bool) -> None:
+    """``durak solve``: a research size solved by CFR+ (analyzer.exact), the strategies' distance from it."""
+    with user_errors():
+        if not 0 < target < 1:
+            raise UsageError(f"--target must be between 0 and 1, got {target}")
+        specs = specs_of([strategies], "--strategies") if strategies else None
+        say = (lambda _s: None) if as_json else (lambda s: typer.echo(s, err=True))
+        res = solve_size(variant, deck, hand, strategies=specs, target=target, on_progress=say)
+        if out is not None:
+            check_out(out)
+            out.mkdir(parents=True, exist_ok=True)
+            write_text(out / "solve.json", json.dumps(res, indent=1) + "\n")
+            write_text(out / "solve.md", solve_markdown(res))
+    if as_json:
+        keys = ("variant", "deck", "hand", "research_size", "exploitability", "first_mover_value", "strategies",
+                "wild_effect", "iterations", "nodes", "information_sets", "build_seconds", "solve_seconds",
+                "turn_cap", "capped_share", "not_measured")
+        typer.echo(json.dumps({k: res[k] for k in keys}))
+        return
+    typer.echo(f"{variant} 2p, research deck of {deck} (ranks {res['cards']}), hands of {hand}, "
+               f"cap {res['turn_cap']} turns")
+    typer.echo(f"equilibrium: exploitability {res['exploitability']:.5f}, first mover's value "
+               f"{res['first_mover_value']:+.4f} ({res['iterations']} CFR+ iterations, {res['nodes']:,} nodes, "
+               f"{res['information_sets']:,} information sets)")
+    for spec, d in res["strategies"].items():
+        typer.echo(f"  {spec:32s} exploitability {d['exploitability']:.4f}  loss {d['loss']:+.4f}")

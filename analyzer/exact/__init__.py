@@ -1,0 +1,1 @@
+"""Exact play on small games: the deal as a game tree with explicit chance, research sizes, the CFR+ solver."""

@@ -1,0 +1,199 @@
+"""A two-player deal's whole game tree as flat arrays (what the CFR+ passes of analyzer.kernel.cfr walk).
+
+Built once from :class:`analyzer.exact.position.Position`, so the tree plays the engine's rules and no others.
+Two reductions keep it small, neither changing a value: a decision with one legal action and a chance node
+with one outcome are followed without a node; and the deal is one chance node over the *sets* of cards dealt
+(each hand in sorted order), with the starter's (czech) or lead's (prague) suit fixed to spades -- no rule
+depends on a suit, and the starter is public, so the deals under each starter suit are the same game with the
+suits renamed, and so is their equilibrium.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from math import comb
+
+import numpy as np
+from numpy.typing import NDArray
+
+from analyzer.core.cards import suit_of
+from analyzer.core.contract import DecisionView
+from analyzer.core.rules import RuleSet
+from analyzer.exact.position import CHANCE, Position
+
+
+@dataclass
+class Tree:
+    """The arrays (parents before children) and the information sets.
+
+    ``kind``: 0 chance, 1 decision, 2 terminal; ``actor``: the position deciding; ``base``: the first slot of
+    the node's information set; ``sets``: per set its key, position, first slot and actions; ``deal_of``: for
+    each child of the root, the cards dealt (position 0's hand, position 1's hand).
+    """
+
+    parent: NDArray[np.int64]
+    kind: NDArray[np.int8]
+    actor: NDArray[np.int8]
+    base: NDArray[np.int64]
+    edge: NDArray[np.int64]
+    prob: NDArray[np.float64]
+    util: NDArray[np.float64]
+    first: NDArray[np.int64]
+    count: NDArray[np.int64]
+    kids: NDArray[np.int64]
+    set_base: NDArray[np.int64]
+    set_count: NDArray[np.int64]
+    set_actor: NDArray[np.int8]
+    set_actions: list[list[int]]
+    set_view: list[DecisionView]  # the engine's view at each set (what a strategy is asked there)
+    deal_of: dict[int, tuple[tuple[int, ...], tuple[int, ...]]]
+    set_keys: list[object] = field(default_factory=list)  # the sets' keys where they are needed (OpenSpiel's)
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.parent.shape[0])
+
+    @property
+    def n_sets(self) -> int:
+        return int(self.set_base.shape[0])
+
+    @property
+    def n_slots(self) -> int:
+        return int(self.set_base[-1] + self.set_count[-1]) if self.n_sets else 0
+
+    def own_depth(self, player: int) -> NDArray[np.int64]:
+        """For each node, how many decisions of ``player`` lie above it."""
+        d = np.zeros(self.n_nodes, np.int64)
+        for c in range(1, self.n_nodes):
+            p = self.parent[c]
+            d[c] = d[p] + (1 if self.kind[p] == 1 and self.actor[p] == player else 0)
+        return d
+
+
+def deals(rules: RuleSet, cards: tuple[int, ...], symmetric: bool = True) -> Iterator[tuple[list[int], float]]:
+    """The deals up to suit renaming (``symmetric``; else every starter): (cards in dealing order, probability);
+    hands sorted (see the module)."""
+    h = rules.hand_size
+    kind = rules.starter_kind
+    starters: list[int | None] = [None]
+    if kind != "none":
+        starters = [c for c in cards if suit_of(c) == 0 or not symmetric]
+    for s in starters:
+        rest = [c for c in cards if c != s]
+        n0 = h
+        n1 = h - 1 if kind == "dealer_lead" else h
+        total = len(starters) * comb(len(rest), n0) * comb(len(rest) - n0, n1)
+        for h0 in itertools.combinations(rest, n0):
+            rest1 = [c for c in rest if c not in h0]
+            for h1 in itertools.combinations(rest1, n1):
+                hand1 = [*h1, s] if kind == "dealer_lead" else list(h1)
+                order = [c for pair in zip(h0, hand1) for c in pair]
+                if kind == "turned":
+                    order.append(s)
+                yield [int(c) for c in order if c is not None], 1.0 / total
+
+
+def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None] | None = None,
+          symmetric: bool = True) -> Tree:
+    """The tree of one research size (two players), from the engine through :class:`Position` (``symmetric``:
+    the starter's suit fixed, see the module)."""
+    if rules.players != 2:
+        raise ValueError("the solver plays two-player deals")
+    parent: list[int] = [-1]
+    kind: list[int] = [0]
+    actor: list[int] = [-1]
+    base: list[int] = [-1]
+    edge: list[int] = [0]
+    prob: list[float] = [1.0]
+    util: list[float] = [0.0]
+    sets: dict[tuple[object, ...], int] = {}
+    set_base: list[int] = []
+    set_count: list[int] = []
+    set_actor: list[int] = []
+    set_actions: list[list[int]] = []
+    set_view: list[DecisionView] = []
+    deal_of: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    stack: list[tuple[Position, int, int, float]] = []
+    for j, (order, p) in enumerate(deals(rules, cards, symmetric)):
+        pos = Position(rules, cards)
+        for c in order:
+            pos.apply(c)
+        stack.append((pos, 0, j, p))
+    stack.reverse()
+    slots = 0
+    while stack:
+        pos, par, e, pr = stack.pop()
+        while True:  # follow forced moves and single chance outcomes
+            if pos.is_terminal():
+                break
+            if pos.current_player() == CHANCE:
+                out = pos.chance_outcomes()
+                if len(out) != 1:
+                    break
+                pos.apply(out[0][0])
+            else:
+                acts = pos.legal_actions()
+                if len(acts) != 1:
+                    break
+                pos.apply(acts[0])
+        i = len(parent)
+        parent.append(par)
+        edge.append(e)
+        prob.append(pr)
+        if par == 0:
+            deal_of[i] = _dealt(pos)
+        if pos.is_terminal():
+            kind.append(2)
+            actor.append(-1)
+            base.append(-1)
+            util.append(pos.returns()[0])
+            continue
+        util.append(0.0)
+        if pos.current_player() == CHANCE:
+            kind.append(0)
+            actor.append(-1)
+            base.append(-1)
+            children = [(a, q) for a, q in pos.chance_outcomes()]
+        else:
+            q0 = pos.current_player()
+            kind.append(1)
+            actor.append(q0)
+            key = pos.info_key(q0)
+            acts = pos.legal_actions()
+            s = sets.get(key)
+            if s is None:
+                s = sets[key] = len(set_base)
+                set_base.append(slots)
+                set_count.append(len(acts))
+                set_actor.append(q0)
+                set_actions.append(acts)
+                set_view.append(pos.view())
+                slots += len(acts)
+            base.append(set_base[s])
+            children = [(a, 0.0) for a in acts]
+        for k in range(len(children) - 1, -1, -1):
+            stack.append((pos.child(children[k][0]), i, k, children[k][1]))
+        if progress is not None and i % 100_000 == 0:
+            progress(i)
+    n = len(parent)
+    par_a = np.asarray(parent, np.int64)
+    kids = np.argsort(par_a[1:], kind="stable") + 1
+    count = np.bincount(par_a[1:], minlength=n).astype(np.int64)
+    first = np.zeros(n, np.int64)
+    first[1:] = np.cumsum(count)[:-1]
+    # within a parent the children are in creation order, which is edge order
+    return Tree(parent=par_a, kind=np.asarray(kind, np.int8), actor=np.asarray(actor, np.int8),
+                base=np.asarray(base, np.int64), edge=np.asarray(edge, np.int64), prob=np.asarray(prob),
+                util=np.asarray(util), first=first, count=count, kids=kids.astype(np.int64),
+                set_base=np.asarray(set_base, np.int64), set_count=np.asarray(set_count, np.int64),
+                set_actor=np.asarray(set_actor, np.int8), set_actions=set_actions, set_view=set_view,
+                deal_of=deal_of)
+
+
+def _dealt(pos: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The hands as dealt (before any move), read off the dealing order."""
+    h0 = tuple(sorted(c for i, c in enumerate(pos.dealt) if pos._dealt_to(i) == 0))
+    h1 = tuple(sorted(c for i, c in enumerate(pos.dealt) if pos._dealt_to(i) == 1))
+    return h0, h1
