@@ -215,6 +215,8 @@ def main_effects(matrices: Mapping[str, NDArray[np.floating[Any]]], values: pd.D
 def same_play(fin: pd.DataFrame) -> pd.Series:
     """Finalists whose fair table had the reference rules' winner and дурак on every deck both played: an option
     that changes nothing the seats get (an option that changes only the дурак does change seat fairness)."""
+    if "final_same_outcomes" not in fin:  # results stored before the дурак was compared: the winners alone
+        return (fin[["vs_ref_fpa", "vs_ref_fpa_lo", "vs_ref_fpa_hi"]] == 0).all(axis=1) & ~fin["reference"]
     return fin["final_same_outcomes"].astype(bool) & ~fin["reference"]
 
 
