@@ -126,8 +126,9 @@ def check_contract(res, args: Sequence[str]) -> None:
     if res.exit_code == 2:
         if err.startswith("durak: error: "):
             assert len(err.splitlines()) == 1, f"durak {args!r}: multi-line error {err!r}"
-        else:  # typer/click refused the command line itself (usage line or its boxed error), or printed help
-            assert "Usage:" in err + out or "─ Error ─" in err, \
+        else:  # typer/click refused the command line itself (usage line, its plain or boxed error), or printed help
+            plain = err.startswith("Error: ") and len(err.strip().splitlines()) == 1
+            assert "Usage:" in err + out or "─ Error ─" in err or plain, \
                 f"durak {args!r}: exit 2 without a message: {err!r} {out!r}"
 
 
