@@ -160,7 +160,7 @@ def _job(task: int, pairs: Sequence[tuple[int, int]], rules: dict[int, RuleSet],
     the report card instead (``specs[0]`` the strong player, ``card`` the trace player or "")."""
     resolve = strategy_resolver(simulator)
     entrants = lineups.build(list(specs), resolve)
-    trace = (lineups.build([card], resolve)[0] if card else None) if card is not None else None
+    trace = lineups.build([card], resolve)[0] if card else None
     decks: dict[tuple[int, int], tuple[NDArray[np.int8], np.random.SeedSequence]] = {}
     out = []
     for arm, c in pairs:
@@ -254,7 +254,8 @@ class Search:
         have = self.cards if card else self.chunks
         columns = list(bal.CARD) if card else self.columns_of
         sp = self.space
-        per_chunk = sp.chunk_decks * ((sp.players if sp.trace else 0) + 1 if card else self.tables)
+        # deals per (arm, chunk): every table; a card's trace tables (one per seat) and its real-choice deal
+        per_chunk = sp.chunk_decks * (((sp.players if sp.trace else 0) + 1) if card else self.tables)
         pairs = sorted((a, c) for a, cs in wants.items() for c in cs if c not in have[a])
         size = CARD_PAIRS if card else TASK_PAIRS
         cut = [pairs[i:i + size] for i in range(0, len(pairs), size)]
@@ -363,7 +364,8 @@ def _measure(search: Search, arms: Iterable[int], start: int, stage: str, log: l
         nxt = {}
         for a, n in want.items():
             cols = search.columns(a, start)
-            s = bal.summary(cols, sp.players, len(sp.opponents), search.first)
+            # half-widths only: the seat fairness's simultaneous value is not needed to stop
+            s = bal.summary(cols, sp.players, len(sp.opponents), search.first, exact=False)
             if max(bal.half_widths(s)) <= target or n * ch >= sp.max_decks:
                 continue
             need = math.ceil(bal.decks_needed(cols, sp.players, search.first, target) * 1.02 / ch)
@@ -410,24 +412,25 @@ def finalist_rows(search: Search, finalists: Iterable[int], start: int, stop: in
     """One row per finalist on chunks ``start .. stop - 1``: its estimates (``prefix``), the cost the search
     minimises, and paired differences from the reference arm on the same decks (``vs``)."""
     sp = search.space
-    ref = search.per_deck(sp.reference, start, stop)
+    players, opponents = sp.players, len(sp.opponents)
     ref_cols = search.columns(sp.reference, start, stop)
+    ref = bal.per_deck(ref_cols, players, opponents, search.first)
     fixed = anchors(sp)
     rows = []
     for a in finalists:
         arm = sp.arms[a]
-        s = search.summary(a, start, stop)
+        cols = search.columns(a, start, stop)
+        s = bal.summary(cols, players, opponents, search.first)
         row: dict[str, Any] = {"arm": a, "rules": arm.label, "reference": a == sp.reference, "changes": arm.changes,
                                "anchor": a in fixed}
         row.update({f"{prefix}{k}": v for k, v in s.items()})
         row[f"{prefix}cost"] = bal.cost(s, sp.fairness)
-        mine = search.per_deck(a, start, stop)
-        cols = search.columns(a, start, stop)
+        mine = bal.per_deck(cols, players, opponents, search.first)
         n = min(len(cols["winner"]), len(ref_cols["winner"]))
         # the fair table's winner and дурак those of the reference rules on every deck both played: an option
         # that changes nothing the seats get (:func:`analyzer.stats.balance.same_play`)
         row[f"{prefix}same_outcomes"] = bool(all(np.array_equal(cols[k][:n], ref_cols[k][:n]) for k in ("winner", "durak")))
-        for m in ("fpa", *(f"skill{j}" for j in range(len(sp.opponents))), "turns", "jack"):
+        for m in ("fpa", *(f"skill{j}" for j in range(opponents)), "turns", "jack"):
             e = bal.paired(mine[m], ref[m])
             row[f"{vs}{m}"], row[f"{vs}{m}_lo"], row[f"{vs}{m}_hi"] = float(e.est), float(e.lo), float(e.hi)
         rows.append(row)

@@ -128,8 +128,8 @@ def finalists_table(fin: pd.DataFrame, opponents: list[str], variant: str, playe
         "rules": fin["rules"] + np.where(fin["reference"], " (reference)", ""),
         "Pareto front": np.where(fin["front"], "yes", ""),
         "seat fairness": [_est(r, "fairness") for _, r in rows],
-        "least fair seat": [f"{seat_name(int(r['final_fairness_seat']), variant, players).split(' (')[0]} "
-                            f"{OUTCOME_WORDS[str(r['final_fairness_outcome'])]}" for _, r in rows],
+        "least fair seat": [f"position {int(r['final_fairness_seat'])} {OUTCOME_WORDS[str(r['final_fairness_outcome'])]}"
+                            for _, r in rows],
         "first mover's advantage": [_est(r, "fpa") for _, r in rows],
         **gaps,
         "vs reference: first mover": [_vs(r, "fpa") for _, r in rows],

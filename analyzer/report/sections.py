@@ -50,6 +50,10 @@ class Context:
         return tables.first_player_advantage(self.res, pooled=True)
 
     @cached_property
+    def seats_pooled(self) -> pd.DataFrame:
+        return tables.seat_fairness(self.res, pooled=True)
+
+    @cached_property
     def worst(self) -> pd.DataFrame:
         return tables.worst_positions(self.res)
 
@@ -94,8 +98,7 @@ def first_player(ctx: Context) -> Section:
                                     "per-lineup figures are in the tables below."))
     s.answers.append(Block("list", sentences.name_once(sentences.first_player_sentences(ctx.fpa_pooled))))
     s.answers.append(Block("h3", "Is every seat fair, on wins and on the дурак?"))
-    s.answers.append(Block("list", sentences.name_once(sentences.fairness_sentences(
-        tables.seat_fairness(ctx.res, pooled=True)))))
+    s.answers.append(Block("list", sentences.name_once(sentences.fairness_sentences(ctx.seats_pooled))))
     s.answers.append(Block("h3", "Which seat is worst off?"))
     s.answers.append(Block("list", sentences.name_once(sentences.worst_sentences(ctx.worst_pooled))))
     if ctx.rotated:

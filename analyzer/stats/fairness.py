@@ -37,6 +37,7 @@ the simultaneous value).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -83,22 +84,14 @@ class Fairness:
     def fair(self) -> float:
         return 1.0 / self.players
 
-    def share(self, outcome: str) -> FloatArray:
-        return self.win if outcome == "win" else self.durak
-
-    def deviation(self, seat: int, outcome: str) -> float:
-        return float(self.dev[OUTCOMES.index(outcome), seat])
-
     def advantaged(self, outcome: str) -> int | None:
         """The seat favoured on ``outcome`` (most wins, or fewest дурак), if its 95 % interval excludes the fair
         share on the favourable side; else None."""
-        share, lo, hi = ((self.win, self.win_lo, self.win_hi) if outcome == "win"
-                         else (self.durak, self.durak_lo, self.durak_hi))
         if outcome == "win":
-            k = int(np.nanargmax(share))
-            return k if lo[k] > self.fair else None
-        k = int(np.nanargmin(share))
-        return k if hi[k] < self.fair else None
+            k = int(np.nanargmax(self.win))
+            return k if self.win_lo[k] > self.fair else None
+        k = int(np.nanargmin(self.durak))
+        return k if self.durak_hi[k] < self.fair else None
 
     def seats(self) -> list[dict[str, float]]:
         """By position: ``{"win", "win_lo", "win_hi", "durak", "durak_lo", "durak_hi"}`` (fractions)."""
@@ -139,7 +132,6 @@ def critical_value(cov: ArrayLike, level: float = 0.95) -> float:
 def sidak_value(m: int, level: float = 0.95) -> float:
     """Šidák's simultaneous value for ``m`` deviations, whatever their correlation (at least ``level``): the cheap,
     slightly wider stand-in for :func:`critical_value` where thousands of rule sets are summarised at once."""
-    from statistics import NormalDist
     return float(NormalDist().inv_cdf((1 + level ** (1 / m)) / 2))
 
 
@@ -225,10 +217,3 @@ def point(winner: NDArray[Any], durak: NDArray[Any], players: int) -> float:
     d = np.asarray(durak)
     losses = np.bincount(d[d >= 0].astype(np.int64), minlength=players)[:players]
     return float(np.abs(np.concatenate([wins, losses]) / dec - 1.0 / players).max())
-
-
-def first_mover(winner: ArrayLike, decided: ArrayLike, players: int, position: int) -> stats.Estimate:
-    """The first mover's win share over its fair share, per deck ``1[winner = position] - decided / players``
-    (a capped deal counts 0), as a mean with a normal interval over decks."""
-    x = (np.asarray(winner) == position).astype(np.float64) - np.asarray(decided, np.float64) / players
-    return stats.mean_from_sums(x.sum(), (x * x).sum(), x.size)

@@ -348,8 +348,9 @@ def capped_bounds(df: pd.DataFrame, wins: str, decided: str, games: str) -> pd.D
 
 def seat_fairness(res: Results, pooled: bool = False) -> pd.DataFrame:
     """Every seat on both outcomes, one row per cell (``pooled``: per variant, players, unit and rules over all
-    seatings): the seat fairness of :func:`analyzer.stats.fairness.from_counts` (``fairness``, ``lo``, ``hi``,
-    ``seat``, ``outcome``), the first mover's position, and the seats favoured on wins (``win_seat``) and on the
+    seatings): the seat fairness of :func:`analyzer.stats.fairness.from_counts` (``fairness``, ``fairness_lo``,
+    ``fairness_hi``, ``fairness_seat``, ``fairness_outcome``), the first mover's position, and the seats favoured
+    on wins (``win_seat``) and on the
     дурак (``durak_seat``, the least often дурак), -1 where no seat's 95 % interval excludes the fair share.
     Per-seat shares are in ``win{k}``/``durak{k}`` with ``_lo``/``_hi``."""
     p = _pooled_positions(res) if pooled else _positions(res)
@@ -362,10 +363,9 @@ def seat_fairness(res: Results, pooled: bool = False) -> pd.DataFrame:
         f = fairness.from_counts(g["wins"].to_numpy(), g["losses"].to_numpy(), float(r0["decided"]), players,
                                  float(r0["n"]))
         row = {k: r0[k] for k in keys}
+        favoured = {o: f.advantaged(o) for o in fairness.OUTCOMES}
         row.update({"first_position": first_mover_position(str(r0["variant"]), players), **f.summary(),
-                    "win_seat": -1 if f.advantaged("win") is None else f.advantaged("win"),
-                    "durak_seat": -1 if f.advantaged("durak") is None else f.advantaged("durak"),
-                    "decided": f.decided})
+                    **{f"{o}_seat": -1 if k is None else k for o, k in favoured.items()}, "decided": f.decided})
         for k, seat in enumerate(f.seats()):
             for key, v in seat.items():  # win -> win0, win_lo -> win0_lo
                 base, _, tail = key.partition("_")
