@@ -13,7 +13,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer.core.rules import FIRST_MOVER, dealer_position, describe_options, first_mover_position, first_mover_text
+from analyzer.core.rules import (
+    FIRST_MOVER,
+    FIRST_MOVER_RULE,
+    dealer_position,
+    describe_options,
+    first_mover_position,
+    first_mover_text,
+)
 from analyzer.report.format import change, count, num_ci, p_value, pct, pct_ci, pp_ci
 from analyzer.stats import tables
 from analyzer.stats.tables import rules_text
@@ -94,8 +101,15 @@ def fairness_sentences(sf: pd.DataFrame) -> list[str]:
     return out
 
 
-def _seat_or_none(k: int, variant: str, players: int) -> str:
-    return "no seat" if k < 0 else seat_name(k, variant, players)
+def _favoured(g: pd.DataFrame, column: str, variant: str) -> str:
+    """``the first mover (2p, 3p); no seat (4p)``: the seat in ``column`` at each player count, counts grouped."""
+    counts: dict[str, list[str]] = {}
+    for _, r in g.iterrows():
+        k, players = int(r[column]), int(r["players"])
+        label = ("no seat" if k < 0 else "the first mover" if k == first_mover_position(variant, players)
+                 else seat_name(k, variant, players))
+        counts.setdefault(label, []).append(f"{players}p")
+    return "; ".join(f"{label} ({', '.join(ps)})" for label, ps in counts.items())
 
 
 def seat_lines(sf: pd.DataFrame) -> list[str]:
@@ -104,13 +118,10 @@ def seat_lines(sf: pd.DataFrame) -> list[str]:
     share)."""
     out = []
     for v, g in sf.sort_values(["variant", "players"]).groupby("variant", sort=False):
-        wins = "; ".join(f"{int(r['players'])}p {_seat_or_none(int(r['win_seat']), str(v), int(r['players']))}"
-                         for _, r in g.iterrows())
-        losses = "; ".join(f"{int(r['players'])}p {_seat_or_none(int(r['durak_seat']), str(v), int(r['players']))}"
-                           for _, r in g.iterrows())
-        rule = {"czech": "CZ3", "prague": "PR2", "svinya": "SV2"}.get(str(v), "")
-        out.append(f"In **{v}** the first mover is {FIRST_MOVER.get(str(v), 'position 0')} ({rule}). Favoured on "
-                   f"wins: {wins}. Least often the дурак: {losses} (95% intervals per seat).")
+        variant = str(v)
+        out.append(f"In **{variant}** the first mover is {FIRST_MOVER[variant]} ({FIRST_MOVER_RULE[variant]}). "
+                   f"Favoured on wins: {_favoured(g, 'win_seat', variant)}. Least often the дурак: "
+                   f"{_favoured(g, 'durak_seat', variant)} (95% intervals per seat).")
     return out
 
 
