@@ -17,10 +17,10 @@ from analyzer.core.contract import StrategyError
 from analyzer.core.registry import StrategySpecError, get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.kernel.deal import GOING, PAUSED, PYTHON, resume, run_deal, scratch
+from analyzer.kernel.ismcts import MAX_CANDIDATES, candidates_at
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.state import PHASE
 from analyzer.kernel.views import Paused, batch_view, write_view
-from analyzer.knowledge.ismcts import MAX_CANDIDATES, candidates_at
 from analyzer.knowledge.search import view_candidates
 from analyzer.sim.simulator import simulate_deals, simulate_matches
 from strategies.ismcts import Ismcts
@@ -154,7 +154,7 @@ def test_ismcts_beats_random_and_greedy_on_duplicate_decks() -> None:
 
 def test_the_budget_stops_the_iterations_as_pimcs_stops_its_worlds() -> None:
     """budget: turns played, at least MIN_ITERATIONS iterations a decision, never more than ``iterations``."""
-    from analyzer.knowledge.ismcts import MIN_ITERATIONS
+    from analyzer.kernel.ismcts import MIN_ITERATIONS
 
     rules = make_rules("czech", 2, {})
     full, cut = get_strategy("ismcts?iterations=400,budget=0"), get_strategy("ismcts?iterations=400,budget=1500")
@@ -167,8 +167,8 @@ def test_the_budget_stops_the_iterations_as_pimcs_stops_its_worlds() -> None:
 def test_a_capped_deal_scores_the_fair_share_and_a_loss_scores_nothing() -> None:
     """G10: a capped deal has no winner and no loser; the tree scores it as if they were drawn at random,
     so steering into an endless deal is no escape from a lost one."""
-    from analyzer.knowledge.ismcts import seat_reward
-    from analyzer.knowledge.search import BOTH, LOSER, WIN
+    from analyzer.kernel.ismcts import seat_reward
+    from analyzer.kernel.search import BOTH, LOSER, WIN
 
     p = rule_params(make_rules("czech", 4, {}))
     pts, held, totals = np.zeros(4, np.int64), np.zeros(4, np.bool_), np.zeros(4, np.int64)

@@ -1,4 +1,4 @@
-"""Compilation is invisible (issue 12, point 4): where compiled kernels are kept.
+"""Compilation is invisible: where compiled kernels are kept.
 
 The cache folder is chosen before numba is imported; a folder that cannot be
 written is skipped, and with none writable the tool runs without a cache and
@@ -195,3 +195,48 @@ def test_a_damaged_cache_file_is_rebuilt_with_one_line_naming_the_folder(tmp_pat
         assert files[0].name in lines[0] or (how, kind) == ("foreign", "nbc")
     after = _mix_in_child(tmp_path)
     assert after.returncode == 0 and after.stdout == clean.stdout and after.stderr == "", after.stderr
+
+
+def _tree_copy(tmp_path: Path) -> Path:
+    """A copy of the package's sources (no bytecode) to edit: the cache key is read from files."""
+    import shutil
+
+    src = Path(_cache.__file__).resolve().parents[1]
+    dst = tmp_path / "tree" / "analyzer"
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    return dst / "kernel"
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{path.name} no longer holds {old!r}: pick another line to edit"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_an_edit_to_a_function_an_ismcts_kernel_inlines_makes_the_next_run_compile_afresh(tmp_path):
+    """ismcts' compiled tree search inlines the sampler's world loading from analyzer.kernel.search: an edit there
+    must move the kernels to a new (empty) cache folder, or a run would load a stale compiled ismcts."""
+    kernel = _tree_copy(tmp_path)
+    base = tmp_path / "cache"
+    before = _cache.choose_cache_dir([base], package_dir=kernel)
+    assert before is not None
+    (before / "ismcts.ismcts_rows-1.py311.nbi").write_bytes(b"stands for a compiled kernel")
+    _edit(kernel / "search.py", "        load_world(", "        load_world(  # edited\n            ")
+    after = _cache.choose_cache_dir([base], package_dir=kernel)
+    assert after is not None and after != before
+    assert _cache.is_cold("ismcts.ismcts_rows", after) and not _cache.is_cold("ismcts.ismcts_rows", before)
+
+
+def test_every_module_that_compiles_is_in_the_cache_key_and_no_other(tmp_path):
+    """A module outside the kernel folder that compiles with numba (the exact solver's passes) is covered; a
+    module with no compiled code (a report's view) is not, so editing it keeps the compiled kernels."""
+    kernel = _tree_copy(tmp_path)
+    root = kernel.parent
+    compiled = {f.relative_to(root).as_posix() for f in _cache.compiled_sources(kernel)}
+    assert "kernel/search.py" in compiled and "kernel/ismcts.py" in compiled
+    assert "exact/passes.py" in compiled and "report/sentences.py" not in compiled
+    start = _cache.source_hash(kernel)
+    _edit(root / "report" / "sentences.py", '"""', '"""Edited. ')
+    assert _cache.source_hash(kernel) == start
+    _edit(root / "exact" / "passes.py", '"""', '"""Edited. ')
+    assert _cache.source_hash(kernel) != start

@@ -25,7 +25,7 @@ def _generic_kernels() -> dict[str, object]:
     from analyzer.kernel.npdecks import _decks
     from analyzer.kernel.pause import advance_kernel, advance_matches
     from analyzer.kernel.positions import positions_kernel
-    from analyzer.knowledge.search import search_rows, search_scores
+    from analyzer.kernel.search import search_rows, search_scores
 
     return {"deals_kernel": deals_kernel, "matches_kernel": matches_kernel, "positions_kernel": positions_kernel,
             "advance_kernel": advance_kernel, "advance_matches": advance_matches, "_decks": _decks,
@@ -38,8 +38,8 @@ def cache_report() -> dict[str, dict[str, int]]:
 
     The search plays its generic kernel here, as on a clean machine: where the cache already holds the kernel
     compiled for the warm-up's rules (a test of an earlier run compiled it), pimc would switch to that one at once
-    (analyzer.knowledge.search.folded) and the generic kernel would not be asked for at all."""
-    from analyzer.knowledge.search import ROWS
+    (analyzer.kernel.search.folded) and the generic kernel would not be asked for at all."""
+    from analyzer.kernel.search import ROWS
 
     ROWS.in_cache = lambda *args, **kwargs: False  # type: ignore[method-assign]  # this process only
     warm(list(PARTS))

@@ -1,4 +1,4 @@
-"""pimc's adaptive search (analyzer.knowledge.search.prune): an action that cannot beat the leader by the
+"""pimc's adaptive search (analyzer.kernel.search.prune): an action that cannot beat the leader by the
 tolerance stops costing rollouts, and a decision ends when one action is left -- fewer rollouts, the same
 decision on every path, the full search at ``tolerance=0``."""
 
@@ -10,7 +10,7 @@ import pytest
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import StrategySpecError, get_strategy
 from analyzer.core.rules import make_rules
-from analyzer.knowledge.search import prune, tally
+from analyzer.kernel.search import prune, tally
 from analyzer.sim.simulator import simulate_deals
 
 

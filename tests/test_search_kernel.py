@@ -1,4 +1,4 @@
-"""The compiled search (analyzer.knowledge.search): its sampler is the exact one, its rollouts the engine's.
+"""The compiled search (analyzer.kernel.search): its sampler is the exact one, its rollouts the engine's.
 
 * The compiled counting table counts exactly the consistent assignments, and
   its draws match the uniform distribution over them (chi-square, as the
@@ -26,9 +26,10 @@ from analyzer.engine.deal import Deal, forced_action
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.positions import encode_deal, play_from_positions
+from analyzer.kernel.search import BOTH, LOSER, count_table, draw_worlds, search_scores
 from analyzer.knowledge.observer import Knowledge, Public, mask
 from analyzer.knowledge.sampler import World
-from analyzer.knowledge.search import BOTH, LOSER, count_table, draw_worlds, search_scores, world_arrays
+from analyzer.knowledge.search import world_arrays
 from analyzer.knowledge.table import public_table, world_deal
 from strategies.pimc import Pimc
 from tests.test_knowledge import consistent
@@ -181,7 +182,7 @@ def test_a_rollout_that_ends_the_match_is_scored_as_the_engine_scores_the_match(
                                                                               options: dict) -> None:
     """match_shares (the search's match objective) = analyzer.engine.match.match_outcome (G11, CZ7, PR7, SV7)."""
     from analyzer.engine.match import match_outcome
-    from analyzer.knowledge.search import match_shares
+    from analyzer.kernel.search import match_shares
 
     rules = make_rules(variant, players, options)
     assert rules.target is not None

@@ -1,4 +1,4 @@
-"""pimc's batch search on the kernel compiled for its rule set and rollout line-up (analyzer.knowledge.search.ROWS):
+"""pimc's batch search on the kernel compiled for its rule set and rollout line-up (analyzer.kernel.search.ROWS):
 the same scores, worlds, rollout turns and rollouts as the generic kernel, row for row, and the switch to it
 where it should happen (after enough decisions, or at once when numba's cache holds it)."""
 
@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+import analyzer.kernel.ismcts as kismcts
+import analyzer.kernel.search as ksearch
 import analyzer.knowledge.search as search
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
@@ -24,7 +26,7 @@ def _searched_rows(variant: str, players: int, decks: int, options: dict[str, An
     pimc = get_strategy("pimc?budget=3000")
     orders = shuffled_decks(rules.deck_size, decks, np.random.default_rng(5)).astype(np.int8)
     calls: list[tuple[Any, ...]] = []
-    generic = search.search_rows
+    generic = ksearch.search_rows
 
     def kernel(p: np.ndarray, kinds: np.ndarray, rows: int, specialise: bool | None = None) -> Any:
         def run(*args: Any) -> Any:
@@ -46,11 +48,11 @@ def test_the_kernel_compiled_for_the_rules_scores_every_row_as_the_generic_one(m
     reach the rollouts' scores; one rule set: a compile costs ~15 CPU-s of the suite)."""
     calls = _searched_rows("svinya", 2, 3, {"target": 60}, monkeypatch)
     p, kinds = calls[0][0], calls[0][1]
-    fixed = search.rows_kernel(p, kinds, 1, specialise=True)
-    assert fixed is not search.search_rows and not hasattr(fixed, "func")  # the compiled-for kernel, not a partial
+    fixed = ksearch.rows_kernel(p, kinds, 1, specialise=True)
+    assert fixed is not ksearch.search_rows and not hasattr(fixed, "func")  # the compiled-for kernel, not a partial
     rows = 0
     for p_row, *args in calls:
-        want = search.search_rows(p_row, *args)
+        want = ksearch.search_rows(p_row, *args)
         got = fixed(*args)
         for w, g in zip(want, got):
             assert np.array_equal(w, g)
@@ -65,16 +67,16 @@ def test_a_process_switches_after_enough_decisions_or_at_once_when_cached(monkey
         return ("compiled for", args[1] if len(args) > 1 else None)
 
     rows = Specialised(make, threshold=100)
-    monkeypatch.setattr(search, "ROWS", rows)
+    monkeypatch.setattr(ksearch, "ROWS", rows)
     p = np.arange(5, dtype=np.int64)
     kinds = np.array([6, 6], np.int64)  # weighted in both seats: its kind is folded in
     monkeypatch.setattr(rows, "in_cache", lambda p, lineup=None: False)
-    assert search.rows_kernel(p, kinds, 60).func is search.search_rows  # 60 asked: generic
-    assert search.rows_kernel(p, kinds, 60) == ("compiled for", 6)  # 120 asked
-    assert search.rows_kernel(p, kinds, 1, specialise=False).func is search.search_rows
+    assert ksearch.rows_kernel(p, kinds, 60).func is ksearch.search_rows  # 60 asked: generic
+    assert ksearch.rows_kernel(p, kinds, 60) == ("compiled for", 6)  # 120 asked
+    assert ksearch.rows_kernel(p, kinds, 1, specialise=False).func is ksearch.search_rows
     other = np.arange(1, 6, dtype=np.int64)
     monkeypatch.setattr(rows, "in_cache", lambda p, lineup=None: True)
-    assert search.rows_kernel(other, np.array([6, 1], np.int64), 1) == ("compiled for", None)  # mixed: rules alone
+    assert ksearch.rows_kernel(other, np.array([6, 1], np.int64), 1) == ("compiled for", None)  # mixed: rules alone
 
 
 def test_ismcts_on_the_kernel_compiled_for_the_rules_visits_as_the_generic_one(monkeypatch) -> None:
@@ -98,8 +100,8 @@ def test_ismcts_on_the_kernel_compiled_for_the_rules_visits_as_the_generic_one(m
                    np.random.SeedSequence(4), decks=orders)
     monkeypatch.undo()
     assert calls
-    fixed = search.folded(ismcts.ROWS, ismcts.ismcts_rows, calls[0][0], 1, True)
+    fixed = ksearch.folded(kismcts.ROWS, kismcts.ismcts_rows, calls[0][0], 1, True)
     assert not hasattr(fixed, "func")
     for p_row, *args in calls:
-        for w, g in zip(ismcts.ismcts_rows(p_row, *args), fixed(*args)):
+        for w, g in zip(kismcts.ismcts_rows(p_row, *args), fixed(*args)):
             assert np.array_equal(w, g)

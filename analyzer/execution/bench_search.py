@@ -21,7 +21,7 @@ Each path gives two rows:
 The first deals (compiling, or loading the kernels from numba's cache) are
 played before the clock starts, pimc's batch search on the kernel compiled for
 the case's rules and rollout line-up (what a run gets after its first few
-thousand decisions: analyzer.knowledge.search.ROWS).  Times are CPU seconds of this process (one
+thousand decisions: analyzer.kernel.search.ROWS).  Times are CPU seconds of this process (one
 core; the simulator and the kernel run no threads here).
 
 The batch ``decisions`` rows also give ``all_cores``: one process per core, each
@@ -50,7 +50,7 @@ from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.kernel.probe import two_thread_scaling
-from analyzer.knowledge.search import rows_kernel
+from analyzer.kernel.search import rows_kernel
 from analyzer.knowledge.table import simulate_observed
 from analyzer.sim.simulator import simulate_deals
 
@@ -66,7 +66,7 @@ ROUNDS = 3
 
 def _warm(searcher: object, rules: RuleSet) -> None:
     """pimc's batch rows on the kernel compiled for the rules and its rollout line-up, as a run past its first
-    :data:`~analyzer.knowledge.search.SPECIALISE_ROWS` decisions plays them (compiled here, or loaded from
+    :data:`~analyzer.kernel.search.SPECIALISE_ROWS` decisions plays them (compiled here, or loaded from
     numba's cache); ismcts has one kernel for every rule set."""
     if getattr(searcher, "family", None) == "pimc":
         p, kinds, _ = searcher._compile(rules)  # type: ignore[attr-defined]
