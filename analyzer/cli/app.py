@@ -330,6 +330,31 @@ def solve(
                             as_json=as_json)
 
 
+@app.command()
+def findings(
+    root: Annotated[Path, typer.Option(help="The project folder holding reports/ and docs/.")] = Path("."),
+    out: Annotated[Path | None, typer.Option(help="Write here instead of ROOT/docs/findings.md.")] = None,
+    check: Annotated[bool, typer.Option(help="Write nothing; exit 1 if the page differs from what the reports "
+                                             "give.")] = False,
+) -> None:
+    """Write docs/findings.md from the committed reports' stored results (every number from reports/)."""
+    if not (root / "reports").is_dir():
+        fail(f"--root {root}: no reports/ folder there")
+    from analyzer.report.findings import FINDINGS_PATH, check_findings, write_findings
+    from analyzer.stats.tables import ResultsError
+    try:
+        if check:
+            where = out if out is not None else root / FINDINGS_PATH
+            if not check_findings(root, where):
+                typer.echo(f"durak: {where} differs from what reports/ gives: run `durak findings`", err=True)
+                raise typer.Exit(1)
+            typer.echo(f"{where} is up to date with reports/")
+            return
+        typer.echo(str(write_findings(root, out)))
+    except (ResultsError, OSError, KeyError, ValueError) as exc:
+        fail(f"findings: a report under {root / 'reports'} cannot be read: {exc}")
+
+
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:
     """Typer's parse-error classes (ClickException, UsageError, NoArgsIsHelpError or UsageError).
 
