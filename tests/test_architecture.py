@@ -1,8 +1,8 @@
-"""The package's shape (issue 30 item 1), read from the source with ``ast``.
+"""The package's shape, read from the source with ``ast``.
 
-- The layers of the README's table ("What is in it") hold: a module imports
+- The layers of docs/architecture.md's table ("The layers") hold: a module imports
   only from its own layer and the layers above it in the table.  The order is
-  read from the README, so the table and the code cannot drift apart.
+  read from the page, so the table and the code cannot drift apart.
 - No two modules import each other (counting imports inside functions and
   under ``TYPE_CHECKING``: a cycle hidden there is still a cycle).
 - No unit (function or class) is over 400 lines.
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
 PACKAGES = ("analyzer", "strategies")
 MAX_UNIT_LINES = 400
 MAX_FUNCTION_IMPORTS = 8
@@ -96,8 +97,8 @@ def imports(root: Path) -> list[Import]:
 
 
 def readme_layers(readme: Path) -> list[tuple[str, list[str]]]:
-    """The layers of the README's table, bottom first: (layer, the paths of its "where" column)."""
-    text = readme.read_text().split("## What is in it", 1)[1].split("\n## ", 1)[0]
+    """The layers of the page's table, bottom first: (layer, the paths of its "where" column)."""
+    text = readme.read_text().split("## The layers", 1)[1].split("\n## ", 1)[0]
     layers = []
     for row in text.splitlines():
         cells = [c.strip() for c in row.strip().strip("|").split("|")]
@@ -117,7 +118,7 @@ def layer_of(module: str, layers: list[tuple[str, list[str]]]) -> int:
             w = where.removesuffix(".py").rstrip("/")
             if path == w or path.startswith(w + "/"):
                 return i
-    raise AssertionError(f"{module} is in no layer of the README's table")
+    raise AssertionError(f"{module} is in no layer of docs/architecture.md's table")
 
 
 def layer_violations(root: Path, readme: Path) -> list[str]:
@@ -165,10 +166,10 @@ def function_import_problems(root: Path, limit: int = MAX_FUNCTION_IMPORTS) -> l
 # ------------------------------------------------------------------------- the project
 
 
-def test_the_layers_of_the_readme_table_hold() -> None:
-    layers = readme_layers(ROOT / "README.md")
+def test_the_layers_of_the_architecture_table_hold() -> None:
+    layers = readme_layers(ARCHITECTURE)
     assert [name for name, _ in layers][:2] == ["core", "rules engine"] and len(layers) >= 9
-    assert layer_violations(ROOT, ROOT / "README.md") == []
+    assert layer_violations(ROOT, ARCHITECTURE) == []
 
 
 def test_no_two_modules_import_each_other() -> None:
@@ -188,7 +189,7 @@ def test_function_level_project_imports_are_few_and_each_says_why() -> None:
 
 PLANTED_README = """# x
 
-## What is in it
+## The layers
 
 | layer | where | what |
 |---|---|---|

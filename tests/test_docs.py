@@ -1,5 +1,7 @@
-"""The guide a clone ships: every relative link in the README and docs/ resolves, and the plugin guide's worked
-example (docs/examples/save_the_wild.py) is the code the page shows and plays legal deals."""
+"""The guide a clone ships: the README is a user's guide of at most ~450 lines whose two commands, command list,
+option list and numbers match the code, CI and docs/findings.md; every relative link in the README and docs/
+resolves; the plugin guide's worked example (docs/examples/save_the_wild.py) is the code the page shows and plays
+legal deals."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from analyzer.cli.app import app
 from analyzer.core.cards import JACK, card_id, parse_card
 from analyzer.core.contract import DecisionView
 from analyzer.core.registry import get_strategy
-from analyzer.core.rules import make_rules
+from analyzer.core.rules import OPTIONS, make_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -63,6 +65,73 @@ def test_the_link_check_finds_a_missing_file_and_anchor(tmp_path: Path) -> None:
 def test_the_readme_points_at_the_rules_a_clone_has() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "shared folder" not in text and "[docs/rules.md](docs/rules.md)" in text
+
+
+MAIN_JOB = "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/durak run experiments/quick.toml"
+TEST_COMMAND = ('python3 -m venv .venv && .venv/bin/pip install -q --no-compile -e ".[test,openspiel]" '
+                "&& .venv/bin/python -m pytest")
+#: A number with its interval as the reports write it: ``52.4% [52.3, 52.5]``, ``+2.4 pp [+2.3, +2.5]``,
+#: ``+45 Elo [+38, +52]``.
+INTERVAL = re.compile(r"[+\-−]?\d[\d.,]*(?:%| pp| Elo)? \[[+\-−]?\d[\d.,]*%?, [+\-−]?\d[\d.,]*%?\]")
+
+
+def readme_section(text: str, heading: str) -> str:
+    return text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def guide_problems(readme: str, ci: str, findings: str, commands: list[str], options: list[str]) -> list[str]:
+    """What keeps a README from being the guide: too long, the two commands not as CI runs them, a command or a
+    rule option it does not name, a number with an interval that docs/findings.md does not hold."""
+    bad = []
+    if len(readme.splitlines()) > 450:
+        bad.append(f"{len(readme.splitlines())} lines, over 450")
+    blocks = re.findall(r"```sh\n(.*?)```", readme_section(readme, "The two commands"), flags=re.S)
+    if [b.strip() for b in blocks] != [MAIN_JOB, TEST_COMMAND]:
+        bad.append(f"the two commands are not the main job and the test command: {blocks}")
+    if TEST_COMMAND not in ci.splitlines():
+        bad.append("the test command is not the line .ci/run runs")
+    cli = readme_section(readme, "Command line")
+    bad += [f"command {c!r} is not in the command line section" for c in commands if f"durak {c} " not in cli
+            and f"durak {c}\n" not in cli]
+    table = readme_section(readme, "Rule options")
+    bad += [f"option {o!r} is not in the rule options table" for o in options if f"`{o}`" not in table]
+    bad += [f"{n!r} is not in docs/findings.md" for n in INTERVAL.findall(readme) if n not in findings]
+    return bad
+
+
+def _commands() -> list[str]:
+    return sorted(c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands)
+
+
+def test_the_readme_is_the_guide_its_commands_options_and_numbers_are_the_real_ones() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    findings = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    commands = _commands()
+    assert {"simulate", "run", "compare", "findings", "bench"} <= set(commands)
+    assert guide_problems(readme, ci, findings, commands, sorted(OPTIONS)) == []
+    assert len(INTERVAL.findall(readme)) >= 5  # the headline numbers are checked, not absent
+
+
+def test_the_guide_check_fails_on_a_drifted_readme() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    findings = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    drifted = (readme.replace("21.1% [21.0, 21.2]", "21.3% [21.0, 21.2]").replace("durak findings [", "durak x [")
+               .replace("| `eight_stop` |", "| eight stop |").replace("--no-compile ", ""))
+    drifted += "\n".join(["x"] * 120)
+    problems = guide_problems(drifted, ci, findings, _commands(), sorted(OPTIONS))
+    assert any("450" in p for p in problems) and any("two commands" in p for p in problems)
+    assert "command 'findings' is not in the command line section" in problems
+    assert "option 'eight_stop' is not in the rule options table" in problems
+    assert "'21.3% [21.0, 21.2]' is not in docs/findings.md" in problems
+
+
+def test_the_readme_links_every_page_of_docs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+    assert {"architecture.md", "findings.md", "performance.md"} <= set(pages)
+    assert [p for p in pages if f"](docs/{p})" not in readme] == []
 
 
 def test_the_plugin_page_shows_the_example_file_as_it_is() -> None:

@@ -340,8 +340,9 @@ def findings(
     """Write docs/findings.md from the committed reports' stored results (every number from reports/)."""
     if not (root / "reports").is_dir():
         fail(f"--root {root}: no reports/ folder there")
+    # loaded when the command runs: the app is declared without pandas (durak --help stays fast)
     from analyzer.report.findings import FINDINGS_PATH, check_findings, write_findings
-    from analyzer.stats.tables import ResultsError
+    from analyzer.stats.tables import ResultsError  # (the same reason)
     try:
         if check:
             where = out if out is not None else root / FINDINGS_PATH
