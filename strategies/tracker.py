@@ -1,4 +1,4 @@
-"""``tracker``: card counting — a heuristic that remembers (issue 13 item 3).
+"""``tracker``: card counting — a heuristic that remembers.
 
 It plays like ``weighted`` (points shed, wilds held back, effect cards against
 a player close to going out) and adds what perfect memory tells it

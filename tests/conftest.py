@@ -4,7 +4,7 @@ Hypothesis runs derandomized in CI (``CI`` is set there, or ``HYPOTHESIS_PROFILE
 the same examples every run, so a red CI is reproducible and never a coin toss.
 Locally the ``dev`` profile explores new examples each run.
 
-Compiled kernels once per test run (issue 12): before any test, the process that
+Compiled kernels once per test run: before any test, the process that
 runs the session (pytest-xdist's controller, or the only process with ``-n 0``)
 compiles the generic kernels into numba's cache folder, in two processes side by
 side (tests/kernel_warmup.py); the workers then load them (a fraction of a
@@ -121,7 +121,7 @@ def start_warmup(rootdir: Path) -> Warmup | str:
     return Warmup(procs, stamp, _cache.FOLDER)
 
 
-#: the warm-up this session started and has not waited for yet (the controller's, or the only process's)
+#: the warm-up this pytest run started and has not waited for yet (the controller's, or the only process's)
 _pending: list[Warmup] = []
 
 

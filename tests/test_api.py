@@ -1,4 +1,4 @@
-"""The Python API (issue 10, item 5): tidy frames, the README's notebook example, lazy import."""
+"""The Python API: tidy frames, the README's notebook example, lazy import."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every user mistake through the real CLI: exit code 2, one stderr line naming the culprit (issue 6).
+"""Every user mistake through the real CLI: exit code 2, one stderr line naming the culprit.
 
 Each case runs the typer app in-process (``typer.testing.CliRunner``) with its
 working directory set to a temporary folder, so that nothing is written into
@@ -58,7 +58,7 @@ def crash_text(res) -> str:
 
 
 def assert_user_error(res, *culprits: str) -> str:
-    """The issue-6 contract for a user mistake; returns the message line."""
+    """The one-line contract for a user mistake; returns the message line."""
     crash = crash_text(res)
     assert not crash, f"a user mistake raised instead of exiting 2:\n{crash}"
     out, err = res.stdout, res.stderr
@@ -197,7 +197,7 @@ def _strats(first: str, players: int = 4) -> str:
 
 
 def _fifo(path: Path) -> Path:
-    """A FIFO with no writer: reading it used to wait forever (issue 11)."""
+    """A FIFO with no writer: reading it used to wait forever."""
     os.mkfifo(path)
     return path
 
@@ -338,7 +338,7 @@ CASES: list[Case] = [
     ("run-jobs-zero", lambda f: ["run", f.exp, "--deals", "10", "--jobs", "0", "--quiet"], lambda f: ["jobs", "0"]),
     ("run-backend", lambda f: ["run", f.exp, "--deals", "10", "--jobs", "1", "--backend", "spark"],
      lambda f: ["--backend", "'spark'"]),
-    # ---- tournaments, stopping rules and tuning (issue 14)
+    # ---- tournaments, stopping rules and tuning
     ("compare-unknown-design", lambda f: ["compare", "random", "greedy", "--design", "swiss"],
      lambda f: ["--design", "'swiss'"]),
     ("compare-until-ci-negative", lambda f: ["compare", "random", "greedy", "--design", "round-robin", "--players", "2",
@@ -413,7 +413,7 @@ CASES: list[Case] = [
      lambda f: ["sc_illegal.toml", "move 1", "'AS'", "Ilya", "illegal", "does not hold"]),
     ("sc-moves-missing", lambda f: ["replay", f.sc_short], lambda f: ["sc_short.toml", "move 22", "Yuri", "QC"]),
     ("sc-moves-left-over", lambda f: ["replay", f.sc_long], lambda f: ["sc_long.toml", "move 23", "'8S'", "over"]),
-    # ---- issue 11: sizes and shapes bounded before any allocation
+    # ---- sizes and shapes bounded before any allocation
     ("exp-deals-10^12", lambda f: ["run", _write(f.tmp / "huge.toml", GOOD_EXPERIMENT.replace(
         "deals = 20", "deals = 1000000000000")), *RUN], lambda f: ["huge.toml", "'deals'", "too large"]),
     ("exp-deals-int64-max", lambda f: ["run", _write(f.tmp / "max.toml", GOOD_EXPERIMENT.replace(
@@ -441,7 +441,7 @@ CASES: list[Case] = [
     ("sc-fifo", lambda f: ["replay", _fifo(f.tmp / "fifo_sc.toml")], lambda f: ["fifo_sc.toml", "FIFO"]),
     ("sc-deep-toml", lambda f: ["replay", _write(f.tmp / "deep_sc.toml", EXP_DEEP)],
      lambda f: ["deep_sc.toml", "nested more than 32 levels"]),
-    # ---- issue 11: output folders durak did not write, damaged stores, lost clusters
+    # ---- output folders durak did not write, damaged stores, lost clusters
     ("out-committed-report", lambda f: ["run", _write(f.tmp / "fp.toml", GOOD_EXPERIMENT.replace(
         '"tiny"', '"first_player"')), "--out", _copied_report(f, "first_player"), *RUN],
      lambda f: ["first_player", "another experiment", "another --out"]),

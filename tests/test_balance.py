@@ -1,4 +1,4 @@
-"""The rule-balance explorer (issue 28): the space, the search, resuming, Dask, the report and bad input.
+"""The rule-balance explorer: the space, the search, resuming, Dask, the report and bad input.
 
 The search's own tests run on ``tests.planted_sim``, a stand-in whose fairest
 rule set is planted (``sevens`` and ``eight_stop`` on: no first-player edge,

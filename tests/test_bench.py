@@ -1,4 +1,4 @@
-"""``durak bench`` (issue 3, point 7; issue 12): every figure it prints is a measured, positive rate.
+"""``durak bench``: every figure it prints is a measured, positive rate.
 
 Timings are never asserted (STYLE.md: speed lives in benchmarks, not tests);
 only that the command runs from the CLI and reports each measurement.

@@ -1,4 +1,4 @@
-"""Committed reports, opened in a real browser (issue 15, item 7).
+"""Committed reports, opened in a real browser.
 
 Each committed ``reports/*/report.html`` is copied next to its charts with a
 small probe script injected first thing in the page; headless Chromium loads

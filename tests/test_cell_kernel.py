@@ -1,4 +1,4 @@
-"""Which kernel a cell's deals play on (issue 27): a big cell, or one whose kernel compiled for its rules is in the
+"""Which kernel a cell's deals play on: a big cell, or one whose kernel compiled for its rules is in the
 cache already, gets that kernel from its first chunk; the numbers are the same either way."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The simulator's check mode (issue 6, point 4): card conservation verified on every step.
+"""The simulator's check mode: card conservation verified on every step.
 
 * Over a few thousand deals of every variant and a spread of rule options, with
   random and greedy strategies (and over matches), ``check=True`` finds nothing

@@ -1,4 +1,4 @@
-"""What each command passes on (issue 10, item 3): the exact RuleSet and line-up, without simulating.
+"""What each command passes on: the exact RuleSet and line-up, without simulating.
 
 The executor entry points are patched (fastapi-cli style), so these tests
 check parsing and validation alone: variant-fitting defaults, cycling,
@@ -137,7 +137,7 @@ def test_run_uses_the_plugin_name_in_tables(tmp_path: Any) -> None:
     (["compare", "greedy", "random", "--players", "2", "--deals", "50", "--jobs", "1", "--json"], "compare"),
 ])
 def test_progress_bar_on_a_terminal(args: list[str], label: str) -> None:
-    """Item 6: simulate, compare (and bench) draw a progress bar when stderr is a terminal."""
+    """simulate, compare (and bench) draw a progress bar when stderr is a terminal."""
     import os
     import pty
     import subprocess

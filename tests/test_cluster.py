@@ -1,4 +1,4 @@
-"""Dask runs on the cluster, and a lost cluster ends the run in one line (issue 11, item 5).
+"""Dask runs on the cluster, and a lost cluster ends the run in one line.
 
 Before analyzer/execution/cluster.py: with one worker thread joblib ran every
 task inside this process (manifest: ``backend: dask``); with every worker dead

@@ -145,7 +145,7 @@ def test_matches_use_win_share_and_replay_with_more_decks_when_short() -> None:
 
 
 def test_tracker_and_pimc_play_on_the_batch_views_in_deals_and_matches(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 13: tracker and pimc read the batch views' history (no table runner), in deals and in matches (G11):
+    """Tracker and pimc read the batch views' history (no table runner), in deals and in matches (G11):
     pimc's matches play on the batch simulator, every rotation on the same decks, hands dealt by player under SV2."""
     def refuse(*_a: Any, **_k: Any) -> Any:
         raise AssertionError("tracker and pimc must not need the table runner")
@@ -219,7 +219,7 @@ def test_cli_user_errors_are_one_line_and_exit_2(args: list[str], culprit: str) 
     assert len(lines) == 1 and lines[0].startswith("durak: error:") and culprit in lines[0]
 
 
-# ---------------------------------------------------------------- statistics that are right (issue 15)
+# ---------------------------------------------------------------- statistics that are right
 def _fake_comparison(diff_per_deck: np.ndarray) -> compare.Comparison:
     """Two strategies whose per-deck win scores differ by ``diff_per_deck`` (deals, 2 players)."""
     d = diff_per_deck.size
@@ -232,7 +232,7 @@ def _fake_comparison(diff_per_deck: np.ndarray) -> compare.Comparison:
 
 
 def test_json_keeps_tiny_p_values_and_the_table_shows_them() -> None:
-    """A p-value of about 1e-8 is neither rounded to 0 in the JSON nor shown as <1e-15 (it used to be both)."""
+    """A p-value of about 1e-8 is neither rounded to 0 in the JSON nor shown as <1e-15."""
     rng = np.random.default_rng(0)
     diff = rng.normal(0.0, 1.0, 400)
     diff = (diff - diff.mean()) / diff.std(ddof=1) * 0.1 + 0.1 * 5.73 / np.sqrt(400)  # z = 5.73: p ≈ 1e-8

@@ -1,4 +1,4 @@
-"""Issue 11, points 1 and 2: nothing a strategy does to what it is handed defeats the legality check,
+"""Nothing a strategy does to what it is handed defeats the legality check,
 and only exact action types are accepted.
 
 Each case below ran to exit 0 with wrong numbers before: a ``choose_batch``

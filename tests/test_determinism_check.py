@@ -1,4 +1,4 @@
-"""Issue 11, point 7: a plugin that draws from the global ``random`` or ``np.random`` makes two
+"""A plugin that draws from the global ``random`` or ``np.random`` makes two
 identical commands disagree; ``--check`` (check=True) now says so, naming the strategy."""
 
 from __future__ import annotations

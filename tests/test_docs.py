@@ -181,3 +181,48 @@ def test_the_newcomer_notebook_runs_and_answers_its_six_questions() -> None:
     answered = {line.split(".", 1)[0] for line in out.stdout.splitlines() if line[:1].isdigit()}
     assert answered == {"1", "2", "3", "4", "5", "6"}, out.stdout
     assert all("[" in line for line in out.stdout.splitlines() if not line.startswith("5.")), out.stdout
+
+
+# --------------------------------------------------------------------------- no development history
+
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+#: What development history looks like in a file: git history holds it, the tree does not.  Rule ids (CZ3, G10),
+#: CSS colours (#999;), numbered display names (greedy#2) and ``datetime.UTC`` are not history.
+HISTORY = {
+    "an issue number": re.compile(r"\b[Ii]ssues?[ -]#?\d+"),
+    "a session number": re.compile(r"\b[Ss]essions?[ -]#?\d+|\b(?:this|last|previous|earlier) session\b", re.I),
+    "a ticket reference": re.compile(r"(?<![\w#&:\"'])#\d{1,4}(?![\w;}\"'])"),
+    "a work-log item": re.compile(r"\b[Ii]tems? \d+\b"),
+    "a time of day": re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:[–-]\d{1,2}:\d{2})?\s*UTC\b"),
+    "a date": re.compile(rf"\b\d{{1,2}} (?:{_MONTHS})\b|\b(?:{_MONTHS}) \d{{1,2}}\b|\b20\d\d-\d\d-\d\d\b"),
+    "a numbered heading": re.compile(r"^#{1,6} \d+\. ", re.M),
+}
+#: Where it must not be: the code, its tests, the experiments, the docs and the guide.
+HISTORY_FREE = ("analyzer", "strategies", "experiments", "tests", "docs", "README.md", ".ci/run", "pyproject.toml")
+
+
+def history_references(text: str) -> list[str]:
+    """``line: what`` for every place in ``text`` that reads like a work log."""
+    found = []
+    for i, line in enumerate(text.splitlines(), 1):
+        found += [f"{i}: {what}: {m.group(0)!r}" for what, pat in HISTORY.items() if (m := pat.search(line))]
+    return found
+
+
+def test_no_development_history_in_code_tests_or_docs() -> None:
+    files = []
+    for name in HISTORY_FREE:
+        path = ROOT / name
+        files += [path] if path.is_file() else [f for f in sorted(path.rglob("*"))
+                                                if f.suffix in (".py", ".md", ".toml", ".txt") and f.is_file()]
+    bad = [f"{f.relative_to(ROOT)}:{where}" for f in files if f != Path(__file__)
+           for where in history_references(f.read_text(encoding="utf-8"))]
+    assert bad == []
+
+
+def test_the_history_check_finds_each_kind_and_spares_rule_ids_and_colours() -> None:
+    planted = ("fixed in issue 12\nsee session 17's run\nas asked in #41\nitem 4 of the list\n"
+               "run at 07:38–07:56 UTC\non 3 December\n## 3. Defects found\n")
+    kinds = [line.split(": ")[1] for line in history_references(planted)]
+    assert kinds == list(HISTORY)
+    assert history_references("CZ3 and G10; color:#999; greedy#2; from datetime import UTC; points 10/20") == []

@@ -1,4 +1,4 @@
-"""The executor's engines (issue 12): the compiled kernel where it can serve a cell, the numpy simulator elsewhere.
+"""The executor's engines: the compiled kernel where it can serve a cell, the numpy simulator elsewhere.
 
 A chunk on the kernel is seeded as the numpy simulator seeds it (the same
 decks, the same per-deal option streams), so deterministic line-ups give the

@@ -1,4 +1,4 @@
-"""The public history in the rules engine's own play loop (issue 13 item 2: ``play_deal``, ``play_match``,
+"""The public history in the rules engine's own play loop (``play_deal``, ``play_match``,
 fault scenarios).
 
 * At every decision of engine play, a strategy that reads the history

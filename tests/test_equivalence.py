@@ -1,4 +1,4 @@
-"""The batch simulator plays exactly the rules engine's game (issue 3, point 2).
+"""The batch simulator plays exactly the rules engine's game.
 
 Deterministic strategies, the same deck orders (at least 2,000 deals of every
 variant, seeded by configuration): the engine (simple path,
@@ -188,7 +188,7 @@ def test_same_seed_deals_same_cards_whatever_the_slots_or_lineup():
     ("czech", 7, {"deck_size": 48, "voluntary_draw": True}),
 ])
 def test_simple_path_adapter_equals_fast_path(variant, players, overrides):
-    """Issue 3, point 3: the same strategies seen only through ``choose`` (the adapter over the
+    """The same strategies seen only through ``choose`` (the adapter over the
     batch) play the same deals as through ``choose_batch``, in deals and in matches."""
     from analyzer.execution.benchmark import SimpleOnly
 

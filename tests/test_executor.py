@@ -1,4 +1,4 @@
-"""One executor (issue 10, item 2; issue 15): simulate is a one-cell experiment, seeds follow content.
+"""One executor: simulate is a one-cell experiment, seeds follow content.
 
 ``durak simulate`` and ``durak run`` of an experiment holding the same cell
 print the same numbers for the same seed; a cell's numbers do not depend on
@@ -61,7 +61,7 @@ def test_many_chunks_and_jobs_give_the_same_tables_as_run(tmp_path: Path) -> Non
 
 
 def test_a_cell_numbers_follow_what_it_is_not_where_it_sits(tmp_path: Path) -> None:
-    """Issue 15: the sevens=on cell is cell 1 of a grid and cell 0 of its own file: same numbers."""
+    """The sevens=on cell is cell 1 of a grid and cell 0 of its own file: same numbers."""
     grid = _run(tmp_path, 'variant = "czech"\nplayers = 2\ndeals = 1500\nseed = 3\n[grid]\nsevens = [false, true]\n',
                 name="grid")
     alone = _run(tmp_path, 'variant = "czech"\nplayers = 2\ndeals = 1500\nseed = 3\n[rules]\nsevens = true\n',

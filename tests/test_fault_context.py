@@ -1,4 +1,4 @@
-"""Issue 11, point 3 and issue 10, point 6: faults are numbered by cell, chunk and deal; every fault
+"""Faults are numbered by cell, chunk and deal; every fault
 file is unique and replays to exactly the decision its message names, for any --jobs.
 
 Before, deal numbers restarted in every chunk: two chunks failing at "deal 0" wrote the same

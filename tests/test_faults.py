@@ -1,4 +1,4 @@
-"""Issue 6, point 2: a faulty strategy stops the run with a message naming it, and the
+"""A faulty strategy stops the run with a message naming it, and the
 faulty deal is written as a scenario that replays to the faulty decision."""
 
 from __future__ import annotations

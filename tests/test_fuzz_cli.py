@@ -1,4 +1,4 @@
-"""Fuzzing the CLI: mutated command lines and mutated input files never crash it (issue 6).
+"""Fuzzing the CLI: mutated command lines and mutated input files never crash it.
 
 Whatever is thrown at ``durak``, the outcome must be one of
 

@@ -1,4 +1,4 @@
-"""Bounded reading of user files and bounded sizes (issue 11, item 6).
+"""Bounded reading of user files and bounded sizes.
 
 Each case here failed before analyzer.core.inputs existed: a MemoryError, a
 RecursionError, a process waiting forever on a FIFO, or a folder name ending in

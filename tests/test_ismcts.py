@@ -1,4 +1,4 @@
-"""``ismcts`` (issue 26 item 3): single-observer information-set MCTS on the compiled kernel.
+"""``ismcts``: single-observer information-set MCTS on the compiled kernel.
 
 Legal and deterministic on every variant, the same move on the simple path (choose: a one-row batch) as on
 the fast path (choose_batch: every deal of a batch in one compiled call), the tree's own move generator

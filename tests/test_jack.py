@@ -1,4 +1,4 @@
-"""The Jack question asked directly (issue 15 item 2): дурак rates by wilds dealt and by a wild held at
+"""The Jack question asked directly: дурак rates by wilds dealt and by a wild held at
 the end, the keeper-minus-dumper gap with the wild rule on and off and the rule's cost to the keeper."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Jack answer isolates the wild (issue 29).
+"""The Jack answer isolates the wild.
 
 * a keeper-against-dumper gap is read as the wild's only for two strategies that differ in wild
   handling alone (they declare it: ``wild_twin`` / ``wild_params``);

@@ -1,4 +1,4 @@
-"""A cold kernel compiles in a child process and loads from the cache (issue 12: peak memory < 1 GiB).
+"""A cold kernel compiles in a child process and loads from the cache (peak memory < 1 GiB).
 
 What a compile allocates stays in its process (analyzer.kernel.apart); a
 kernel called from Python whose signature the cache lacks is compiled by a

@@ -1,4 +1,4 @@
-"""Compilation is invisible (issue 12, point 4): where compiled kernels are kept.
+"""Compilation is invisible: where compiled kernels are kept.
 
 The cache folder is chosen before numba is imported; a folder that cannot be
 written is skipped, and with none writable the tool runs without a cache and

@@ -1,4 +1,4 @@
-"""The compiled kernel plays exactly the rules engine's game (issue 12, point 3).
+"""The compiled kernel plays exactly the rules engine's game.
 
 Deterministic line-ups on the same decks: the kernel (analyzer.kernel) and the
 engine (analyzer.engine.deal, simple path) give identical results deal by
@@ -55,7 +55,7 @@ def test_kernel_equals_engine_deal_by_deal(variant, players, overrides):
 
 @pytest.mark.parametrize("name", LINEUPS)
 def test_each_compiled_strategy_equals_its_python_form(name):
-    """Every deterministic built-in, alone at all seats and against others, move for move (issue 12, point 2)."""
+    """Every deterministic built-in, alone at all seats and against others, move for move."""
     for variant, players, overrides in [("czech", 4, {"sevens": True, "eight_stop": True}), ("prague", 3, {}),
                                         ("svinya", 2, {})]:
         rules = make_rules(variant, players, overrides)

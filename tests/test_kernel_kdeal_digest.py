@@ -1,4 +1,4 @@
-"""Kernel digests: the compiled kernel's seeded deals, pinned (issue 12: speed work keeps the kernel bit-identical).
+"""Kernel digests: the compiled kernel's seeded deals, pinned (speed work keeps the kernel bit-identical).
 
 tests/test_golden.py pins the rules engine's game; these pin the kernel's own
 random streams on top of it: the deck shuffle (own stream per deal), random's
@@ -48,7 +48,7 @@ def kernel_digest(variant: str, players: int, options: dict[str, object], lineup
                                threads=1, specialise=False)
     for res in (deals, matches):
         for f in fields(res):
-            if f.name == "cards_left":  # added by issue 29 after these were pinned; the equivalence tests hold it
+            if f.name == "cards_left":  # added after these were pinned; the equivalence tests hold it
                 continue
             h.update(np.ascontiguousarray(getattr(res, f.name)).tobytes())
     return h.hexdigest()[:16]

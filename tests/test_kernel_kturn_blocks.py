@@ -88,7 +88,7 @@ def test_ctrl_c_in_the_calling_thread_stops_the_helpers() -> None:
 
 
 def test_deals_are_the_same_on_one_two_and_three_threads_in_guided_pieces() -> None:
-    """Issue 12, point 1, through simulate_deals: an odd count cut into guided pieces of many sizes (and the
+    """Through simulate_deals: an odd count cut into guided pieces of many sizes (and the
     numpy decks' windows) gives every field of every deal as one thread does."""
     from dataclasses import fields
 

@@ -1,4 +1,4 @@
-"""Python strategies on the compiled kernel, paused at their decisions (issue 12, point 2).
+"""Python strategies on the compiled kernel, paused at their decisions.
 
 The kernel plays forced moves, compiled strategies, penalties, refills and
 scoring itself and stops a deal only at a real decision of a Python strategy

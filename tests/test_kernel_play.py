@@ -1,7 +1,7 @@
 """Compiled kernel: matches and positions equal the engine; results independent of threads and splits.
 
 G11, CZ2, CZ7, PR7, SV2, SV7 for matches; positions taken mid-deal from the
-engine finish identically in the kernel (issue 12, point 1).
+engine finish identically in the kernel.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def test_rollouts_of_one_position_differ_only_by_their_streams():
 
 
 def test_results_depend_on_seed_and_deal_index_only():
-    """Issue 12, point 1: the same deals for any thread count or split of the run."""
+    """The same deals for any thread count or split of the run."""
     rules = make_rules("czech", 4, {"sevens": True, "reshuffle": "shuffle", "last_card_call": True,
                                     "forget_rate": 0.3})
     strats = [get_strategy("random"), get_strategy("greedy"), get_strategy("random"), get_strategy("weighted")]

@@ -1,4 +1,4 @@
-"""The kernel's integer forms of its float draws are bit-identical to the floats (issue 12: streams unchanged).
+"""The kernel's integer forms of its float draws are bit-identical to the floats (streams unchanged).
 
 random's card and wild suit (strategies/random_legal.py: floor(u k), then
 floor(4 frac)) and the Fisher-Yates index floor(u (i + 1)) are computed from

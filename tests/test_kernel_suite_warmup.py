@@ -1,4 +1,4 @@
-"""The suite compiles the shared kernels once per test run (issue 12; tests/conftest.py, tests/kernel_warmup.py).
+"""The suite compiles the shared kernels once per test run (tests/conftest.py, tests/kernel_warmup.py).
 
 The process that runs the session compiled the generic kernels into numba's
 cache folder before any test: here (an xdist worker, or the only process) each

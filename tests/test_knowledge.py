@@ -1,4 +1,4 @@
-"""What a player knows (issue 13, item 2): inference of voids, and determinizations that never contradict it.
+"""What a player knows: inference of voids, and determinizations that never contradict it.
 
 * Soundness on random deals of every variant: at every step the *true* hidden
   state satisfies every inferred constraint, and every sampled world agrees

@@ -1,4 +1,4 @@
-"""knowledge.table's copies of a deal (issue 13): a copy of a deal that records its public history
+"""knowledge.table's copies of a deal: a copy of a deal that records its public history
 (engine.record.DealRecord) records on its own, never into the original's record."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""ruff and mypy, configured in pyproject.toml, run as part of the test suite (issue 10 item 7).
+"""ruff and mypy, configured in pyproject.toml, run as part of the test suite.
 
 They run here rather than as separate CI steps so that the README's one test
 command is exactly what CI runs, and a lint or type error is a red test.

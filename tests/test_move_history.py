@@ -1,4 +1,4 @@
-"""Move histories, not only outcomes (issue 10, point 4; OpenSpiel's consistency tests).
+"""Move histories, not only outcomes (OpenSpiel's consistency tests).
 
 For a sample of deals of every configuration of the equivalence test, the
 simulator's recorded moves (the replay tokens, forced moves included) are the

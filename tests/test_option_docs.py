@@ -1,4 +1,4 @@
-"""Every rule option is documented once, with its rule ids and allowed values (issue 15 item 6)."""
+"""Every rule option is documented once, with its rule ids and allowed values."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Statistics that are right (issue 15 item 3): paired intervals for strategies sharing deals,
+"""Statistics that are right: paired intervals for strategies sharing deals,
 like-with-like wild-hand points, shares among decided deals."""
 
 from __future__ import annotations

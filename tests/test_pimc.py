@@ -1,4 +1,4 @@
-"""``pimc`` (issue 13 item 4) on the table runner, on the simulator's fast path (choose_batch), on its simple
+"""``pimc`` on the table runner, on the simulator's fast path (choose_batch), on its simple
 path and in the rules engine's play_deal (choose: a one-row search by choose_batch): legal, deterministic,
 honest about its contract; every path chooses as the others do, move for move; a fault beside it replays.
 

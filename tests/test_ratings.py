@@ -1,4 +1,4 @@
-"""Bradley–Terry ratings and paired head-to-head margins (issue 14, point 2): answers known in advance."""
+"""Bradley–Terry ratings and paired head-to-head margins: answers known in advance."""
 
 from __future__ import annotations
 

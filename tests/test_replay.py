@@ -1,4 +1,4 @@
-"""Scenario replay (PR8 and issue 2's scenario format) and its one-line errors."""
+"""Scenario replay (PR8's scenario format) and its one-line errors."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`durak compare --out` writes an HTML page like an experiment's report, and `durak run` ends with the
-headline answers and the path to report.html, also when stdout is not a terminal (issue 15 item 5)."""
+headline answers and the path to report.html, also when stdout is not a terminal."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_run_ends_with_the_headline_answers_and_the_report_path(tmp_path: Path) 
     assert "**" not in r.stdout
 
 
-# ---------------------------------------------------------------- charts people read (issue 15 item 4)
+# ---------------------------------------------------------------- charts people read
 
 def _quick_results():
     import numpy as np  # noqa: F401

@@ -1,4 +1,4 @@
-"""``durak compare --design round-robin`` (issue 14): every pair in both seatings on the same decks, ratings."""
+"""``durak compare --design round-robin``: every pair in both seatings on the same decks, ratings."""
 
 from __future__ import annotations
 

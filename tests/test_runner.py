@@ -242,7 +242,7 @@ def test_chunk_seeds_are_independent_of_everything_else() -> None:
 
 
 def test_a_cells_streams_follow_its_content_not_its_index(exp_file: Path) -> None:
-    """Issue 15: a cell's numbers depend on what it is; cells never share a stream."""
+    """A cell's numbers depend on what it is; cells never share a stream."""
     exp = load_experiment(exp_file, resolve_strategy=fake_sim.get_strategy)
     keys = {tuple(cell_seed(11, c, 0).spawn_key) for c in exp.cells}
     assert len(keys) == len(exp.cells)

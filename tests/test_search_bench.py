@@ -1,4 +1,4 @@
-"""bench_search (issues 13, 26): the rows durak bench prints for pimc and ismcts count searched decisions and
+"""bench_search (26): the rows durak bench prints for pimc and ismcts count searched decisions and
 their rollouts, on the batch path (the simulator's fast path, also on every core) and on the engine's table runner."""
 
 from __future__ import annotations

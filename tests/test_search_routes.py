@@ -1,4 +1,4 @@
-"""Every command takes tracker and pimc (issue 13): both read the public history of the numpy simulator's views
+"""Every command takes tracker and pimc: both read the public history of the numpy simulator's views
 (the executor routes them there); numbers depend on the seed, not --jobs.
 """
 

@@ -1,4 +1,4 @@
-"""Sequential stopping (issue 14, point 3): the stop lands where the arithmetic says, SPRT errors near nominal,
+"""Sequential stopping: the stop lands where the arithmetic says, SPRT errors near nominal,
 never before the minimum, the same for any batch (``--jobs``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stopping durak: one line, no stray workers (issue 11, item 7).
+"""Stopping durak: one line, no stray workers.
 
 Real subprocess runs, killed for real: SIGTERM prints one line (it printed four
 lines of joblib warnings), a ``kill -9`` of the main process takes its workers

@@ -1,4 +1,4 @@
-"""Equal where random too (issue 10, point 4): the options that draw random numbers.
+"""Equal where random too: the options that draw random numbers.
 
 ``reshuffle=shuffle`` (G8) and ``forget_rate`` (CZ8 last_card_call) draw from a
 per-deal counter-based stream (analyzer.core.streams) keyed by the run's seed

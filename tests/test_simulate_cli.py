@@ -1,4 +1,4 @@
-"""``durak simulate`` (issue 3, point 6): the JSON object and the human table.
+"""``durak simulate``: the JSON object and the human table.
 
 Every rate comes with its 95% interval (DEVELOPERS.md: statistics are the
 product), the numbers depend on the seed and not on --jobs.

@@ -1,4 +1,4 @@
-"""Skill curves (issue 26 item 4): an experiment's ``ladder`` (one cell per step, that strategy in every seat)
+"""Skill curves: an experiment's ``ladder`` (one cell per step, that strategy in every seat)
 and the ``skill_curves`` report section built on the per-cell tables."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_the_section_reads_the_per_cell_tables_step_by_step(ran: Path) -> None:
         j = jq.loc[(r["variant"], r["players"], r["first_strategy"])]
         e = eff.loc[r["cell"]]
         assert r["dealt0_rate"] == j["dealt0_rate"] and r["dealt_gap"] == e["dealt_gap"]
-        assert r["held_informative"] == (r["players"] > 2)  # issue 29: never with two players
+        assert r["held_informative"] == (r["players"] > 2)  # never with two players
         assert (r["held_gap"] == e["held_gap"]) or (np.isnan(r["held_gap"]) and np.isnan(e["held_gap"]))
     assert st[st["variant"] == "prague"]["rule_acts"].all() and not st[st["variant"] == "czech"]["rule_acts"].any()
     ws = tables.wild_summary(res).set_index("cell")["by_wild_rate"]

@@ -1,4 +1,4 @@
-"""A single deal's дурак is counted as a match's is (issue 15 item 3, CZ7/PR7, docs/rules.md).
+"""A single deal's дурак is counted as a match's is (CZ7/PR7, docs/rules.md).
 
 A points tie for the дурак is shared, and "the wild rule decided the loser" has one definition for
 deals and matches: the rule acted and its losers differ from the ones the points alone give.  The

@@ -1,4 +1,4 @@
-"""The output folder belongs to whoever wrote it (issue 11, items 4 and 7).
+"""The output folder belongs to whoever wrote it.
 
 ``durak run`` never deletes or overwrites what it did not write: ``--fresh``
 removes only the chunk store's own files, and a folder holding another

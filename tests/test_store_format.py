@@ -1,4 +1,4 @@
-"""A chunk file holds its tables column by column (issue 27: parquet cost as much as the play) and reads back bit
+"""A chunk file holds its tables column by column (parquet cost as much as the play) and reads back bit
 for bit, dtypes included; a table it cannot hold so is stored as parquet; a damaged or older file is recomputed."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The first screen of a report (issue 15 item 1): the headline sentences say what the tables hold."""
+"""The first screen of a report: the headline sentences say what the tables hold."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_jack_headline_names_the_cell_where_being_dealt_a_wild_matters_most() -> None:
-    """Issues 15 and 29: without a pair that differs in wild handling alone, the Jack panel answers with being
+    """Without a pair that differs in wild handling alone, the Jack panel answers with being
     dealt a wild against none (randomised by the shuffle), in the cell with the widest gap, and names the
     experiment that compares keeping with shedding."""
     res = tables.load_results(ROOT / "reports" / "first_player")
@@ -35,7 +35,7 @@ def test_first_player_headline_names_the_largest_advantage() -> None:
 
 
 def test_other_cells_gaps_read_with_natural_signs() -> None:
-    """Issue 15 item 1: "lowers the rate by 0.4–18.1 points", never "runs from -18.1 to +0.6"."""
+    """The sentence says "lowers the rate by 0.4–18.1 points", never "runs from -18.1 to +0.6"."""
     import pandas as pd
 
     from analyzer.report.summary import _spread
@@ -47,7 +47,7 @@ def test_other_cells_gaps_read_with_natural_signs() -> None:
 
 
 def test_a_lineup_shared_by_every_sentence_is_named_once() -> None:
-    """Issue 15 item 1: sentences name a cell once, not the whole line-up in every bullet."""
+    """Sentences name a cell once, not the whole line-up in every bullet."""
     from analyzer.report.sentences import name_once
 
     lines = ["In czech with 4 players (wild_rule=deal; a and b rotated over 2 seatings) the first player wins 29%.",

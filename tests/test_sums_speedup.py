@@ -70,7 +70,7 @@ def _ref_jack_sums(loss_x, held, dealt, decided, strategies):
 
 
 def _ref_isolating(loss_x, held, dealt, left, decided):
-    """The Jack comparisons that isolate the wild (issue 29), the plain way: a loop over strata for the
+    """The Jack comparisons that isolate the wild, the plain way: a loop over strata for the
     per-position counts, each game's vector written out for the same-game moments."""
     n, p = loss_x.shape
     ok = decided[:, None] & (left >= 1)

@@ -364,7 +364,7 @@ def test_win_loss_and_histograms_pooled_over_seatings(res: tables.Results) -> No
 
 
 def test_rule_effect_verdicts_need_the_holm_p_to_agree(res: tables.Results, tmp_path: Path) -> None:
-    """One verdict rule for the rule-effect rows too (issue 15): interval and Holm p agree."""
+    """One verdict rule for the rule-effect rows too: interval and Holm p agree."""
     r = tables.rule_effects(res).iloc[0]
     se = (r["first_hi"] - r["first_diff"]) / stats.Z95
     assert r["first_p_holm"] == pytest.approx(float(stats.z_test_p(r["first_diff"], se)))  # one row: Holm = p

@@ -1,4 +1,4 @@
-"""Tournament designs (issue 14): who meets whom, in which seat, on which decks; dealing by strategy (SV2)."""
+"""Tournament designs: who meets whom, in which seat, on which decks; dealing by strategy (SV2)."""
 
 from __future__ import annotations
 
@@ -187,7 +187,7 @@ def test_first_dealer_with_identity_hands_leaves_the_deck_alone() -> None:
 
 def test_svinya_pair_swaps_the_hands_of_every_deck_whatever_the_leads() -> None:
     """SV2: the leader of deal k follows the previous winner; dealt by strategy, each strategy still plays
-    each hand of deck k once over the two seatings of a pair (the widening case of issue 14)."""
+    each hand of deck k once over the two seatings of a pair (the widening case)."""
     rules = make_rules("svinya")
     d = round_robin(["A", "B"])
     decks = shuffled_decks(rules.deck_size, 40, np.random.default_rng(4))

@@ -1,4 +1,4 @@
-"""``--until-ci`` and ``--sprt`` on the field design (``durak compare``'s rotations), issue 14 point 3."""
+"""``--until-ci`` and ``--sprt`` on the field design (``durak compare``'s rotations)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hands dealt by player, not by seat, in the compiled kernel's matches (SV2; issue 14's svinya match case).
+"""Hands dealt by player, not by seat, in the compiled kernel's matches (SV2: svinya's matches).
 
 Under SV2 the winner of a deal leads the next, so which player receives which
 hand of deck ``k`` follows the earlier deals; a duplicate design deals every
@@ -108,7 +108,7 @@ def test_duplicate_match_comparisons_of_built_ins_run_on_the_kernel_with_the_num
 
 
 def test_svinya_match_comparisons_on_the_kernel_keep_the_duplicate_narrowing(monkeypatch) -> None:
-    """Issue 30 item 4: dealt by player, the paired interval of a svinya match comparison on the kernel is
+    """Dealt by player, the paired interval of a svinya match comparison on the kernel is
     narrower than with a fresh deck per game (measured 1.03-1.09x, four pairs, 4,000 matches); dealt by seat
     it is wider (0.87-0.88x), the rotations no longer swapping the hands of a deck."""
     from analyzer.execution import compare_run

@@ -1,4 +1,4 @@
-"""A tournament experiment killed for real (SIGKILL) at several points resumes to a straight run's numbers (issue 30).
+"""A tournament experiment killed for real (SIGKILL) at several points resumes to a straight run's numbers.
 
 ``test_tournament_resume`` interrupts in-process with an exception between
 chunks; here a child process is killed by the kernel wherever it happens to

@@ -1,4 +1,4 @@
-"""Design experiments (tournaments) resume chunk by chunk from the run's chunk store (issue 14)."""
+"""Design experiments (tournaments) resume chunk by chunk from the run's chunk store."""
 
 from __future__ import annotations
 

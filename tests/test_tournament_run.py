@@ -1,4 +1,4 @@
-"""``durak compare --design hero`` and stopping rules on tournaments (issue 14, points 1 and 3)."""
+"""``durak compare --design hero`` and stopping rules on tournaments."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def test_stopping_is_the_same_for_any_jobs_and_reports_the_decks_taken(rule) -> 
 
 
 def test_a_hero_tournament_stops_at_the_same_deck_for_any_jobs() -> None:
-    """Issue 30 item 3: the hero design stops where it stops whatever --jobs (the rule is checked in chunk order)."""
+    """The hero design stops where it stops whatever --jobs (the rule is checked in chunk order)."""
     rules = make_rules("czech", 3, {})
     design = hero([HIGHEST, "random"], 3, reference=HIGHEST)  # every table holds the plugin: the numpy simulator
     one = run_design(rules, design, 3000, seed=5, jobs=1, rule=UntilCI(0.05), boot=20, seq_chunk=200)

@@ -1,4 +1,4 @@
-"""``tracker`` (issue 13 item 3): uses known voids of the next player; the same moves on the table runner and on
+"""``tracker``: uses known voids of the next player; the same moves on the table runner and on
 both paths of the batch simulator (its views carry the public history); plays weighted without history."""
 
 from __future__ import annotations

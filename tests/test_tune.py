@@ -1,4 +1,4 @@
-"""The tuner (issue 14, point 4): CMA-ES on duplicate decks, a fair curve, a hold-out check; a toy objective
+"""The tuner: CMA-ES on duplicate decks, a fair curve, a hold-out check; a toy objective
 with a known optimum (no game), then weighted against a field on a tiny budget."""
 
 from __future__ import annotations

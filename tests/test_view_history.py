@@ -1,4 +1,4 @@
-"""The public history in the strategy views (issue 13 item 2).
+"""The public history in the strategy views.
 
 * The batch simulator's history (``BatchView.history`` and, on the simple
   path, ``DecisionView.history``) equals the scalar observer's

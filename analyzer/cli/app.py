@@ -1,7 +1,7 @@
 """The ``durak`` command line (typer).  Commands are thin; the work lives in modules.
 
 Every user mistake ends with one line on stderr naming the culprit and exit
-code 2 (issue 6); tracebacks are for bugs only.
+code 2; tracebacks are for bugs only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``durak bench``'s end-to-end rows (issue 27): what a user's ``durak simulate`` gets, and where its time goes.
+"""``durak bench``'s end-to-end rows: what a user's ``durak simulate`` gets, and where its time goes.
 
 Three measurements in one sitting, alternating round by round so the shared
 machine's moods touch them alike:

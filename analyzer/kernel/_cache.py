@@ -1,4 +1,4 @@
-"""Where numba keeps compiled kernels (issue 12, point 4: compilation is invisible).
+"""Where numba keeps compiled kernels (compilation is invisible).
 
 Runs *before* numba is imported (``analyzer.kernel`` imports it first) and sets
 ``NUMBA_CACHE_DIR`` to ``<base>/<hash of the kernel's sources>``:

@@ -1,4 +1,4 @@
-"""A chunk's дурак shares and Jack columns in compiled passes over its deals (issue 27: no per-chunk table cost
+"""A chunk's дурак shares and Jack columns in compiled passes over its deals (no per-chunk table cost
 comparable to the play).
 
 :func:`analyzer.stats.sums.deal_losses` and the Jack columns of :func:`analyzer.stats.sums.summarize` were

@@ -1,4 +1,4 @@
-"""Compiled information-set Monte Carlo tree search (single-observer ISMCTS, issue 26 item 3).
+"""Compiled information-set Monte Carlo tree search (single-observer ISMCTS).
 
 The second search family beside ``pimc`` (analyzer.knowledge.search).  pimc
 scores every root action by independent rollouts in sampled worlds, so it
