@@ -74,7 +74,7 @@ class DealResults:
 
     def row(self, i: int) -> dict[str, object]:
         """Deal ``i``'s outcome of play, every field but ``wilds_dealt`` (how the hands were dealt,
-        compared with the engine by its own test: tests/test_equivalence.py)."""
+        compared with the engine by its own test: tests/sim/test_simulator_equals_engine.py)."""
         return {f.name: getattr(self, f.name)[i].tolist() for f in fields(DealResults) if f.name != "wilds_dealt"}
 
 
