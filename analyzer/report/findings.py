@@ -129,7 +129,28 @@ def skill_and_going_first(root: Path) -> list[Block]:
         Block("table", pd.DataFrame(rows)),
         Block("p", "Does skill raise the edge? The strongest steps against random play (Holm over the table):"),
         Block("table", pd.DataFrame(raises)),
+        Block("p", "The Jack as skill rises: a seat dealt one or more wilds against one dealt none (its дурак rate, "
+                   "dealt − none), and a hand left holding a wild against hands left with as many other cards "
+                   "(not at two players):"),
+        Block("table", _jack_steps(st, [steps[0], *steps[-2:]])),
     ]
+
+
+def _jack_steps(st: pd.DataFrame, steps: list[str]) -> pd.DataFrame:
+    rows = []
+    for group, g in st.groupby("group", sort=False):
+        by = g.set_index("label")
+        for step in steps:
+            if step not in by.index:
+                continue
+            s = by.loc[step]
+            held = (pp_ci(s["held_gap"], s["held_gap_lo"], s["held_gap_hi"])
+                    if s["held_informative"] and np.isfinite(s["held_gap"]) else "–")
+            rows.append({"table": str(group), "players in every seat": step,
+                         "dealt a wild − none": pp_ci(s["dealt_gap"], s["dealt_gap_lo"], s["dealt_gap_hi"]),
+                         "left holding one − as many other cards": held,
+                         "seat-deals": count(float(s["dealt0_n"] + s["dealt1_n"] + s["dealt2_n"]))})
+    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------- the Jack
