@@ -58,7 +58,7 @@ def test_fresh_still_recomputes_every_chunk(tmp_path: Path) -> None:
 
 
 def test_a_committed_example_report_is_never_overwritten(tmp_path: Path) -> None:
-    """The issue's case: an experiment named first_player aimed at reports/first_player (no chunks/)."""
+    """An experiment named first_player aimed at reports/first_player (no chunks/)."""
     report = tmp_path / "first_player"
     copy_as_cloned("first_player", report)
     before = _snapshot(report)

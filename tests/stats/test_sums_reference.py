@@ -1,8 +1,7 @@
 """The chunk sums (analyzer.stats.sums.summarize) equal a plain reference computation, bit for bit.
 
 The reference below is the straightforward per-position / per-strategy / per-class computation
-the package used before it was vectorised (issue: compiled runs spent as long in the sums as in
-the kernel).  Every table, column and dtype must be the same and every float sum bit-identical:
+a vectorised summary must equal.  Every table, column and dtype must be the same and every float sum bit-identical:
 the package sums each column in row order, as the reference's ``sum(axis=0)`` does.  The one
 exception is the ``hv_*`` products: the reference's ``x @ y`` (BLAS ddot) splits its vector among
 BLAS threads, so its last bits depend on the machine; the package sums them in a fixed order, so
