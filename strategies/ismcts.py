@@ -1,4 +1,4 @@
-"""``ismcts``: single-observer information-set Monte Carlo tree search (issue 26 item 3).
+"""``ismcts``: single-observer information-set Monte Carlo tree search.
 
 The second search family beside ``pimc``.  Where pimc scores each of its
 actions by rollouts in worlds it samples (and so assumes it will know the

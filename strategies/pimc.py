@@ -1,4 +1,4 @@
-"""``pimc``: determinized Monte Carlo search (perfect-information Monte Carlo, issue 13 item 4).
+"""``pimc``: determinized Monte Carlo search (perfect-information Monte Carlo).
 
 At a decision with more than one action it samples up to ``worlds`` hidden
 states consistent with what the player knows (own hand, hand sizes, every card

@@ -1,4 +1,4 @@
-"""The compiled kernels the suite shares, compiled (or loaded) once per test run (issue 12: compile once).
+"""The compiled kernels the suite shares, compiled (or loaded) once per test run (compile once).
 
 Every pytest-xdist worker is its own process: with a cold numba cache each one
 compiled the same generic kernels itself (minutes of CPU each) the first time a

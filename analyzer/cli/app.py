@@ -1,7 +1,7 @@
 """The ``durak`` command line (typer).  Commands are thin; the work lives in modules.
 
 Every user mistake ends with one line on stderr naming the culprit and exit
-code 2 (issue 6); tracebacks are for bugs only.
+code 2; tracebacks are for bugs only.
 """
 
 from __future__ import annotations
@@ -328,6 +328,32 @@ def solve(
     """Solve a research size of a two-player variant exactly (CFR+) and measure how far strategies are from it."""
     _commands("work").solve(variant=variant, deck=deck, hand=hand, strategies=strategies, target=target, out=out,
                             as_json=as_json)
+
+
+@app.command()
+def findings(
+    root: Annotated[Path, typer.Option(help="The project folder holding reports/ and docs/.")] = Path("."),
+    out: Annotated[Path | None, typer.Option(help="Write here instead of ROOT/docs/findings.md.")] = None,
+    check: Annotated[bool, typer.Option(help="Write nothing; exit 1 if the page differs from what the reports "
+                                             "give.")] = False,
+) -> None:
+    """Write docs/findings.md from the committed reports' stored results (every number from reports/)."""
+    if not (root / "reports").is_dir():
+        fail(f"--root {root}: no reports/ folder there")
+    # loaded when the command runs: the app is declared without pandas (durak --help stays fast)
+    from analyzer.report.findings import FINDINGS_PATH, check_findings, write_findings
+    from analyzer.stats.tables import ResultsError  # (the same reason)
+    try:
+        if check:
+            where = out if out is not None else root / FINDINGS_PATH
+            if not check_findings(root, where):
+                typer.echo(f"durak: {where} differs from what reports/ gives: run `durak findings`", err=True)
+                raise typer.Exit(1)
+            typer.echo(f"{where} is up to date with reports/")
+            return
+        typer.echo(str(write_findings(root, out)))
+    except (ResultsError, OSError, KeyError, ValueError) as exc:
+        fail(f"findings: a report under {root / 'reports'} cannot be read: {exc}")
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:

@@ -224,7 +224,7 @@ def run(*, file: Path, deals: int | None, out: Path | None, jobs: int, backend: 
 
 
 def _run_ending(folder: Path) -> None:
-    """Issue 15 item 5: the headline answers (the summary's sentences) and where the report is, on any stdout."""
+    """The headline answers (the summary's sentences) and where the report is, on any stdout."""
 
     for line in headlines(folder):
         typer.echo(line)
@@ -233,7 +233,7 @@ def _run_ending(folder: Path) -> None:
 
 
 def _warn_capped(folder: Path) -> None:
-    """Issue 6: a run whose capped share passes the alarm threshold says so loudly."""
+    """A run whose capped share passes the alarm threshold says so loudly."""
 
     if not (folder / "results" / "cells.parquet").exists():  # tournaments (design experiments) have no cells table
         return

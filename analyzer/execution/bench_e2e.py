@@ -1,4 +1,4 @@
-"""``durak bench``'s end-to-end rows (issue 27): what a user's ``durak simulate`` gets, and where its time goes.
+"""``durak bench``'s end-to-end rows: what a user's ``durak simulate`` gets, and where its time goes.
 
 Three measurements in one sitting, alternating round by round so the shared
 machine's moods touch them alike:
@@ -17,7 +17,7 @@ machine's moods touch them alike:
   time, which the ratio to the command's figure uses; every core: wall time
   of ``cores`` times the deals).
 
-The case is the issue's: prague 4 players, random in every seat, 600,000
+The case: prague 4 players, random in every seat, 600,000
 deals, seed 3, ``--jobs 1`` and ``--jobs`` every core.
 """
 
@@ -39,7 +39,7 @@ from analyzer.execution.experiment import single_cell
 from analyzer.execution.play import play_cell
 from analyzer.kernel import serve
 
-#: the issue's command (deals and jobs are added)
+#: the measured command (deals and jobs are added)
 CASE = ("prague", 4, "random,random,random,random", 3)
 LABEL = "prague 4p random"
 

@@ -1,4 +1,4 @@
-"""A comparator for ``durak bench`` (issue 27): a minimal four-player shedding game, written straight in numba.
+"""A comparator for ``durak bench``: a minimal four-player shedding game, written straight in numba.
 
 What a user's command should approach: a plain numba kernel of a simpler game,
 with no rules as data, no strategies, no chunks and no tables.  It answers

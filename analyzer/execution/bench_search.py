@@ -1,4 +1,4 @@
-"""Benchmark rows of the search strategy (issue 13): ``pimc`` at its default budget, one core.
+"""Benchmark rows of the search strategy: ``pimc`` at its default budget, one core.
 
 ``durak bench`` includes these rows (analyzer.execution.benchmark.search_rows).
 For each case, ``pimc`` plays ``weighted`` on a few duplicate decks (both
@@ -27,11 +27,10 @@ core; the simulator and the kernel run no threads here).
 The batch ``decisions`` rows also give ``all_cores``: one process per core, each
 warmed up, then started together at a barrier, each playing as many decks as the
 one-core run (:func:`measure_cores`); searched decisions of all of them over the
-slowest one's wall time (what an experiment on every core gets, issue 26's
-"batch pimc >= 2,000 decisions a second on two cores").  The batch rows run
+slowest one's wall time (what an experiment on every core gets).  The batch rows run
 :data:`ROUNDS` rounds of one core then every core and give the best and the
 median of each, with the machine's own two-thread speed-up measured beside
-(:func:`search_rows`).  ``ismcts`` (the second search family, issue 26 item 3)
+(:func:`search_rows`).  ``ismcts`` (the second search family)
 has batch rows of its own at its default iterations (its ``rollouts`` are its
 iterations: one rollout each).
 """

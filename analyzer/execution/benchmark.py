@@ -1,4 +1,4 @@
-"""``durak bench``: one benchmark of every engine, measured in one run (issue 3, point 7; issue 12).
+"""``durak bench``: one benchmark of every engine, measured in one run.
 
 Rows (a case on an engine), each on one core and on every core:
 
@@ -25,7 +25,7 @@ Rows (a case on an engine), each on one core and on every core:
   policy (what search spends its time on);
 * rows of :mod:`analyzer.execution.bench_search` (search: decisions and
   rollouts per second of pimc);
-* end to end (:mod:`analyzer.execution.bench_e2e`, issue 27): ``durak simulate``
+* end to end (:mod:`analyzer.execution.bench_e2e`): ``durak simulate``
   of prague 4p random as a user runs it, a fresh process per run (the deals
   per second its JSON reports, and over the whole process), its time taken
   apart (start-up, kernel load, play, tables), beside a comparator written
@@ -445,7 +445,7 @@ def per_turn_rounds(variants: list[str], n: int, rounds: int) -> dict[str, list[
     In a round the random cases run back to back (one thread, CPU time), in an
     order rotated from round to round, so a change of the shared machine's
     speed between rows of the table touches both sides of a ratio alike
-    (issue 12: prague and svinya at czech's cost per turn, within 25%).
+    (prague and svinya at czech's cost per turn, within 25%).
     """
     cases = [(case, make_rules(v, p)) for case, v, p, specs in CASES if specs == ["random"] and v in variants]
     if not cases or cases[0][0] != "czech 4p random" or len(cases) < 2:

@@ -1,6 +1,6 @@
 """Running tasks on a Dask cluster, and noticing when the cluster is gone.
 
-Why not joblib's dask backend (what ran before, issue 11 item 5):
+Why not joblib's dask backend (what ran before):
 
 * with a single worker thread joblib sees ``n_jobs == 1`` and runs every task in
   *this* process, while the manifest says ``backend: dask``;

@@ -18,7 +18,7 @@ The simulator is imported by module path (default ``analyzer.sim.simulator``;
 ``tests.fake_sim``); the path travels with every task so that workers import
 the same module as the parent.  A stand-in may define ``get_strategy`` too.
 
-Engines (issue 12): with the default simulator, a chunk whose line-up is all
+Engines: with the default simulator, a chunk whose line-up is all
 built-ins with a compiled form runs on the compiled kernel
 (:mod:`analyzer.kernel.serve`), seeded as the numpy simulator is, so
 deterministic line-ups give the same numbers on both; deals whose line-up holds

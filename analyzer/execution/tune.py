@@ -1,4 +1,4 @@
-"""Tuning a parametrised strategy with CMA-ES on duplicate decks (issue 14, point 4: ``durak tune``).
+"""Tuning a parametrised strategy with CMA-ES on duplicate decks (``durak tune``).
 
 The objective is ``f(params, deck_indices) -> (len(deck_indices),)`` per-deck
 scores of the strategy with ``params`` on those decks (e.g. its win share

@@ -1,4 +1,4 @@
-"""``durak compare --out DIR``: ``DIR/compare.html``, a page like an experiment's report (issue 15 item 5).
+"""``durak compare --out DIR``: ``DIR/compare.html``, a page like an experiment's report.
 
 The first screen answers the question the command asks -- which strategy wins, by how much, how sure --
 in one sentence per point and the heat map of paired differences; a table of contents follows, then

@@ -328,7 +328,7 @@ Builder = Callable[[Context], Section]
 
 
 def skill_curves(ctx: Context) -> Section:
-    """Skill curves of a ladder experiment (analyzer.report.skill_curves, issue 26)."""
+    """Skill curves of a ladder experiment (analyzer.report.skill_curves)."""
     return skill_section(ctx)
 
 #: Report kind -> builder, in report order (the keys are exactly REPORT_KINDS).

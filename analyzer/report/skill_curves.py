@@ -1,4 +1,4 @@
-"""The ``skill_curves`` report section (issue 26 item 4): the same questions asked of ever stronger tables.
+"""The ``skill_curves`` report section: the same questions asked of ever stronger tables.
 
 An experiment with a ``ladder`` (analyzer.execution.experiment) plays one cell
 per ladder step with that strategy in every seat.  Per variant, player count
@@ -9,7 +9,7 @@ and rules this section follows, step by step:
 * the dealt Jack: the дурак rate of a seat dealt no wild, one, two or more
   (:func:`analyzer.stats.tables.jack_question`), and dealt one or more against
   none with its interval (randomised by the shuffle);
-* the held Jack, like with like (issue 29): a hand left holding a wild at the
+* the held Jack, like with like: a hand left holding a wild at the
   end against hands left with as many cards and none, never with two players,
   where the one hand left with cards is the дурак whatever it holds (both from
   :func:`analyzer.stats.tables.jack_effects`, per cell);

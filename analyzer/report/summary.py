@@ -1,9 +1,9 @@
-"""The report's first screen: three questions, each a picture and one plain sentence (issue 15, item 1).
+"""The report's first screen: three questions, each a picture and one plain sentence.
 
 * **Going first** — the first mover's win rate (prague's dealer, else position 0) as a multiple of the fair share
   1/n, against the player count, one line per variant, with 95 % intervals
   (single deals under each variant's default rules, pooled over seatings).
-* **The Jack** — only from designs that isolate the wild (issue 29): a keeper
+* **The Jack** — only from designs that isolate the wild: a keeper
   and a dumper that differ in wild handling alone, else being dealt a wild
   against not (randomised by the shuffle), with the rule's own cost (on − off)
   and a hand left holding a wild set only against hands left with as many
@@ -149,7 +149,7 @@ def _gap_bars(d: pd.DataFrame, col: str, xlabel: str) -> Callable[[object], None
 
 
 def jack_panel(res: Results) -> Panel | None:
-    """The Jack headline, drawn only from designs that isolate the wild (issue 29), in this order:
+    """The Jack headline, drawn only from designs that isolate the wild, in this order:
 
     1. a keeper and a dumper that differ in wild handling alone (``keeper_vs_dumper``'s ``isolating``);
     2. being dealt a wild against not (the shuffle randomises it), with a pointer to the experiment that

@@ -24,7 +24,7 @@ matches: the wild rule acted and the set of losers differs from the one the poin
 seat's ``losses_by_wild`` adds its share of each such loss.  Results that already carry a
 ``loss_share`` per deal are taken as they are.
 
-The Jack question (issue 15): per position, among decided games, how many it was *dealt* 0, 1 or
+The Jack question: per position, among decided games, how many it was *dealt* 0, 1 or
 2+ wilds (``dealt{k}_n``, the deal's ``wilds_dealt``; a match counts its last deal, the one CZ7
 judges) and its дурак shares in each (``dealt{k}_losses``); how many it ended holding a wild
 (``held_n``) and its дурак shares then (``held_losses``).  Games whose simulator does not record
@@ -34,7 +34,7 @@ seats that share games, so its interval needs per-game sums over the strategy's 
 the sums over games of the products of A = Σ held·loss, B = Σ held, C = Σ (1−held)·loss and
 E = Σ (1−held) over its seats in decided games (:func:`analyzer.stats.tables.jack_question`).
 
-The Jack comparisons that isolate the wild (issue 29), all seats of a game together:
+The Jack comparisons that isolate the wild, all seats of a game together:
 
 * *held at the end, like with like*: a hand left holding a wild is compared only with hands left
   holding the same number of cards (``LEFT_CLASSES``: 1 to 7, 8 or more; the hand that went out
