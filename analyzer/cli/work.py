@@ -582,7 +582,7 @@ def solve(*, variant: str, deck: int, hand: int, strategies: str | None, target:
         keys = ("variant", "deck", "hand", "research_size", "exploitability", "first_mover_value", "strategies",
                 "wild_effect", "iterations", "nodes", "information_sets", "build_seconds", "solve_seconds",
                 "turn_cap", "capped_share", "not_measured", "rules")
-        typer.echo(json.dumps({k: res[k] for k in keys}))
+        typer.echo(json.dumps({k: res[k] for k in keys if k in res}))
         return
     typer.echo(f"{variant} 2p, research deck of {deck} (ranks {res['cards']}), hands of {hand}, "
                f"cap {res['turn_cap']} turns")
