@@ -114,7 +114,7 @@ def test_our_cfr_plus_solves_kuhn_poker_as_openspiel_measures_it() -> None:
 
 
 def test_openspiels_cfr_and_ours_agree_on_the_smallest_durak_size() -> None:
-    """A 6-card czech deal (hands of 2, capped after 2 turns), as OpenSpiel's game: our CFR+ on the tree built
+    """A 6-card czech deal (hands of 2, capped after 1 turn), as OpenSpiel's game: our CFR+ on the tree built
     from the engine, our CFR+ on OpenSpiel's own tree, and OpenSpiel's CFR+ solver find the same value within
     their exploitabilities, and OpenSpiel's best response measures our equilibrium as we do."""
     from open_spiel.python.algorithms import cfr as os_cfr
@@ -128,12 +128,12 @@ def test_openspiels_cfr_and_ours_agree_on_the_smallest_durak_size() -> None:
     from analyzer.openspiel.convert import policy_of, tree_of
 
     cards = "JS JC AS AC AH AD"
-    game = pyspiel.load_game(f"durak_czech(cards={cards},hand_size=2,turn_cap=2)")
+    game = pyspiel.load_game(f"durak_czech(cards={cards},hand_size=2,turn_cap=1)")
     theirs_tree = tree_of(game)
     ours = solver.solve(theirs_tree, target=1e-4, max_iterations=5_000)
     measured = os_exploitability.exploitability(game, policy_of(game, theirs_tree, ours.sigma))
     assert measured == pytest.approx(ours.exploitability, abs=1e-9)
-    engine = solver.solve(build(research_rules("czech", 2, {"turn_cap": 2}), tuple(parse_cards(cards))),
+    engine = solver.solve(build(research_rules("czech", 2, {"turn_cap": 1}), tuple(parse_cards(cards))),
                           target=1e-4, max_iterations=5_000)
     assert engine.first_mover_value == pytest.approx(ours.first_mover_value, abs=4 * 1e-4)
     cfr = os_cfr.CFRPlusSolver(game)

@@ -164,7 +164,7 @@ def cell(d: dict[str, Any], key: str) -> str:
     iv = d.get("exploitability_interval")
     if not iv:
         return f"{d['exploitability']:.4f}"
-    return f"{d['exploitability_lower']:.4f} to {d['exploitability']:.4f} [{max(iv[0], 0.0):.4f}, {iv[1]:.4f}]"
+    return f"{max(d['exploitability_lower'], 0.0):.4f} to {d['exploitability']:.4f} [{max(iv[0], 0.0):.4f}, {iv[1]:.4f}]"
 
 
 def how(d: dict[str, Any]) -> str:
