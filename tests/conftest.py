@@ -75,8 +75,7 @@ def _stamp(folder: Path) -> Path:
 
     root = Path(_cache.__file__).resolve().parents[1]  # the analyzer package
     h = hashlib.sha256(f"{root}|{numba.__version__}|{sys.version}".encode())
-    for f in (Path(__file__).with_name("kernel_warmup.py"), root / "knowledge" / "search.py"):
-        h.update(f.read_bytes())
+    h.update(Path(__file__).with_name("kernel_warmup.py").read_bytes())  # the folder's name covers the compiled sources
     return folder / f"suite-warm-{h.hexdigest()[:16]}"
 
 

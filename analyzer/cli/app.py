@@ -324,10 +324,14 @@ def solve(
     target: Annotated[float, typer.Option(help="Stop CFR+ when the exploitability is below this (stake 1).")] = 0.001,
     out: Annotated[Path | None, typer.Option(help="Also write solve.json and solve.md to this folder.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    rule: RuleOpt = None,
+    draws: Annotated[int, typer.Option(help="Draws of a strategy that answers at random (pimc, ismcts).")] = 3,
+    summary: Annotated[Path | None, typer.Option(help="Instead: write README.md of this folder of solved sizes "
+                                                      "(every */solve.json) and solve nothing.")] = None,
 ) -> None:
     """Solve a research size of a two-player variant exactly (CFR+) and measure how far strategies are from it."""
     _commands("work").solve(variant=variant, deck=deck, hand=hand, strategies=strategies, target=target, out=out,
-                            as_json=as_json)
+                            as_json=as_json, rule=rule, draws=draws, summary=summary)
 
 
 @app.command()

@@ -34,8 +34,10 @@ from analyzer.cli.common import (
 )
 from analyzer.core.files import write_text
 from analyzer.core.registry import StrategySpecError, get_strategy, parse_spec
+from analyzer.core.rules import parse_rule_args
 from analyzer.exact.run import markdown as solve_markdown
 from analyzer.exact.run import solve_size
+from analyzer.exact.run import summary as solve_summary
 from analyzer.execution import compare_run, play
 from analyzer.execution.balance_run import run_balance
 from analyzer.execution.balance_space import is_balance_file, load_space, parse_space
@@ -553,14 +555,24 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
 
 
 def solve(*, variant: str, deck: int, hand: int, strategies: str | None, target: float, out: Path | None,
-          as_json: bool) -> None:
+          as_json: bool, rule: list[str] | None = None, draws: int = 3, summary: Path | None = None) -> None:
     """``durak solve``: a research size solved by CFR+ (analyzer.exact), the strategies' distance from it."""
     with user_errors():
+        if summary is not None:
+            solved = sorted(summary.glob("*/solve.json"))
+            if not solved:
+                raise UsageError(f"--summary: no */solve.json in {summary}")
+            write_text(summary / "README.md", solve_summary([json.loads(f.read_text()) for f in solved]))
+            typer.echo(f"wrote {summary / 'README.md'} ({len(solved)} sizes)")
+            return
         if not 0 < target < 1:
             raise UsageError(f"--target must be between 0 and 1, got {target}")
+        if draws < 2:
+            raise UsageError(f"--draws must be at least 2 (a lower estimate needs two), got {draws}")
         specs = specs_of([strategies], "--strategies") if strategies else None
         say = (lambda _s: None) if as_json else (lambda s: typer.echo(s, err=True))
-        res = solve_size(variant, deck, hand, strategies=specs, target=target, on_progress=say)
+        res = solve_size(variant, deck, hand, strategies=specs, target=target, on_progress=say, draws=draws,
+                         overrides=parse_rule_args(rule or []) or None)
         if out is not None:
             check_out(out)
             out.mkdir(parents=True, exist_ok=True)
@@ -569,8 +581,8 @@ def solve(*, variant: str, deck: int, hand: int, strategies: str | None, target:
     if as_json:
         keys = ("variant", "deck", "hand", "research_size", "exploitability", "first_mover_value", "strategies",
                 "wild_effect", "iterations", "nodes", "information_sets", "build_seconds", "solve_seconds",
-                "turn_cap", "capped_share", "not_measured")
-        typer.echo(json.dumps({k: res[k] for k in keys}))
+                "turn_cap", "capped_share", "not_measured", "rules")
+        typer.echo(json.dumps({k: res[k] for k in keys if k in res}))
         return
     typer.echo(f"{variant} 2p, research deck of {deck} (ranks {res['cards']}), hands of {hand}, "
                f"cap {res['turn_cap']} turns")

@@ -89,15 +89,15 @@ def cfr_plus_update(parent: np.ndarray, kind: np.ndarray, actor: np.ndarray, bas
 @helper
 def best_response_value(kind: np.ndarray, actor: np.ndarray, base: np.ndarray, first: np.ndarray,
                         count: np.ndarray, kids: np.ndarray, util: np.ndarray, w: np.ndarray, other: np.ndarray,
-                        depth: np.ndarray, max_depth: int, player: int, n_slots: int) -> float:
-    """The value to ``player`` of a best response to the edge weights ``w`` of the other player and chance.
+                        depth: np.ndarray, max_depth: int, player: int, n_slots: int, choice: np.ndarray) -> float:
+    """The value to ``player`` of a best response to the edge weights ``w`` of the other player and chance;
+    ``choice`` (``n_slots``, filled with -1) gets, at each of ``player``'s sets' first slot, the action chosen.
 
     Perfect recall: the nodes of an information set share the player's own decision depth, and its descendants'
     sets lie deeper; so sets are decided deepest first, one pass over the tree per depth.
     """
     n = kind.shape[0]
     sign = 1.0 if player == 0 else -1.0
-    choice = np.full(n_slots, -1, np.int64)  # by a set's first slot: the action chosen
     v = np.zeros(n)
     for d in range(max_depth, -1, -1):
         q = np.zeros(n_slots)

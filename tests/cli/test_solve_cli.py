@@ -67,3 +67,26 @@ def test_solve_refuses_bad_input_in_one_line(args: list[str], culprit: str, caps
 def test_the_report_page_states_it_is_a_research_size_and_lists_every_strategy() -> None:
     page = markdown(FAKE)
     assert "research size, not a RULES.md game" in page and "| `greedy` | 0.1200 | +0.1100 |" in page
+
+
+def test_summary_tabulates_every_solved_size_of_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sampled = {**FAKE, "variant": "prague", "rules": {"turn_cap": 4},
+               "strategies": {"pimc": {"exploitability": 0.02, "loss": 0.01, "samples": 1, "draws": 3,
+                                       "loss_interval": [0.005, 0.015], "exploitability_lower": 0.012,
+                                       "exploitability_interval": [-0.01, 0.03]}}}
+    for name, res in (("a", FAKE), ("b", sampled)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "solve.json").write_text(json.dumps(res))
+    cli_app.main(["solve", "--summary", str(tmp_path)])
+    page = (tmp_path / "README.md").read_text()
+    assert "| czech 8x2 | prague 8x2 (turn_cap=4) |" in page.replace("| strategy ", "")
+    assert "| `greedy` | 0.1200 / +0.1100 |  |" in page
+    assert "0.0120 to 0.0200 [0.0000, 0.0300] / +0.0100 [+0.0050, +0.0150]" in page
+
+
+def test_summary_of_a_folder_without_solved_sizes_is_refused_in_one_line(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli_app.main(["solve", "--summary", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exc.value.code != 0 and "--summary" in err and len(err.strip().splitlines()) == 1

@@ -111,3 +111,36 @@ def test_our_cfr_plus_solves_kuhn_poker_as_openspiel_measures_it() -> None:
     theirs = os_exploitability.exploitability(game, policy_of(game, tree, sol.sigma))
     assert theirs == pytest.approx(sol.exploitability, abs=1e-9) and theirs < 1e-4
 
+
+
+def test_openspiels_cfr_and_ours_agree_on_the_smallest_durak_size() -> None:
+    """A 6-card czech deal (hands of 2, capped after 1 turn), as OpenSpiel's game: our CFR+ on the tree built
+    from the engine, our CFR+ on OpenSpiel's own tree, and OpenSpiel's CFR+ solver find the same value within
+    their exploitabilities, and OpenSpiel's best response measures our equilibrium as we do."""
+    from open_spiel.python.algorithms import cfr as os_cfr
+    from open_spiel.python.algorithms import expected_game_score
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    from analyzer.core.cards import parse_cards
+    from analyzer.exact import solver
+    from analyzer.exact.research import research_rules
+    from analyzer.exact.tree import build
+    from analyzer.openspiel.convert import policy_of, tree_of
+
+    cards = "JS JC AS AC AH AD"
+    game = pyspiel.load_game(f"durak_czech(cards={cards},hand_size=2,turn_cap=1)")
+    theirs_tree = tree_of(game)
+    ours = solver.solve(theirs_tree, target=1e-4, max_iterations=5_000)
+    measured = os_exploitability.exploitability(game, policy_of(game, theirs_tree, ours.sigma))
+    assert measured == pytest.approx(ours.exploitability, abs=1e-9)
+    engine = solver.solve(build(research_rules("czech", 2, {"turn_cap": 1}), tuple(parse_cards(cards))),
+                          target=1e-4, max_iterations=5_000)
+    assert engine.first_mover_value == pytest.approx(ours.first_mover_value, abs=4 * 1e-4)
+    cfr = os_cfr.CFRPlusSolver(game)
+    for _ in range(40):
+        cfr.evaluate_and_update_policy()
+    avg = cfr.average_policy()
+    e = os_exploitability.exploitability(game, avg)
+    v = expected_game_score.policy_value(game.new_initial_state(), [avg, avg])[0]
+    assert e < 0.02
+    assert abs(v - ours.first_mover_value) <= 2 * e + 2 * ours.exploitability
