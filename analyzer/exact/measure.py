@@ -103,11 +103,11 @@ def walk_play(tree: Tree, rules: RuleSet, cards: tuple[int, ...], strategy: obje
         k = tree.kind[i]
         if k == 2:
             continue
-        kids = tree.kids[tree.first[i]: tree.first[i] + tree.count[i]]
+        kids: list[int] = tree.kids[tree.first[i]: tree.first[i] + tree.count[i]].tolist()
         if k == 0:
             outcomes = pos.chance_outcomes()
             for c in kids:
-                stack.append((int(c), settle(pos.child(outcomes[tree.edge[c]][0]))))
+                stack.append((c, settle(pos.child(outcomes[tree.edge[c]][0]))))
             continue
         s = int(np.searchsorted(tree.set_base, tree.base[i]))
         acts = tree.set_actions[s]
@@ -122,7 +122,7 @@ def walk_play(tree: Tree, rules: RuleSet, cards: tuple[int, ...], strategy: obje
                 out.asked += 1
             kids = [c for c in kids if sigma[b + tree.edge[c]] > 0]
         for c in kids:
-            stack.append((int(c), settle(pos.child(acts[tree.edge[c]]))))
+            stack.append((c, settle(pos.child(acts[tree.edge[c]]))))
     return out
 
 

@@ -220,7 +220,8 @@ def test_an_edit_to_a_function_an_ismcts_kernel_inlines_makes_the_next_run_compi
     base = tmp_path / "cache"
     before = _cache.choose_cache_dir([base], package_dir=kernel)
     assert before is not None
-    (before / "ismcts.ismcts_rows-1.py311.nbi").write_bytes(b"stands for a compiled kernel")
+    (before / "kernel_ismcts").mkdir()  # numba's layout: a folder per source file, an index per function
+    (before / "kernel_ismcts" / "ismcts.ismcts_rows-1.py311.nbi").write_bytes(b"stands for a compiled kernel")
     _edit(kernel / "search.py", "        load_world(", "        load_world(  # edited\n            ")
     after = _cache.choose_cache_dir([base], package_dir=kernel)
     assert after is not None and after != before

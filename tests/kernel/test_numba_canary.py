@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from packaging.requirements import Requirement
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: (object path, attribute, who relies on it)
 INTERNALS = [
