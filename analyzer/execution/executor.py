@@ -13,7 +13,8 @@ seed derivation (:mod:`analyzer.execution.seeds`) and one way to run chunks:
   totals as they finish, each cell's in chunk order, so a run's memory does not
   grow with its length and float sums, and so every printed number, do not
   depend on ``--jobs``, the backend or the order chunks finish in;
-  :func:`sum_tables` is the same sum of every chunk at once (the reference).
+  :func:`~analyzer.execution.totals.sum_tables` is the same sum of every chunk
+  at once (the reference).
 
 The simulator is imported by module path (default ``analyzer.sim.simulator``;
 ``simulator=`` or ``$DURAK_SIMULATOR`` for a stand-in such as
@@ -66,7 +67,7 @@ from analyzer.execution.cores import cores
 from analyzer.execution.experiment import Cell, ExperimentError
 from analyzer.execution.lifeline import guarded, watch_parent
 from analyzer.execution.seeds import chunk_seed, content_text
-from analyzer.execution.totals import KEYS, TABLES, RunTotals
+from analyzer.execution.totals import KEYS, TABLES, RunTotals, sum_tables  # noqa: F401 (sum_tables: the reference)
 from analyzer.kernel import driver, serve
 from analyzer.kernel.jit import SPECIALISE_FROM
 from analyzer.kernel.lineup import compile_lineup
@@ -404,16 +405,6 @@ def _run_threaded(calls: Sequence[ChunkCall], threads: int
 
 
 # --------------------------------------------------------------------------- sums
-
-
-def sum_tables(parts: dict[str, list[pd.DataFrame]]) -> dict[str, pd.DataFrame]:
-    """Sum chunk tables per cell; inputs are in (cell, chunk) order, so float sums are too."""
-    out = {}
-    for name in TABLES:
-        df = pd.concat(parts[name], ignore_index=True)
-        keys = ["cell", *KEYS[name]]
-        out[name] = df.groupby(keys, sort=True, as_index=False).sum()
-    return out
 
 
 def ordered_parts(cells: Iterable[Cell], done: dict[tuple[int, int], dict[str, pd.DataFrame]]

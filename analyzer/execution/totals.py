@@ -5,12 +5,16 @@ over :func:`~analyzer.execution.executor.ordered_parts`): about 3 MB a million c
 gigabytes.  Here each chunk is added to running totals as soon as it may be, and then dropped, so a run's memory does
 not grow with its length.
 
-The totals are bit for bit the ones ``sum_tables`` gives for the same chunks:
+The totals are bit for bit the ones :func:`sum_tables` gives for every chunk's tables at once, in (cell, chunk)
+order, and so the same for any ``--jobs``, backend, finishing order or number of interruptions:
 
-* **The same arithmetic.** pandas' ``groupby(...).sum()`` adds a group's float values one row after another with a
-  compensated (Kahan) sum, and its integers exactly; :class:`GroupSums` keeps each group's running sum and
-  compensation and takes the same steps, so its floats are the same bits (integers are exact in any order).
-* **The same order.** A group's rows are added in (cell, chunk) order.  Chunks finish in any order (``--jobs``,
+* **One arithmetic.** A group's float values are added one row after another with a compensated (Kahan) sum --
+  the algorithm of pandas' own group sums -- and its integers exactly (:class:`GroupSums`).  The sum is ours, not
+  ``groupby(...).sum()``: pandas 3 adds the groups of a table whose rows come sorted by group (a run's ``totals``)
+  with ``np.add.reduceat`` instead, in an order set by the table's memory layout, which a running total cannot
+  follow.  The ``positions`` and ``hist`` tables are the bits pandas gave; a ``totals`` float may differ from what
+  pandas' sum gave in its last bit.
+* **One order.** A group's rows are added in (cell, chunk) order.  Chunks finish in any order (``--jobs``,
   the backend, the machine's load), so :class:`RunTotals` folds each cell's chunks in chunk order: a chunk that
   finishes before an earlier one of its cell waits until that one is in.  The cells are independent (every group
   belongs to one cell), so a cell never waits for another.  Waiting chunks are the only ones held: a few at a time
@@ -43,10 +47,10 @@ Chunk = Tables | ChunkSums | Callable[[], Tables]
 class GroupSums:
     """Running per-group sums of one table's rows, added in the order given.
 
-    :meth:`frame` is what ``pd.concat(rows).groupby(keys, sort=True, as_index=False).sum()`` gives for every row
-    added, bit for bit: float columns by pandas' compensated sum (a NaN is skipped; an infinite sum keeps no
-    compensation), integer columns exactly.  Every table added must have the same columns; the value columns must
-    be numbers.
+    :meth:`frame` is like ``pd.concat(rows).groupby(keys, sort=True, as_index=False).sum()`` of every row added:
+    float columns by a compensated sum in the order added (a NaN is skipped; an infinite sum keeps no compensation,
+    as in pandas' group sum), integer columns exactly.  Every table added must have the same columns; the value
+    columns must be numbers.
     """
 
     def __init__(self, keys: Sequence[str]) -> None:
@@ -140,11 +144,23 @@ class GroupSums:
         return pd.DataFrame(data, index=pd.RangeIndex(len(keys)))
 
 
+def sum_tables(parts: dict[str, list[pd.DataFrame]]) -> Tables:
+    """Every chunk's tables (with a ``cell`` column), summed per cell at once: what :class:`RunTotals` gives when
+    the tables come in (cell, chunk) order (the order :func:`~analyzer.execution.executor.ordered_parts` lists
+    them in)."""
+    out = {}
+    for name in TABLES:
+        sums = GroupSums(["cell", *KEYS[name]])
+        sums.add(pd.concat(parts[name], ignore_index=True))
+        out[name] = sums.frame()
+    return out
+
+
 class RunTotals:
     """The summed tables of a run's ``cells``, chunks folded in as they finish.
 
     :meth:`add` takes a chunk as it finishes (any order); it is folded once every earlier chunk of its cell is,
-    so :meth:`tables` equals ``sum_tables(ordered_parts(cells, every chunk))`` bit for bit (module notes).
+    so :meth:`tables` equals :func:`sum_tables` of every chunk in (cell, chunk) order bit for bit (module notes).
     """
 
     def __init__(self, cells: Iterable[Any]) -> None:
