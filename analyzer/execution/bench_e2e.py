@@ -34,7 +34,7 @@ import numpy as np
 
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
-from analyzer.execution import bench_proto, executor, lineup
+from analyzer.execution import bench_proto, executor, lineup, totals
 from analyzer.execution.experiment import single_cell
 from analyzer.execution.play import play_cell
 from analyzer.kernel import serve
@@ -101,8 +101,9 @@ def breakdown(t0: float, c0: float, deals: int, jobs: int) -> None:
                          specialise=executor.cell_specialise(cell, strats))
     clock["load"], cpu["load"] = time.perf_counter() - t, time.process_time() - c
     spent = {"play": 0.0, "tables": 0.0}
-    tables_fns = ("chunk_sums", "stacked_tables", "sum_tables")  # a chunk's sums, the cell's tables, their sum
-    real_chunk, real_tables = serve.simulate_chunk, {name: getattr(executor, name) for name in tables_fns}
+    # a chunk's sums, their tables folded into the running totals, the totals' tables
+    tables_fns = ((executor, "chunk_sums"), (totals.RunTotals, "_fold"), (totals.GroupSums, "frame"))
+    real_chunk, real_tables = serve.simulate_chunk, {(owner, name): getattr(owner, name) for owner, name in tables_fns}
 
     def timed(fn: Any, part: str) -> Any:
         def call(*a: Any, **k: Any) -> Any:
@@ -114,15 +115,15 @@ def breakdown(t0: float, c0: float, deals: int, jobs: int) -> None:
         return call
 
     serve.simulate_chunk = timed(real_chunk, "play")
-    for name, fn in real_tables.items():
-        setattr(executor, name, timed(fn, "tables"))
+    for (owner, name), fn in real_tables.items():
+        setattr(owner, name, timed(fn, "tables"))
     t, c = time.perf_counter(), time.process_time()
     try:
         _, elapsed = play_cell(cell, seed=CASE[3], jobs=jobs)
     finally:
         serve.simulate_chunk = real_chunk
-        for name, fn in real_tables.items():
-            setattr(executor, name, fn)
+        for (owner, name), fn in real_tables.items():
+            setattr(owner, name, fn)
     run, run_cpu = time.perf_counter() - t, time.process_time() - c
     out = {"setup_s": clock["setup"], "load_s": clock["load"], "play_s": spent["play"], "tables_s": spent["tables"],
            "run_s": run, "run_cpu_s": run_cpu, "elapsed_s": elapsed, "start_cpu_s": cpu["start"],
