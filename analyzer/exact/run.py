@@ -17,9 +17,9 @@ from analyzer.core.cards import RANKS, rank_of
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RulesError
 from analyzer.exact import measure, solver
-from analyzer.exact import passes as cfr
 from analyzer.exact.research import check_size, research_cards, research_rules
 from analyzer.exact.tree import Tree, build
+from analyzer.kernel import cfr
 
 #: The built-ins measured.  tracker, pimc and ismcts read the public history: they are asked where their own
 #: play reaches, shown the history restricted to the research deck (analyzer.exact.measure); pimc and ismcts

@@ -17,9 +17,9 @@ from numpy.typing import NDArray
 
 from analyzer.core.contract import StrategyError
 from analyzer.engine.deal import checked_answer
-from analyzer.exact import passes as cfr
 from analyzer.exact.position import encode_action
 from analyzer.exact.tree import Tree
+from analyzer.kernel import cfr
 
 
 @dataclass

@@ -229,15 +229,16 @@ def test_an_edit_to_a_function_an_ismcts_kernel_inlines_makes_the_next_run_compi
 
 
 def test_every_module_that_compiles_is_in_the_cache_key_and_no_other(tmp_path):
-    """A module outside the kernel folder that compiles with numba (the exact solver's passes) is covered; a
-    module with no compiled code (a report's view) is not, so editing it keeps the compiled kernels."""
+    """A module outside the kernel folder that compiles with numba (one planted there) is covered; a module with
+    no compiled code (a report's sentences) is not, so editing it keeps the compiled kernels."""
     kernel = _tree_copy(tmp_path)
     root = kernel.parent
     compiled = {f.relative_to(root).as_posix() for f in _cache.compiled_sources(kernel)}
     assert "kernel/search.py" in compiled and "kernel/ismcts.py" in compiled
-    assert "exact/passes.py" in compiled and "report/sentences.py" not in compiled
+    assert "kernel/cfr.py" in compiled and "report/sentences.py" not in compiled
+    (root / "exact" / "planted.py").write_text("from numba import njit\n")
     start = _cache.source_hash(kernel)
     _edit(root / "report" / "sentences.py", '"""', '"""Edited. ')
     assert _cache.source_hash(kernel) == start
-    _edit(root / "exact" / "passes.py", '"""', '"""Edited. ')
+    (root / "exact" / "planted.py").write_text("from numba import njit\n\nf = njit(lambda: 1)\n")
     assert _cache.source_hash(kernel) != start

@@ -166,10 +166,24 @@ def function_import_problems(root: Path, limit: int = MAX_FUNCTION_IMPORTS) -> l
 # ------------------------------------------------------------------------- the project
 
 
+def compiled_outside_kernel(root: Path) -> list[str]:
+    """Modules outside analyzer/kernel that compile with numba: compiled code lives in the kernel, whose cache key
+    covers its files (analyzer.kernel._cache.compiled_sources), so no compiled module can run stale."""
+    from analyzer.kernel._cache import _COMPILES
+
+    kernel = root / "analyzer" / "kernel"
+    return [name for name, path in modules(root).items()
+            if path.parent != kernel and _COMPILES.search(path.read_bytes())]
+
+
 def test_the_layers_of_the_architecture_table_hold() -> None:
     layers = readme_layers(ARCHITECTURE)
     assert [name for name, _ in layers][:2] == ["core", "rules engine"] and len(layers) >= 9
     assert layer_violations(ROOT, ARCHITECTURE) == []
+
+
+def test_compiled_code_lives_in_the_kernel() -> None:
+    assert compiled_outside_kernel(ROOT) == []
 
 
 def test_no_two_modules_import_each_other() -> None:
@@ -238,6 +252,11 @@ def test_each_check_fails_on_a_planted_violation(tmp_path: Path) -> None:
     _plant(tmp_path, {"analyzer/stats/big.py": "class Big:\n" + "    x = 1\n" * 400})
     assert long_units(tmp_path) == ["analyzer.stats.big.Big: 401 lines"]
     (tmp_path / "analyzer/stats/big.py").unlink()
+
+    _plant(tmp_path, {"analyzer/stats/fast.py": "from numba import njit\n",
+                      "analyzer/kernel/ok.py": "from numba import njit\n"})
+    assert compiled_outside_kernel(tmp_path) == ["analyzer.stats.fast"]
+    (tmp_path / "analyzer/stats/fast.py").unlink()
 
     _plant(tmp_path, {"analyzer/cli/app.py": "def h():\n    from analyzer.stats.b import X\n    return X\n"})
     problems = function_import_problems(tmp_path)

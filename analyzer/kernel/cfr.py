@@ -1,7 +1,7 @@
 """Compiled passes of the CFR+ solver over a flat two-player zero-sum game tree (analyzer.exact.tree).
 
-Compiled here, not in analyzer.kernel: the kernels' cache key covers every file there, so a solver pass kept
-there would recompile every simulator kernel when it changes; these few functions cache on their own.
+They live with the other compiled code: the kernels' cache key covers every file here (analyzer.kernel._cache),
+so a pass never runs stale, at the price of a fresh compile of every kernel when one changes.
 
 The tree is arrays in an order where every parent comes before its children (``parent[c] < c``), children of
 a node listed by ``first``/``count`` into ``kids``.  Node kinds: 0 chance, 1 decision, 2 terminal.  A decision
@@ -13,9 +13,8 @@ index of child ``c`` among its parent's children; ``prob[c]`` the chance probabi
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-helper = njit(cache=True, error_model="numpy")
+from analyzer.kernel.jit import helper
 
 
 @helper
