@@ -128,13 +128,17 @@ def bench(
     repeats: Annotated[int, typer.Option(help="Repeats of the kernel and Python-strategy rows (best and median).")] = 5,
     e2e_deals: Annotated[int, typer.Option(help="Deals of each end-to-end `durak simulate` run, prague 4p random "
                                                 "(0: skip).")] = 600_000,
+    startup_repeats: Annotated[int, typer.Option(help="Rounds of the start-up rows: CPU seconds of `durak --help`, "
+                                                      "`durak simulate --deals 1000` and `durak report` of "
+                                                      "reports/quick, drawn and unchanged (0: skip).")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
-    and `durak simulate` end to end beside a plain numba comparator."""
+    `durak simulate` end to end beside a plain numba comparator, and the CPU seconds a command starts with."""
     _commands("work").bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals, quiet=quiet)
+               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals, quiet=quiet,
+               startup_repeats=startup_repeats)
 
 
 @app.command()

@@ -98,14 +98,15 @@ def deals(*, variant: str, players: int | None, strategies: str, n: int, seed: i
 
 
 def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: str, search: bool,
-          repeats: int, as_json: bool, e2e_deals: int = 0, quiet: bool = False) -> None:
+          repeats: int, as_json: bool, e2e_deals: int = 0, quiet: bool = False, startup_repeats: int = 0) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
     and ``durak simulate`` end to end (``e2e_deals`` a run, prague 4p random; 0: none)."""
     with user_errors(*HEAVY_ERRORS):
         positive("--deals", deals)
         positive("--repeats", repeats)
         for name, value in (("--simple-deals", simple_deals), ("--engine-deals", engine_deals),
-                            ("--rollouts", rollouts), ("--e2e-deals", e2e_deals)):
+                            ("--rollouts", rollouts), ("--e2e-deals", e2e_deals),
+                            ("--startup-repeats", startup_repeats)):
             if value < 0:
                 raise UsageError(f"{name} must be 0 (skip that measurement) or a positive number, got {value}")
             positive(name, value or None)
@@ -117,7 +118,7 @@ def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, va
         with progress(steps, "cases", "bench", quiet) as bar:
             run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
                       variants=names, search=search, repeats=repeats, as_json=as_json, on_row=lambda: bar.advance(1),
-                      e2e_deals=e2e_deals)
+                      e2e_deals=e2e_deals, startup_repeats=startup_repeats)
 
 
 def run(*, file: Path, deals: int | None, out: Path | None, jobs: int, backend: str, scheduler: str | None,

@@ -28,6 +28,7 @@ from analyzer.core.files import write_text
 from analyzer.core.report_kinds import REPORT_KINDS, ReportKindError, check_kinds
 from analyzer.report import charts, sentences
 from analyzer.report.draw import Drawer
+from analyzer.report.memo import tables_once
 from analyzer.report.render import Block, render_html, render_md
 from analyzer.report.sections import SECTIONS, TITLES, Context, run_blocks
 from analyzer.report.stamp import Stamp
@@ -72,10 +73,21 @@ def build_report(path: str | Path, on_section: Callable[[int], None] | None = No
     if not redraw and (kept := stamp.current()) is not None:
         return ReportPaths(md_path, html_path, [p for p in kept if p not in (md_path, html_path)], drawn=False)
     res = tables.load_results(d)
+    with tables_once(res):
+        blocks, made, drawn = _build(d, res, on_section, Drawer(formats, workers), stamp, redraw)
+    name = str(res.manifest.get("name") or d.name)
+    write_text(md_path, render_md(blocks, d))
+    write_text(html_path, render_html(blocks, f"Durak report: {name}"))
+    stamp.save([md_path, html_path], made)
+    return ReportPaths(md_path, html_path, made, drawn)
+
+
+def _build(d: Path, res: tables.Results, on_section: Callable[[int], None] | None, drawer: Drawer, stamp: Stamp,
+           redraw: bool) -> tuple[list[Block], list[Path], bool]:
+    """The report's blocks, its chart files, and whether they were drawn (else kept: the stamp's)."""
     kinds = requested_kinds(res.manifest, d)
     outdir = d / "charts"
     outdir.mkdir(parents=True, exist_ok=True)
-    drawer = Drawer(formats, workers)
     ctx = Context(res, outdir, drawer=drawer)
     built = {}
     for k in kinds:
@@ -104,7 +116,4 @@ def build_report(path: str | Path, on_section: Callable[[int], None] | None = No
     charts.prune(outdir, ctx.made)
     if on_section is not None:
         on_section(len(kinds))
-    write_text(md_path, render_md(blocks, d))
-    write_text(html_path, render_html(blocks, f"Durak report: {name}"))
-    stamp.save([md_path, html_path], ctx.made)
-    return ReportPaths(md_path, html_path, ctx.made, drawn)
+    return blocks, ctx.made, drawn
