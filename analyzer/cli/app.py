@@ -27,9 +27,10 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 
 
 def _commands(name: str) -> ModuleType:
-    """The module holding the work of a command (analyzer.cli.work: those that play; analyzer.cli.show: those that
-    read and print), loaded when the command runs, never when the app is declared: ``durak --help`` and an argument
-    the parser refuses answer in a fraction of a second, without numpy, pandas, numba or matplotlib."""
+    """The module holding the work of a command (analyzer.cli.sim: simulate; analyzer.cli.reporting: report;
+    analyzer.cli.work: the others that play; analyzer.cli.show: those that read and print), loaded when the command
+    runs, never when the app is declared: ``durak --help`` and an argument the parser refuses answer in a fraction
+    of a second, without numpy, pandas, numba or matplotlib, and each command loads only what it uses."""
     return importlib.import_module(f"analyzer.cli.{name}")
 
 
@@ -99,7 +100,7 @@ def simulate(
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     check_numbers(("--deals", deals), ("--matches", matches), seed=seed, jobs=jobs)
-    _commands("work").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
+    _commands("sim").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
                   rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet, csv=csv, tsv=tsv)
 
 
@@ -127,13 +128,17 @@ def bench(
     repeats: Annotated[int, typer.Option(help="Repeats of the kernel and Python-strategy rows (best and median).")] = 5,
     e2e_deals: Annotated[int, typer.Option(help="Deals of each end-to-end `durak simulate` run, prague 4p random "
                                                 "(0: skip).")] = 600_000,
+    startup_repeats: Annotated[int, typer.Option(help="Rounds of the start-up rows: CPU seconds of `durak --help`, "
+                                                      "`durak simulate --deals 1000` and `durak report` of "
+                                                      "reports/quick, drawn and unchanged (0: skip).")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
-    and `durak simulate` end to end beside a plain numba comparator."""
+    `durak simulate` end to end beside a plain numba comparator, and the CPU seconds a command starts with."""
     _commands("work").bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals, quiet=quiet)
+               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals, quiet=quiet,
+               startup_repeats=startup_repeats)
 
 
 @app.command()
@@ -156,9 +161,15 @@ def run(
 
 @app.command()
 def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")],
-           quiet: QuietOpt = False) -> None:
-    """Rebuild report.md and report.html from stored results, without simulating."""
-    _commands("work").report(folder=folder, quiet=quiet)
+           quiet: QuietOpt = False,
+           svg: Annotated[bool, typer.Option("--svg", help="Also write each chart as SVG (charts/*.svg) beside the "
+                                                           "PNG that report.md links and report.html embeds.")] = False,
+           redraw: Annotated[bool, typer.Option("--redraw", help="Build and draw the report even if the folder's "
+                                                                 "report was built from the same stored results by "
+                                                                 "the same code.")] = False) -> None:
+    """Rebuild report.md and report.html from stored results, without simulating (charts drawn on every core; a
+    folder whose report is already that of its stored results is left as it is)."""
+    _commands("reporting").report(folder=folder, quiet=quiet, svg=svg, redraw=redraw)
 
 
 @app.command()

@@ -19,15 +19,24 @@ machine's moods touch them alike:
 
 The case: prague 4 players, random in every seat, 600,000
 deals, seed 3, ``--jobs 1`` and ``--jobs`` every core.
+
+And the fixed costs a user pays at every command (:func:`startup`): the CPU
+seconds of ``durak --help``, of ``durak simulate --deals 1000`` (its kernel
+cached) and of ``durak report`` of the committed quick report, drawn from
+scratch and again unchanged, each in a fresh process.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -170,4 +179,62 @@ def measure(deals: int, repeats: int) -> dict[str, Any]:
     scale = turns["case"] / turns["prototype"]
     out["turns_per_deal"] = turns
     out["vs_prototype_per_turn"] = {k: v * scale for k, v in out["vs_prototype"].items()}
+    return out
+
+
+# ------------------------------------------------------------------ start-up and reports: CPU seconds of a command
+
+#: the fixed-cost commands ``durak bench`` times as a user runs them, a fresh process each: (row, arguments)
+STARTUP = (("durak --help", ["--help"]),
+           ("durak simulate --deals 1000", ["simulate", "--deals", "1000", "--quiet"]))
+#: the committed example report rebuilt by the report rows (from its stored results, in a temporary copy)
+QUICK = Path(__file__).resolve().parents[2] / "reports" / "quick"
+
+
+def cpu_of(argv: list[str]) -> float:
+    """CPU seconds (user + system) of ``durak ARGV`` in a fresh process, its children (forked chart drawers)
+    included; the command must succeed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-m", "analyzer", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                   env=_env(), check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def startup(repeats: int, report: Path | None = QUICK) -> dict[str, Any]:
+    """``repeats`` rounds of every :data:`STARTUP` command and, where ``report`` holds stored results, ``durak
+    report`` of a copy of it: drawn from scratch, then again unchanged (nothing to draw).  Per row the best and
+    the median CPU seconds; the load average before and after (what else ran); whether Python may write its
+    bytecode caches (PYTHONDONTWRITEBYTECODE: without them every start compiles every module it imports)."""
+    load_before = os.getloadavg()
+    cpu_of(["simulate", "--deals", "1000", "--quiet"])  # the kernel from the cache (compiled first if not there)
+    rows: dict[str, list[float]] = {label: [] for label, _ in STARTUP}
+    has_results = report is not None and (report / "results").is_dir() and (report / "manifest.json").is_file()
+    with tempfile.TemporaryDirectory(prefix="durak-bench-") as tmp:
+        copy = Path(tmp) / "report"
+        if has_results:
+            assert report is not None
+            shutil.copytree(report / "results", copy / "results")
+            shutil.copy2(report / "manifest.json", copy / "manifest.json")
+            rows[f"durak report {report.name}, drawn"] = []
+            rows[f"durak report {report.name}, unchanged"] = []
+        for _ in range(repeats):
+            for label, argv in STARTUP:
+                rows[label].append(cpu_of(argv))
+            if has_results:
+                assert report is not None
+                rows[f"durak report {report.name}, drawn"].append(cpu_of(["report", str(copy), "-q", "--redraw"]))
+                rows[f"durak report {report.name}, unchanged"].append(cpu_of(["report", str(copy), "-q"]))
+    return {"repeats": repeats, "rows": {k: {"best": min(v), "median": float(np.median(v))} for k, v in rows.items()},
+            "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
+            "bytecode_cache": not os.environ.get("PYTHONDONTWRITEBYTECODE")}
+
+
+def startup_lines(st: dict[str, Any]) -> list[str]:
+    """The start-up rows as text: each command's CPU seconds, best (median), and the load beside them."""
+    out = [f"start-up and reports: CPU seconds of a fresh process (children included), best (median) of "
+           f"{st['repeats']}; load average before {st['load']['before']}, after {st['load']['after']}"]
+    out += [f"  {label}: {r['best']:.2f} ({r['median']:.2f})" for label, r in st["rows"].items()]
+    if not st["bytecode_cache"]:
+        out.append("  PYTHONDONTWRITEBYTECODE is set: modules without a cached .pyc are compiled at every start")
     return out

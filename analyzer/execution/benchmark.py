@@ -29,7 +29,11 @@ Rows (a case on an engine), each on one core and on every core:
   of prague 4p random as a user runs it, a fresh process per run (the deals
   per second its JSON reports, and over the whole process), its time taken
   apart (start-up, kernel load, play, tables), beside a comparator written
-  straight in numba (:mod:`analyzer.execution.bench_proto`).
+  straight in numba (:mod:`analyzer.execution.bench_proto`);
+* start-up and reports (:func:`analyzer.execution.bench_e2e.startup`): the CPU
+  seconds of ``durak --help``, of ``durak simulate --deals 1000`` and of
+  ``durak report`` of the committed quick report (drawn, and unchanged), each
+  a fresh process, with the load average beside them.
 
 Each row also gives nanoseconds per turn on one core; prague's and svinya's
 cost per turn over czech's is the median of rounds that run the three back to
@@ -395,10 +399,11 @@ def end_to_end_rows(end: dict[str, Any]) -> list[Row]:
 
 def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: list[str],
             search: bool = True, repeats: int = REPEATS, on_row: Callable[[], None] | None = None,
-            e2e_deals: int = 0) -> dict[str, Any]:
+            e2e_deals: int = 0, startup_repeats: int = 0) -> dict[str, Any]:
     """Every row of the benchmark for ``variants``, the compile times, the peak memory and the machine's
     load average before and after (what else was running); ``e2e_deals``: the end-to-end rows (prague among
-    ``variants``) with that many deals a run (0: none)."""
+    ``variants``) with that many deals a run (0: none); ``startup_repeats``: rounds of the start-up and report
+    rows (analyzer.execution.bench_e2e.startup; 0: none)."""
     load_before = os.getloadavg()
     comp = compile_seconds(variants, rollouts > 0)
     rows: list[Row] = []
@@ -426,8 +431,10 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
         end = bench_e2e.measure(e2e_deals, min(repeats, E2E_ROUNDS))
         rows += end_to_end_rows(end)
     rounds = per_turn_rounds(variants, deals, max(repeats, PER_TURN_ROUNDS))
+    start = bench_e2e.startup(startup_repeats) if startup_repeats else None
     tick()
     return {"cores": os.cpu_count() or 1, "compile": comp, "rows": [asdict(r) for r in rows], "end_to_end": end,
+            "startup": start,
             "peak_mib": round(_peak_mib(), 1), "compiled_apart": apart.compile_summary(), "repeats": repeats,
             "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
             "per_turn_vs_czech": per_turn_vs_czech(rounds),
@@ -479,10 +486,11 @@ def _json_number(x: object) -> object:
 
 def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str], rollouts: int = 200_000,
               search: bool = True, repeats: int = REPEATS, as_json: bool = False,
-              on_row: Callable[[], None] | None = None, e2e_deals: int = 0) -> dict[str, Any]:
+              on_row: Callable[[], None] | None = None, e2e_deals: int = 0, startup_repeats: int = 0) -> dict[str, Any]:
     """Measure (:func:`measure`) and print the table (or JSON)."""
     result = measure(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-                     variants=variants, search=search, repeats=repeats, on_row=on_row, e2e_deals=e2e_deals)
+                     variants=variants, search=search, repeats=repeats, on_row=on_row, e2e_deals=e2e_deals,
+                     startup_repeats=startup_repeats)
     if as_json:
         import json
 
@@ -528,6 +536,9 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
     if result["end_to_end"]:
         for line in end_to_end_lines(result["end_to_end"]):
             c.print(line)
+    if result.get("startup"):
+        for line in bench_e2e.startup_lines(result["startup"]):
+            c.print(line, markup=False)
     load = result["load"]
     c.print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
     c.print(cache_line())

@@ -50,8 +50,7 @@ def write_compare_page(out: dict[str, Any], folder: Path, command: str | None = 
     """Write ``folder/compare.html`` (the heat map is drawn if ``compare.md`` has not drawn it); its path."""
     folder.mkdir(parents=True, exist_ok=True)
     png = folder / "compare_heatmap.png"
-    chart = [png, png.with_suffix(".svg")] if png.exists() else save_figure(
-        compare_view.heatmap(out).figure, folder / "compare_heatmap")
+    chart = [png] if png.exists() else save_figure(compare_view.heatmap(out).figure, folder / "compare_heatmap")
     details = compare_view.blocks(out, command, None)
     titles = [b.content for b in details if b.kind == "h2"]
     blocks = [details[0], Block("h2", "Summary"), Block("p", compare_view.title(out)),

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from analyzer.report import charts, sentences
+from analyzer.report.draw import Drawer
 from analyzer.report.format import change, count, pct, pct_ci
 from analyzer.report.parts import Panel
 from analyzer.report.render import Block
@@ -307,18 +307,24 @@ def _panels(res: Results) -> list[Panel]:
     return [p for p in (first_player_panel(res), jack_panel(res), strategy_panel(res)) if p is not None]
 
 
-def summary_blocks(res: Results, outdir, toc: list[str]) -> tuple[list[Block], list]:  # noqa: ANN001
-    """The summary (sentences and one row of headline charts) and the table of contents."""
+def summary_blocks(res: Results, outdir, toc: list[str], drawer: Drawer | None = None  # noqa: ANN001
+                   ) -> tuple[list[Block], list]:
+    """The summary (sentences and one row of headline charts) and the table of contents; the headline charts
+    are drawn by ``drawer`` with the report's others (None: now)."""
     panels = _panels(res)
     blocks = [Block("h2", "Summary")]
     made = []
     if panels:
-        fig = Figure(figsize=(3.9 * len(panels), 2.9), layout="constrained")
-        axes = fig.subplots(1, len(panels), squeeze=False)[0]
-        for ax, p in zip(axes, panels):
-            ax.set_title(p.title, fontsize=10)
-            p.draw(ax)
-        paths = charts.save_figure(fig, outdir / "summary", dpi=100)
+        def make():  # noqa: ANN202 -- a matplotlib Figure
+            fig = charts.figure(figsize=(3.9 * len(panels), 2.9), layout="constrained")
+            axes = fig.subplots(1, len(panels), squeeze=False)[0]
+            for ax, p in zip(axes, panels):
+                ax.set_title(p.title, fontsize=10)
+                p.draw(ax)
+            return fig
+
+        stem = outdir / "summary"
+        paths = charts.save_figure(make(), stem, dpi=100) if drawer is None else drawer.add(make, stem, dpi=100)
         made += paths
         blocks.append(Block("chart", paths, " · ".join(p.title for p in panels)))
         blocks.append(Block("list", [f"**{p.title}.** {p.sentence}" for p in panels]))

@@ -40,3 +40,27 @@ def test_help_and_refused_arguments_load_no_heavy_library(argv: list[str]) -> No
 def test_help_shows_no_type_noise_beside_flags() -> None:
     _, out, _ = _modules_after(["run", "--help"])
     assert "--quiet" in out and "<bool>" not in out
+
+
+def _loaded_by(argv: list[str], modules: tuple[str, ...]) -> list[str]:
+    """Which of ``modules`` a whole ``durak ARGV`` run (it must succeed) has loaded by its end."""
+    code = ("import sys\nfrom analyzer.cli.app import main\n"
+            f"try:\n    main({argv!r})\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            f"print(sorted(m for m in {modules!r} if m in sys.modules), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return eval(out.stderr.strip().splitlines()[-1])  # noqa: S307 -- our own print of a list of names
+
+
+def test_commands_load_only_what_they_use(tmp_path: Path) -> None:
+    """A command imports what it uses: neither rules nor simulate draws, so neither loads matplotlib (nor the
+    report builders, the API or the other commands' work); the report draws but plays nothing, so no executor or
+    runner (it may load strategies, and with them numba: a report asks the registry which two are wild twins)."""
+    drawing = ("matplotlib", "analyzer.report.build", "analyzer.api", "analyzer.cli.work")
+    assert _loaded_by(["rules", "prague"], drawing + ("pandas", "numba")) == []
+    assert _loaded_by(["simulate", "--deals", "200", "--jobs", "1", "--quiet", "--json"], drawing) == []
+    from tests.test_tables import write_results
+
+    folder = write_results(tmp_path / "r")
+    playing = ("analyzer.execution.executor", "analyzer.execution.runner", "analyzer.api", "analyzer.cli.work")
+    assert _loaded_by(["report", str(folder), "-q"], playing) == []

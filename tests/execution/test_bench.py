@@ -23,7 +23,8 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
             "all_cores": None, "ns_per_turn": None, "turns": None}
     monkeypatch.setattr(bench_search, "search_rows", lambda: [fake])
     res = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "100", "--engine-deals", "5",
-                                   "--rollouts", "1000", "--variants", "svinya", "--repeats", "2", "--json"])
+                                   "--rollouts", "1000", "--variants", "svinya", "--repeats", "2", "--json",
+                                   "--startup-repeats", "0"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["unit"] == "per second" and out["cores"] >= 1 and 0 < out["peak_mib"] < 1024
@@ -57,6 +58,7 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert paused["vs_numpy"] > 0 and rows[("svinya 2p random", "python fast path")]["vs_numpy"] is None
     assert len(out["load"]["before"]) == 3 and len(out["load"]["after"]) == 3
     assert out["per_turn_vs_czech"] == {}  # no czech row measured
+    assert out["startup"] is None  # --startup-repeats 0: not measured
 
 
 def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -> None:
@@ -75,6 +77,12 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
                                                                                             "all_cores": 0.5}}
     asked = []
     monkeypatch.setattr(bench_e2e, "measure", lambda n, r: asked.append((n, r)) or fake)
+    started = {"repeats": 3, "load": {"before": [1.0, 1.0, 1.0], "after": [1.5, 1.0, 1.0]}, "bytecode_cache": False,
+               "rows": {"durak --help": {"best": 0.12, "median": 0.13},
+                        "durak simulate --deals 1000": {"best": 0.9, "median": 0.95},
+                        "durak report quick, drawn": {"best": 4.5, "median": 4.7},
+                        "durak report quick, unchanged": {"best": 0.6, "median": 0.65}}}
+    monkeypatch.setattr(bench_e2e, "startup", lambda r: asked.append(("startup", r)) or started)
     args = ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0", "--rollouts", "0", "--variants",
             "prague", "--no-search", "--e2e-deals", "3000", "--repeats", "1"]
     res = CliRunner().invoke(app, [*args, "--json"])
@@ -87,7 +95,8 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
         [("4p shedding prototype", "prototype kernel (bench_proto)")]
     assert [(r["one_core"], r["all_cores"], r["one_core_median"]) for r in out["rows"][-3:]] == \
         [(400.0, 400.0, 390.0), (200.0, 200.0, 190.0), (900.0, 1700.0, 800.0)]
-    assert out["end_to_end"] == fake and asked == [(3000, 1)]
+    assert out["end_to_end"] == fake and asked == [(3000, 1), ("startup", 3)]  # 3 start-up rounds by default
+    assert out["startup"] == started
     from analyzer.execution import benchmark
 
     # the table of the same measurement, with the breakdown beside it (measured once: the rows above)
@@ -98,17 +107,43 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
     assert "--jobs 1: start-up 1.00 (imports 0.80), set-up 0.01, kernel load or compile 0.20 (0.20)" in text, text
     assert f"compiled kernels: {_cache.FOLDER} (set NUMBA_CACHE_DIR" in text
     assert "play 1.00, tables 0.30, other 0.20" in text and "one core 0.50, 2 cores 0.25" in text
+    assert ("durak --help: 0.12 (0.13) durak simulate --deals 1000: 0.90 (0.95) durak report quick, drawn: 4.50 (4.70) "
+            "durak report quick, unchanged: 0.60 (0.65)") in text and "load average before [1.0, 1.0, 1.0]" in text
+    assert "PYTHONDONTWRITEBYTECODE is set" in text
     assert "per turn played (prague 4p random deals last 50.0 turns, the prototype's 25.0): one core 1.00, 2 cores 0.50" \
         in text
     monkeypatch.undo()
     monkeypatch.setattr(bench_e2e, "measure", lambda n, r: asked.append((n, r)) or fake)
     none = CliRunner().invoke(app, ["bench", "--deals", "600", "--simple-deals", "0", "--engine-deals", "0",
-                                    "--rollouts", "0", "--variants", "svinya", "--no-search", "--repeats", "1", "--json"])
-    assert none.exit_code == 0 and json.loads(none.stdout)["end_to_end"] is None and len(asked) == 1  # no prague
+                                    "--rollouts", "0", "--variants", "svinya", "--no-search", "--repeats", "1", "--json",
+                                    "--startup-repeats", "0"])
+    assert none.exit_code == 0 and json.loads(none.stdout)["end_to_end"] is None and len(asked) == 2  # no prague
     bad = CliRunner().invoke(app, ["bench", "--variants", "durak"])
     assert bad.exit_code == 2 and "unknown variant 'durak'" in bad.output
     bad = CliRunner().invoke(app, ["bench", "--repeats", "0"])
     assert bad.exit_code == 2 and "--repeats must be a positive number" in bad.output
+    bad = CliRunner().invoke(app, ["bench", "--startup-repeats", "-1"])
+    assert bad.exit_code == 2 and "--startup-repeats must be 0" in bad.output
+
+
+def test_startup_rows_time_each_command_in_a_fresh_process(tmp_path) -> None:
+    """bench_e2e.startup: CPU seconds of durak --help, durak simulate --deals 1000 and durak report (here of a
+    small synthetic folder, copied: the folder itself is left untouched), each positive; the report unchanged
+    the second time costs less than drawing it."""
+    from analyzer.execution import bench_e2e
+    from tests.test_tables import write_results
+
+    folder = write_results(tmp_path / "small")
+    st = bench_e2e.startup(1, report=folder)
+    rows = st["rows"]
+    assert list(rows) == ["durak --help", "durak simulate --deals 1000", "durak report small, drawn",
+                          "durak report small, unchanged"]
+    assert all(0 < r["best"] <= r["median"] for r in rows.values()), rows
+    assert rows["durak report small, unchanged"]["best"] < rows["durak report small, drawn"]["best"]
+    assert sorted(p.name for p in folder.iterdir()) == ["manifest.json", "results"]
+    assert len(st["load"]["before"]) == 3 and isinstance(st["bytecode_cache"], bool)
+    assert bench_e2e.startup(1, report=tmp_path / "none")["rows"].keys() == {"durak --help",
+                                                                           "durak simulate --deals 1000"}
 
 
 def test_per_turn_ratio_is_each_random_case_over_czech_4p_round_by_round() -> None:
