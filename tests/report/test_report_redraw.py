@@ -22,8 +22,8 @@ from analyzer.cli.app import app
 from analyzer.execution.runner import run_experiment
 from analyzer.report import draw, stamp
 from analyzer.report.build import build_report
-from tests.test_runner import EXP, SIM
-from tests.test_tables import MANIFEST, write_results
+from tests.execution.test_runner import EXP, SIM
+from tests.stats.test_tables import MANIFEST, write_results
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
