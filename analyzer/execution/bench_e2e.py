@@ -12,10 +12,12 @@ machine's moods touch them alike:
   kernel load (the first call of the kernel the cell plays on: numba's
   start, the kernel loaded from its cache or compiled), play (kernel calls,
   decks included), tables (chunk sums and their sum), and the rest;
-* the comparator of :mod:`analyzer.execution.bench_proto`, a minimal
-  shedding game written straight in numba (one thread: CPU time, and wall
-  time, which the ratio to the command's figure uses; every core: wall time
-  of ``cores`` times the deals).
+* the comparator, a minimal shedding game written straight in numba
+  (``benchmarks/proto_game.py`` of a source checkout: lab apparatus of the
+  project's speed studies, not installed with the package, so its rows are
+  left out where it is absent; :func:`comparator`): one thread (CPU time, and
+  wall time, which the ratio to the command's figure uses) and every core
+  (wall time of ``cores`` times the deals).
 
 The case: prague 4 players, random in every seat, 600,000
 deals, seed 3, ``--jobs 1`` and ``--jobs`` every core.
@@ -28,6 +30,7 @@ scratch and again unchanged, each in a fresh process.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import resource
@@ -37,13 +40,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
-from analyzer.execution import bench_proto, executor, lineup, totals
+from analyzer.execution import executor, lineup, totals
 from analyzer.execution.experiment import single_cell
 from analyzer.execution.play import play_cell
 from analyzer.kernel import serve
@@ -140,6 +144,23 @@ def breakdown(t0: float, c0: float, deals: int, jobs: int) -> None:
     print(json.dumps(out), flush=True)
 
 
+#: where a source checkout keeps the comparator game (beside the package, not in it)
+COMPARATOR = Path(__file__).resolve().parents[2] / "benchmarks" / "proto_game.py"
+
+
+def comparator(path: Path = COMPARATOR) -> ModuleType | None:
+    """The comparator game's module, loaded from a source checkout; None where it is not there (an installed
+    package): the bench then measures the product alone."""
+    if not path.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("durak_bench_comparator", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # numba's cache and pickling find it by this name
+    spec.loader.exec_module(module)
+    return module
+
+
 def measure(deals: int, repeats: int) -> dict[str, Any]:
     """``repeats`` rounds of: the command on one core and on every core, its breakdown on each, the comparator.
 
@@ -151,31 +172,35 @@ def measure(deals: int, repeats: int) -> dict[str, Any]:
     proto_one: list[float] = []
     proto_wall: list[float] = []
     proto_every: list[float] = []
+    proto = comparator()
     run_command(1000, 1)  # the first run of a kernel in the cache after an edit compiles it: not counted
     for _ in range(repeats):
         for jobs in runs:
             runs[jobs].append(run_command(deals, jobs))
             parts[jobs].append(run_breakdown(deals, jobs))
-        one, wall, every = bench_proto.rates(deals, cores, 1)
-        proto_one += one
-        proto_wall += wall
-        proto_every += every
+        if proto is not None:
+            one, wall, every = proto.rates(deals, cores, 1)
+            proto_one += one
+            proto_wall += wall
+            proto_every += every
     med = lambda xs: float(np.median(xs))  # noqa: E731
-    out: dict[str, Any] = {"case": LABEL, "deals": deals, "cores": cores, "repeats": repeats,
-                           "prototype": {"one_core": max(proto_one), "one_core_median": med(proto_one),
-                                         "one_core_wall_median": med(proto_wall),
-                                         "all_cores": max(proto_every), "all_cores_median": med(proto_every)}}
+    out: dict[str, Any] = {"case": LABEL, "deals": deals, "cores": cores, "repeats": repeats}
     for jobs, label in ((1, "one_core"), (cores, "all_cores")):
         rs = runs[jobs]
         out[label] = {"reported": max(r["reported"] for r in rs), "reported_median": med([r["reported"] for r in rs]),
                       "process": max(r["process"] for r in rs), "process_median": med([r["process"] for r in rs]),
                       "breakdown": {k: round(med([p[k] for p in parts[jobs]]), 3) for k in parts[jobs][0]}}
+    if proto is None:
+        return out
+    out["prototype"] = {"one_core": max(proto_one), "one_core_median": med(proto_one),
+                        "one_core_wall_median": med(proto_wall), "all_cores": max(proto_every),
+                        "all_cores_median": med(proto_every)}
     p = out["prototype"]
     # wall against wall: the command's figure is wall time, so the comparator's one-thread figure here is too
     out["vs_prototype"] = {"one_core": out["one_core"]["reported_median"] / p["one_core_wall_median"],
                            "all_cores": out["all_cores"]["reported_median"] / p["all_cores_median"]}
     # the games differ in length: the same ratio per turn played (a deal of the case against one of the comparator)
-    turns = {"case": runs[1][0]["turns"], "prototype": bench_proto.turns_per_deal(deals)}
+    turns = {"case": runs[1][0]["turns"], "prototype": proto.turns_per_deal(deals)}
     scale = turns["case"] / turns["prototype"]
     out["turns_per_deal"] = turns
     out["vs_prototype_per_turn"] = {k: v * scale for k, v in out["vs_prototype"].items()}

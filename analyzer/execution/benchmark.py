@@ -29,7 +29,7 @@ Rows (a case on an engine), each on one core and on every core:
   of prague 4p random as a user runs it, a fresh process per run (the deals
   per second its JSON reports, and over the whole process), its time taken
   apart (start-up, kernel load, play, tables), beside a comparator written
-  straight in numba (:mod:`analyzer.execution.bench_proto`);
+  straight in numba (``benchmarks/proto_game.py`` of a source checkout);
 * start-up and reports (:func:`analyzer.execution.bench_e2e.startup`): the CPU
   seconds of ``durak --help``, of ``durak simulate --deals 1000`` and of
   ``durak report`` of the committed quick report (drawn, and unchanged), each
@@ -387,13 +387,15 @@ def end_to_end_rows(end: dict[str, Any]) -> list[Row]:
     """The rows of :func:`analyzer.execution.bench_e2e.measure`'s figures: the command's JSON figure, the whole
     process, and the comparator."""
     case, n, reps = end["case"], end["deals"], end["repeats"]
-    one, every, proto = end["one_core"], end["all_cores"], end["prototype"]
+    one, every = end["one_core"], end["all_cores"]
     rows = [Row(case, "durak simulate --json (its deals/s)", "deals", n, one["reported"], every["reported"], None,
                 None, one["reported_median"], reps),
             Row(case, "durak simulate, whole process", "deals", n, one["process"], every["process"], None, None,
-                one["process_median"], reps),
-            Row("4p shedding prototype", "prototype kernel (bench_proto)", "deals", n, proto["one_core"],
-                proto["all_cores"], None, None, proto["one_core_median"], reps)]
+                one["process_median"], reps)]
+    proto = end.get("prototype")
+    if proto is not None:  # the comparator of a source checkout (analyzer.execution.bench_e2e.comparator)
+        rows.append(Row("4p shedding prototype", "prototype kernel (benchmarks/proto_game.py)", "deals", n,
+                        proto["one_core"], proto["all_cores"], None, None, proto["one_core_median"], reps))
     return rows
 
 
@@ -574,6 +576,9 @@ def end_to_end_lines(end: dict[str, Any]) -> list[str]:
                    f"{b['setup_s']:.2f}, kernel load or compile {b['load_s']:.2f} ({b['load_cpu_s']:.2f}), run "
                    f"{b['run_s']:.2f} ({b['run_cpu_s']:.2f}): play {b['play_s']:.2f}, tables {b['tables_s']:.2f}"
                    + (f", other {other:.2f}" if other is not None else overlap))
+    if "vs_prototype" not in end:
+        out.append("  no comparator: benchmarks/proto_game.py is in a source checkout, not in the installed package")
+        return out
     v = end["vs_prototype"]
     out.append(f"  the JSON's deals/s over the prototype's (medians, wall time both): one core {v['one_core']:.2f}, "
                f"{cores} cores {v['all_cores']:.2f}")

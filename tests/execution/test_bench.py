@@ -92,7 +92,7 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
     assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel", "kernel, fixed rules",
                                                          "durak simulate --json (its deals/s)",
                                                          "durak simulate, whole process")] + \
-        [("4p shedding prototype", "prototype kernel (bench_proto)")]
+        [("4p shedding prototype", "prototype kernel (benchmarks/proto_game.py)")]
     assert [(r["one_core"], r["all_cores"], r["one_core_median"]) for r in out["rows"][-3:]] == \
         [(400.0, 400.0, 390.0), (200.0, 200.0, 190.0), (900.0, 1700.0, 800.0)]
     assert out["end_to_end"] == fake and asked == [(3000, 1), ("startup", 3)]  # 3 start-up rounds by default
@@ -180,8 +180,8 @@ def test_end_to_end_runs_the_users_command_and_takes_its_run_apart() -> None:
     run = bench_e2e.run_command(3000, 1)
     assert 0 < run["process"] < run["reported"] and run["wall_s"] > 0  # the process counts its start-up too
     assert 20 < run["turns"] < 200  # the JSON's mean turns a deal: the per-turn ratio's length of a deal
-    from analyzer.execution import bench_proto
-
+    bench_proto = bench_e2e.comparator()
+    assert bench_proto is not None
     assert 10 < bench_proto.turns_per_deal(2000) < run["turns"]  # the comparator's game is the shorter
     b = bench_e2e.run_breakdown(3000, 1)
     assert all(b[k] > 0 for k in ("start_s", "start_cpu_s", "setup_s", "load_s", "play_s", "tables_s", "run_s")), b

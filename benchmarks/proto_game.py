@@ -4,7 +4,8 @@ What a user's command should approach: a plain numba kernel of a simpler game,
 with no rules as data, no strategies, no chunks and no tables.  It answers
 "how fast can a shedding game run here, now", so the end-to-end rows of the
 bench (``durak simulate`` as a user runs it) are read against it in the same
-sitting (:mod:`analyzer.execution.bench_e2e`).
+sitting (:mod:`analyzer.execution.bench_e2e`, which loads this file from a source checkout:
+it is the project's own speed-study apparatus, not part of the installed package).
 
 The game (not one of ours): 32 cards (4 suits x 8 ranks), five to each of four
 players, one face up.  A player plays a card of the top card's suit or rank,
