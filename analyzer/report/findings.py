@@ -343,19 +343,20 @@ def balance(root: Path) -> list[Block]:
 def perfect(root: Path) -> list[Block]:
     rows = []
     base = root / "reports" / "perfect"
-    for d in sorted(base.iterdir()) if base.is_dir() else []:
+    for d in sorted(f.parent for f in base.glob("*/solve.json")):  # one folder a solved size (and their index page)
         s = json.loads((d / "solve.json").read_text(encoding="utf-8"))
         losses = {k: v["loss"] for k, v in s["strategies"].items()}
         best = min(losses, key=lambda k: losses[k])
         rows.append({"report": f"[`reports/perfect/{d.name}`](../reports/perfect/{d.name}/)",
-                     "game": f"{s['variant']}, {s['deck']} cards ({s['cards']}), hands of {s['hand']}",
+                     "game": f"{s['variant']}, {s['deck']} cards ({s['cards']}), hands of {s['hand']}, "
+                             f"{s.get('turn_cap', 12)}-turn cap",
                      "first mover's value": num_ci(s["first_mover_value"], np.nan, np.nan, 3),
                      "exploitability of the solution": num_ci(s["exploitability"], np.nan, np.nan, 4),
                      "best built-in's loss": f"{best} {num_ci(losses[best], np.nan, np.nan, 3)}",
                      "random's loss": num_ci(losses.get("random", np.nan), np.nan, np.nan, 3)})
     return [
         Block("h2", "Perfect play on small games"),
-        Block("p", "`durak solve` solves a research size (a short deck of whole ranks, two players, a 12-turn cap; "
+        Block("p", "`durak solve` solves a research size (a short deck of whole ranks, two players, a turn cap; "
                    "not a RULES.md game) exactly with CFR+. Values are in stakes a deal (+1 a win, −1 a loss) for "
                    "the first mover; a strategy's loss is what it gives up a deal against the equilibrium. Exact: "
                    "no seed is involved. More in [perfect_play.md](perfect_play.md)."),

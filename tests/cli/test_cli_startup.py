@@ -59,7 +59,7 @@ def test_commands_load_only_what_they_use(tmp_path: Path) -> None:
     drawing = ("matplotlib", "analyzer.report.build", "analyzer.api", "analyzer.cli.work")
     assert _loaded_by(["rules", "prague"], drawing + ("pandas", "numba")) == []
     assert _loaded_by(["simulate", "--deals", "200", "--jobs", "1", "--quiet", "--json"], drawing) == []
-    from tests.test_tables import write_results
+    from tests.stats.test_tables import write_results
 
     folder = write_results(tmp_path / "r")
     playing = ("analyzer.execution.executor", "analyzer.execution.runner", "analyzer.api", "analyzer.cli.work")

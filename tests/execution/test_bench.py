@@ -131,7 +131,7 @@ def test_startup_rows_time_each_command_in_a_fresh_process(tmp_path) -> None:
     small synthetic folder, copied: the folder itself is left untouched), each positive; the report unchanged
     the second time costs less than drawing it."""
     from analyzer.execution import bench_e2e
-    from tests.test_tables import write_results
+    from tests.stats.test_tables import write_results
 
     folder = write_results(tmp_path / "small")
     st = bench_e2e.startup(1, report=folder)
