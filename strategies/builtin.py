@@ -4,7 +4,7 @@ Each of them scores every legal card and plays the best one, ties going to
 the lowest card id.  The simple path scores card by card in plain Python; the
 fast path builds a (B, 52) score matrix with NumPy gathers and takes ``argmax``
 (whose first-maximum rule is the same tie-break).  The two are written
-separately on purpose: tests/test_strategies.py checks that they agree on
+separately on purpose: tests/strategies/test_strategies.py checks that they agree on
 thousands of random views, which catches a slip in either.
 
 Common moves: with no legal card the strategy takes a sevens penalty if it may

@@ -17,7 +17,7 @@ class Greedy(ScoredStrategy):
 
     name = "greedy"
     #: plays greedy's moves but for when a wild goes: a keeper-against-dumper pair with greedy, wild-keeper or
-    #: wild-dumper isolates the wild (analyzer.core.registry.wild_twin_key, issue 29)
+    #: wild-dumper isolates the wild (analyzer.core.registry.wild_twin_key)
     wild_twin = "greedy"
     description = "plays the legal card worth the most points (a non-wild on a tie), names its most-held suit"
 

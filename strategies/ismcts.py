@@ -1,14 +1,14 @@
-"""``ismcts``: single-observer information-set Monte Carlo tree search (issue 26 item 3).
+"""``ismcts``: single-observer information-set Monte Carlo tree search.
 
 The second search family beside ``pimc``.  Where pimc scores each of its
 actions by rollouts in worlds it samples (and so assumes it will know the
 hidden cards from the next move on), ``ismcts`` grows one tree over the
 public moves of every seat, shared by all its sampled worlds: each iteration
-draws a world with the same exact sampler (:mod:`analyzer.knowledge.search`),
+draws a world with the same exact sampler (:mod:`analyzer.kernel.search`),
 walks the tree choosing among the moves legal in that world by UCB
 (availability counts), adds one node, finishes the deal with the ``rollout``
 policy on the compiled kernel and backs up every seat's reward
-(:mod:`analyzer.knowledge.ismcts`).  It plays the root action visited most.
+(:mod:`analyzer.kernel.ismcts`).  It plays the root action visited most.
 
 ``ismcts?iterations=5000,budget=20000,c=0.7,rollout=weighted,objective=auto,depth=0``:
 ``iterations`` worlds (and rollouts) per decision, or fewer: ``budget`` > 0

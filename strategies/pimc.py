@@ -1,11 +1,11 @@
-"""``pimc``: determinized Monte Carlo search (perfect-information Monte Carlo, issue 13 item 4).
+"""``pimc``: determinized Monte Carlo search (perfect-information Monte Carlo).
 
 At a decision with more than one action it samples up to ``worlds`` hidden
 states consistent with what the player knows (own hand, hand sizes, every card
 seen, inferred voids, the talon's order when the rules make it known), plays
 every legal action in every world — a wild once per suit it can name — and
 finishes each deal with the ``rollout`` policy in every seat, all in one call
-of the compiled search (:mod:`analyzer.knowledge.search`: the exact sampler,
+of the compiled search (:mod:`analyzer.kernel.search`: the exact sampler,
 the action applied with the kernel's own phase functions, the kernel's
 ``run_deal``).  Every action of a world rolls out on the same random stream
 (common random numbers), so the comparison between actions is paired.  The
@@ -16,7 +16,7 @@ Budget: worlds are searched one after another until the rollouts have played
 deal gets about a thousand worlds and a long svinya deal a few hundred, at a
 few milliseconds per decision; ``budget=0`` searches every world.
 
-Adaptive search (``tolerance``, ``z``; analyzer.knowledge.search.prune): from
+Adaptive search (``tolerance``, ``z``; analyzer.kernel.search.prune): from
 the 32nd world on, an action whose paired difference to the leader has an
 upper bound (mean + ``z`` standard errors) below ``tolerance`` is dropped: it
 cannot be better by that much, so it stops costing rollouts; the decision ends
@@ -44,7 +44,7 @@ there), so the search knows that a Jack kept into the last deal loses.
 Perfect memory needs the public history of the deal.  On the fast path
 (``choose_batch``, the numpy simulator records the history for strategies that
 declare ``uses_history = True``) every deal of the batch where pimc must choose
-is searched in ONE compiled call (:func:`analyzer.knowledge.search.search_rows`):
+is searched in ONE compiled call (:func:`analyzer.kernel.search.search_rows`):
 each row's knowledge read off its :class:`~analyzer.core.contract.BatchHistory`
 (slot masks, known cards, the talon's mask or order), its worlds drawn by the
 compiled sampler on its own key, its rollouts as one search of it plays them —
@@ -74,21 +74,14 @@ from analyzer.engine.deal import Deal
 from analyzer.kernel.lineup import compile_lineup, policy_code
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.positions import encode_deal
+from analyzer.kernel.search import OBJECTIVE_CODES, search_scores
 from analyzer.knowledge.observer import Knowledge
-from analyzer.knowledge.search import (
-    OBJECTIVE_CODES,
-    ViewSearch,
-    search_scores,
-    search_view,
-    view_candidates,
-    view_search,
-    world_arrays,
-)
+from analyzer.knowledge.search import ViewSearch, search_view, view_candidates, view_search, world_arrays
 
 OBJECTIVES = ("auto", "loser", "win", "points", "both")
 #: worlds searched at every decision whatever the budget
 MIN_WORLDS = 32
-#: the adaptive search's default (analyzer.knowledge.search.prune): a decision's search ends once no other action
+#: the adaptive search's default (analyzer.kernel.search.prune): a decision's search ends once no other action
 #: can beat the leader by this much of the objective or more (half a point of дурак probability)
 TOLERANCE = 0.005
 #: ... with this many standard errors of the paired difference

@@ -1,4 +1,4 @@
-"""``tracker``: card counting — a heuristic that remembers (issue 13 item 3).
+"""``tracker``: card counting — a heuristic that remembers.
 
 It plays like ``weighted`` (points shed, wilds held back, effect cards against
 a player close to going out) and adds what perfect memory tells it
@@ -18,7 +18,7 @@ history for its line-ups and its views carry it (``view.history``), so it
 counts cards on both paths -- ``choose`` and the vectorised ``choose_batch`` --
 and, through ``choose_known``, on the engine's table runner
 (:func:`analyzer.knowledge.table.play_observed`); the three make the same move
-from the same information (tests/test_tracker.py).  A view without history
+from the same information (tests/strategies/test_tracker.py).  A view without history
 (a simulator that does not record it) gets the ``weighted`` heuristic.
 """
 

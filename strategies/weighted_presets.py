@@ -1,4 +1,4 @@
-"""Tuned weights of ``weighted`` for the default rules of each variant (``weighted?preset=NAME``, issue 14).
+"""Tuned weights of ``weighted`` for the default rules of each variant (``weighted?preset=NAME``).
 
 Each preset was found by ``durak tune weighted`` (CMA-ES on duplicate decks, every seat against copies of
 default ``weighted``) and checked on fresh hold-out decks; ``command`` reruns it, ``report`` is its tuning

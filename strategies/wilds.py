@@ -25,7 +25,7 @@ class WildKeeper(ScoredStrategy):
 
     name = "wild-keeper"
     #: plays greedy's moves but for when a wild goes: a keeper-against-dumper pair with greedy, wild-keeper or
-    #: wild-dumper isolates the wild (analyzer.core.registry.wild_twin_key, issue 29)
+    #: wild-dumper isolates the wild (analyzer.core.registry.wild_twin_key)
     wild_twin = "greedy"
     description = "holds its wilds as a last resort: greedy among the other legal cards, names its most-held suit"
 
@@ -43,7 +43,7 @@ class WildDumper(ScoredStrategy):
 
     name = "wild-dumper"
     #: plays greedy's moves but for when a wild goes: a keeper-against-dumper pair with greedy, wild-keeper or
-    #: wild-dumper isolates the wild (analyzer.core.registry.wild_twin_key, issue 29)
+    #: wild-dumper isolates the wild (analyzer.core.registry.wild_twin_key)
     wild_twin = "greedy"
     description = "sheds a wild as soon as it is legal, otherwise greedy; names its most-held suit"
 

@@ -4,7 +4,7 @@ Hypothesis runs derandomized in CI (``CI`` is set there, or ``HYPOTHESIS_PROFILE
 the same examples every run, so a red CI is reproducible and never a coin toss.
 Locally the ``dev`` profile explores new examples each run.
 
-Compiled kernels once per test run (issue 12): before any test, the process that
+Compiled kernels once per test run: before any test, the process that
 runs the session (pytest-xdist's controller, or the only process with ``-n 0``)
 compiles the generic kernels into numba's cache folder, in two processes side by
 side (tests/kernel_warmup.py); the workers then load them (a fraction of a
@@ -75,8 +75,7 @@ def _stamp(folder: Path) -> Path:
 
     root = Path(_cache.__file__).resolve().parents[1]  # the analyzer package
     h = hashlib.sha256(f"{root}|{numba.__version__}|{sys.version}".encode())
-    for f in (Path(__file__).with_name("kernel_warmup.py"), root / "knowledge" / "search.py"):
-        h.update(f.read_bytes())
+    h.update(Path(__file__).with_name("kernel_warmup.py").read_bytes())  # the folder's name covers the compiled sources
     return folder / f"suite-warm-{h.hexdigest()[:16]}"
 
 
@@ -121,7 +120,7 @@ def start_warmup(rootdir: Path) -> Warmup | str:
     return Warmup(procs, stamp, _cache.FOLDER)
 
 
-#: the warm-up this session started and has not waited for yet (the controller's, or the only process's)
+#: the warm-up this pytest run started and has not waited for yet (the controller's, or the only process's)
 _pending: list[Warmup] = []
 
 
@@ -164,54 +163,54 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 #: beside it, instead of one landing near the end with the other worker idle.  The tests of one ``xdist_group``
 #: (:data:`COSTLY_FIXTURES`) go together, where the group's first test stands in the order.
 SLOW_FIRST = (
-    "tests/test_tournament_field_stop.py::test_field_stops_at_the_same_deck_for_any_jobs_on_the_first_chunks_of_a_straight_run",
-    "tests/test_bench.py::test_bench_json_reports_every_engine_for_each_case",
+    "tests/execution/test_tournament_field_stop.py::test_field_stops_at_the_same_deck_for_any_jobs_on_the_first_chunks_of_a_straight_run",
+    "tests/execution/test_bench.py::test_bench_json_reports_every_engine_for_each_case",
     # compiles the ismcts kernels (26 CPU-s cold) alone, early: in file order its neighbour (choose vs choose_batch,
     # czech2) went to the other worker, which compiled the same kernels side by side (15 CPU-s each, 30 s of wall)
-    "tests/test_ismcts.py::test_ismcts_plays_whole_deals_legally_and_deterministically[czech2]",
-    "tests/test_bad_input.py::test_user_mistake[plugin-raises]",
-    "tests/test_api.py::test_readme_notebook_example_runs",
-    "tests/test_fuzz_cli.py::test_fuzz_experiment_files",
-    "tests/test_compare.py::test_tracker_and_pimc_play_on_the_batch_views_in_deals_and_matches",
-    "tests/test_search_routes.py::test_pimc_and_tracker_cells_give_the_same_tables_for_any_jobs",
-    "tests/test_cli_args.py::test_progress_bar_on_a_terminal",
-    "tests/test_cli_args.py::test_run_uses_the_plugin_name_in_tables",
-    "tests/test_lint.py::test_mypy_finds_nothing",
+    "tests/knowledge/test_ismcts.py::test_ismcts_plays_whole_deals_legally_and_deterministically[czech2]",
+    "tests/cli/test_bad_input.py::test_user_mistake[plugin-raises]",
+    "tests/cli/test_api.py::test_readme_notebook_example_runs",
+    "tests/cli/test_fuzz_cli.py::test_fuzz_experiment_files",
+    "tests/execution/test_compare.py::test_tracker_and_pimc_play_on_the_batch_views_in_deals_and_matches",
+    "tests/execution/test_search_routes.py::test_pimc_and_tracker_cells_give_the_same_tables_for_any_jobs",
+    "tests/cli/test_cli_args.py::test_progress_bar_on_a_terminal",
+    "tests/cli/test_cli_args.py::test_run_uses_the_plugin_name_in_tables",
+    "tests/project/test_lint.py::test_mypy_finds_nothing",
     # after the JSON bench above has compiled the kernels for one kind at every seat (its fixed-rules rows): in file
     # order it ran beside that one and compiled them too (17 CPU-s of compile side by side, 4 once they are cached)
-    "tests/test_bench.py::test_bench_without_simple_engine_or_rollouts_and_bad_variants",
-    "tests/test_report.py::test_report_writes_markdown_html_and_charts",  # its group: the file, with its report built
-    "tests/test_equivalence.py::test_simulator_equals_engine_deal_by_deal[czech-4-starter_effects=True",
-    "tests/test_kernel_pause.py::test_matches_on_the_pause_path_equal_the_kernels_and_the_numpy_simulators",
-    "tests/test_fuzz_cli.py::test_fuzz_command_lines",
-    "tests/test_equivalence.py::test_simple_path_adapter_equals_fast_path",
-    "tests/test_pimc.py::test_choose_batch_plays_matches_as_the_table_runner_does",
-    "tests/test_fuzz_cli.py::test_seed_lines_are_valid",
-    "tests/test_equivalence.py::test_simulator_equals_engine_deal_by_deal[czech-2-no_card=draw_until_play",
-    "tests/test_equivalence.py::test_simulator_equals_engine_deal_by_deal[svinya-2-default]",
-    "tests/test_fuzz_cli.py::test_fuzz_scenario_files",
-    "tests/test_cluster.py::test_lost_scheduler_mid_run_keeps_chunks_and_resumes",
-    "tests/test_tournament_hands.py::test_duplicate_match_comparisons_of_built_ins_run_on_the_kernel_with_the_numpy_numbers",
-    "tests/test_view_history.py::test_a_view_never_reveals_a_hidden_card",
-    "tests/test_signals.py::test_sigterm_is_one_line_stops_the_workers_and_resumes",
-    "tests/test_move_history.py::test_simulator_moves_equal_engine_moves",
-    "tests/test_check_mode.py::test_check_mode_over_matches",
-    "tests/test_engine_choice.py::test_a_chunk_on_the_kernel_equals_the_numpy_simulator_deal_by_deal",
-    "tests/test_search_kernel.py::test_kernel_rollouts_end_as_the_engine_plays_on",
-    "tests/test_runner.py::test_dask_backend_matches_local",
-    "tests/test_kernel_equivalence.py::test_kernel_equals_engine_deal_by_deal",
+    "tests/execution/test_bench.py::test_bench_without_simple_engine_or_rollouts_and_bad_variants",
+    "tests/report/test_report.py::test_report_writes_markdown_html_and_charts",  # its group: the file, with its report built
+    "tests/sim/test_simulator_equals_engine.py::test_simulator_equals_engine_deal_by_deal[czech-4-starter_effects=True",
+    "tests/kernel/test_pause_at_python_decisions.py::test_matches_on_the_pause_path_equal_the_kernels_and_the_numpy_simulators",
+    "tests/cli/test_fuzz_cli.py::test_fuzz_command_lines",
+    "tests/sim/test_simulator_equals_engine.py::test_simple_path_adapter_equals_fast_path",
+    "tests/knowledge/test_pimc.py::test_choose_batch_plays_matches_as_the_table_runner_does",
+    "tests/cli/test_fuzz_cli.py::test_seed_lines_are_valid",
+    "tests/sim/test_simulator_equals_engine.py::test_simulator_equals_engine_deal_by_deal[czech-2-no_card=draw_until_play",
+    "tests/sim/test_simulator_equals_engine.py::test_simulator_equals_engine_deal_by_deal[svinya-2-default]",
+    "tests/cli/test_fuzz_cli.py::test_fuzz_scenario_files",
+    "tests/execution/test_cluster.py::test_lost_scheduler_mid_run_keeps_chunks_and_resumes",
+    "tests/execution/test_tournament_hands.py::test_duplicate_match_comparisons_of_built_ins_run_on_the_kernel_with_the_numpy_numbers",
+    "tests/sim/test_view_history.py::test_a_view_never_reveals_a_hidden_card",
+    "tests/execution/test_signals.py::test_sigterm_is_one_line_stops_the_workers_and_resumes",
+    "tests/sim/test_move_history.py::test_simulator_moves_equal_engine_moves",
+    "tests/sim/test_check_mode.py::test_check_mode_over_matches",
+    "tests/execution/test_engine_choice.py::test_a_chunk_on_the_kernel_equals_the_numpy_simulator_deal_by_deal",
+    "tests/knowledge/test_search_kernel.py::test_kernel_rollouts_end_as_the_engine_plays_on",
+    "tests/execution/test_runner.py::test_dask_backend_matches_local",
+    "tests/kernel/test_kernel_equals_engine.py::test_kernel_equals_engine_deal_by_deal",
 )
 
 
 #: Module fixtures that cost tens of seconds, as (test file, fixture), and the tests that use them, as node-id prefixes
 #: by group: :class:`GroupScheduling` sends a group's tests to one worker, which builds the fixture once per run
 #: instead of once in each worker that gets one of them.
-COSTLY_FIXTURES = (("tests/test_report.py", "built"), ("tests/test_fuzz_cli.py", "inputs"))
+COSTLY_FIXTURES = (("tests/report/test_report.py", "built"), ("tests/cli/test_fuzz_cli.py", "inputs"))
 GROUPS = {
-    "tests/test_report.py::": "report",
-    "tests/test_fuzz_cli.py::test_seed_lines_are_valid": "fuzz_inputs",
-    "tests/test_fuzz_cli.py::test_fuzz_command_lines": "fuzz_inputs",
-    "tests/test_browser.py::": "browser",  # both tests of a report read one page load (test_browser.probed)
+    "tests/report/test_report.py::": "report",
+    "tests/cli/test_fuzz_cli.py::test_seed_lines_are_valid": "fuzz_inputs",
+    "tests/cli/test_fuzz_cli.py::test_fuzz_command_lines": "fuzz_inputs",
+    "tests/report/test_browser.py::": "browser",  # both tests of a report read one page load (test_browser.probed)
 }
 
 

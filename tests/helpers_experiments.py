@@ -1,4 +1,4 @@
-"""Small design experiments (tournaments, issue 14) for the tests that run, resume or reject them."""
+"""Small design experiments (tournaments) for the tests that run, resume or reject them."""
 
 from __future__ import annotations
 

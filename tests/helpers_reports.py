@@ -10,6 +10,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def copy_as_cloned(name: str, dest: Path) -> Path:
     """Copy ``reports/NAME`` to ``dest`` without what git ignores there (a local run's chunk store, its
-    temp files and lock): a fresh clone has none of them, and a local one would change what a run sees."""
-    shutil.copytree(ROOT / "reports" / name, dest, ignore=shutil.ignore_patterns("chunks", ".tmp*", ".chunks.lock"))
+    temp files and lock, the stamp of the local report build): a fresh clone has none of them, and a local one
+    would change what a run sees."""
+    shutil.copytree(ROOT / "reports" / name, dest, ignore=shutil.ignore_patterns("chunks", ".tmp*", ".chunks.lock",
+                                                                                 ".report-stamp.json"))
     return dest

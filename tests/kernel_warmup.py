@@ -1,4 +1,4 @@
-"""The compiled kernels the suite shares, compiled (or loaded) once per test run (issue 12: compile once).
+"""The compiled kernels the suite shares, compiled (or loaded) once per test run (compile once).
 
 Every pytest-xdist worker is its own process: with a cold numba cache each one
 compiled the same generic kernels itself (minutes of CPU each) the first time a
@@ -87,7 +87,7 @@ def _paused_matches() -> None:
 
 
 def _search() -> None:
-    """The search kernels (analyzer.knowledge.search) of ``pimc``: a batch of decisions on the numpy simulator
+    """The search kernels (analyzer.kernel.search) of ``pimc``: a batch of decisions on the numpy simulator
     (``choose_batch``), and one decision at a time on the rules engine (``choose_known``), in a deal and in a
     match (the match's totals are another argument type of ``search_scores``)."""
     from analyzer.core.registry import get_strategy

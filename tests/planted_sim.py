@@ -1,4 +1,4 @@
-"""A stand-in simulator with a planted answer, for the balance explorer's tests (issue 28).
+"""A stand-in simulator with a planted answer, for the balance explorer's tests.
 
 Importable by loky and dask workers as ``tests.planted_sim``; selected with
 ``run_balance(..., simulator="tests.planted_sim")``.  Its deals are not card

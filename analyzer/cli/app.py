@@ -1,7 +1,7 @@
 """The ``durak`` command line (typer).  Commands are thin; the work lives in modules.
 
 Every user mistake ends with one line on stderr naming the culprit and exit
-code 2 (issue 6); tracebacks are for bugs only.
+code 2; tracebacks are for bugs only.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 
 
 def _commands(name: str) -> ModuleType:
-    """The module holding the work of a command (analyzer.cli.work: those that play; analyzer.cli.show: those that
-    read and print), loaded when the command runs, never when the app is declared: ``durak --help`` and an argument
-    the parser refuses answer in a fraction of a second, without numpy, pandas, numba or matplotlib."""
+    """The module holding the work of a command (analyzer.cli.sim: simulate; analyzer.cli.reporting: report;
+    analyzer.cli.work: the others that play; analyzer.cli.show: those that read and print), loaded when the command
+    runs, never when the app is declared: ``durak --help`` and an argument the parser refuses answer in a fraction
+    of a second, without numpy, pandas, numba or matplotlib, and each command loads only what it uses."""
     return importlib.import_module(f"analyzer.cli.{name}")
 
 
@@ -99,7 +100,7 @@ def simulate(
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     check_numbers(("--deals", deals), ("--matches", matches), seed=seed, jobs=jobs)
-    _commands("work").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
+    _commands("sim").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
                   rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet, csv=csv, tsv=tsv)
 
 
@@ -127,13 +128,17 @@ def bench(
     repeats: Annotated[int, typer.Option(help="Repeats of the kernel and Python-strategy rows (best and median).")] = 5,
     e2e_deals: Annotated[int, typer.Option(help="Deals of each end-to-end `durak simulate` run, prague 4p random "
                                                 "(0: skip).")] = 600_000,
+    startup_repeats: Annotated[int, typer.Option(help="Rounds of the start-up rows: CPU seconds of `durak --help`, "
+                                                      "`durak simulate --deals 1000` and `durak report` of "
+                                                      "reports/quick, drawn and unchanged (0: skip).")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
-    and `durak simulate` end to end beside a plain numba comparator."""
+    `durak simulate` end to end beside a plain numba comparator, and the CPU seconds a command starts with."""
     _commands("work").bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals, quiet=quiet)
+               variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals, quiet=quiet,
+               startup_repeats=startup_repeats)
 
 
 @app.command()
@@ -156,9 +161,15 @@ def run(
 
 @app.command()
 def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")],
-           quiet: QuietOpt = False) -> None:
-    """Rebuild report.md and report.html from stored results, without simulating."""
-    _commands("work").report(folder=folder, quiet=quiet)
+           quiet: QuietOpt = False,
+           svg: Annotated[bool, typer.Option("--svg", help="Also write each chart as SVG (charts/*.svg) beside the "
+                                                           "PNG that report.md links and report.html embeds.")] = False,
+           redraw: Annotated[bool, typer.Option("--redraw", help="Build and draw the report even if the folder's "
+                                                                 "report was built from the same stored results by "
+                                                                 "the same code.")] = False) -> None:
+    """Rebuild report.md and report.html from stored results, without simulating (charts drawn on every core; a
+    folder whose report is already that of its stored results is left as it is)."""
+    _commands("reporting").report(folder=folder, quiet=quiet, svg=svg, redraw=redraw)
 
 
 @app.command()
@@ -324,10 +335,40 @@ def solve(
     target: Annotated[float, typer.Option(help="Stop CFR+ when the exploitability is below this (stake 1).")] = 0.001,
     out: Annotated[Path | None, typer.Option(help="Also write solve.json and solve.md to this folder.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    rule: RuleOpt = None,
+    draws: Annotated[int, typer.Option(help="Draws of a strategy that answers at random (pimc, ismcts).")] = 3,
+    summary: Annotated[Path | None, typer.Option(help="Instead: write README.md of this folder of solved sizes "
+                                                      "(every */solve.json) and solve nothing.")] = None,
 ) -> None:
     """Solve a research size of a two-player variant exactly (CFR+) and measure how far strategies are from it."""
     _commands("work").solve(variant=variant, deck=deck, hand=hand, strategies=strategies, target=target, out=out,
-                            as_json=as_json)
+                            as_json=as_json, rule=rule, draws=draws, summary=summary)
+
+
+@app.command()
+def findings(
+    root: Annotated[Path, typer.Option(help="The project folder holding reports/ and docs/.")] = Path("."),
+    out: Annotated[Path | None, typer.Option(help="Write here instead of ROOT/docs/findings.md.")] = None,
+    check: Annotated[bool, typer.Option(help="Write nothing; exit 1 if the page differs from what the reports "
+                                             "give.")] = False,
+) -> None:
+    """Write docs/findings.md from the committed reports' stored results (every number from reports/)."""
+    if not (root / "reports").is_dir():
+        fail(f"--root {root}: no reports/ folder there")
+    # loaded when the command runs: the app is declared without pandas (durak --help stays fast)
+    from analyzer.report.findings import FINDINGS_PATH, check_findings, write_findings
+    from analyzer.stats.tables import ResultsError  # (the same reason)
+    try:
+        if check:
+            where = out if out is not None else root / FINDINGS_PATH
+            if not check_findings(root, where):
+                typer.echo(f"durak: {where} differs from what reports/ gives: run `durak findings`", err=True)
+                raise typer.Exit(1)
+            typer.echo(f"{where} is up to date with reports/")
+            return
+        typer.echo(str(write_findings(root, out)))
+    except (ResultsError, OSError, KeyError, ValueError) as exc:
+        fail(f"findings: a report under {root / 'reports'} cannot be read: {exc}")
 
 
 def _click_errors() -> tuple[type[Exception], type[Exception], type[Exception]]:

@@ -2,7 +2,7 @@
 
 Light on purpose (no pandas, no numba): :mod:`analyzer.cli.app` imports it for
 every command, ``--help`` included.  The user-error types of the heavy modules
-(:data:`analyzer.cli.work.HEAVY_ERRORS`) are added by the commands that load them.
+(:data:`analyzer.cli.reporting.REPORT_ERRORS`) are added by the commands that load them.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""The work of the ``durak`` commands that play, tune or report: the heavy half of the command line.
+"""The work of the ``durak`` commands that play many cells, tune, explore, solve or measure: the heavy half.
 
 :mod:`analyzer.cli.app` declares every command (options, help) and hands the
 heavy ones here, loading this module only when such a command runs: it pulls
 in numba and pandas, which ``durak --help``, ``durak rules`` and
-``durak replay`` never need.  Each function takes the command's options as
+``durak replay`` never need.  ``durak simulate`` (:mod:`analyzer.cli.sim`) and
+``durak report`` (:mod:`analyzer.cli.reporting`) have modules of their own
+that load only what they use.  Each function takes the command's options as
 typed keyword arguments.
 """
 
@@ -17,7 +19,6 @@ from typing import Any
 
 import pandas as pd
 import typer
-from rich.table import Table
 
 from analyzer import api
 from analyzer.cli.common import (
@@ -32,27 +33,28 @@ from analyzer.cli.common import (
     specs_of,
     user_errors,
 )
+from analyzer.cli.reporting import REPORT_ERRORS, run_ending, warn_capped
+from analyzer.cli.sim import write_frame
 from analyzer.core.files import write_text
 from analyzer.core.registry import StrategySpecError, get_strategy, parse_spec
+from analyzer.core.rules import parse_rule_args
 from analyzer.exact.run import markdown as solve_markdown
 from analyzer.exact.run import solve_size
-from analyzer.execution import compare_run, play
+from analyzer.exact.run import summary as solve_summary
+from analyzer.execution import compare_run
 from analyzer.execution.balance_run import run_balance
 from analyzer.execution.balance_space import is_balance_file, load_space, parse_space
 from analyzer.execution.benchmark import CASES, run_bench
-from analyzer.execution.executor import cell_engines
-from analyzer.execution.experiment import read_toml_file, single_cell
+from analyzer.execution.experiment import read_toml_file
 from analyzer.execution.rules_pair import play_pair
 from analyzer.execution.runner import RUNS, run_experiment
 from analyzer.execution.tournament_run import run_design
 from analyzer.execution.tune import TuneError, tune_strategy, write_report
-from analyzer.report.balance_view import balance_json, is_balance_folder, recommendations, write_balance_report
-from analyzer.report.build import build_report
+from analyzer.report.balance_view import balance_json, recommendations
 from analyzer.report.compare_page import write_compare_page
 from analyzer.report.compare_view import blocks as compare_blocks
 from analyzer.report.compare_view import (
     print_comparison,
-    rebuild_tournament_report,
     stopping_blocks,
     tournament_blocks,
     write_outputs,
@@ -60,56 +62,14 @@ from analyzer.report.compare_view import (
 )
 from analyzer.report.format import num_ci, pct_ci, pp_ci
 from analyzer.report.render import Block, render_rich, render_tsv, terminal
-from analyzer.report.summary import headlines
 from analyzer.stats.balance import FAIRNESS_KINDS
-from analyzer.stats.compare import CompareError, summarize_comparison
+from analyzer.stats.compare import summarize_comparison
 from analyzer.stats.paired import RULES_QUANTITIES, rules_differences
 from analyzer.stats.sequential import SequentialError, Sprt, UntilCI
-from analyzer.stats.tables import CAPPED_ALARM, ResultsError
 from analyzer.stats.tournament import TournamentError, make_design
 
 #: user-error types of the modules this one loads (analyzer.cli.common.USER_ERRORS holds the light ones)
-HEAVY_ERRORS: tuple[type[BaseException], ...] = (CompareError, ResultsError)
-
-
-def simulate(*, variant: str, players: int | None, strategies: str, deals: int, matches: int | None, seed: int,
-             rule: list[str] | None, jobs: int, check: bool, as_json: bool, engine: str | None,
-             quiet: bool = False, csv: Path | None = None, tsv: bool = False) -> None:
-    """Play deals (or matches) of one line-up and print rates with 95% intervals."""
-    with user_errors(*HEAVY_ERRORS):
-        positive("--deals", deals)
-        positive("--matches", matches)
-        check_seed_jobs(seed, jobs)
-        rules = rules_of(variant, players, rule)
-        specs = lineup_of(strategies, rules.players)
-        for s in dict.fromkeys(specs):
-            get_strategy(s)
-        n = matches or deals
-        cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n)
-        used = cell_engines([cell], engine=engine)[0]
-        with progress(n, "matches" if matches else "deals", "simulate", quiet) as bar:
-            tables, elapsed = play.play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine,
-                                             on_chunk=lambda _cell, units: bar.advance(units))
-        if csv is not None:
-            write_frame(api.cell_frame(cell, tables), csv=csv)
-    out = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used}
-    if as_json:
-        typer.echo(json.dumps(out))
-        return
-    _print_summary(out, tsv)
-
-
-def write_frame(frame: pd.DataFrame, *, csv: Path | None = None, parquet: Path | None = None) -> None:
-    """Write a frame of the API (analyzer.api) as CSV and/or Parquet, without the index; at least one is asked."""
-    if csv is None and parquet is None:
-        raise UsageError("give --csv FILE or --parquet FILE (or both)")
-    for path in (csv, parquet):
-        if path is not None and path.parent != Path() and not path.parent.is_dir():
-            raise UsageError(f"{path}: folder {path.parent} does not exist")
-    if csv is not None:
-        frame.to_csv(csv, index=False)
-    if parquet is not None:
-        frame.to_parquet(parquet, index=False)
+HEAVY_ERRORS: tuple[type[BaseException], ...] = REPORT_ERRORS
 
 
 def export(*, folder: Path, csv: Path | None, parquet: Path | None) -> None:
@@ -139,52 +99,16 @@ def deals(*, variant: str, players: int | None, strategies: str, n: int, seed: i
                f"{' and '.join(str(p) for p in (csv, parquet) if p is not None)}")
 
 
-def _print_summary(out: dict, tsv: bool = False) -> None:
-    """The human table of ``durak simulate``: every rate and mean with its 95% interval (``tsv``: for scripts)."""
-    units = "matches" if out["unit"] == "match" else "deals"
-    pct = lambda r, ci: f"{100 * r:.2f} [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"  # noqa: E731
-    mark = "*" if out.get("notes") else ""
-    columns = ("pos", "strategy", "win % [95% CI]", "loser % [95% CI]", "mean points [95% CI]",
-               f"wild held % [95% CI]{mark}")
-    rows = [(str(p), s, pct(out["win_rate"][p], out["win_ci"][p]), pct(out["loser_rate"][p], out["loser_ci"][p]),
-             f"{out['mean_points'][p]:.2f} [{out['mean_points_ci'][p][0]:.2f}, {out['mean_points_ci'][p][1]:.2f}]",
-             pct(out["wild_held_rate"][p], out["wild_held_ci"][p])) for p, s in enumerate(out["strategies"])]
-    title = (f"{out['variant']} {out['players']}p {out['rules']} — {out.get('matches', out['deals']):,} {units}, "
-             f"seed {out['seed']}")
-    extra = ""
-    if "mean_turns" in out:
-        lo, hi = out["mean_turns_ci"]
-        extra = f"mean turns {out['mean_turns']:.2f} [{lo:.2f}, {hi:.2f}]; "
-    elif "mean_deals_per_match" in out:
-        extra = f"mean deals per match {out['mean_deals_per_match']:.2f}; "
-    lines = [Block("p", f"{extra}blocked {out['blocked']}, capped {out['capped']} deals; "
-                        f"{out['deals_per_second']:,.0f} deals/s")]
-    if out["capped"] and out["capped"] / out["deals"] > 0.001:
-        lines.append(Block("warn", f"WARNING: {out['capped']} deals hit the turn cap "
-                                   f"({100 * out['capped'] / out['deals']:.2f}%) — rates exclude them as wins and losses"))
-    lines += [Block("p", note) for note in out.get("notes", [])]
-    if tsv:
-        render_tsv([Block("table", pd.DataFrame(rows, columns=list(columns)), title), *lines])
-        return
-    t = Table(title=title)
-    for col in columns:
-        t.add_column(col, no_wrap=col != "strategy", overflow="fold")  # an interval never breaks in two
-    for row in rows:
-        t.add_row(*row)
-    c = terminal(120)
-    c.print(t)
-    render_rich(lines, c)
-
-
 def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: str, search: bool,
-          repeats: int, as_json: bool, e2e_deals: int = 0, quiet: bool = False) -> None:
+          repeats: int, as_json: bool, e2e_deals: int = 0, quiet: bool = False, startup_repeats: int = 0) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
     and ``durak simulate`` end to end (``e2e_deals`` a run, prague 4p random; 0: none)."""
     with user_errors(*HEAVY_ERRORS):
         positive("--deals", deals)
         positive("--repeats", repeats)
         for name, value in (("--simple-deals", simple_deals), ("--engine-deals", engine_deals),
-                            ("--rollouts", rollouts), ("--e2e-deals", e2e_deals)):
+                            ("--rollouts", rollouts), ("--e2e-deals", e2e_deals),
+                            ("--startup-repeats", startup_repeats)):
             if value < 0:
                 raise UsageError(f"{name} must be 0 (skip that measurement) or a positive number, got {value}")
             positive(name, value or None)
@@ -196,7 +120,7 @@ def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, va
         with progress(steps, "cases", "bench", quiet) as bar:
             run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
                       variants=names, search=search, repeats=repeats, as_json=as_json, on_row=lambda: bar.advance(1),
-                      e2e_deals=e2e_deals)
+                      e2e_deals=e2e_deals, startup_repeats=startup_repeats)
 
 
 def run(*, file: Path, deals: int | None, out: Path | None, jobs: int, backend: str, scheduler: str | None,
@@ -219,51 +143,8 @@ def run(*, file: Path, deals: int | None, out: Path | None, jobs: int, backend: 
             return
         folder = run_experiment(file, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
                                 fresh=fresh, quiet=quiet, check=check)
-    _run_ending(folder)
-    _warn_capped(folder)
-
-
-def _run_ending(folder: Path) -> None:
-    """Issue 15 item 5: the headline answers (the summary's sentences) and where the report is, on any stdout."""
-
-    for line in headlines(folder):
-        typer.echo(line)
-    html = folder / "report.html"
-    typer.echo(f"report: {html}" if html.exists() else f"results and report in {folder}")
-
-
-def _warn_capped(folder: Path) -> None:
-    """Issue 6: a run whose capped share passes the alarm threshold says so loudly."""
-
-    if not (folder / "results" / "cells.parquet").exists():  # tournaments (design experiments) have no cells table
-        return
-    cells = pd.read_parquet(folder / "results" / "cells.parquet")
-    tot = pd.read_parquet(folder / "results" / "totals.parquet").merge(cells[["cell", "label"]], on="cell")
-    share = tot["capped"] / tot["deals_sum"].clip(lower=1)
-    for _, row in tot[share > CAPPED_ALARM].iterrows():
-        typer.echo(f"WARNING: {row['label']}: {int(row['capped'])} of {int(row['deals_sum'])} deals hit the turn cap "
-                   f"({100 * row['capped'] / row['deals_sum']:.2f}% > {100 * CAPPED_ALARM:.1f}%); they count as "
-                   "neither win nor loss", err=True)
-
-
-def report(*, folder: Path, quiet: bool = False) -> None:
-    """Rebuild report.md and report.html from stored results, without simulating."""
-    with user_errors(*HEAVY_ERRORS):
-        if not (folder / "results").is_dir():
-            raise UsageError(f"{folder}: no results/ folder here (run the experiment first)")
-        if is_balance_folder(folder):  # a rule-balance exploration (durak balance)
-            written = write_balance_report(folder)
-            typer.echo(f"report written: {written[0]} and {written[1]} ({len(written) - 2} chart files)")
-            return
-        if (folder / "results" / "tournaments.json").is_file():  # an experiment of tournaments (design = ...)
-
-            written = rebuild_tournament_report(folder)
-            typer.echo(f"report written: {written[0]} and {written[1]} ({len(written) - 2} chart files)")
-            return
-        with progress(1, "sections", "report", quiet) as bar:
-            paths = build_report(folder, on_section=bar.step)
-    typer.echo(f"report written: {paths.markdown} and {paths.html} ({len(paths.charts)} chart files)")
-    _warn_capped(folder)
+    run_ending(folder)
+    warn_capped(folder)
 
 
 def compare(*, strategies: list[str], variant: str, players: int | None, deals: int | None, matches: int | None,
@@ -553,14 +434,24 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
 
 
 def solve(*, variant: str, deck: int, hand: int, strategies: str | None, target: float, out: Path | None,
-          as_json: bool) -> None:
+          as_json: bool, rule: list[str] | None = None, draws: int = 3, summary: Path | None = None) -> None:
     """``durak solve``: a research size solved by CFR+ (analyzer.exact), the strategies' distance from it."""
     with user_errors():
+        if summary is not None:
+            solved = sorted(summary.glob("*/solve.json"))
+            if not solved:
+                raise UsageError(f"--summary: no */solve.json in {summary}")
+            write_text(summary / "README.md", solve_summary([json.loads(f.read_text()) for f in solved]))
+            typer.echo(f"wrote {summary / 'README.md'} ({len(solved)} sizes)")
+            return
         if not 0 < target < 1:
             raise UsageError(f"--target must be between 0 and 1, got {target}")
+        if draws < 2:
+            raise UsageError(f"--draws must be at least 2 (a lower estimate needs two), got {draws}")
         specs = specs_of([strategies], "--strategies") if strategies else None
         say = (lambda _s: None) if as_json else (lambda s: typer.echo(s, err=True))
-        res = solve_size(variant, deck, hand, strategies=specs, target=target, on_progress=say)
+        res = solve_size(variant, deck, hand, strategies=specs, target=target, on_progress=say, draws=draws,
+                         overrides=parse_rule_args(rule or []) or None)
         if out is not None:
             check_out(out)
             out.mkdir(parents=True, exist_ok=True)
@@ -569,8 +460,8 @@ def solve(*, variant: str, deck: int, hand: int, strategies: str | None, target:
     if as_json:
         keys = ("variant", "deck", "hand", "research_size", "exploitability", "first_mover_value", "strategies",
                 "wild_effect", "iterations", "nodes", "information_sets", "build_seconds", "solve_seconds",
-                "turn_cap", "capped_share", "not_measured")
-        typer.echo(json.dumps({k: res[k] for k in keys}))
+                "turn_cap", "capped_share", "not_measured", "rules")
+        typer.echo(json.dumps({k: res[k] for k in keys if k in res}))
         return
     typer.echo(f"{variant} 2p, research deck of {deck} (ranks {res['cards']}), hands of {hand}, "
                f"cap {res['turn_cap']} turns")

@@ -1,4 +1,4 @@
-"""The strategy contract, at two speeds (issue 3, STYLE.md section 4).
+"""The strategy contract, at two speeds (STYLE.md section 4).
 
 A strategy sees only what its player may know.  The *simple path* is one
 Python call per decision, ``choose(view, rng) -> (action, suit)``; the *fast
@@ -137,8 +137,8 @@ class DecisionView(NamedTuple):
 
 
 class _LazyReadOnly:
-    """Read-only fields, each an array or a zero-argument function computed on first access (issue 11:
-    no attribute can be set, there is no ``__dict__`` to replace, arrays are not writeable)."""
+    """Read-only fields, each an array or a zero-argument function computed on first access
+    (no attribute can be set, there is no ``__dict__`` to replace, arrays are not writeable)."""
 
     __slots__ = ("_lazy",)
 
@@ -177,7 +177,7 @@ class BatchView(_LazyReadOnly):
     is called on first access only.  The simulator passes the costly fields
     (hand sizes, talon, played cards, scores) that way, so a strategy pays only
     for what it reads.  A view is read-only: no attribute can be set, there is
-    no ``__dict__`` to replace, and its arrays are not writeable (issue 11) --
+    no ``__dict__`` to replace, and its arrays are not writeable --
     the simulator's legality check never reads them anyway.
     """
 
@@ -212,7 +212,7 @@ class BatchView(_LazyReadOnly):
 
 
 class History(_LazyReadOnly):
-    """The public history of a deal as one player with perfect memory knows it (issue 13 item 2).
+    """The public history of a deal as one player with perfect memory knows it.
 
     Per-player tuples are by seat offset (0 = self, 1 = the next player), as
     ``DecisionView.hand_sizes``.  ``cannot_hold[k]``: cards player ``k`` certainly
@@ -348,7 +348,7 @@ class StrategyError(RuntimeError):
 
 
 def is_action_int(kind: type) -> bool:
-    """An exact action type: a Python int or a numpy integer (not bool, float or text, issue 11)."""
+    """An exact action type: a Python int or a numpy integer (not bool, float or text)."""
     return kind is int or (isinstance(kind, type) and issubclass(kind, np.integer))
 
 

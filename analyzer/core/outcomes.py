@@ -57,7 +57,7 @@ class DealResults:
     #: simulator does not record it (then the reports say so instead of counting the deals)
     wilds_dealt: NDArray[np.int8] = field(default_factory=_not_recorded)
     #: (N, P) cards in each position's hand at the end (0 for the one who went out): the held-a-wild
-    #: comparison is made only among hands left with the same number of cards (issue 29);
+    #: comparison is made only among hands left with the same number of cards;
     #: NOT_RECORDED (-1) where the simulator does not record it
     cards_left: NDArray[np.int8] = field(default_factory=_not_recorded)
 
@@ -74,7 +74,7 @@ class DealResults:
 
     def row(self, i: int) -> dict[str, object]:
         """Deal ``i``'s outcome of play, every field but ``wilds_dealt`` (how the hands were dealt,
-        compared with the engine by its own test: tests/test_equivalence.py)."""
+        compared with the engine by its own test: tests/sim/test_simulator_equals_engine.py)."""
         return {f.name: getattr(self, f.name)[i].tolist() for f in fields(DealResults) if f.name != "wilds_dealt"}
 
 

@@ -1,4 +1,4 @@
-"""The public history of deals, vectorised over deals: what every player at the table has seen (issue 13 item 2).
+"""The public history of deals, vectorised over deals: what every player at the table has seen.
 
 One place for the inference a player with perfect memory makes from public
 moves, used by the batch simulator (:class:`PublicRecord`, one row per deal)

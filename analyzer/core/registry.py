@@ -349,7 +349,7 @@ def get_strategy(spec: str) -> Strategy:
 
 
 def wild_twin_key(spec: str) -> tuple[Any, ...] | None:
-    """What a strategy plays like apart from when its wilds go (issue 29), or None if it declares nothing.
+    """What a strategy plays like apart from when its wilds go, or None if it declares nothing.
 
     A strategy declares it in one of two ways: ``wild_twin = "greedy"`` (wild-keeper, wild-dumper and
     greedy itself play greedy's moves but for the wild), or ``wild_params = ("w_wild",)`` (two specs of

@@ -101,7 +101,7 @@ OPTIONS: dict[str, tuple[str, tuple[Any, ...] | None, dict[str, Any]]] = {
     "turn_cap": ("int", None, {v: 2000 for v in _ALL}),
     "lone_wild_points": ("int", None, {"svinya": 20}),
     # Not a RULES.md option: CZ7/PR7's "caught with a Jack loses" rule as a switch, so that
-    # reports can measure the wild-holding penalty with the rule on and off (issue 5).
+    # reports can measure the wild-holding penalty with the rule on and off.
     # deal = PR7 (every deal, and a match's last deal); match = CZ7 (a match's last deal only).
     "wild_rule": ("enum", ("deal", "match", "off"), {"czech": "match", "prague": "deal"}),
 }

@@ -5,7 +5,7 @@ stream that belongs to one deal: its numbers are a hash (splitmix64) of the
 deal's key and a counter, so they depend on the seed and the deal alone -- not
 on the slots, the other deals, or the strategies' own draws.  The rules engine
 and the batch simulator use the same functions, so they agree deal by deal
-even where the rules draw random numbers (issue 10, point 4; STYLE.md 10).
+even where the rules draw random numbers (STYLE.md 10).
 """
 
 from __future__ import annotations

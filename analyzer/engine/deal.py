@@ -71,7 +71,7 @@ class DealOutcome:
     turnovers: int
     #: wilds (G4) in each seat's hand as dealt, before the first turn (PR2: the dealer's lead is not in it)
     wilds_dealt: list[int] = field(default_factory=list)
-    #: cards in each seat's hand at the end (issue 29: held-a-wild is compared among equal counts)
+    #: cards in each seat's hand at the end (held-a-wild is compared among equal counts)
     cards_left: list[int] = field(default_factory=list)
 
     def by_position(self) -> dict[str, object]:
@@ -173,7 +173,7 @@ class Deal:
     strategy_rules: dict[int, RuleSet] = field(default_factory=dict, repr=False)
     #: wilds (G4) in each seat's hand as dealt (set by :meth:`start`, before the first turn)
     wilds_dealt: list[int] = field(default_factory=list)
-    #: the public history (issue 13), kept only for a deal started with ``record=True``
+    #: the public history, kept only for a deal started with ``record=True``
     public: DealRecord | None = field(default=None, repr=False)
 
     # ----------------------------------------------------------------- setup
@@ -508,8 +508,8 @@ class Deal:
 
     # ------------------------------------------------------------- views
     def view(self, scores: Sequence[int] | None = None, history: bool = False) -> DecisionView:
-        """What the player to act may know (issue 3's strategy view); ``history``: with the public
-        history of the deal (issue 13), which a deal started with ``record=True`` keeps."""
+        """What the player to act may know (the strategy view); ``history``: with the public
+        history of the deal, which a deal started with ``record=True`` keeps."""
         n, s = self.rules.players, self.current
         hand = tuple(self.hands[s])
         if self.phase == "lead_suit":
@@ -561,7 +561,7 @@ class MoveHistory:
 
 
 def checked_answer(answer: object, name: str) -> tuple[int, int | None]:
-    """A strategy's answer as (action, suit), exact types only (issue 11): ints or numpy integers,
+    """A strategy's answer as (action, suit), exact types only: ints or numpy integers,
     None (or -1) for no suit.  42.7, "42" or True are no card: StrategyError names the strategy."""
     action: object
     suit: object

@@ -1,4 +1,4 @@
-"""Reproducing a strategy fault as a scenario file (issue 6, point 2).
+"""Reproducing a strategy fault as a scenario file.
 
 When a strategy raises or returns an illegal move inside the batch simulator,
 the deal is played again in the rules engine from the same deck order with the

@@ -1,4 +1,4 @@
-"""The public history of one engine deal (issue 13 item 2), for strategies that read it (``uses_history``).
+"""The public history of one engine deal, for strategies that read it (``uses_history``).
 
 A :class:`DealRecord` is the batch simulator's
 :class:`~analyzer.core.public.PublicRecord` with one row, fed by the

@@ -1,4 +1,4 @@
-"""Scenario files: replay a deal card by card (issue 2, point 5; PR8).
+"""Scenario files: replay a deal card by card (PR8).
 
 A scenario (TOML) gives the variant, the players, optional rule overrides, the
 hands (seat 0 = dealer), the starter, the talon (top first; unlisted cards

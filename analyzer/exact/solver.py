@@ -17,9 +17,9 @@ from numpy.typing import NDArray
 
 from analyzer.core.contract import StrategyError
 from analyzer.engine.deal import checked_answer
-from analyzer.exact import passes as cfr
 from analyzer.exact.position import encode_action
 from analyzer.exact.tree import Tree
+from analyzer.kernel import cfr
 
 
 @dataclass
@@ -54,12 +54,26 @@ def value(tree: Tree, sigma: NDArray[np.float64]) -> float:
 def best_response(tree: Tree, sigma: NDArray[np.float64], player: int,
                   depth: NDArray[np.int64] | None = None) -> float:
     """What a best response of ``player`` wins against the other playing ``sigma``."""
+    return best_response_play(tree, sigma, player, depth)[0]
+
+
+def best_response_play(tree: Tree, sigma: NDArray[np.float64], player: int,
+                       depth: NDArray[np.int64] | None = None) -> tuple[float, NDArray[np.float64]]:
+    """A best response of ``player`` to the other playing ``sigma``: what it wins, and it as a behaviour
+    strategy (one action per set of ``player``'s; the other player's slots 0)."""
     w = _weights(tree, sigma)
     own, other = np.zeros(tree.n_nodes), np.zeros(tree.n_nodes)
     cfr.reaches(tree.parent, tree.kind, tree.actor, w, player, own, other)
     d = tree.own_depth(player) if depth is None else depth
-    return float(cfr.best_response_value(tree.kind, tree.actor, tree.base, tree.first, tree.count, tree.kids,
-                                         tree.util, w, other, d, int(d.max()), player, max(tree.n_slots, 1)))
+    slots = max(tree.n_slots, 1)
+    choice = np.full(slots, -1, np.int64)
+    won = float(cfr.best_response_value(tree.kind, tree.actor, tree.base, tree.first, tree.count, tree.kids,
+                                        tree.util, w, other, d, int(d.max()), player, slots, choice))
+    play = np.zeros(slots)
+    for s in np.nonzero(tree.set_actor == player)[0]:
+        b = int(tree.set_base[s])
+        play[b + max(int(choice[b]), 0)] = 1.0
+    return won, play
 
 
 def exploitability(tree: Tree, sigma: NDArray[np.float64], depths: tuple[NDArray[np.int64], ...] | None = None

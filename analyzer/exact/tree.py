@@ -125,19 +125,7 @@ def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None
     slots = 0
     while stack:
         pos, par, e, pr = stack.pop()
-        while True:  # follow forced moves and single chance outcomes
-            if pos.is_terminal():
-                break
-            if pos.current_player() == CHANCE:
-                out = pos.chance_outcomes()
-                if len(out) != 1:
-                    break
-                pos.apply(out[0][0])
-            else:
-                acts = pos.legal_actions()
-                if len(acts) != 1:
-                    break
-                pos.apply(acts[0])
+        settle(pos)
         i = len(parent)
         parent.append(par)
         edge.append(e)
@@ -190,6 +178,22 @@ def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None
                 set_base=np.asarray(set_base, np.int64), set_count=np.asarray(set_count, np.int64),
                 set_actor=np.asarray(set_actor, np.int8), set_actions=set_actions, set_view=set_view,
                 deal_of=deal_of)
+
+
+def settle(pos: Position) -> Position:
+    """Follow forced moves and single chance outcomes (in place): where the tree puts a node."""
+    while not pos.is_terminal():
+        if pos.current_player() == CHANCE:
+            out = pos.chance_outcomes()
+            if len(out) != 1:
+                break
+            pos.apply(out[0][0])
+        else:
+            acts = pos.legal_actions()
+            if len(acts) != 1:
+                break
+            pos.apply(acts[0])
+    return pos
 
 
 def _dealt(pos: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -1,4 +1,4 @@
-"""The rule space a balance run explores (issue 28): which house rules, which values, which players.
+"""The rule space a balance run explores: which house rules, which values, which players.
 
 A *rule space* is a set of option values (RULES.md names) whose cartesian
 product gives the *arms*: one rule set each, every one played by the same

@@ -1,4 +1,4 @@
-"""Benchmark rows of the search strategy (issue 13): ``pimc`` at its default budget, one core.
+"""Benchmark rows of the search strategy: ``pimc`` at its default budget, one core.
 
 ``durak bench`` includes these rows (analyzer.execution.benchmark.search_rows).
 For each case, ``pimc`` plays ``weighted`` on a few duplicate decks (both
@@ -21,17 +21,16 @@ Each path gives two rows:
 The first deals (compiling, or loading the kernels from numba's cache) are
 played before the clock starts, pimc's batch search on the kernel compiled for
 the case's rules and rollout line-up (what a run gets after its first few
-thousand decisions: analyzer.knowledge.search.ROWS).  Times are CPU seconds of this process (one
+thousand decisions: analyzer.kernel.search.ROWS).  Times are CPU seconds of this process (one
 core; the simulator and the kernel run no threads here).
 
 The batch ``decisions`` rows also give ``all_cores``: one process per core, each
 warmed up, then started together at a barrier, each playing as many decks as the
 one-core run (:func:`measure_cores`); searched decisions of all of them over the
-slowest one's wall time (what an experiment on every core gets, issue 26's
-"batch pimc >= 2,000 decisions a second on two cores").  The batch rows run
+slowest one's wall time (what an experiment on every core gets).  The batch rows run
 :data:`ROUNDS` rounds of one core then every core and give the best and the
 median of each, with the machine's own two-thread speed-up measured beside
-(:func:`search_rows`).  ``ismcts`` (the second search family, issue 26 item 3)
+(:func:`search_rows`).  ``ismcts`` (the second search family)
 has batch rows of its own at its default iterations (its ``rollouts`` are its
 iterations: one rollout each).
 """
@@ -50,7 +49,7 @@ from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.kernel.probe import two_thread_scaling
-from analyzer.knowledge.search import rows_kernel
+from analyzer.kernel.search import rows_kernel
 from analyzer.knowledge.table import simulate_observed
 from analyzer.sim.simulator import simulate_deals
 
@@ -66,7 +65,7 @@ ROUNDS = 3
 
 def _warm(searcher: object, rules: RuleSet) -> None:
     """pimc's batch rows on the kernel compiled for the rules and its rollout line-up, as a run past its first
-    :data:`~analyzer.knowledge.search.SPECIALISE_ROWS` decisions plays them (compiled here, or loaded from
+    :data:`~analyzer.kernel.search.SPECIALISE_ROWS` decisions plays them (compiled here, or loaded from
     numba's cache); ismcts has one kernel for every rule set."""
     if getattr(searcher, "family", None) == "pimc":
         p, kinds, _ = searcher._compile(rules)  # type: ignore[attr-defined]

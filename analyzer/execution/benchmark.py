@@ -1,4 +1,4 @@
-"""``durak bench``: one benchmark of every engine, measured in one run (issue 3, point 7; issue 12).
+"""``durak bench``: one benchmark of every engine, measured in one run.
 
 Rows (a case on an engine), each on one core and on every core:
 
@@ -25,11 +25,15 @@ Rows (a case on an engine), each on one core and on every core:
   policy (what search spends its time on);
 * rows of :mod:`analyzer.execution.bench_search` (search: decisions and
   rollouts per second of pimc);
-* end to end (:mod:`analyzer.execution.bench_e2e`, issue 27): ``durak simulate``
+* end to end (:mod:`analyzer.execution.bench_e2e`): ``durak simulate``
   of prague 4p random as a user runs it, a fresh process per run (the deals
   per second its JSON reports, and over the whole process), its time taken
   apart (start-up, kernel load, play, tables), beside a comparator written
-  straight in numba (:mod:`analyzer.execution.bench_proto`).
+  straight in numba (``benchmarks/proto_game.py`` of a source checkout);
+* start-up and reports (:func:`analyzer.execution.bench_e2e.startup`): the CPU
+  seconds of ``durak --help``, of ``durak simulate --deals 1000`` and of
+  ``durak report`` of the committed quick report (drawn, and unchanged), each
+  a fresh process, with the load average beside them.
 
 Each row also gives nanoseconds per turn on one core; prague's and svinya's
 cost per turn over czech's is the median of rounds that run the three back to
@@ -383,22 +387,25 @@ def end_to_end_rows(end: dict[str, Any]) -> list[Row]:
     """The rows of :func:`analyzer.execution.bench_e2e.measure`'s figures: the command's JSON figure, the whole
     process, and the comparator."""
     case, n, reps = end["case"], end["deals"], end["repeats"]
-    one, every, proto = end["one_core"], end["all_cores"], end["prototype"]
+    one, every = end["one_core"], end["all_cores"]
     rows = [Row(case, "durak simulate --json (its deals/s)", "deals", n, one["reported"], every["reported"], None,
                 None, one["reported_median"], reps),
             Row(case, "durak simulate, whole process", "deals", n, one["process"], every["process"], None, None,
-                one["process_median"], reps),
-            Row("4p shedding prototype", "prototype kernel (bench_proto)", "deals", n, proto["one_core"],
-                proto["all_cores"], None, None, proto["one_core_median"], reps)]
+                one["process_median"], reps)]
+    proto = end.get("prototype")
+    if proto is not None:  # the comparator of a source checkout (analyzer.execution.bench_e2e.comparator)
+        rows.append(Row("4p shedding prototype", "prototype kernel (benchmarks/proto_game.py)", "deals", n,
+                        proto["one_core"], proto["all_cores"], None, None, proto["one_core_median"], reps))
     return rows
 
 
 def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: list[str],
             search: bool = True, repeats: int = REPEATS, on_row: Callable[[], None] | None = None,
-            e2e_deals: int = 0) -> dict[str, Any]:
+            e2e_deals: int = 0, startup_repeats: int = 0) -> dict[str, Any]:
     """Every row of the benchmark for ``variants``, the compile times, the peak memory and the machine's
     load average before and after (what else was running); ``e2e_deals``: the end-to-end rows (prague among
-    ``variants``) with that many deals a run (0: none)."""
+    ``variants``) with that many deals a run (0: none); ``startup_repeats``: rounds of the start-up and report
+    rows (analyzer.execution.bench_e2e.startup; 0: none)."""
     load_before = os.getloadavg()
     comp = compile_seconds(variants, rollouts > 0)
     rows: list[Row] = []
@@ -426,8 +433,10 @@ def measure(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, 
         end = bench_e2e.measure(e2e_deals, min(repeats, E2E_ROUNDS))
         rows += end_to_end_rows(end)
     rounds = per_turn_rounds(variants, deals, max(repeats, PER_TURN_ROUNDS))
+    start = bench_e2e.startup(startup_repeats) if startup_repeats else None
     tick()
     return {"cores": os.cpu_count() or 1, "compile": comp, "rows": [asdict(r) for r in rows], "end_to_end": end,
+            "startup": start,
             "peak_mib": round(_peak_mib(), 1), "compiled_apart": apart.compile_summary(), "repeats": repeats,
             "load": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in os.getloadavg()]},
             "per_turn_vs_czech": per_turn_vs_czech(rounds),
@@ -445,7 +454,7 @@ def per_turn_rounds(variants: list[str], n: int, rounds: int) -> dict[str, list[
     In a round the random cases run back to back (one thread, CPU time), in an
     order rotated from round to round, so a change of the shared machine's
     speed between rows of the table touches both sides of a ratio alike
-    (issue 12: prague and svinya at czech's cost per turn, within 25%).
+    (prague and svinya at czech's cost per turn, within 25%).
     """
     cases = [(case, make_rules(v, p)) for case, v, p, specs in CASES if specs == ["random"] and v in variants]
     if not cases or cases[0][0] != "czech 4p random" or len(cases) < 2:
@@ -479,10 +488,11 @@ def _json_number(x: object) -> object:
 
 def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str], rollouts: int = 200_000,
               search: bool = True, repeats: int = REPEATS, as_json: bool = False,
-              on_row: Callable[[], None] | None = None, e2e_deals: int = 0) -> dict[str, Any]:
+              on_row: Callable[[], None] | None = None, e2e_deals: int = 0, startup_repeats: int = 0) -> dict[str, Any]:
     """Measure (:func:`measure`) and print the table (or JSON)."""
     result = measure(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
-                     variants=variants, search=search, repeats=repeats, on_row=on_row, e2e_deals=e2e_deals)
+                     variants=variants, search=search, repeats=repeats, on_row=on_row, e2e_deals=e2e_deals,
+                     startup_repeats=startup_repeats)
     if as_json:
         import json
 
@@ -528,6 +538,9 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
     if result["end_to_end"]:
         for line in end_to_end_lines(result["end_to_end"]):
             c.print(line)
+    if result.get("startup"):
+        for line in bench_e2e.startup_lines(result["startup"]):
+            c.print(line, markup=False)
     load = result["load"]
     c.print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
     c.print(cache_line())
@@ -563,6 +576,9 @@ def end_to_end_lines(end: dict[str, Any]) -> list[str]:
                    f"{b['setup_s']:.2f}, kernel load or compile {b['load_s']:.2f} ({b['load_cpu_s']:.2f}), run "
                    f"{b['run_s']:.2f} ({b['run_cpu_s']:.2f}): play {b['play_s']:.2f}, tables {b['tables_s']:.2f}"
                    + (f", other {other:.2f}" if other is not None else overlap))
+    if "vs_prototype" not in end:
+        out.append("  no comparator: benchmarks/proto_game.py is in a source checkout, not in the installed package")
+        return out
     v = end["vs_prototype"]
     out.append(f"  the JSON's deals/s over the prototype's (medians, wall time both): one core {v['one_core']:.2f}, "
                f"{cores} cores {v['all_cores']:.2f}")

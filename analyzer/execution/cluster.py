@@ -1,6 +1,6 @@
 """Running tasks on a Dask cluster, and noticing when the cluster is gone.
 
-Why not joblib's dask backend (what ran before, issue 11 item 5):
+Why not joblib's dask backend (what ran before):
 
 * with a single worker thread joblib sees ``n_jobs == 1`` and runs every task in
   *this* process, while the manifest says ``backend: dask``;
@@ -12,7 +12,9 @@ many threads it has) and :func:`watch` polls them: results are yielded as they
 finish (any order, like the loky path), and a lost scheduler, or no worker for
 ``lost_after`` seconds, ends the run with one :class:`ClusterError` line.  The
 chunks finished before that are already on disk (the runner writes each as it
-arrives), so a rerun resumes.
+arrives), so a rerun resumes.  Tasks are submitted a few per worker thread at a
+time (:data:`AHEAD`), more as results are taken, so neither this client nor the
+workers hold a run's results, however long it is.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ LOST_AFTER_ENV = "DURAK_DASK_LOST_AFTER"
 POLL = 0.05
 HEALTH_EVERY = 1.0
 RESUME_HINT = "finished chunks are kept; rerun to resume"
+#: Tasks in flight per worker thread (one running, the rest queued so that a worker never waits for the client).
+AHEAD = 2
 #: schedulers this process has run tasks on: losing one of them later (a run of several rounds reconnects for
 #: each) is a lost cluster mid-run, to be resumed, not an address that never answered
 _served: set[str] = set()
@@ -127,22 +131,31 @@ def _close(client: Client) -> None:
         client.close(timeout=2)
 
 
-def watch(client: Client, futures: Sequence[Any], *, lost_after: float = LOST_AFTER,
-          where: str = "the Dask cluster") -> Iterator[Any]:
+def watch(client: Client, pending: list[Any], *, lost_after: float = LOST_AFTER,
+          where: str = "the Dask cluster", feed: Callable[[list[Any], int], None] | None = None) -> Iterator[Any]:
     """Yield each future's result as it finishes; ClusterError once the cluster is lost.
 
     Lost means: the client is no longer connected (the scheduler died: dask then
     cancels every future), or the scheduler has had no worker for ``lost_after``
     seconds (every worker died: the tasks would wait forever).  A task's own
     exception is re-raised unchanged (a user error stays a user error).
+    ``pending`` is the list of futures in flight, kept up to date here (the
+    caller cancels what is left of it); ``feed(pending, threads)`` submits more
+    as futures finish, given the cluster's worker threads (counted again at
+    every look at the cluster's health).
     """
-    pending = list(futures)
+    threads = _threads(client) if feed is not None else 0
+    if feed is not None:
+        feed(pending, threads)
     no_workers_since: float | None = None
     next_health = time.monotonic() + HEALTH_EVERY
     while pending:
         finished = [f for f in pending if f.done()]
         for f in finished:
             pending.remove(f)
+        if feed is not None and finished:
+            feed(pending, threads)  # before the results are taken: the workers stay busy
+        for f in finished:
             if f.status == "cancelled":
                 raise ClusterError(f"lost {where} (the scheduler is gone); {RESUME_HINT}")
             yield _result(f, where)
@@ -153,6 +166,9 @@ def watch(client: Client, futures: Sequence[Any], *, lost_after: float = LOST_AF
             next_health = now + HEALTH_EVERY
             if client.status != "running":
                 raise ClusterError(f"lost {where} (the scheduler is gone); {RESUME_HINT}")
+            if feed is not None:
+                threads = _threads(client)
+                feed(pending, threads)
             if _workers(client):
                 no_workers_since = None
             elif no_workers_since is None:
@@ -168,6 +184,14 @@ def _result(future: Any, where: str) -> Any:
     except KilledWorker as exc:  # the task took several workers down with it
         raise ClusterError(f"a task kept killing the workers of {where} ({' '.join(str(exc).split())}); "
                            f"{RESUME_HINT}") from None
+
+
+def _threads(client: Client) -> int:
+    """Worker threads the scheduler knows (0 if it cannot be asked right now)."""
+    try:
+        return sum(client.nthreads().values())
+    except Exception:  # noqa: BLE001 - as _workers
+        return 0
 
 
 def _workers(client: Client) -> int:
@@ -189,9 +213,20 @@ def dask_results(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs
         lost_after = float(os.environ.get(LOST_AFTER_ENV) or LOST_AFTER)
     where = f"the Dask scheduler at {scheduler}" if scheduler else "the local Dask cluster"
     with dask_client(jobs, scheduler) as client:
-        futures = [client.submit(guarded, os.getpid(), fn, *args, pure=False) for args in calls]  # see lifeline
+        todo = iter(calls)
+        pending: list[Any] = []
+
+        def feed(pending: list[Any], threads: int) -> None:
+            """Keep AHEAD tasks a worker thread in flight: a result is released once taken, so neither the client
+            nor the workers hold more than that many, however many tasks there are."""
+            while len(pending) < AHEAD * max(threads, 1):
+                args = next(todo, None)
+                if args is None:
+                    return
+                pending.append(client.submit(guarded, os.getpid(), fn, *args, pure=False))  # see lifeline
+
         try:
-            yield from watch(client, futures, lost_after=lost_after, where=where)
+            yield from watch(client, pending, lost_after=lost_after, where=where, feed=feed)
         finally:
             with contextlib.suppress(Exception):
-                client.cancel([f for f in futures if not f.done()])
+                client.cancel([f for f in pending if not f.done()])

@@ -9,16 +9,19 @@ seed derivation (:mod:`analyzer.execution.seeds`) and one way to run chunks:
   tuples, in this process (``jobs=1``), on loky processes, or on Dask through
   joblib's dask backend, yielding results as they finish (any order);
 * :func:`run_cell_chunks` is that for simulation cells (:func:`run_chunk`);
-* :func:`sum_tables` adds chunk sums per cell in (cell, chunk) order, so float
-  sums, and so every printed number, do not depend on ``--jobs`` or on the
-  order chunks finish in.
+* :class:`analyzer.execution.totals.RunTotals` folds chunk sums into running
+  totals as they finish, each cell's in chunk order, so a run's memory does not
+  grow with its length and float sums, and so every printed number, do not
+  depend on ``--jobs``, the backend or the order chunks finish in;
+  :func:`~analyzer.execution.totals.sum_tables` is the same sum of every chunk
+  at once (the reference).
 
 The simulator is imported by module path (default ``analyzer.sim.simulator``;
 ``simulator=`` or ``$DURAK_SIMULATOR`` for a stand-in such as
 ``tests.fake_sim``); the path travels with every task so that workers import
 the same module as the parent.  A stand-in may define ``get_strategy`` too.
 
-Engines (issue 12): with the default simulator, a chunk whose line-up is all
+Engines: with the default simulator, a chunk whose line-up is all
 built-ins with a compiled form runs on the compiled kernel
 (:mod:`analyzer.kernel.serve`), seeded as the numpy simulator is, so
 deterministic line-ups give the same numbers on both; deals whose line-up holds
@@ -44,7 +47,7 @@ import inspect
 import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from types import ModuleType
 from typing import Any, TypeVar
 
@@ -64,6 +67,7 @@ from analyzer.execution.cores import cores
 from analyzer.execution.experiment import Cell, ExperimentError
 from analyzer.execution.lifeline import guarded, watch_parent
 from analyzer.execution.seeds import chunk_seed, content_text
+from analyzer.execution.totals import KEYS, TABLES, RunTotals, sum_tables  # noqa: F401 (sum_tables: the reference)
 from analyzer.kernel import driver, serve
 from analyzer.kernel.jit import SPECIALISE_FROM
 from analyzer.kernel.lineup import compile_lineup
@@ -71,7 +75,7 @@ from analyzer.kernel.params import rule_params
 from analyzer.kernel.pause import ADVANCE
 from analyzer.knowledge.table import simulate_known, simulate_observed
 from analyzer.sim.errors import FaultContext
-from analyzer.stats.sums import ROTATION_KIND, ChunkSums, chunk_sums, rotation_counts, stacked_tables
+from analyzer.stats.sums import ROTATION_KIND, ChunkSums, chunk_sums, rotation_counts, stacked_tables  # noqa: F401
 
 DEFAULT_SIMULATOR = "analyzer.sim.simulator"
 SIMULATOR_ENV = "DURAK_SIMULATOR"
@@ -90,9 +94,6 @@ def streams_of(engines: Iterable[str]) -> dict[str, int]:
 
 
 BACKENDS = ("loky", "dask")
-TABLES = ("positions", "totals", "hist")
-#: Key columns of each summed table (besides ``cell``); every other column is summed.
-KEYS = {"positions": ["position", "strategy"], "totals": [], "hist": ["kind", "bin"]}
 
 R = TypeVar("R")
 
@@ -287,6 +288,11 @@ IDLE_WORKER_SECONDS = float(os.environ.get("DURAK_IDLE_WORKER_SECONDS", "10"))
 WORKER_RESTART = "A worker stopped while some jobs were given to the executor"
 
 
+#: Chunks queued per thread beyond the running ones (compiled chunks on threads): enough that a thread finding its
+#: next chunk never waits for the consumer, few enough that finished chunks are not held.
+AHEAD = 1
+
+
 def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: int = 1, backend: str = "loky",
               scheduler: str | None = None) -> Iterator[R]:
     """``fn(*args)`` for every args tuple; yield each result as soon as it is finished (any order).
@@ -365,7 +371,10 @@ def _run_threaded(calls: Sequence[ChunkCall], threads: int
     core, and while others wait no chunk splits into blocks for threads that
     are busy anyway (a block's return takes the GIL back: a 2,000-match chunk
     on two kernel threads is ~14 calls instead of 4); while one chunk's sums
-    are taken (Python, the GIL), the kernels of the others run on.
+    are taken (Python, the GIL), the kernels of the others run on.  Chunks are
+    handed to the pool in order, at most :data:`AHEAD` per thread beyond the
+    ones running: a finished chunk is dropped once it is yielded, so a run's
+    memory does not grow with its number of chunks.
     """
     if threads == 1 or len(calls) == 1:
         for cell, k, n, seed, check, sim, mode in calls:
@@ -373,26 +382,29 @@ def _run_threaded(calls: Sequence[ChunkCall], threads: int
         return
     pool = ThreadPoolExecutor(threads)
     tail = len(calls) - (threads - 1)  # chunks from here on start when no other chunk is waiting
+    todo = iter(enumerate(calls))
+    pending: set[Future[tuple[int, int, int, ChunkSums]]] = set()
+
+    def submit(count: int) -> None:
+        for i, (cell, k, n, seed, check, sim, mode) in todo:
+            pending.add(pool.submit(cell_job, cell, k, n, seed, check, sim, mode, threads if i >= tail else 1))
+            count -= 1
+            if count == 0:
+                return
+
     try:
-        futures = [pool.submit(cell_job, cell, k, n, seed, check, sim, mode, threads if i >= tail else 1)
-                   for i, (cell, k, n, seed, check, sim, mode) in enumerate(calls)]
-        for f in as_completed(futures):
-            yield f.result()
+        submit(threads * (1 + AHEAD))
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            pending.difference_update(done)
+            submit(len(done))  # before the results are taken: the threads stay busy
+            for f in done:
+                yield f.result()
     finally:  # Ctrl-C, a failed chunk or a consumer that stops: no queued chunk starts (running ones finish)
         pool.shutdown(wait=True, cancel_futures=True)
 
 
 # --------------------------------------------------------------------------- sums
-
-
-def sum_tables(parts: dict[str, list[pd.DataFrame]]) -> dict[str, pd.DataFrame]:
-    """Sum chunk tables per cell; inputs are in (cell, chunk) order, so float sums are too."""
-    out = {}
-    for name in TABLES:
-        df = pd.concat(parts[name], ignore_index=True)
-        keys = ["cell", *KEYS[name]]
-        out[name] = df.groupby(keys, sort=True, as_index=False).sum()
-    return out
 
 
 def ordered_parts(cells: Iterable[Cell], done: dict[tuple[int, int], dict[str, pd.DataFrame]]
@@ -415,17 +427,10 @@ def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, sim
     ``on_chunk(cell index, units)`` is called as each chunk finishes (a progress bar).
     """
     tasks = [(c, k, n) for c in cells for k, n in c.chunks()]
-    done: dict[tuple[int, int], ChunkSums] = {}
+    totals = RunTotals(cells)  # each chunk folded in as it may be (its cell's earlier ones in), then dropped
     for ci, k, n, sums in run_cell_chunks(tasks, seed=seed, check=check, simulator=simulator, jobs=jobs,
                                           backend=backend, scheduler=scheduler, engine=engine):
-        done[(ci, k)] = sums
+        totals.add(ci, k, sums)
         if on_chunk is not None:
             on_chunk(ci, n)
-    # a cell's chunks become tables together, in chunk order: the rows ordered_parts would give (so the same sums
-    # bit for bit as a stored run's), not three tables a chunk built under the GIL while other chunks wait
-    parts: dict[str, list[pd.DataFrame]] = {name: [] for name in TABLES}
-    for cell in cells:
-        tables = stacked_tables([done[(cell.index, k)] for k, _ in cell.chunks()])
-        for name in TABLES:
-            parts[name].append(tables[name].assign(cell=cell.index))
-    return sum_tables(parts)
+    return totals.tables()

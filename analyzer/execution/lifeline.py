@@ -1,4 +1,4 @@
-"""Processes that end together (issue 11, item 7).
+"""Processes that end together.
 
 * **SIGTERM** becomes :class:`Terminated`, a KeyboardInterrupt: the run unwinds
   exactly as on Ctrl-C (joblib stops its workers, the output lock is released,

@@ -29,6 +29,7 @@ import hashlib
 import json
 import shlex
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -46,17 +47,16 @@ from analyzer.execution.executor import (  # noqa: F401
     cell_engines,
     cell_seed,
     engine_mode,
-    ordered_parts,
     run_cell_chunks,
     run_chunk,
     simulator_path,
     strategy_resolver,
     streams_of,
 )
-from analyzer.execution.executor import sum_tables as _sum_tables
 from analyzer.execution.experiment import Cell, Experiment, ExperimentError, load_experiment
 from analyzer.execution.progress import RunProgress
 from analyzer.execution.store import CHUNK_FORMAT, TABLES, ChunkStore, ResumeError, atomic_write, parquet_bytes  # noqa: F401
+from analyzer.execution.totals import RunTotals
 from analyzer.execution.tournament_run import run_tournaments
 from analyzer.report.build import build_report
 
@@ -172,13 +172,12 @@ def run_experiment(
     store = ChunkStore(out_dir / "chunks", fp)
     store.open(fresh=fresh or not resume, record=record, experiment=exp.to_dict())  # refuses a foreign --out
     try:
-        parts, fresh_deals, resumed = _run_chunks(exp, store, sim=sim, jobs=jobs, backend=backend,
+        results, fresh_deals, resumed = _run_chunks(exp, store, sim=sim, jobs=jobs, backend=backend,
                                                   scheduler=scheduler, check=check, quiet=quiet)
     finally:
         store.close()
     elapsed = time.perf_counter() - t0
 
-    results = _sum_tables(parts)
     res_dir = out_dir / "results"
     res_dir.mkdir(parents=True, exist_ok=True)
     atomic_write(res_dir / "cells.parquet", parquet_bytes(_cells_table(exp)))
@@ -210,22 +209,25 @@ def run_experiment(
 
 def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, backend: str,
                 scheduler: str | None, check: bool, quiet: bool
-                ) -> tuple[dict[str, list[pd.DataFrame]], int, int]:
-    """Load finished chunks, run the rest, and return every chunk's tables in fixed order.
+                ) -> tuple[dict[str, pd.DataFrame], int, int]:
+    """Fold the finished chunks in, run the rest, and return every cell's summed tables.
 
-    Returns (tables by name in (cell, chunk) order with a ``cell`` column, deals
-    simulated now, chunks reused).
+    Returns (summed tables with a ``cell`` column, deals simulated now, chunks reused).  Chunks are folded into
+    running totals (:class:`~analyzer.execution.totals.RunTotals`) in (cell, chunk) order as soon as they may be,
+    and dropped: one that must wait for an earlier one of its cell is read back from the store when its turn
+    comes, so memory does not grow with the number of chunks, however many are stored or run.
     """
-    done: dict[tuple[int, int], dict[str, pd.DataFrame]] = {}
+    totals = RunTotals(exp.cells)
     todo: list[tuple[Cell, int, int]] = []
+    resumed = 0
     for cell in exp.cells:
         for k, n in cell.chunks():
             tables = store.read(cell.index, k, n)
             if tables is None:
                 todo.append((cell, k, n))
             else:
-                done[(cell.index, k)] = tables
-    resumed = len(done)
+                resumed += 1
+                totals.add(cell.index, k, _reader(store, cell.index, k, n, tables, totals))
     left = {c.index: 0 for c in exp.cells}
     for cell, _, _ in todo:
         left[cell.index] += 1
@@ -244,8 +246,23 @@ def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, back
                 back = store.read(ci, k, n)  # what a resumed run would see, byte for byte
                 if back is None:
                     raise RuntimeError(f"chunk {k} of cell {ci} did not read back from {store.root}")
-                done[(ci, k)] = back
                 fresh_deals += int(back["totals"]["deals_sum"].iloc[0])
+                totals.add(ci, k, _reader(store, ci, k, n, back, totals))
                 left[ci] -= 1
                 bar.advance(n, cell_done=left[ci] == 0)
-    return ordered_parts(exp.cells, done), fresh_deals, resumed
+    return totals.tables(), fresh_deals, resumed
+
+
+def _reader(store: ChunkStore, cell: int, k: int, n: int, tables: dict[str, pd.DataFrame], totals: RunTotals
+            ) -> dict[str, pd.DataFrame] | Callable[[], dict[str, pd.DataFrame]]:
+    """A stored chunk as :meth:`RunTotals.add` takes it: the tables just read if it is its cell's next chunk,
+    else a call that reads them again when it is (so a chunk that waits holds no memory)."""
+    if totals.due(cell, k):
+        return tables
+
+    def read() -> dict[str, pd.DataFrame]:
+        again = store.read(cell, k, n)
+        if again is None:
+            raise RuntimeError(f"chunk {k} of cell {cell} is no longer readable in {store.root}")
+        return again
+    return read

@@ -11,11 +11,11 @@ reads, writes or deletes files under ``OUT`` lives here.
   ``.npy`` array, text columns in the table's JSON header), which reads back
   bit for bit with its dtypes; a table of other columns is stored as parquet.
   Parquet took 27 ms of CPU a chunk to write and read back (three small tables),
-  as much as playing 25,000 czech deals and summing them (issue 27); this, 1 ms.
+  as much as playing 25,000 czech deals and summing them; this, 1 ms.
 * ``OUT/chunks/FINGERPRINT`` is a hash of everything that determines a chunk's
   content; a different one refuses to resume.
 * One writer at a time: an exclusive ``flock`` on ``OUT/.chunks.lock``.
-* ``durak run`` never deletes or overwrites what it did not write (issue 11):
+* ``durak run`` never deletes or overwrites what it did not write:
   ``--fresh`` removes only the store's own files (chunk zips, ``FINGERPRINT``,
   torn temp files), and :func:`claim_output` refuses an output folder that holds
   another experiment's results (a committed example report included) or files
@@ -44,7 +44,7 @@ from analyzer.execution.experiment import ExperimentError
 
 #: Bump when the chunk file layout changes: old chunks are then refused, not misread.
 #: 2: per-position cross products and the rest-hand wild sums; 3: the Jack sums, shared deal ties; 4: the Jack
-#: comparisons that isolate the wild: cards-left strata and same-game moments (analyzer.stats.sums, issue 29);
+#: comparisons that isolate the wild: cards-left strata and same-game moments (analyzer.stats.sums);
 #: 5: tables column by column (:func:`table_members`), not parquet.
 CHUNK_FORMAT = 5
 TABLES = ("positions", "totals", "hist")

@@ -1,4 +1,4 @@
-"""The execution of a tournament (``durak compare --design round-robin|hero``, issue 14).
+"""The execution of a tournament (``durak compare --design round-robin|hero``).
 
 Every table of the design (:mod:`analyzer.stats.tournament`) plays the same
 decks: chunk ``c`` draws its decks from the ``"tournament"`` purpose of

@@ -1,4 +1,4 @@
-"""Tuning a parametrised strategy with CMA-ES on duplicate decks (issue 14, point 4: ``durak tune``).
+"""Tuning a parametrised strategy with CMA-ES on duplicate decks (``durak tune``).
 
 The objective is ``f(params, deck_indices) -> (len(deck_indices),)`` per-deck
 scores of the strategy with ``params`` on those decks (e.g. its win share
@@ -46,8 +46,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import cma
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
@@ -58,7 +56,7 @@ from analyzer.core.registry import get_strategy, parse_spec
 from analyzer.core.rules import RuleSet
 from analyzer.execution.executor import run_tasks
 from analyzer.execution.tournament_run import play_deals
-from analyzer.report.charts import save_figure
+from analyzer.report.charts import figure, save_figure
 from analyzer.stats.intervals import paired_difference
 from analyzer.stats.tournament import hero
 
@@ -158,6 +156,8 @@ def tune(objective: Objective, x0: ArrayLike, *, names: Sequence[str] | None = N
         opts["CMA_stds"] = sc.tolist()
     if bounds is not None:
         opts["bounds"] = [list(np.broadcast_to(np.asarray(b, dtype=np.float64), x.shape)) for b in bounds]
+    import cma  # here, not at the top: it imports matplotlib.pyplot, which a command that does not tune never needs
+
     es = cma.CMAEvolutionStrategy(x.tolist(), sigma0, opts)
     run = mapper or (lambda f, xs: map(f, xs))
     calls = 0
@@ -291,7 +291,8 @@ def report_markdown(result: TuneResult, *, title: str, spec: str | None = None, 
 def plot_curve(result: TuneResult, title: str) -> Any:
     """The curve: the CMA-ES mean's gain over the start per generation with 95 % bars, the hold-out margin last."""
     c = result.curve
-    fig, ax = plt.subplots(figsize=(8.0, 4.5))
+    fig = figure(figsize=(8.0, 4.5))
+    ax = fig.subplots()
     x = c["deals"].to_numpy()
     y, lo, hi = (100 * c[k].to_numpy() for k in ("gain", "lo", "hi"))
     ax.errorbar(x, y, yerr=[np.maximum(y - lo, 0), np.maximum(hi - y, 0)], fmt="o-", ms=3, capsize=2,
@@ -321,7 +322,6 @@ def write_report(result: TuneResult, folder: Path, *, title: str, spec: str | No
         fig = plot_curve(result, title)
         saved = save_figure(fig, folder / "tune_curve")
         png = [q for q in saved if q.suffix == ".png"]
-        plt.close(fig)
         text = text.replace("## Curve\n", f"## Curve\n\n![curve]({png[0].name})\n" if png else "## Curve\n", 1)
         paths += saved
     write_text(md, text)

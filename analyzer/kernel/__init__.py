@@ -1,4 +1,4 @@
-"""The compiled engine (issue 12): the rules of analyzer.engine.deal as numba kernels.
+"""The compiled engine: the rules of analyzer.engine.deal as numba kernels.
 
 Modules, from the bottom up:
 

@@ -1,4 +1,4 @@
-"""Where numba keeps compiled kernels (issue 12, point 4: compilation is invisible).
+"""Where numba keeps compiled kernels (compilation is invisible).
 
 Runs *before* numba is imported (``analyzer.kernel`` imports it first) and sets
 ``NUMBA_CACHE_DIR`` to ``<base>/<hash of the kernel's sources>``:
@@ -6,7 +6,9 @@ Runs *before* numba is imported (``analyzer.kernel`` imports it first) and sets
 * numba checks a cached kernel only against the modification time of the file
   holding the top-level function, not the files of the functions it calls, so
   an edit to ``turn.py`` would leave a stale ``driver.py`` kernel in use; a
-  folder per source hash makes any change of any kernel file start afresh;
+  folder per source hash makes any change of any file with compiled code
+  start afresh (:func:`compiled_sources`: the kernel's files, and any other
+  module of the package that compiles with numba);
 * ``<base>`` is the user's ``NUMBA_CACHE_DIR`` if set, else the user cache
   folder (``$XDG_CACHE_HOME`` or ``~/.cache``)/durak-analyzer, else the system
   temp dir; the first writable one wins.  If none is writable, caching is
@@ -52,11 +54,27 @@ def _writable(folder: Path) -> bool:
     return True
 
 
+#: a module compiles with numba if it imports numba or one of the kernel's decorators (analyzer.kernel.jit)
+_COMPILES = re.compile(rb"^\s*(?:from numba\b|import numba\b|from analyzer\.kernel\.jit import .*\b(?:inner|outer|body|helper)\b)",
+                       re.M)
+
+
+def compiled_sources(package_dir: Path = _PACKAGE_DIR) -> list[Path]:
+    """Every source file the compiled kernels can be built from: all of the kernel's files, and any other module
+    of the package (``package_dir``'s parent) that compiles with numba; a kernel inlines functions across
+    files, so an edit to any of them must reach the cache key."""
+    kernel = sorted(package_dir.glob("*.py"))
+    others = sorted(f for f in package_dir.parent.rglob("*.py")
+                    if f.parent != package_dir and _COMPILES.search(f.read_bytes()))
+    return kernel + others
+
+
 def source_hash(package_dir: Path = _PACKAGE_DIR) -> str:
-    """A short hash of every kernel source file (names and contents)."""
+    """A short hash of every compiled source file (:func:`compiled_sources`: paths and contents)."""
     h = hashlib.sha256()
-    for f in sorted(package_dir.glob("*.py")):
-        h.update(f.name.encode())
+    root = package_dir.parent
+    for f in compiled_sources(package_dir):
+        h.update(f.relative_to(root).as_posix().encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
 

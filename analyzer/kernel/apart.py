@@ -1,4 +1,4 @@
-"""Compile a kernel in a child process, then load it from the cache (issue 12: peak memory < 1 GiB).
+"""Compile a kernel in a child process, then load it from the cache (peak memory < 1 GiB).
 
 A compile keeps memory in its process until the process ends, whatever is
 freed afterwards (measured, numba 0.68 / llvmlite 0.50, czech deals kernel

@@ -3,7 +3,7 @@
 The loop is the engine's ``play_deal``: forced moves (a single legal action
 without a suit to name) are played directly, a real choice goes to the seat's
 compiled strategy (analyzer.kernel.policies).  A seat whose strategy is
-:data:`PYTHON` (a user's strategy, issue 12 point 2) has no compiled form: at
+:data:`PYTHON` (a user's strategy) has no compiled form: at
 its real decisions :func:`run_deal` stops and returns :data:`PAUSED`, and
 :func:`resume` carries out the answer Python gives (analyzer.kernel.pause).
 """

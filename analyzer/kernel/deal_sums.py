@@ -1,10 +1,10 @@
-"""A chunk's дурак shares and Jack columns in compiled passes over its deals (issue 27: no per-chunk table cost
+"""A chunk's дурак shares and Jack columns in compiled passes over its deals (no per-chunk table cost
 comparable to the play).
 
 :func:`analyzer.stats.sums.deal_losses` and the Jack columns of :func:`analyzer.stats.sums.summarize` were
 whole-array numpy: a dozen passes over (N, P) arrays, about a sixth of what the kernel took to play a 50,000-deal
 prague chunk.  Here each is one loop over the deals, adding in the order numpy did (row after row, a row's seats
-in order), so every float is the same bit for bit (tests/test_sums_speedup.py holds them to a plain reference).
+in order), so every float is the same bit for bit (tests/stats/test_sums_reference.py holds them to a plain reference).
 """
 
 from __future__ import annotations

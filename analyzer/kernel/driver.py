@@ -1,7 +1,7 @@
 """Many deals at once: blocks of deal indices on threads, each deal run to its own end.
 
 No lock-step: each deal is played to its own end, so a deal that cycles to the
-turn cap costs only its own turns (issue 12, point 5).  The kernel is serial
+turn cap costs only its own turns.  The kernel is serial
 and releases the GIL; threads take pieces of the deals from a queue (dynamic load
 balancing without numba's ``parallel=True``, whose compilation costs a minute).
 Every random number of deal ``j`` comes from streams keyed by (seed, j)

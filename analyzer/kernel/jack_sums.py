@@ -1,4 +1,4 @@
-"""The sums of the Jack comparisons that isolate the wild, in one compiled pass over a chunk's games (issue 29).
+"""The sums of the Jack comparisons that isolate the wild, in one compiled pass over a chunk's games.
 
 :func:`analyzer.stats.sums.summarize` stores, for every chunk, the per-position counts of hands left with
 1..K cards holding a wild or not, and the same-game moments of two game vectors (see that module).  As

@@ -1,4 +1,4 @@
-"""Python strategies on the compiled kernel, paused at their decisions (issue 12, point 2).
+"""Python strategies on the compiled kernel, paused at their decisions.
 
 A line-up with a user's Python strategy (or any strategy without a compiled
 form) plays on the kernel: the kernel deals, plays forced moves, the compiled

@@ -1,4 +1,4 @@
-"""Compiled forms of the built-in strategies (issue 12, point 2).
+"""Compiled forms of the built-in strategies.
 
 Each is the decision rule of its Python form in strategies/*.py, tie-breaks
 included: the scored strategies play the legal card of the highest score, the

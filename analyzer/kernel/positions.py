@@ -1,4 +1,4 @@
-"""Deals started from given positions (issue 12, point 1): search rollouts start mid-deal.
+"""Deals started from given positions: search rollouts start mid-deal.
 
 A position is the full state of a deal at a decision point: hands, talon and
 pile order, top, active suit, pending effect or sevens chain, the player to

@@ -5,7 +5,7 @@ shared virtual machine that figure is bounded by the host, not by the kernel:
 two threads of arithmetic that touch no memory and share nothing should take
 exactly twice one thread's work in the same time, and whatever they fall
 short of that is the machine's.  Measured beside the kernel's every-core runs
-it separates the two (issue 12: "3 M deals/s on two cores").
+it separates the two ("3 M deals/s on two cores").
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A stream is splitmix64 (Steele, Lea & Flood 2014): its state is a counter
 stepped by the golden-ratio constant and each output is a bijective mix of the
 counter, so a stream keyed by (seed, deal, purpose) gives the same numbers on
 any thread, in any chunk, in any order.  That is what makes results depend on
-the seed and the deal index alone (issue 12, point 1).
+the seed and the deal index alone.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a player with perfect memory knows, and the worlds consistent with it (issue 13, item 2).
+"""What a player with perfect memory knows, and the worlds consistent with it.
 
 :mod:`~analyzer.knowledge.observer` follows a deal move by move from one
 player's chair and keeps, for every other player, one *slot* per unknown card

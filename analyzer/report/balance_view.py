@@ -15,21 +15,25 @@ rules on those decks; the finalists' table shows the selection decks' numbers.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from analyzer.core.files import write_text
 from analyzer.core.rules import first_mover_text
-from analyzer.report.charts import save_figure  # its import sets the Agg backend, as for every chart
+from analyzer.report.charts import DEFAULT_FORMATS, FORMATS, figure, prune, save_figure
 from analyzer.report.format import count, num_ci, pct, pct_ci, pp_ci
 from analyzer.report.render import Block, render_html, render_md
 from analyzer.report.sentences import seat_name, seats_sentence
+from analyzer.report.stamp import Stamp
 from analyzer.stats.balance import pareto_ranks, same_play
 from analyzer.stats.tables import CAPPED_ALARM
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: Quantities of the main-effects table: column prefix -> heading.
 EFFECTS = {"fpa": "first mover's advantage", "skill0": "skill gap", "turns": "turns a deal",
@@ -185,7 +189,7 @@ def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
 def plot_pareto(arms: pd.DataFrame, title: str, kind: str, ref_name: str) -> Figure:
     """Every arm at its search estimate (grey), the finalists at their selection estimate with 95 % intervals,
     the Pareto front joined, the reference rules marked."""
-    fig = Figure(figsize=(8.0, 5.5))  # not pyplot's: nothing to close, as charts.py draws
+    fig = figure(figsize=(8.0, 5.5))  # not pyplot's: nothing to close, as charts.py draws
     ax = fig.add_subplot()
     every = kind == "every-seat"
     x_all = arms["search_fairness"] if every else arms["search_fpa"]
@@ -354,18 +358,28 @@ def balance_json(folder: Path) -> dict[str, Any]:
             "rule_sets": out}
 
 
-def write_balance_report(folder: Path) -> list[Path]:
-    """report.md, report.html and charts/pareto.{png,svg} of a balance folder, from its stored results."""
+def write_balance_report(folder: Path, *, formats: Sequence[str] = DEFAULT_FORMATS, redraw: bool = False) -> list[Path]:
+    """report.md, report.html and charts/pareto.png of a balance folder, from its stored results (kept as they
+    are if its last build was made from the same results and code: analyzer.report.stamp)."""
+    stamp = Stamp(folder, formats=list(formats))
+    if not redraw and (kept := stamp.current()) is not None:
+        return kept
     arms, effects, info, manifest = _load(folder)
     sp = info["space"]
     ref_name = info.get("reference_name", "the default rules")
-    fig = plot_pareto(arms, f"Rule balance, {sp['variant']} {sp['players']}p", sp.get("fairness", "every-seat"),
-                      ref_name)
-    chart = save_figure(fig, folder / "charts" / "pareto")
+    stem = folder / "charts" / "pareto"
+    chart = [stem.with_suffix(f".{f}") for f in FORMATS if f in formats]
+    if redraw or not stamp.charts_current(chart):
+        fig = plot_pareto(arms, f"Rule balance, {sp['variant']} {sp['players']}p", sp.get("fairness", "every-seat"),
+                          ref_name)
+        chart = save_figure(fig, stem, formats=formats)
+    prune(folder / "charts", chart)
     blocks = balance_blocks(arms, effects, info, manifest, chart)
-    write_text(folder / "report.md", render_md(blocks, folder))
-    write_text(folder / "report.html", render_html(blocks, f"Rule balance: {sp['name']}"))
-    return [folder / "report.md", folder / "report.html", *chart]
+    texts = [folder / "report.md", folder / "report.html"]
+    write_text(texts[0], render_md(blocks, folder))
+    write_text(texts[1], render_html(blocks, f"Rule balance: {sp['name']}"))
+    stamp.save(texts, chart)
+    return [*texts, *chart]
 
 
 def is_balance_folder(folder: Path) -> bool:

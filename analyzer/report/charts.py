@@ -2,31 +2,34 @@
 
 Each function takes a table from :mod:`analyzer.stats.tables`, draws on ``ax`` (a
 new figure when ``ax`` is None) and returns the axes; :func:`save_figure`
-writes PNG and SVG.  Figures are built with :class:`matplotlib.figure.Figure`
-directly, so nothing depends on an interactive backend and nothing leaks
-between charts.  Every chart carries a title, axis labels with units and its
-sample sizes, and tells series apart by marker, line style or hatch, not by
-colour alone, so it survives grey-scale printing.
+writes it in the report's image formats (PNG by default).  Figures are built
+with :class:`matplotlib.figure.Figure` directly (:func:`figure`), so nothing
+depends on an interactive backend and nothing leaks between charts.  Every
+chart carries a title, axis labels with units and its sample sizes, and tells
+series apart by marker, line style or hatch, not by colour alone, so it
+survives grey-scale printing.
+
+matplotlib is imported by the functions that draw, never by this module's
+import: the runner imports the report builders, and a command that draws
+nothing (``durak simulate``) should not pay a third of a second for it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import cycle
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import matplotlib
-
-matplotlib.use("Agg")  # never open a window, whatever the environment says
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import LogLocator, NullFormatter, PercentFormatter, ScalarFormatter  # noqa: E402
+import numpy as np
+import pandas as pd
 
 from analyzer.core.files import naming
 from analyzer.stats.tables import rules_text
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
@@ -34,11 +37,17 @@ HATCHES = ("//", "..", "xx", "\\\\", "--", "++", "oo")
 GREYS = ("0.15", "0.55", "0.8", "0.35", "0.65", "0.9")
 
 
+def figure(**kwargs: Any) -> Figure:
+    """A new :class:`matplotlib.figure.Figure` (not pyplot's: nothing to close, no backend chosen)."""
+    from matplotlib.figure import Figure
+
+    return Figure(**kwargs)
+
+
 def _axes(ax: Axes | None, size: tuple[float, float] = (8.0, 5.5)) -> Axes:
     if ax is not None:
         return ax
-    fig = Figure(figsize=size, layout="constrained")
-    return fig.add_subplot()
+    return figure(figsize=size, layout="constrained").add_subplot()
 
 
 def _yerr(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -106,23 +115,68 @@ def _n(x: float) -> str:
     return f"{int(round(x)):,}"
 
 
-def save_figure(fig: Figure, stem: str | Path, dpi: int = 110) -> list[Path]:
-    """Write ``stem.png`` and ``stem.svg``; return both paths."""
+#: the image formats a chart can be saved in, in the order :func:`save_figure` writes them (PNG first: the
+#: Markdown links it and the HTML embeds it)
+FORMATS = ("png", "svg")
+#: what a report writes unless asked for more (``durak report --svg``): one PNG per chart, drawn and saved once
+DEFAULT_FORMATS = ("png",)
+
+
+def save_figure(fig: Figure, stem: str | Path, dpi: int = 110, formats: Sequence[str] = DEFAULT_FORMATS) -> list[Path]:
+    """Write ``stem.png`` (and ``stem.svg`` where ``formats`` asks for it); return the paths, PNG first.
+
+    The layout (constrained layout, the figure's engine) is settled once, at the PNG's resolution, and serves
+    every format; each file is then one draw of the figure.  ``Figure.savefig`` would run the layout inside a
+    whole draw that renders nothing, then draw again to render, for each format: a fifth of a chart's time.
+    """
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     out = []
     # no date and fixed element ids: the same numbers give byte-identical files (clean diffs of reports/)
     meta = {"png": {"Software": None}, "svg": {"Date": None}}
-    with matplotlib.rc_context({"svg.hashsalt": "durak"}):
-        for ext in ("png", "svg"):
-            p = stem.with_suffix(f".{ext}")
-            with naming(p):
-                fig.savefig(p, dpi=dpi, format=ext, metadata=meta[ext])
-            out.append(p)
-            # the layout the PNG's draw settled is the SVG's too: its engine would measure every label again
-            # (constrained layout was about a third of a report's chart time)
-            fig.set_layout_engine("none")
+    shown = fig.dpi
+    fig.dpi = dpi  # as savefig(dpi=...) does while it saves
+    try:
+        with rc_context({"svg.hashsalt": "durak"}):
+            engine = fig.get_layout_engine()
+            if engine is not None:
+                FigureCanvasAgg(fig)  # measure the text as the PNG draws it
+                engine.execute(fig)
+                fig.set_layout_engine("none")
+            for ext in (f for f in FORMATS if f in formats):
+                p = stem.with_suffix(f".{ext}")
+                with naming(p):
+                    if ext == "png":
+                        FigureCanvasAgg(fig).print_png(p, metadata=meta[ext])
+                    else:
+                        from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+                        FigureCanvasSVG(fig).print_svg(p, metadata=meta[ext])
+                out.append(p)
+    finally:
+        fig.dpi = shown
     return out
+
+
+def prune(folder: Path, keep: Sequence[Path], pattern: str = "*") -> list[Path]:
+    """Delete the chart files (PNG, SVG) matching ``pattern`` in ``folder`` that are not in ``keep``: what an
+    earlier build drew and this one did not (another format, a cell no longer there); return them."""
+    kept = {Path(p).resolve() for p in keep}
+    gone = [p for p in sorted(folder.glob(pattern)) if p.suffix in (".png", ".svg") and p.resolve() not in kept]
+    for p in gone:
+        with naming(p):
+            p.unlink()
+    return gone
+
+
+def _percent(decimals: int | None) -> Any:
+    """A tick formatter of shares as percentages."""
+    from matplotlib.ticker import PercentFormatter
+
+    return PercentFormatter(1.0, decimals=decimals)
 
 
 def plot_win_by_position(wl: pd.DataFrame, variant: str | None = None, unit: str = "deal",
@@ -159,7 +213,7 @@ def plot_win_by_position(wl: pd.DataFrame, variant: str | None = None, unit: str
             ax.hlines(1.0 / players, -0.5, players - 0.5, colors="0.4",
                       linestyles=cast(Any, LINESTYLES[len(fairs_drawn) % len(LINESTYLES)]), linewidth=1,
                       label=f"fair share 1/{players} = {100 / players:.1f}%")
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.yaxis.set_major_formatter(_percent(0))
     ax.set_xlabel("position (0 = first to act after the deal)")
     ax.set_ylabel(f"win rate (% of {_plural(unit)})")
     if len(d):
@@ -197,7 +251,7 @@ def plot_wild_penalty(ws: pd.DataFrame, unit: str = "deal", ax: Axes | None = No
         ax.bar(x + (j - 0.5) * w, y, w, yerr=err, capsize=3, color=grey, edgecolor="black",
                hatch=hatch, label=text)
     ax.set_xticks(x, [_group_label(r) for _, r in d.iterrows()], fontsize="small")
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.yaxis.set_major_formatter(_percent(0))
     ax.set_ylabel(f"share of {_plural(unit)} (per player seat)")
     ax.set_xlabel("variant, players, rules and strategy")
     ax.set_title(f"Wild-holding penalty per {unit}, 95% CI (n={_n(d['n'].sum())} seat-{_plural(unit)})")
@@ -297,7 +351,7 @@ def plot_hist(ht: pd.DataFrame, kind: str, ax: Axes | None = None, max_series: i
                 marker=marker, markevery=max(1, top // 10), markersize=4,
                 label=f"{names[cell]} (n={_n(s)})")
     ax.set_xlim(-0.5, xmax + 0.5)
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=1))
+    ax.yaxis.set_major_formatter(_percent(1))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     more = f", first {max_series} cells" if len(set(ht["cell"])) > max_series else ""
@@ -330,7 +384,7 @@ def plot_jack(jq: pd.DataFrame, eff: pd.DataFrame, unit: str = "deal", fig: Figu
     """
     d = jq[jq["unit"] == unit].reset_index(drop=True)
     e = eff[eff["unit"] == unit].reset_index(drop=True) if not eff.empty else eff
-    fig = fig or Figure(figsize=(11.0, 4.6 + 0.18 * max(0, len(d) - 4)), layout="constrained")
+    fig = fig or figure(figsize=(11.0, 4.6 + 0.18 * max(0, len(d) - 4)), layout="constrained")
     left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
     labels = [_jack_label(r) for _, r in d.iterrows()]
     for i, (_, r) in enumerate(d.iterrows()):
@@ -346,7 +400,7 @@ def plot_jack(jq: pd.DataFrame, eff: pd.DataFrame, unit: str = "deal", fig: Figu
     left.set_xticks([0, 1, 2], ["no wild", "one wild", "two or more"])
     left.set_xlabel("wilds dealt to the player" + (" (the match's last deal)" if unit == "match" else ""))
     left.set_ylabel(f"дурак rate (% of {_plural(unit)})")
-    left.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=None))
+    left.yaxis.set_major_formatter(_percent(None))
     left.set_title(f"Dealt wilds, per {unit} (dotted: fair share 1/players)", fontsize="medium")
     if len(d) and d["recorded"].any():
         left.legend(fontsize="small", frameon=False)
@@ -439,6 +493,8 @@ def plot_length(length: pd.DataFrame, unit: str = "deal", ax: Axes | None = None
     positive = g["mean"][g["mean"] > 0]
     if len(positive) and positive.max() > 10 * positive.min():
         ax.set_xscale("log")
+        from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
         ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.xaxis.set_minor_formatter(NullFormatter())

@@ -1,4 +1,4 @@
-"""``durak compare --out DIR``: ``DIR/compare.html``, a page like an experiment's report (issue 15 item 5).
+"""``durak compare --out DIR``: ``DIR/compare.html``, a page like an experiment's report.
 
 The first screen answers the question the command asks -- which strategy wins, by how much, how sure --
 in one sentence per point and the heat map of paired differences; a table of contents follows, then
@@ -50,8 +50,7 @@ def write_compare_page(out: dict[str, Any], folder: Path, command: str | None = 
     """Write ``folder/compare.html`` (the heat map is drawn if ``compare.md`` has not drawn it); its path."""
     folder.mkdir(parents=True, exist_ok=True)
     png = folder / "compare_heatmap.png"
-    chart = [png, png.with_suffix(".svg")] if png.exists() else save_figure(
-        compare_view.heatmap(out).figure, folder / "compare_heatmap")
+    chart = [png] if png.exists() else save_figure(compare_view.heatmap(out).figure, folder / "compare_heatmap")
     details = compare_view.blocks(out, command, None)
     titles = [b.content for b in details if b.kind == "h2"]
     blocks = [details[0], Block("h2", "Summary"), Block("p", compare_view.title(out)),

@@ -9,19 +9,21 @@ tables (:func:`print_comparison`) and ``compare.md`` (:func:`write_outputs`).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.colors import Normalize
 from numpy.typing import NDArray
 
 from analyzer.core.files import write_text
-from analyzer.report.charts import plot_heatmap, save_figure
+from analyzer.report.charts import DEFAULT_FORMATS, figure, plot_heatmap, prune, save_figure
+from analyzer.report.draw import Drawer
 from analyzer.report.format import bounds, half_width, p_value, pct2, times
 from analyzer.report.render import Block, render_html, render_md, render_rich
+from analyzer.report.stamp import Stamp
 
 NDArrayF = NDArray[np.float64]
 NDArrayB = NDArray[np.bool_]
@@ -141,10 +143,11 @@ def heatmap(out: dict[str, Any]) -> Any:
 
 
 def write_outputs(out: dict[str, Any], folder: Path, command: str | None = None) -> list[Path]:
-    """Write compare.md, compare.json (full precision) and compare_heatmap.png/.svg into ``folder``."""
+    """Write compare.md, compare.json (full precision) and compare_heatmap.png into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     write_text(folder / "compare.json", json.dumps(out, indent=1) + "\n")
     charts = save_figure(heatmap(out).figure, folder / "compare_heatmap")
+    prune(folder, charts, "compare_heatmap.*")
     write_text(folder / "compare.md", markdown(out, command, folder, charts))
     return [folder / "compare.md", folder / "compare.json", *charts]
 
@@ -261,8 +264,12 @@ def plot_cross_table(out: dict[str, Any], lim: float) -> Any:
     """The cross-table as a chart: only significant cells are shaded, on the report's one scale ``±lim`` pp."""
     names, m, lo, hi, sig = cross_matrix(out)
     k = len(names)
-    fig, ax = plt.subplots(figsize=(1.15 * k + 3.0, 0.8 * k + 2.2))
-    cmap = plt.get_cmap("PuOr")
+    from matplotlib import colormaps
+    from matplotlib.colors import Normalize
+
+    fig = figure(figsize=(1.15 * k + 3.0, 0.8 * k + 2.2))
+    ax = fig.subplots()
+    cmap = colormaps["PuOr"]
     norm = Normalize(vmin=-lim, vmax=lim)
     shade = np.where(sig, 100 * m, np.nan)
     im = ax.imshow(np.ma.masked_invalid(shade), cmap=cmap, norm=norm)
@@ -298,7 +305,8 @@ def ranking_points(out: dict[str, Any]) -> pd.DataFrame:
 def plot_ranking(out: dict[str, Any]) -> Any:
     """The ranking chart: each strategy's rating (or win rate) as a point with its 95 % interval bar."""
     r = ranking_points(out).iloc[::-1]
-    fig, ax = plt.subplots(figsize=(7.5, 0.38 * len(r) + 1.6))
+    fig = figure(figsize=(7.5, 0.38 * len(r) + 1.6))
+    ax = fig.subplots()
     y = np.arange(len(r))
     ax.errorbar(r["value"], y, xerr=[r["value"] - r["lo"], r["hi"] - r["value"]], fmt="o", capsize=3, color="black")
     ax.set_yticks(y, r["strategy"], fontsize=8)
@@ -363,7 +371,8 @@ def plot_overview(results: list[dict[str, Any]]) -> Any:
     cols = min(k, 3)
     rows = -(-k // cols)
     size = max(len(o["strategies"]) for o in results)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 0.3 * size * rows + 1.3 * rows), squeeze=False)
+    axes = figure(figsize=(4.4 * cols, 0.3 * size * rows + 1.3 * rows)).subplots(rows, cols, squeeze=False)
+    fig = axes[0, 0].figure
     for ax in axes.flat[k:]:
         ax.set_visible(False)
     for ax, out in zip(axes.flat, results):
@@ -425,30 +434,40 @@ def tournament_report_blocks(results: list[dict[str, Any]], *, name: str, descri
 
 
 def write_tournament_report(results: list[dict[str, Any]], folder: Path, *, name: str, description: str,
-                            command: str) -> list[Path]:
-    """report.md, report.html and charts/ (ranking and cross-table per tournament) for an experiment of tournaments."""
+                            command: str, formats: Sequence[str] = DEFAULT_FORMATS, workers: int | None = None,
+                            redraw: bool = False) -> list[Path]:
+    """report.md, report.html and charts/ (ranking and cross-table per tournament, an overview) for an experiment
+    of tournaments; the charts drawn together (analyzer.report.draw), kept if the folder's last build drew them
+    from the same results (analyzer.report.stamp), chart files no longer part of the report deleted."""
+    stamp = Stamp(folder, formats=list(formats))
+    if not redraw and (kept := stamp.current()) is not None:
+        return kept
     lim = color_limit(results)
+    drawer = Drawer(formats, workers)
     charts: dict[int, dict[str, list[Path]]] = {}
     for t, out in enumerate(results):
         stem = f"{out['variant']}_{out['players']}p_{t}"
-        charts[t] = {}
-        for kind, fig in (("ranking", plot_ranking(out)), ("cross", plot_cross_table(out, lim))):
-            charts[t][kind] = save_figure(fig, folder / "charts" / f"{kind}_{stem}")
-            plt.close(fig)
-    fig = plot_overview(results)
-    overview = save_figure(fig, folder / "charts" / "overview")
-    plt.close(fig)
+        charts[t] = {"ranking": drawer.add(partial(plot_ranking, out), folder / "charts" / f"ranking_{stem}"),
+                     "cross": drawer.add(partial(plot_cross_table, out, lim), folder / "charts" / f"cross_{stem}")}
+    overview = drawer.add(partial(plot_overview, results), folder / "charts" / "overview")
+    made = [*overview, *(p for c in charts.values() for ps in c.values() for p in ps)]
+    if redraw or not stamp.charts_current(made):
+        drawer.draw()
+    prune(folder / "charts", made)
     blocks = tournament_report_blocks(results, name=name, description=description, command=command, charts=charts,
                                       overview=overview)
-    write_text(folder / "report.md", render_md(blocks, folder))
-    write_text(folder / "report.html", render_html(blocks, f"Experiment: {name}"))
-    return [folder / "report.md", folder / "report.html", *overview,
-            *(p for c in charts.values() for ps in c.values() for p in ps)]
+    texts = [folder / "report.md", folder / "report.html"]
+    write_text(texts[0], render_md(blocks, folder))
+    write_text(texts[1], render_html(blocks, f"Experiment: {name}"))
+    stamp.save(texts, made)
+    return [*texts, *made]
 
 
-def rebuild_tournament_report(folder: Path) -> list[Path]:
+def rebuild_tournament_report(folder: Path, *, formats: Sequence[str] = DEFAULT_FORMATS, workers: int | None = None,
+                              redraw: bool = False) -> list[Path]:
     """``durak report FOLDER`` for an experiment of tournaments: the report again from results/tournaments.json."""
     manifest = json.loads((folder / "manifest.json").read_text())
     results = json.loads((folder / "results" / "tournaments.json").read_text())
     return write_tournament_report(results, folder, name=manifest["name"], description=manifest.get("description", ""),
-                                   command=manifest.get("command", ""))
+                                   command=manifest.get("command", ""), formats=formats, workers=workers,
+                                   redraw=redraw)

@@ -154,7 +154,7 @@ def show_keeper(kvd: pd.DataFrame) -> pd.DataFrame:
     return d
 
 
-#: Whether a keeper-minus-dumper gap isolates the wild (issue 29), in the tables' words.
+#: Whether a keeper-minus-dumper gap isolates the wild, in the tables' words.
 ISOLATES = "yes: they differ in wild handling alone"
 NOT_ISOLATING = "no: they differ in more than wilds"
 

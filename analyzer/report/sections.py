@@ -21,6 +21,7 @@ import pandas as pd
 
 from analyzer.core.report_kinds import REPORT_KINDS
 from analyzer.report import charts, display, sentences
+from analyzer.report.draw import Drawer
 from analyzer.report.footnotes import WILD_HELD_NOTE
 from analyzer.report.format import count
 from analyzer.report.parts import Section
@@ -40,6 +41,9 @@ class Context:
     res: Results
     outdir: Path
     made: list[Path] = field(default_factory=list)
+    #: where the charts are drawn, together, once the report's blocks are built (build_report); None: each
+    #: chart is drawn and saved (PNG) when its block is made
+    drawer: Drawer | None = None
 
     @cached_property
     def fpa(self) -> pd.DataFrame:
@@ -71,9 +75,12 @@ class Context:
         return tables.game_length(self.res)
 
     def chart(self, name: str, draw: Callable[[], Any], caption: str) -> Block:
-        """Draw and save one chart (PNG + SVG); the block that shows it."""
-        ax = draw()
-        paths = charts.save_figure(ax.figure, self.outdir / _safe(name))
+        """One chart (``draw`` returns its axes) and the block that shows it: drawn now, or by the drawer."""
+        stem = self.outdir / _safe(name)
+        if self.drawer is None:
+            paths = charts.save_figure(draw().figure, stem)
+        else:
+            paths = self.drawer.add(lambda: draw().figure, stem)
         self.made.extend(paths)
         return Block("chart", paths, caption)
 
@@ -328,7 +335,7 @@ Builder = Callable[[Context], Section]
 
 
 def skill_curves(ctx: Context) -> Section:
-    """Skill curves of a ladder experiment (analyzer.report.skill_curves, issue 26)."""
+    """Skill curves of a ladder experiment (analyzer.report.skill_curves)."""
     return skill_section(ctx)
 
 #: Report kind -> builder, in report order (the keys are exactly REPORT_KINDS).

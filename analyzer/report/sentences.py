@@ -146,7 +146,7 @@ _LINEUP = re.compile(r"(; |\()((?:lineup [^;()]+)|(?:[^;()]+ rotated over \d+ se
 
 
 def name_once(lines: list[str]) -> list[str]:
-    """Say a line-up shared by every sentence once, in a lead line, instead of in each (issue 15 item 1).
+    """Say a line-up shared by every sentence once, in a lead line, instead of in each.
 
     ``where`` ends a cell's opening with its line-up ("(sevens=on; a and b rotated over 2 seatings)");
     when every line names the same one, it is cut from each and said first.
@@ -251,7 +251,7 @@ def wild_sentences(ws: pd.DataFrame) -> list[str]:
     return out
 
 
-#: Where an experiment seats no pair that isolates the wild, the report points here (issue 29).
+#: Where an experiment seats no pair that isolates the wild, the report points here.
 WILD_PAIR_EXPERIMENT = ("experiments/wild_penalty.toml (wild-keeper against wild-dumper, which play greedy's moves "
                         "but for when the wild goes; report in reports/wild_penalty)")
 
@@ -355,7 +355,7 @@ def length_sentences(length: pd.DataFrame) -> list[str]:
     return out
 
 
-#: What the report says where the wild rule cannot decide a game (issue 15 item 2), instead of a 0 %.
+#: What the report says where the wild rule cannot decide a game, instead of a 0 %.
 NO_RULE = "the wild rule cannot decide a single deal here (CZ7 judges only a match's last deal)"
 
 
@@ -379,7 +379,7 @@ def jack_sentences(jq: pd.DataFrame, eff: pd.DataFrame) -> list[str]:
     (:func:`analyzer.stats.tables.jack_effects`): dealt one or more against none with its interval (the
     shuffle randomises it), and a hand left holding a wild against hands left with as many cards and none.
     Held-at-the-end is never set against a hand that went out: in two-player deals, where any hand left
-    with cards is the дурак, the sentence says so instead of giving a number (issue 29)."""
+    with cards is the дурак, the sentence says so instead of giving a number."""
     keys = tables.GROUP_COLUMNS
     look = {tuple(r[k] for k in keys): r for _, r in eff.iterrows()} if not eff.empty else {}
     out = []

@@ -1,4 +1,4 @@
-"""The ``skill_curves`` report section (issue 26 item 4): the same questions asked of ever stronger tables.
+"""The ``skill_curves`` report section: the same questions asked of ever stronger tables.
 
 An experiment with a ``ladder`` (analyzer.execution.experiment) plays one cell
 per ladder step with that strategy in every seat.  Per variant, player count
@@ -9,7 +9,7 @@ and rules this section follows, step by step:
 * the dealt Jack: the дурак rate of a seat dealt no wild, one, two or more
   (:func:`analyzer.stats.tables.jack_question`), and dealt one or more against
   none with its interval (randomised by the shuffle);
-* the held Jack, like with like (issue 29): a hand left holding a wild at the
+* the held Jack, like with like: a hand left holding a wild at the
   end against hands left with as many cards and none, never with two players,
   where the one hand left with cards is the дурак whatever it holds (both from
   :func:`analyzer.stats.tables.jack_effects`, per cell);
@@ -29,18 +29,21 @@ every point with its 95 % interval.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
+from analyzer.report.charts import figure
 from analyzer.report.format import count, pct, pct_ci, pp_ci
 from analyzer.report.parts import Panel, Section
 from analyzer.report.render import Block
 from analyzer.stats import intervals as stats
 from analyzer.stats import tables
 from analyzer.stats.tables import GROUP_COLUMNS, Results
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
 MARKERS = ("o", "s", "^", "D", "v")
@@ -150,7 +153,7 @@ def _panels(st: pd.DataFrame) -> tuple[Figure, list[Any], list[str]]:
     groups = list(dict.fromkeys(st["group"]))
     cols = min(3, len(groups)) or 1
     rows = -(-len(groups) // cols) or 1
-    fig = Figure(figsize=(4.6 * cols, 3.6 * rows + 0.6), layout="constrained")
+    fig = figure(figsize=(4.6 * cols, 3.6 * rows + 0.6), layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel().tolist()
     for ax in axes[len(groups):]:
         ax.set_visible(False)

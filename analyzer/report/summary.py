@@ -1,9 +1,9 @@
-"""The report's first screen: three questions, each a picture and one plain sentence (issue 15, item 1).
+"""The report's first screen: three questions, each a picture and one plain sentence.
 
 * **Going first** — the first mover's win rate (prague's dealer, else position 0) as a multiple of the fair share
   1/n, against the player count, one line per variant, with 95 % intervals
   (single deals under each variant's default rules, pooled over seatings).
-* **The Jack** — only from designs that isolate the wild (issue 29): a keeper
+* **The Jack** — only from designs that isolate the wild: a keeper
   and a dumper that differ in wild handling alone, else being dealt a wild
   against not (randomised by the shuffle), with the rule's own cost (on − off)
   and a hand left holding a wild set only against hands left with as many
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from analyzer.report import charts, sentences
+from analyzer.report.draw import Drawer
 from analyzer.report.format import change, count, pct, pct_ci
 from analyzer.report.parts import Panel
 from analyzer.report.render import Block
@@ -149,7 +149,7 @@ def _gap_bars(d: pd.DataFrame, col: str, xlabel: str) -> Callable[[object], None
 
 
 def jack_panel(res: Results) -> Panel | None:
-    """The Jack headline, drawn only from designs that isolate the wild (issue 29), in this order:
+    """The Jack headline, drawn only from designs that isolate the wild, in this order:
 
     1. a keeper and a dumper that differ in wild handling alone (``keeper_vs_dumper``'s ``isolating``);
     2. being dealt a wild against not (the shuffle randomises it), with a pointer to the experiment that
@@ -307,18 +307,24 @@ def _panels(res: Results) -> list[Panel]:
     return [p for p in (first_player_panel(res), jack_panel(res), strategy_panel(res)) if p is not None]
 
 
-def summary_blocks(res: Results, outdir, toc: list[str]) -> tuple[list[Block], list]:  # noqa: ANN001
-    """The summary (sentences and one row of headline charts) and the table of contents."""
+def summary_blocks(res: Results, outdir, toc: list[str], drawer: Drawer | None = None  # noqa: ANN001
+                   ) -> tuple[list[Block], list]:
+    """The summary (sentences and one row of headline charts) and the table of contents; the headline charts
+    are drawn by ``drawer`` with the report's others (None: now)."""
     panels = _panels(res)
     blocks = [Block("h2", "Summary")]
     made = []
     if panels:
-        fig = Figure(figsize=(3.9 * len(panels), 2.9), layout="constrained")
-        axes = fig.subplots(1, len(panels), squeeze=False)[0]
-        for ax, p in zip(axes, panels):
-            ax.set_title(p.title, fontsize=10)
-            p.draw(ax)
-        paths = charts.save_figure(fig, outdir / "summary", dpi=100)
+        def make():  # noqa: ANN202 -- a matplotlib Figure
+            fig = charts.figure(figsize=(3.9 * len(panels), 2.9), layout="constrained")
+            axes = fig.subplots(1, len(panels), squeeze=False)[0]
+            for ax, p in zip(axes, panels):
+                ax.set_title(p.title, fontsize=10)
+                p.draw(ax)
+            return fig
+
+        stem = outdir / "summary"
+        paths = charts.save_figure(make(), stem, dpi=100) if drawer is None else drawer.add(make, stem, dpi=100)
         made += paths
         blocks.append(Block("chart", paths, " · ".join(p.title for p in panels)))
         blocks.append(Block("list", [f"**{p.title}.** {p.sentence}" for p in panels]))

@@ -57,7 +57,7 @@ class BatchSim(Scoring, StrategyCalls, MoveRecorder, PublicRecorder, PlaySteps):
         self.check = check
         self.where = where or FaultContext()
         self._init_recorder(trace_jobs)
-        self._init_public(self.strats)  # the public history, only for line-ups that read it (issue 13)
+        self._init_public(self.strats)  # the public history, only for line-ups that read it
 
     def run(self, n_jobs: int, decks: NDArray[np.int8] | None) -> DealResults | MatchResults:
         """Play ``n_jobs`` deals (or matches) and return their results in job order.

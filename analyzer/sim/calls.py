@@ -4,9 +4,9 @@ A strategy sees read-only copies (:class:`analyzer.core.contract.BatchView`,
 or one :class:`~analyzer.core.contract.DecisionView` per row through the
 simple-path adapter) and a private copy of the rules; the legality check reads
 the simulator's own arrays, never the view, so nothing a strategy does to what
-it is handed can switch the check off (issue 11, point 1).  Only exact action
+it is handed can switch the check off.  Only exact action
 types pass: Python or numpy integers, and ``None`` for no suit on the simple
-path (issue 11, point 2).
+path.
 """
 
 from __future__ import annotations

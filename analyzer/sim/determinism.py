@@ -4,7 +4,7 @@ A strategy must draw its random numbers from the generator it is handed; one
 that uses the global ``random`` or ``np.random`` (or keeps state between
 calls) makes two identical commands disagree.  The check plays a sample of
 deals twice from the same seed, recording every move, and reports the first
-move that differs with the strategy that made it (issue 11, point 7).
+move that differs with the strategy that made it.
 """
 
 from __future__ import annotations

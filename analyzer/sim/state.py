@@ -232,7 +232,7 @@ class SlotState:
 
     # ------------------------------------------------------------ invariants
     def _check_invariants(self) -> None:
-        """--check: card conservation in every live slot (issue 6, point 4)."""
+        """--check: card conservation in every live slot."""
         live = np.nonzero(self.phase != IDLE)[0]
         if not len(live):
             return

@@ -1,4 +1,4 @@
-"""Duplicate-deal comparison of strategies: the work behind ``durak compare`` (issue 5, point 2).
+"""Duplicate-deal comparison of strategies: the work behind ``durak compare``.
 
 Design: :mod:`analyzer.stats.design` (every strategy sits every position once per deck).
 

@@ -23,7 +23,7 @@ not the attaining deviation's own one.  Here:
 So the interval covers the truth 95 % of the time for a fair game and about
 94.6 % for one with a single clearly largest deviation, and more (it is
 conservative, up to ~98 % seen) where other deviations lie within noise of
-the largest (tests/test_fairness.py checks 93-97 % on planted tables).
+the largest (tests/stats/test_fairness.py checks 93-97 % on planted tables).
 
 Two sources: per-deck seats (:func:`from_decks`: the balance explorer keeps
 each deck's winner and дурак, so the covariance of all ``2 * players``

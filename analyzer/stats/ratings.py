@@ -1,4 +1,4 @@
-"""Ratings and head-to-head margins from a round-robin on duplicate decks (issue 14, point 2).
+"""Ratings and head-to-head margins from a round-robin on duplicate decks.
 
 Input everywhere is the per-deck head-to-head array of
 :func:`analyzer.stats.tournament.head_to_head`: ``scores[d, i, j]`` is strategy
@@ -322,7 +322,7 @@ def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int 
     margins = cross_table(s, names)
     pairs = []
     for g, row in enumerate(margins.iloc[::2].to_dict("records")):
-        # p-values keep full precision: rounding would print a p of 1e-8 as 0 (issue 15)
+        # p-values keep full precision: rounding would print a p of 1e-8 as 0
         pairs.append({**{k: (float(v) if k in ("p", "p_holm") else _num(v) if isinstance(v, float) else v)
                          for k, v in row.items()},
                       "verdict": verdict(row), **_narrowing(_pair_diffs(design, g, arrs))})

@@ -1,4 +1,4 @@
-"""What a results folder must hold before its tables are used (issue 11, item 6).
+"""What a results folder must hold before its tables are used.
 
 ``durak report`` and ``durak compare`` read ``DIR/results/*.parquet`` and
 ``DIR/manifest.json``, files a user may have edited, replaced or damaged.  A

@@ -1,4 +1,4 @@
-"""Stop when the answer is known: stopping rules checked after each chunk of decks (issue 14, point 3).
+"""Stop when the answer is known: stopping rules checked after each chunk of decks.
 
 The data are per-deck *paired differences* (strategy A's score minus B's on
 the same deck, common random numbers), one row per deck; ``until_ci`` also

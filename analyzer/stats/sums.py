@@ -24,7 +24,7 @@ matches: the wild rule acted and the set of losers differs from the one the poin
 seat's ``losses_by_wild`` adds its share of each such loss.  Results that already carry a
 ``loss_share`` per deal are taken as they are.
 
-The Jack question (issue 15): per position, among decided games, how many it was *dealt* 0, 1 or
+The Jack question: per position, among decided games, how many it was *dealt* 0, 1 or
 2+ wilds (``dealt{k}_n``, the deal's ``wilds_dealt``; a match counts its last deal, the one CZ7
 judges) and its дурак shares in each (``dealt{k}_losses``); how many it ended holding a wild
 (``held_n``) and its дурак shares then (``held_losses``).  Games whose simulator does not record
@@ -34,7 +34,7 @@ seats that share games, so its interval needs per-game sums over the strategy's 
 the sums over games of the products of A = Σ held·loss, B = Σ held, C = Σ (1−held)·loss and
 E = Σ (1−held) over its seats in decided games (:func:`analyzer.stats.tables.jack_question`).
 
-The Jack comparisons that isolate the wild (issue 29), all seats of a game together:
+The Jack comparisons that isolate the wild, all seats of a game together:
 
 * *held at the end, like with like*: a hand left holding a wild is compared only with hands left
   holding the same number of cards (``LEFT_CLASSES``: 1 to 7, 8 or more; the hand that went out
@@ -52,6 +52,7 @@ as independent would be too narrow (:func:`analyzer.stats.tables.jack_effects` l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -59,8 +60,16 @@ import pandas as pd
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, POINT_BINS, TURN_BINS, DealResults, MatchResults
 from analyzer.core.rules import RuleSet
-from analyzer.kernel.deal_sums import jack_columns, loss_shares
-from analyzer.kernel.jack_sums import jack_sums
+
+
+def _compiled() -> Any:
+    """analyzer.kernel.deal_sums and analyzer.kernel.jack_sums as one namespace, loaded at the first chunk summed."""
+    # here, not at the top: they load numba, which reading stored results (a report) never needs
+    from analyzer.kernel import deal_sums, jack_sums
+
+    return SimpleNamespace(loss_shares=deal_sums.loss_shares, jack_columns=deal_sums.jack_columns,
+                           jack_sums=jack_sums.jack_sums)
+
 
 #: Seats the cross-product columns cover (czech seats up to 8, RULES.md player counts).
 MAX_SEATS = 8
@@ -170,10 +179,10 @@ def deal_losses(res: DealResults, deal_rule: bool) -> tuple[np.ndarray, np.ndarr
     n, p = res.points.shape
     loss = np.zeros((n, p), np.float64)
     by_wild = np.zeros(n, np.bool_)
-    loss_shares(np.ascontiguousarray(res.points), np.ascontiguousarray(res.winner), np.ascontiguousarray(res.loser),
-                np.ascontiguousarray(res.loser_by_wild, dtype=np.bool_),
-                np.ascontiguousarray(res.wild_held, dtype=np.bool_), np.ascontiguousarray(res.end), END_CAPPED,
-                bool(deal_rule), loss, by_wild)
+    _compiled().loss_shares(np.ascontiguousarray(res.points), np.ascontiguousarray(res.winner), np.ascontiguousarray(res.loser),
+                            np.ascontiguousarray(res.loser_by_wild, dtype=np.bool_),
+                            np.ascontiguousarray(res.wild_held, dtype=np.bool_), np.ascontiguousarray(res.end),
+                            END_CAPPED, bool(deal_rule), loss, by_wild)
     return loss, by_wild
 
 
@@ -190,9 +199,9 @@ def _jack_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, decided:
     held_n, held_loss = np.zeros(p), np.zeros(p)
     hl, cl = np.zeros((n, p)), np.zeros((n, p))  # held * loss, and not held * loss, in decided games
     held_d, not_held = np.zeros((n, p), np.bool_), np.zeros((n, p), np.bool_)
-    jack_columns(np.ascontiguousarray(loss_x, dtype=np.float64), np.ascontiguousarray(held, dtype=np.bool_),
-                 np.ascontiguousarray(dealt, dtype=np.int8), np.ascontiguousarray(decided, dtype=np.bool_), k,
-                 n_k, loss_k, held_n, held_loss, hl, cl, held_d, not_held)
+    _compiled().jack_columns(np.ascontiguousarray(loss_x, dtype=np.float64), np.ascontiguousarray(held, dtype=np.bool_),
+                             np.ascontiguousarray(dealt, dtype=np.int8), np.ascontiguousarray(decided, dtype=np.bool_),
+                             k, n_k, loss_k, held_n, held_loss, hl, cl, held_d, not_held)
     out: dict[str, np.ndarray] = {}
     for i, c in enumerate(DEALT_CLASSES):
         out[f"dealt{c}_n"] = n_k[i]
@@ -231,9 +240,9 @@ def _isolating_sums(loss_x: np.ndarray, held: np.ndarray, dealt: np.ndarray, lef
     share = np.rint(loss * SHARE_SCALE).astype(np.int64)  # whole numbers: a share is a multiple of 1/j, j <= 8
     cnt, los = np.zeros((2, k, p), np.int64), np.zeros((2, k, p))
     mh, md = np.zeros((HELD_DIM, HELD_DIM), np.int64), np.zeros((4, 4), np.int64)
-    jack_sums(share, loss, np.ascontiguousarray(held, dtype=np.bool_), np.ascontiguousarray(left, dtype=np.int8),
-              np.ascontiguousarray(dealt, dtype=np.int8), np.ascontiguousarray(decided, dtype=np.bool_), k,
-              cnt, los, mh, md, cluster)
+    _compiled().jack_sums(share, loss, np.ascontiguousarray(held, dtype=np.bool_),
+                          np.ascontiguousarray(left, dtype=np.int8), np.ascontiguousarray(dealt, dtype=np.int8),
+                          np.ascontiguousarray(decided, dtype=np.bool_), k, cnt, los, mh, md, cluster)
     per_pos: dict[str, np.ndarray] = {}
     for i, c in enumerate(LEFT_CLASSES):
         for g, tag in enumerate(("held", "free")):

@@ -551,7 +551,7 @@ def keeper_vs_dumper(res: Results) -> pd.DataFrame:
     ``isolating``: the two strategies differ in wild handling alone (they declare it:
     :func:`analyzer.core.registry.wild_twins`, e.g. wild-keeper and wild-dumper), so the gap is the
     wild's.  Otherwise it is the two strategies' whole difference (greedy against random differs in far
-    more than wilds), and no report sentence may read it as the cost of keeping the wild (issue 29).
+    more than wilds), and no report sentence may read it as the cost of keeping the wild.
     """
     ws = wild_by_strategy(res)
     stats_cols = ("n", "win_rate", "win_lo", "win_hi", "loss_rate", "loss_lo", "loss_hi",
@@ -770,7 +770,7 @@ def rule_effects(res: Results) -> pd.DataFrame:
     return out[cols]
 
 
-# ---------------------------------------------------------------- the Jack question (issue 15)
+# ---------------------------------------------------------------- the Jack question
 
 #: Words for the wilds-dealt classes of :data:`analyzer.stats.sums.DEALT_CLASSES`.
 DEALT_NAMES = {0: "no wild", 1: "one wild", 2: "two or more wilds"}
@@ -929,7 +929,7 @@ def _holm_rows(out: pd.DataFrame, rows: np.ndarray, m: str, lo: str, hi: str) ->
             out.loc[rows, lo].to_numpy(dtype=float), out.loc[rows, hi].to_numpy(dtype=float), ph)
 
 
-# ---------------------------------------------------------------- the Jack, isolated (issue 29)
+# ---------------------------------------------------------------- the Jack, isolated
 
 #: Words for the cards-left strata of :data:`analyzer.stats.sums.LEFT_CLASSES` (the last open-ended).
 LEFT_NAMES = {k: (f"{k} card{'s' if k > 1 else ''}" if k < LEFT_CLASSES[-1] else f"{k}+ cards") for k in LEFT_CLASSES}

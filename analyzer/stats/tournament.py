@@ -1,4 +1,4 @@
-"""Tournament designs: which line-ups play which decks, and what each design measures (issue 14).
+"""Tournament designs: which line-ups play which decks, and what each design measures.
 
 A *design* turns strategy specs and a player count into *tables*: a line-up by
 position (position 0 acts first in deal 1, G2) and the deck stream it plays

@@ -1,0 +1,224 @@
+"""Running totals: a run's chunk tables folded into its summed tables as the chunks finish.
+
+A run used to keep every chunk's sums until its end and add them up then (:func:`analyzer.execution.executor.sum_tables`
+over :func:`~analyzer.execution.executor.ordered_parts`): about 3 MB a million czech deals, so a billion deals needed
+gigabytes.  Here each chunk is added to running totals as soon as it may be, and then dropped, so a run's memory does
+not grow with its length.
+
+The totals are bit for bit the ones :func:`sum_tables` gives for every chunk's tables at once, in (cell, chunk)
+order, and so the same for any ``--jobs``, backend, finishing order or number of interruptions:
+
+* **One arithmetic.** A group's float values are added one row after another with a compensated (Kahan) sum --
+  the algorithm of pandas' own group sums -- and its integers exactly (:class:`GroupSums`).  The sum is ours, not
+  ``groupby(...).sum()``: pandas 3 adds the groups of a table whose rows come sorted by group (a run's ``totals``)
+  with ``np.add.reduceat`` instead, in an order set by the table's memory layout, which a running total cannot
+  follow.  The ``positions`` and ``hist`` tables are the bits pandas gave; a ``totals`` float may differ from what
+  pandas' sum gave in its last bit.
+* **One order.** A group's rows are added in (cell, chunk) order.  Chunks finish in any order (``--jobs``,
+  the backend, the machine's load), so :class:`RunTotals` folds each cell's chunks in chunk order: a chunk that
+  finishes before an earlier one of its cell waits until that one is in.  The cells are independent (every group
+  belongs to one cell), so a cell never waits for another.  Waiting chunks are the only ones held: a few at a time
+  (the executors hand chunks out in order and keep only a few ahead of the slowest), and a run with a chunk store
+  holds not even those, only their names, and reads them back from disk when their turn comes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer.stats.sums import ChunkSums, stacked_tables
+
+#: Tables a run sums and the key columns of each (besides ``cell``); every other column is summed.
+TABLES = ("positions", "totals", "hist")
+KEYS = {"positions": ["position", "strategy"], "totals": [], "hist": ["kind", "bin"]}
+#: In-order chunks of a run held in memory (``durak simulate``) gathered before they are folded in one step: one
+#: table of many chunks folds in about the time of one chunk's.
+BATCH = 32
+
+Tables = dict[str, pd.DataFrame]
+#: what a chunk is handed in as: its tables, its sums, or a call that reads its tables (from the chunk store)
+Chunk = Tables | ChunkSums | Callable[[], Tables]
+
+
+class GroupSums:
+    """Running per-group sums of one table's rows, added in the order given.
+
+    :meth:`frame` is like ``pd.concat(rows).groupby(keys, sort=True, as_index=False).sum()`` of every row added:
+    float columns by a compensated sum in the order added (a NaN is skipped; an infinite sum keeps no compensation,
+    as in pandas' group sum), integer columns exactly.  Every table added must have the same columns; the value
+    columns must be numbers.
+    """
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        self.keys = list(keys)
+        self._groups: dict[tuple[Any, ...], int] = {}
+        self._columns: list[str] | None = None
+        self._key_dtypes: dict[str, Any] = {}
+        self._ints: list[str] = []
+        self._floats: list[str] = []
+        self._isum = np.zeros((0, 0), np.int64)
+        self._fsum = np.zeros((0, 0), np.float64)
+        self._comp = np.zeros((0, 0), np.float64)
+
+    def _start(self, df: pd.DataFrame) -> None:
+        self._columns = [c for c in df.columns if c not in self.keys]
+        self._key_dtypes = {k: df[k].dtype for k in self.keys}
+        for c in self._columns:
+            kind = df[c].dtype.kind if isinstance(df[c].dtype, np.dtype) else "?"
+            if kind in "iub":
+                self._ints.append(c)
+            elif kind == "f":
+                self._floats.append(c)
+            else:
+                raise TypeError(f"column {c!r}: cannot sum a {df[c].dtype} column")
+        self._isum = np.zeros((0, len(self._ints)), np.int64)
+        self._fsum = np.zeros((0, len(self._floats)), np.float64)
+        self._comp = np.zeros((0, len(self._floats)), np.float64)
+
+    def _grow(self, rows: int) -> None:
+        have = len(self._isum)
+        if rows > have:
+            more = rows - have
+            self._isum = np.vstack([self._isum, np.zeros((more, self._isum.shape[1]), np.int64)])
+            self._fsum = np.vstack([self._fsum, np.zeros((more, self._fsum.shape[1]), np.float64)])
+            self._comp = np.vstack([self._comp, np.zeros((more, self._comp.shape[1]), np.float64)])
+
+    def add(self, df: pd.DataFrame) -> None:
+        """Add the rows of ``df`` (after every row added before, in their order)."""
+        if self._columns is None:
+            self._start(df)
+        elif [c for c in df.columns if c not in self.keys] != self._columns:
+            raise ValueError("a table with other columns than the ones summed so far")
+        if len(df) == 0:
+            return
+        keys = zip(*(df[k].tolist() for k in self.keys)) if self.keys else (() for _ in range(len(df)))
+        groups = np.array([self._groups.setdefault(key, len(self._groups)) for key in keys], np.intp)
+        self._grow(len(self._groups))
+        ints = df[self._ints].to_numpy(np.int64) if self._ints else None
+        floats = df[self._floats].to_numpy(np.float64) if self._floats else None
+        if ints is not None:
+            np.add.at(self._isum, groups, ints)  # exact: any order
+        if floats is None:
+            return
+        # the k-th row of each group in the table is the k-th step of that group: one vectorised step per k
+        order = np.argsort(groups, kind="stable")
+        sorted_groups = groups[order]
+        first = np.r_[True, sorted_groups[1:] != sorted_groups[:-1]]
+        starts = np.flatnonzero(first)
+        step = np.arange(len(groups)) - np.repeat(starts, np.diff(np.r_[starts, len(groups)]))
+        occurrence = np.empty(len(groups), np.intp)
+        occurrence[order] = step
+        for k in range(int(occurrence.max()) + 1):
+            rows = np.flatnonzero(occurrence == k)
+            self._kahan(groups[rows], floats[rows])
+
+    def _kahan(self, groups: np.ndarray, values: np.ndarray) -> None:
+        """One compensated step of pandas' group sum for distinct ``groups``, elementwise."""
+        total, comp = self._fsum[groups], self._comp[groups]
+        with np.errstate(invalid="ignore"):  # inf - inf: the NaN handled below, as pandas does
+            y = values - comp
+            t = total + y
+            c = (t - total) - y
+        c[np.isnan(c)] = 0.0  # an infinite sum: pandas keeps no compensation (it would be NaN)
+        skip = np.isnan(values)  # pandas skips missing values
+        self._fsum[groups] = np.where(skip, total, t)
+        self._comp[groups] = np.where(skip, comp, c)
+
+    def frame(self) -> pd.DataFrame:
+        """The sums, one row per group in key order: the key columns, then the summed ones in their order."""
+        if self._columns is None:
+            raise ValueError("nothing was added")
+        seen = list(self._groups)
+        order = sorted(range(len(seen)), key=seen.__getitem__)
+        keys = [seen[i] for i in order]
+        data: dict[str, Any] = {k: pd.Series([key[j] for key in keys], dtype=self._key_dtypes[k])
+                                for j, k in enumerate(self.keys)}
+        ints = dict(zip(self._ints, self._isum[order].T))
+        floats = dict(zip(self._floats, self._fsum[order].T))
+        for c in self._columns:
+            data[c] = pd.Series(ints[c] if c in ints else floats[c])
+        return pd.DataFrame(data, index=pd.RangeIndex(len(keys)))
+
+
+def sum_tables(parts: dict[str, list[pd.DataFrame]]) -> Tables:
+    """Every chunk's tables (with a ``cell`` column), summed per cell at once: what :class:`RunTotals` gives when
+    the tables come in (cell, chunk) order (the order :func:`~analyzer.execution.executor.ordered_parts` lists
+    them in)."""
+    out = {}
+    for name in TABLES:
+        sums = GroupSums(["cell", *KEYS[name]])
+        sums.add(pd.concat(parts[name], ignore_index=True))
+        out[name] = sums.frame()
+    return out
+
+
+class RunTotals:
+    """The summed tables of a run's ``cells``, chunks folded in as they finish.
+
+    :meth:`add` takes a chunk as it finishes (any order); it is folded once every earlier chunk of its cell is,
+    so :meth:`tables` equals :func:`sum_tables` of every chunk in (cell, chunk) order bit for bit (module notes).
+    """
+
+    def __init__(self, cells: Iterable[Any]) -> None:
+        self._count = {c.index: len(c.chunks()) for c in cells}
+        self._next = dict.fromkeys(self._count, 0)
+        self._early: dict[tuple[int, int], Chunk] = {}
+        self._ready: list[tuple[int, Tables | ChunkSums]] = []  # in order, not yet folded (BATCH at a time)
+        self._sums = {name: GroupSums(["cell", *KEYS[name]]) for name in TABLES}
+
+    @property
+    def waiting(self) -> int:
+        """Chunks that finished before an earlier chunk of their cell (held, or named if on disk)."""
+        return len(self._early)
+
+    def due(self, cell: int, k: int) -> bool:
+        """Whether chunk ``k`` is its cell's next to fold (added now, it is folded at once)."""
+        return self._next.get(cell) == k
+
+    def add(self, cell: int, k: int, chunk: Chunk) -> None:
+        """Chunk ``k`` of cell ``cell``: its tables, its sums, or a call that reads its tables when they are due."""
+        if cell not in self._count or not 0 <= k < self._count[cell] or k < self._next[cell] \
+                or (cell, k) in self._early:
+            raise ValueError(f"chunk {k} of cell {cell}: not a chunk of this run, or added twice")
+        if k != self._next[cell]:
+            self._early[(cell, k)] = chunk
+            return
+        self._take(cell, chunk)
+        while (cell, self._next[cell]) in self._early:
+            self._take(cell, self._early.pop((cell, self._next[cell])))
+
+    def _take(self, cell: int, chunk: Chunk) -> None:
+        self._next[cell] += 1
+        self._ready.append((cell, chunk() if callable(chunk) else chunk))
+        if len(self._ready) >= BATCH:
+            self._fold()
+
+    def _fold(self) -> None:
+        """Fold the in-order chunks gathered: a run of one cell's sums as one stacked table, tables one by one."""
+        ready, self._ready = self._ready, []
+        i = 0
+        while i < len(ready):
+            cell, first = ready[i]
+            j = i + 1
+            if isinstance(first, ChunkSums):
+                while j < len(ready) and ready[j][0] == cell and isinstance(ready[j][1], ChunkSums):
+                    j += 1
+                tables = stacked_tables([s for _, s in ready[i:j]])  # type: ignore[misc]
+            else:
+                tables = first
+            for name in TABLES:
+                self._sums[name].add(tables[name].assign(cell=cell))
+            i = j
+
+    def tables(self) -> Tables:
+        """Every cell's summed tables (``cell`` column first); every chunk must be in."""
+        self._fold()
+        missing = [(c, self._next[c]) for c in self._count if self._next[c] < self._count[c]]
+        if missing:
+            cell, k = missing[0]
+            raise RuntimeError(f"chunk {k} of cell {cell} was never added ({len(missing)} cells incomplete)")
+        return {name: self._sums[name].frame() for name in TABLES}

@@ -1,0 +1,66 @@
+"""A quick start: ``durak --help`` and an argument the parser refuses answer without the heavy libraries.
+
+numpy, pandas, numba and matplotlib take seconds to import on a busy machine; the app declares its commands
+without them and loads a command's module only when that command runs (analyzer.cli.app._commands).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("numpy", "pandas", "numba", "matplotlib", "analyzer.cli.work")
+
+
+def _modules_after(argv: list[str]) -> tuple[list[str], str, str]:
+    """The heavy modules loaded by ``durak ARGV`` (run through the entry point), its stdout and stderr."""
+    code = ("import sys\nfrom analyzer.cli.app import main\n"
+            f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    *err, loaded = out.stderr.strip().splitlines()
+    return eval(loaded), out.stdout, "\n".join(err)  # noqa: S307 -- our own print of a list of names
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["simulate", "--help"], ["compare", "--help"],
+                                  ["simulate", "--deals", "many"], ["run"], ["nosuchcommand"],
+                                  ["simulate", "--deals", "-5"], ["compare", "a", "b", "--jobs", "0"],
+                                  ["run", "x.toml", "--deals", "0"], ["tune", "weighted", "--seed", "-1"],
+                                  ["compare-rules", "--deals", "0"], ["deals", "--deals", "0"]])
+def test_help_and_refused_arguments_load_no_heavy_library(argv: list[str]) -> None:
+    loaded, out, err = _modules_after(argv)
+    assert loaded == [], f"durak {' '.join(argv)} loaded {loaded}"
+    assert out or err.startswith("durak: error:")
+
+
+def test_help_shows_no_type_noise_beside_flags() -> None:
+    _, out, _ = _modules_after(["run", "--help"])
+    assert "--quiet" in out and "<bool>" not in out
+
+
+def _loaded_by(argv: list[str], modules: tuple[str, ...]) -> list[str]:
+    """Which of ``modules`` a whole ``durak ARGV`` run (it must succeed) has loaded by its end."""
+    code = ("import sys\nfrom analyzer.cli.app import main\n"
+            f"try:\n    main({argv!r})\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            f"print(sorted(m for m in {modules!r} if m in sys.modules), file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return eval(out.stderr.strip().splitlines()[-1])  # noqa: S307 -- our own print of a list of names
+
+
+def test_commands_load_only_what_they_use(tmp_path: Path) -> None:
+    """A command imports what it uses: neither rules nor simulate draws, so neither loads matplotlib (nor the
+    report builders, the API or the other commands' work); the report draws but plays nothing, so no executor or
+    runner (it may load strategies, and with them numba: a report asks the registry which two are wild twins)."""
+    drawing = ("matplotlib", "analyzer.report.build", "analyzer.api", "analyzer.cli.work")
+    assert _loaded_by(["rules", "prague"], drawing + ("pandas", "numba")) == []
+    assert _loaded_by(["simulate", "--deals", "200", "--jobs", "1", "--quiet", "--json"], drawing) == []
+    from tests.stats.test_tables import write_results
+
+    folder = write_results(tmp_path / "r")
+    playing = ("analyzer.execution.executor", "analyzer.execution.runner", "analyzer.api", "analyzer.cli.work")
+    assert _loaded_by(["report", str(folder), "-q"], playing) == []

@@ -1,0 +1,322 @@
+"""The executor's engines: the compiled kernel where it can serve a cell, the numpy simulator elsewhere.
+
+A chunk on the kernel is seeded as the numpy simulator seeds it (the same
+decks, the same per-deal option streams), so deterministic line-ups give the
+same deals on both engines, field for field, and the same sums through the
+executor; random play agrees statistically.  Results do not depend on --jobs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields, replace
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from analyzer.cli.app import app
+from analyzer.core.cards import shuffled_decks
+from analyzer.core.outcomes import DealResults, MatchResults
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import make_rules
+from analyzer.core.streams import base_key
+from analyzer.execution.executor import ENGINE_ENV, choose_engine, engine_mode, simulate_cells
+from analyzer.execution.experiment import ExperimentError, single_cell
+from analyzer.execution.runner import fingerprint
+from analyzer.kernel.matches import simulate_matches as kernel_matches
+from analyzer.kernel.serve import simulate_chunk
+from analyzer.sim import simulator
+from analyzer.stats.intervals import wilson
+from tests.plugin_example import HighestCard
+
+DETERMINISTIC = ["greedy", "weighted", "wild-keeper", "wild-dumper", "aggressive", "suit-keeper"]
+
+
+def _same(a: DealResults | MatchResults, b: DealResults | MatchResults) -> list[str]:
+    """The fields in which two results differ."""
+    return [f.name for f in fields(a) if not np.array_equal(getattr(a, f.name), getattr(b, f.name))]
+
+
+@pytest.mark.parametrize("variant,players,overrides", [
+    ("czech", 4, {}),
+    ("prague", 3, {"reshuffle": "shuffle", "hand_size": 8}),  # G8: the option's draws from the deal's stream
+    ("czech", 3, {"sevens": True, "last_card_call": True, "forget_rate": 0.4}),  # CZ8
+    ("svinya", 2, {"hand_size": 7}),
+])
+def test_a_chunk_on_the_kernel_equals_the_numpy_simulator_deal_by_deal(variant, players, overrides):
+    """Same chunk seed: every field of every deal equal (wilds_dealt too), deterministic line-ups."""
+    rules = make_rules(variant, players, overrides)
+    strats = [get_strategy(DETERMINISTIC[(p + players) % len(DETERMINISTIC)]) for p in range(players)]
+    ss = np.random.SeedSequence(42, spawn_key=(7, players))
+    a = simulate_chunk(rules, strats, 400, ss, matches=False, threads=2)
+    b = simulator.simulate_deals(rules, strats, 400, ss)
+    assert _same(a, b) == []
+    assert (a.wilds_dealt >= 0).all() and a.wilds_dealt.sum() > 0
+
+
+def test_kernel_matches_on_given_decks_equal_the_numpy_simulator():
+    """Matches (G11, CZ2 rotation, CZ7) on the same decks and play streams, field for field."""
+    rules = make_rules("czech", 3, {"target": 60, "last_card_call": True, "forget_rate": 0.3})
+    strats = [get_strategy(s) for s in ("greedy", "aggressive", "weighted")]
+    ss = np.random.SeedSequence(5)
+    decks = shuffled_decks(32, 60 * 30, np.random.default_rng(1)).reshape(60, 30, 32)
+    a = kernel_matches(rules, strats, 60, base_key(ss), decks=decks, threads=1)
+    b = simulator.simulate_matches(rules, strats, 60, ss, decks=decks)
+    assert _same(a, b) == []
+    assert a.deals.max() > 1
+
+
+def _tables(rules, specs, n, *, matches=False, chunk=None, **kw):
+    cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n, chunk_size=chunk)
+    return simulate_cells([cell], seed=3, **kw)
+
+
+def _equal_tables(a, b) -> bool:
+    return all(a[k].equals(b[k]) for k in a)
+
+
+def test_the_executor_gives_the_same_sums_on_both_engines_and_any_jobs():
+    """Deterministic line-up through the executor (3 chunks): compiled = numpy; --jobs 1 = --jobs 2."""
+    rules = make_rules("czech", 4)
+    specs = ["greedy", "weighted", "wild-keeper", "suit-keeper"]
+    comp = _tables(rules, specs, 2500, chunk=1000, engine="compiled", jobs=1)
+    assert _equal_tables(comp, _tables(rules, specs, 2500, chunk=1000, engine="numpy", jobs=1))
+    assert _equal_tables(comp, _tables(rules, specs, 2500, chunk=1000, engine="compiled", jobs=2))
+
+
+def test_random_play_results_do_not_depend_on_jobs_deals_and_matches():
+    rules = make_rules("svinya", 2)
+    for matches, n, chunk in ((False, 3000, 1000), (True, 150, 40)):
+        one = _tables(rules, ["random"], n, matches=matches, chunk=chunk, jobs=1)
+        two = _tables(rules, ["random"], n, matches=matches, chunk=chunk, jobs=2)
+        assert _equal_tables(one, two), matches
+
+
+def test_random_play_agrees_statistically_with_the_numpy_simulator():
+    """czech 4p random: win rates and mean turns of the two engines within 99.9% intervals of each other."""
+    rules = make_rules("czech", 4)
+    n = 20_000
+    comp = _tables(rules, ["random"], n, engine="compiled", jobs=1)
+    nump = _tables(rules, ["random"], n, engine="numpy", jobs=1)
+    assert not _equal_tables(comp, nump)  # the random strategy draws from other streams
+    wc, wn = comp["positions"]["wins"].to_numpy(), nump["positions"]["wins"].to_numpy()
+    rc, rn = wilson(wc, n, z=3.29), wilson(wn, n, z=3.29)
+    assert np.all((rc.lo <= rn.hi) & (rn.lo <= rc.hi)), (wc, wn)
+    tc, tn = comp["totals"].iloc[0], nump["totals"].iloc[0]
+    mean = lambda t: t["turns_sum"] / n  # noqa: E731
+    var = lambda t: t["turns_sq"] / n - mean(t) ** 2  # noqa: E731
+    assert abs(mean(tc) - mean(tn)) < 3.29 * np.sqrt((var(tc) + var(tn)) / n)
+
+
+class _ReadsHistory(HighestCard):
+    name = "reads-history"
+    uses_history = True
+
+
+def test_which_engine_serves_a_line_up(monkeypatch):
+    built_ins = [get_strategy("greedy"), get_strategy("random")]
+    python = [get_strategy("greedy"), HighestCard()]
+    history = [get_strategy("greedy"), _ReadsHistory()]
+    assert choose_engine(built_ins) == "compiled"
+    assert choose_engine(python) == "compiled+python"  # the kernel, paused at the Python strategy's decisions
+    assert choose_engine(python, engine="compiled") == "compiled+python"
+    assert choose_engine(python, unit="match") == "compiled+python"  # matches pause on the kernel too
+    assert choose_engine(history, unit="match") == "numpy"
+    assert choose_engine(history) == "numpy"  # only the numpy simulator records the public history
+    assert choose_engine(python, engine="numpy") == choose_engine(built_ins, engine="numpy") == "numpy"
+    assert choose_engine(built_ins, simulator="tests.fake_sim") == "numpy"
+    assert choose_engine(python, engine="compiled", unit="match") == "compiled+python"
+    with pytest.raises(ExperimentError, match="'reads-history' reads the public history"):
+        choose_engine(history, engine="compiled", unit="match")
+    with pytest.raises(ExperimentError, match="'reads-history' reads the public history"):
+        choose_engine(history, engine="compiled")
+    monkeypatch.setenv(ENGINE_ENV, "numpy")
+    assert engine_mode() == "numpy" and choose_engine(built_ins) == "numpy"
+    monkeypatch.setenv(ENGINE_ENV, "fast")
+    with pytest.raises(ExperimentError, match=r"got 'fast' \(from \$DURAK_ENGINE\)"):
+        engine_mode()
+
+
+def test_the_engine_is_recorded(tmp_path):
+    """durak simulate --json says which engine ran; a run's fingerprint holds each cell's engine."""
+    out = CliRunner().invoke(app, ["simulate", "--deals", "300", "--strategies", "greedy", "--json", "--jobs", "1"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["engine"] == "compiled"
+    out = CliRunner().invoke(app, ["simulate", "--deals", "300", "--json", "--engine", "numpy", "--jobs", "1"])
+    assert json.loads(out.output)["engine"] == "numpy"
+    from analyzer.execution.experiment import load_experiment
+
+    for field, engines in ((["greedy", "random"], ["compiled"] * 2), (["greedy", "tests/plugin_example.py:HighestCard"],
+                                                                      ["compiled+python"] * 2)):
+        exp_file = tmp_path / "e.toml"
+        exp_file.write_text(f'name = "e"\nvariants = ["czech"]\nplayers = [2]\nfield = {json.dumps(field)}\ndeals = 100\n')
+        exp = load_experiment(exp_file)
+        assert fingerprint(exp)[1]["engines"] == engines
+
+
+def test_a_change_of_an_engines_streams_changes_the_fingerprint(tmp_path, monkeypatch):
+    """A chunk stored before an engine's random streams changed is never resumed after: the fingerprint holds
+    the stream version of each engine the run uses, and of no other."""
+    from analyzer.execution import executor
+    from analyzer.execution.experiment import load_experiment
+
+    exp_file = tmp_path / "e.toml"
+    exp_file.write_text('name = "e"\nvariants = ["czech"]\nplayers = [2]\nfield = ["greedy", "random"]\ndeals = 100\n')
+    exp = load_experiment(exp_file)
+    fp, record = fingerprint(exp)
+    assert record["streams"] == {"compiled": executor.STREAMS["compiled"]}
+    monkeypatch.setitem(executor.STREAMS, "compiled+python", 99)  # an engine this run does not use
+    assert fingerprint(exp)[0] == fp
+    monkeypatch.setitem(executor.STREAMS, "compiled", 99)
+    assert fingerprint(exp)[0] != fp
+
+
+def test_compare_plays_its_duplicate_deals_on_either_engine_alike(monkeypatch):
+    """durak compare of built-ins runs on the kernel; a deterministic line-up scores every deck as on numpy."""
+    from analyzer.execution.compare_run import run_compare
+
+    rules = make_rules("czech", 3, {"reshuffle": "shuffle"})
+    comp = run_compare(rules, ["greedy", "weighted", "aggressive"], 300, seed=4)
+    monkeypatch.setenv(ENGINE_ENV, "numpy")
+    nump = run_compare(rules, ["greedy", "weighted", "aggressive"], 300, seed=4)
+    assert comp.scores.keys() == nump.scores.keys()
+    for m in comp.scores:
+        assert np.array_equal(comp.scores[m], nump.scores[m]), m
+
+
+def test_cells_of_both_engines_in_one_run():
+    """A run mixing a compiled cell and a Python one: each cell's sums as when it runs alone on numpy."""
+    from analyzer.execution.experiment import Cell
+
+    rules = make_rules("czech", 3)
+    cells: list[Cell] = []
+    for i, lineup in enumerate((["greedy", "weighted", "aggressive"], ["greedy", "tests/plugin_example.py:HighestCard",
+                                                                      "greedy"])):
+        c = single_cell(rules, lineup, n=900, chunk_size=400)
+        cells.append(Cell(**{**c.__dict__, "index": i}))
+    mixed = simulate_cells(cells, seed=2, jobs=1)
+    nump = simulate_cells(cells, seed=2, jobs=1, engine="numpy")
+    assert _equal_tables(mixed, nump)
+
+
+def test_compiled_chunks_stop_when_the_run_stops(monkeypatch):
+    """Ctrl-C (or any consumer that stops) cancels the queued compiled chunks; only the running ones finish."""
+    import threading
+    import time
+
+    from analyzer.execution import executor
+
+    started = []
+    lock = threading.Lock()
+
+    def slow_job(cell, k, n, *rest):
+        with lock:
+            started.append(k)
+        time.sleep(0.1)
+        return cell.index, k, n, {}
+
+    monkeypatch.setattr(executor, "cell_job", slow_job)
+    cell = single_cell(make_rules("czech", 2), ["greedy"], n=40 * 10, chunk_size=10)
+    run = executor.run_cell_chunks([(cell, k, n) for k, n in cell.chunks()], seed=1, jobs=2)
+    next(run)
+    run.close()
+    time.sleep(0.3)
+    assert 1 <= len(started) <= 6, started  # not the 40 chunks
+
+
+def test_compiled_chunks_split_over_kernel_threads_only_when_none_waits(monkeypatch):
+    """On two cores, chunks run two at a time on one kernel thread each; the last one, which starts when no
+    chunk waits, splits its blocks over both (the only one of a run, too: a small match run uses every core)."""
+    from analyzer.execution import executor
+
+    got: dict[int, int] = {}
+
+    def job(cell, k, n, seed, check, sim, mode, threads):
+        got[k] = threads
+        return cell.index, k, n, {}
+
+    monkeypatch.setattr(executor, "cell_job", job)
+    monkeypatch.setattr(executor, "cores", lambda jobs, **kw: 2)  # two cores whatever this machine has
+    cell = single_cell(make_rules("czech", 2), ["greedy"], n=6 * 10, chunk_size=10)
+    list(executor.run_cell_chunks([(cell, k, n) for k, n in cell.chunks()], seed=1, jobs=2))
+    assert got == {0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 2}
+    got.clear()
+    one = single_cell(make_rules("czech", 2), ["greedy"], n=10, chunk_size=10)
+    list(executor.run_cell_chunks([(one, 0, 10)], seed=1, jobs=2))
+    assert got == {0: 2}
+
+
+def test_process_chunks_are_handed_out_last_cell_first(monkeypatch):
+    """The worker processes get the last cell's chunks first (a ladder's costliest step must not start last
+    and leave a worker idle behind it), each cell's in chunk order; compiled chunks run here as before."""
+    from analyzer.execution import executor
+
+    handed: list[tuple[int, int]] = []
+
+    def tasks(fn, calls, **kw):
+        handed.extend((c[0].index, c[1]) for c in calls)
+        return iter(())
+
+    monkeypatch.setattr(executor, "run_tasks", tasks)
+    monkeypatch.setattr(executor, "_run_threaded", lambda calls, threads: iter(()))
+    rules = make_rules("czech", 2)
+    cells = [replace(single_cell(rules, ["pimc?worlds=2", "random"], n=30, chunk_size=10), index=i) for i in range(3)]
+    list(executor.run_cell_chunks([(c, k, n) for c in cells for k, n in c.chunks()], seed=1, jobs=2))
+    assert handed == [(2, 0), (2, 1), (2, 2), (1, 0), (1, 1), (1, 2), (0, 0), (0, 1), (0, 2)]
+
+
+def test_check_on_the_kernel_keeps_the_numbers_and_names_a_broken_deal(monkeypatch):
+    """--check keeps the engine: the same numbers with and without it; the kernel's check (every card exactly
+    once at the end of each deal) finds a lost or doubled card, and a broken deal is one line naming it."""
+    from analyzer.kernel import serve
+    from analyzer.kernel.deal import conserved
+    from analyzer.kernel.driver import Broken
+    from analyzer.kernel.params import rule_params
+    from analyzer.kernel.state import HANDS, HEAD, PCOUNT, TCOUNT, new_state
+    from analyzer.sim.errors import FaultContext, SimulationError
+
+    args = ["simulate", "--deals", "600", "--strategies", "random,greedy", "--players", "2", "--json", "--jobs", "1"]
+    plain = json.loads(CliRunner().invoke(app, args).stdout)
+    checked = json.loads(CliRunner().invoke(app, [*args, "--check"]).stdout)
+    assert plain.pop("deals_per_second") and checked.pop("deals_per_second") and plain == checked
+    assert checked["engine"] == "compiled"
+
+    rules = make_rules("czech", 2)
+    p = rule_params(rules)
+    deck = np.arange(20, 52)  # the 32-card deck's ids
+    mask = np.uint64(sum(1 << int(c) for c in deck))
+    st, m, ring = new_state(2)
+    m[HANDS], m[HANDS + 1] = np.uint64(sum(1 << int(c) for c in deck[:5])), np.uint64(sum(1 << int(c) for c in deck[5:10]))
+    ring[:22] = deck[10:]
+    st[HEAD], st[TCOUNT], st[PCOUNT] = 0, 20, 2
+    assert conserved(st, m, ring, mask, p)
+    m[HANDS] &= ~np.uint64(1 << 20)  # a card lost
+    assert not conserved(st, m, ring, mask, p)
+    m[HANDS] |= np.uint64(1 << 20)
+    ring[21] = ring[20]  # a card twice
+    assert not conserved(st, m, ring, mask, p)
+
+    def broken(*a, **k):
+        raise Broken(3)
+
+    monkeypatch.setattr(serve, "simulate_deals", broken)
+    with pytest.raises(SimulationError, match=r"^invariant broken: cards not conserved in czech deal 103 \(cell 0, chunk 1\)"):
+        serve.simulate_chunk(rules, [get_strategy("greedy")] * 2, 10, np.random.SeedSequence(1), matches=False,
+                             check=True, where=FaultContext(cell=0, chunk=1, first=100))
+
+
+def test_a_reused_worker_plays_on_the_engine_this_run_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """compare's chunks get the engine mode resolved in the parent: a loky worker started by an earlier run
+    (another $DURAK_ENGINE) is reused, and must not play on the engine of the environment it was started in
+    (random's streams differ between the engines, so the numbers would depend on --jobs)."""
+    from analyzer.execution import compare_run
+
+    rules = make_rules("czech", 4)
+    monkeypatch.delenv(ENGINE_ENV, raising=False)
+    compare_run.run_compare(rules, ["greedy", "random"], 40, seed=2, jobs=2, chunk=20)  # workers start on auto
+    monkeypatch.setenv(ENGINE_ENV, "numpy")
+    here = compare_run.run_compare(rules, ["greedy", "random"], 40, seed=9, jobs=1, chunk=20)
+    pool = compare_run.run_compare(rules, ["greedy", "random"], 40, seed=9, jobs=2, chunk=20)
+    for m in ("win", "loss", "points"):
+        assert np.array_equal(here.scores[m], pool.scores[m]), m

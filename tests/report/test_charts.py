@@ -1,0 +1,127 @@
+"""Every chart renders to a valid PNG and SVG (SVG on request) and carries its labels and sample sizes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyzer.report import charts
+from analyzer.stats import tables
+from tests.stats.test_tables import write_results
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def res(tmp_path_factory: pytest.TempPathFactory) -> tables.Results:
+    return tables.load_results(write_results(tmp_path_factory.mktemp("charts")))
+
+
+def _valid(paths: list[Path]) -> None:
+    png, svg = paths
+    assert png.suffix == ".png" and png.read_bytes()[:8] == PNG_MAGIC
+    assert svg.suffix == ".svg" and b"<svg" in svg.read_bytes()[:2000]
+
+
+def test_win_by_position_shows_fair_share_line_and_sample_size(res: tables.Results, tmp_path: Path) -> None:
+    ax = charts.plot_win_by_position(tables.win_loss_by_position(res), variant="prague")
+    assert "n=1,000" in ax.get_title()
+    assert ax.get_xlabel().startswith("position") and "%" in ax.get_ylabel()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("fair share 1/3" in t for t in legend) and any("n=1,000" in t for t in legend)
+    _valid(charts.save_figure(ax.figure, tmp_path / "win", formats=charts.FORMATS))
+
+
+def test_win_by_position_disambiguates_cells_with_same_label(res: tables.Results) -> None:
+    ax = charts.plot_win_by_position(tables.win_loss_by_position(res), variant="czech")
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("[wild-keeper,wild-dumper]" in t for t in legend)
+    assert any("[wild-dumper,wild-keeper]" in t for t in legend)
+
+
+def test_win_by_position_per_match(res: tables.Results, tmp_path: Path) -> None:
+    ax = charts.plot_win_by_position(tables.win_loss_by_position(res), variant="czech", unit="match")
+    assert "match" in ax.get_title() and "n=10" in ax.get_title()
+    _valid(charts.save_figure(ax.figure, tmp_path / "win_match", formats=charts.FORMATS))
+
+
+def test_wild_penalty_chart_uses_hatches_and_names_strategies(res: tables.Results, tmp_path: Path) -> None:
+    ax = charts.plot_wild_penalty(tables.wild_by_strategy(res))
+    hatches = {p.get_hatch() for p in ax.patches}
+    assert len(hatches - {None}) >= 2
+    ticks = " ".join(t.get_text() for t in ax.get_xticklabels())
+    assert "wild-keeper" in ticks and "n=200" in ticks
+    _valid(charts.save_figure(ax.figure, tmp_path / "wild", formats=charts.FORMATS))
+
+
+def test_heatmap_annotates_values_and_marks_not_distinguishable(res: tables.Results, tmp_path: Path) -> None:
+    h = tables.head_to_head(res)
+    h = h[h["rules"].str.contains("sevens")]
+    m = tables.head_to_head_matrix(h, unit="deal")
+    ax = charts.plot_heatmap(m, lo=tables.head_to_head_matrix(h, "lo_diff", unit="deal"),
+                             hi=tables.head_to_head_matrix(h, "hi_diff", unit="deal"), n=200)
+    texts = [t.get_text() for t in ax.texts]
+    assert "≈-4.5" in texts and "—" in texts and "n=200" in ax.get_title()  # 90 wins of 198 decided deals
+    _valid(charts.save_figure(ax.figure, tmp_path / "h2h", formats=charts.FORMATS))
+
+
+def test_heatmap_of_arbitrary_square_frame() -> None:
+    m = pd.DataFrame([[np.nan, 0.1, -0.2], [-0.1, np.nan, 0.0], [0.2, 0.0, np.nan]],
+                     index=list("abc"), columns=list("abc"))
+    ax = charts.plot_heatmap(m)
+    assert len(ax.texts) == 9
+
+
+@pytest.mark.parametrize("kind, xlabel", [("turns", "turns per deal"), ("points", "penalty points per hand"),
+                                          ("deals", "deals per match")])
+def test_histograms_render_with_units(res: tables.Results, tmp_path: Path, kind: str, xlabel: str) -> None:
+    ax = charts.plot_hist(tables.hist_table(res, kind), kind)
+    assert ax.get_xlabel().startswith(xlabel) and "n=" in ax.get_title()
+    _valid(charts.save_figure(ax.figure, tmp_path / kind, formats=charts.FORMATS))
+
+
+def test_empty_tables_still_render(tmp_path: Path) -> None:
+    res = tables.load_results(write_results(tmp_path, keep_cells=[0]))
+    ax = charts.plot_win_by_position(tables.win_loss_by_position(res), unit="match")
+    _valid(charts.save_figure(ax.figure, tmp_path / "empty", formats=charts.FORMATS))
+
+
+def test_saved_charts_are_byte_identical_for_the_same_numbers(tmp_path) -> None:
+    """No date, no random element ids: rebuilding a report changes no chart file unless its numbers change."""
+    from matplotlib.figure import Figure
+
+    from analyzer.report.charts import save_figure
+
+    def draw(stem):
+        fig = Figure(figsize=(4, 3))
+        ax = fig.add_subplot()
+        ax.errorbar([0, 1], [0.4, 0.6], yerr=[0.02, 0.03], fmt="o", label="a")
+        ax.legend()
+        return save_figure(fig, tmp_path / stem, formats=("png", "svg"))
+
+    first, second = draw("one"), draw("two")
+    assert [p.suffix for p in first] == [".png", ".svg"]
+    for a, b in zip(first, second):
+        assert a.read_bytes() == b.read_bytes(), a.suffix
+
+
+def test_a_chart_is_one_png_unless_svg_is_asked_for(tmp_path: Path) -> None:
+    """One format per chart by default: the PNG that the Markdown links and the HTML embeds; no SVG drawn."""
+    ax = charts.plot_hist(pd.DataFrame({"cell": 0, "label": "czech 2p", "lineup": "a,b", "bin": range(4),
+                                        "count": [5, 10, 3, 1]}), "turns")
+    assert charts.save_figure(ax.figure, tmp_path / "one") == [tmp_path / "one.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.png"]
+
+
+def test_long_legend_labels_drop_shared_words_into_the_title() -> None:
+    """A grid of house rules: labels keep only what differs; the shared words become the legend title."""
+    long = pd.DataFrame({"cell": [0, 1], "label": ["czech 2p sevens=False eight_stop=False queen_needs_king=True",
+                                                   "czech 2p sevens=False eight_stop=True queen_needs_king=True"]})
+    assert charts.series_labels(long) == {0: "eight_stop=False", 1: "eight_stop=True"}
+    assert charts.legend_title(long) == "czech 2p sevens=False queen_needs_king=True"
+    short = pd.DataFrame({"cell": [0, 1], "label": ["czech 2p (2 seatings pooled)", "czech 3p (2 seatings pooled)"]})
+    assert charts.series_labels(short) == {0: "czech 2p (2 seatings pooled)", 1: "czech 3p (2 seatings pooled)"}
+    assert charts.legend_title(short) is None

@@ -1,0 +1,143 @@
+"""Reports draw each chart once, in one format unless asked, on every core, and not again for unchanged results.
+
+- ``build_report`` writes one PNG per chart (the Markdown links it, the HTML embeds it); ``svg=True`` adds SVGs,
+  and a later build without them deletes them (no stale image files stay in ``charts/``);
+- charts drawn in forked children are byte-identical to charts drawn in one process, a chart that fails in a
+  child is drawn again in the parent (its fault raised there), and one whose child died is drawn all the same;
+- a second build from the same stored results (a rerun, ``durak report`` twice) draws nothing; a resumed run,
+  whose manifest only changes its times, rewrites the text and keeps the charts; changed results redraw.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from analyzer.cli.app import app
+from analyzer.execution.runner import run_experiment
+from analyzer.report import draw, stamp
+from analyzer.report.build import build_report
+from tests.execution.test_runner import EXP, SIM
+from tests.stats.test_tables import MANIFEST, write_results
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _times(paths: list[Path]) -> dict[Path, int]:
+    return {p: p.stat().st_mtime_ns for p in paths}
+
+
+def test_svg_on_request_and_no_stale_images(tmp_path: Path) -> None:
+    d = write_results(tmp_path / "r")
+    both = build_report(d, svg=True, workers=1)
+    svgs = [p for p in both.charts if p.suffix == ".svg"]
+    assert svgs and len(svgs) * 2 == len(both.charts) and all(b"<svg" in p.read_bytes()[:2000] for p in svgs)
+    (d / "charts" / "from_an_old_cell.png").write_bytes(PNG_MAGIC)  # a chart an earlier build drew
+    png = build_report(d, workers=1)
+    assert sorted((d / "charts").iterdir()) == sorted(png.charts) and all(p.suffix == ".png" for p in png.charts)
+    assert "![" in png.markdown.read_text(encoding="utf-8") and ".svg" not in png.markdown.read_text(encoding="utf-8")
+
+
+def test_forked_drawing_matches_one_process(tmp_path: Path) -> None:
+    one = build_report(write_results(tmp_path / "one"), workers=1)
+    two = build_report(write_results(tmp_path / "two"), workers=2)
+    assert len(one.charts) > 2 and [p.name for p in one.charts] == [p.name for p in two.charts]
+    assert all(a.read_bytes() == b.read_bytes() for a, b in zip(one.charts, two.charts))
+    assert one.markdown.read_text(encoding="utf-8") == two.markdown.read_text(encoding="utf-8")
+
+
+def _square(stem_text: str):  # noqa: ANN202 -- a function making a matplotlib Figure
+    def make():  # noqa: ANN202
+        from analyzer.report.charts import figure
+
+        fig = figure(figsize=(2, 2))
+        fig.add_subplot().set_title(stem_text)
+        return fig
+    return make
+
+
+@pytest.mark.skipif(not draw.can_fork(), reason="forked drawing needs fork")
+def test_a_chart_a_child_could_not_draw_is_drawn_by_the_parent(tmp_path: Path) -> None:
+    parent = os.getpid()
+
+    def only_here():  # noqa: ANN202 -- fails in any child, as a fault or a death would
+        if os.getpid() != parent:
+            raise RuntimeError("a child's fault")
+        return _square("parent")()
+
+    def dies():  # noqa: ANN202
+        if os.getpid() != parent:
+            os._exit(9)
+        return _square("dies")()
+
+    d = draw.Drawer(workers=2)
+    wanted = [d.add(_square(f"c{i}"), tmp_path / f"c{i}")[0] for i in range(4)]
+    wanted += [d.add(only_here, tmp_path / "only_here")[0], d.add(dies, tmp_path / "dies")[0]]
+    assert d.draw() == wanted and all(p.read_bytes()[:8] == PNG_MAGIC for p in wanted)
+
+    def broken():  # noqa: ANN202
+        raise ValueError("no such column")
+
+    bad = draw.Drawer(workers=2)
+    bad.add(_square("fine"), tmp_path / "fine")
+    bad.add(broken, tmp_path / "broken")
+    with pytest.raises(ValueError, match="no such column"):
+        bad.draw()
+
+
+def test_unchanged_results_are_not_drawn_again(tmp_path: Path) -> None:
+    d = write_results(tmp_path / "r")
+    first = build_report(d, workers=1)
+    files = [first.markdown, first.html, *first.charts]
+    before = _times(files)
+    again = build_report(d, workers=1)
+    assert again.drawn is False and again.charts == first.charts and _times(files) == before  # nothing written
+
+    # a resumed run: the same results, the manifest's times changed -- the text again, the charts kept
+    (d / "manifest.json").write_text(json.dumps({**MANIFEST, "finished": "2024-01-02T09:30:00", "seconds": 9.5}))
+    resumed = build_report(d, workers=1)
+    assert resumed.drawn is False and _times(first.charts) == {p: before[p] for p in first.charts}
+    assert "2024-01-02T09:30:00" in resumed.markdown.read_text(encoding="utf-8")
+
+    # other results (one cell fewer): drawn again, the charts of the cell gone deleted
+    shutil.rmtree(d / "results")
+    write_results(d, manifest={**MANIFEST, "finished": "2024-01-02T09:30:00", "seconds": 9.5}, keep_cells=[0, 1])
+    changed = build_report(d, workers=1)
+    assert changed.drawn is True and sorted((d / "charts").iterdir()) == sorted(changed.charts)
+    assert build_report(d, workers=1, redraw=True).drawn is True  # asked to: drawn again
+
+
+def test_a_change_of_report_code_draws_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    d = write_results(tmp_path / "r")
+    build_report(d, workers=1)
+    monkeypatch.setattr(stamp, "code_digest", lambda: "another version of the report code")
+    assert build_report(d, workers=1).drawn is True
+
+
+def test_durak_report_twice_says_it_is_up_to_date(tmp_path: Path) -> None:
+    d = write_results(tmp_path / "r")
+    first = CliRunner().invoke(app, ["report", str(d), "-q"])
+    assert first.exit_code == 0 and "report written" in first.stdout, first.output
+    second = CliRunner().invoke(app, ["report", str(d), "-q"])
+    assert second.exit_code == 0 and "report up to date" in second.stdout and "--redraw" in second.stdout
+    third = CliRunner().invoke(app, ["report", str(d), "-q", "--redraw", "--svg"])
+    assert third.exit_code == 0 and "report written" in third.stdout and any((d / "charts").glob("*.svg"))
+
+
+def test_a_resumed_run_keeps_its_charts(tmp_path: Path) -> None:
+    exp = tmp_path / "t.toml"
+    exp.write_text(EXP)
+    out = run_experiment(exp, out=tmp_path / "o", simulator=SIM, quiet=True, jobs=1, deals=200)
+    charts = sorted((out / "charts").glob("*.png"))
+    results = {p: p.read_bytes() for p in sorted((out / "results").iterdir())}
+    before = _times(charts)
+    assert charts and (out / stamp.NAME).is_file()
+    run_experiment(exp, out=tmp_path / "o", simulator=SIM, quiet=True, jobs=1, deals=200)  # every chunk resumed
+    assert json.loads((out / "manifest.json").read_text())["chunks_resumed"] > 0
+    assert {p: p.read_bytes() for p in sorted((out / "results").iterdir())} == results  # the same bytes
+    assert _times(sorted((out / "charts").glob("*.png"))) == before  # not drawn again
