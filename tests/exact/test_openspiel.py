@@ -116,7 +116,9 @@ def test_our_cfr_plus_solves_kuhn_poker_as_openspiel_measures_it() -> None:
 def test_openspiels_cfr_and_ours_agree_on_the_smallest_durak_size() -> None:
     """A 6-card czech deal (hands of 2, capped after 1 turn), as OpenSpiel's game: our CFR+ on the tree built
     from the engine, our CFR+ on OpenSpiel's own tree, and OpenSpiel's CFR+ solver find the same value within
-    their exploitabilities, and OpenSpiel's best response measures our equilibrium as we do."""
+    their exploitabilities, and OpenSpiel's best response measures our equilibrium as we do.  At this size every
+    deal is capped, so the value is 0: it checks that the two trees and the policies convert alike, not a hard
+    equilibrium (OpenSpiel's Python CFR+ takes ~2.6 s an iteration here and minutes at a 2-turn cap)."""
     from open_spiel.python.algorithms import cfr as os_cfr
     from open_spiel.python.algorithms import expected_game_score
     from open_spiel.python.algorithms import exploitability as os_exploitability
@@ -137,7 +139,7 @@ def test_openspiels_cfr_and_ours_agree_on_the_smallest_durak_size() -> None:
                           target=1e-4, max_iterations=5_000)
     assert engine.first_mover_value == pytest.approx(ours.first_mover_value, abs=4 * 1e-4)
     cfr = os_cfr.CFRPlusSolver(game)
-    for _ in range(40):
+    for _ in range(3):
         cfr.evaluate_and_update_policy()
     avg = cfr.average_policy()
     e = os_exploitability.exploitability(game, avg)
