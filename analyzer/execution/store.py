@@ -298,7 +298,8 @@ def claim_output(out: Path, experiment: dict[str, Any], *, fresh: bool) -> None:
     """Refuse to write into ``out`` unless it is empty, ours, or holds this experiment's results.
 
     * no ``manifest.json``: only what a run creates before its manifest may be there
-      (``.chunks.lock``, ``chunks/``, ``results/``), else the folder is someone else's;
+      (``.chunks.lock``, ``chunks/``, ``results/``, and a torn ``.tmp-*`` write of a run killed while writing,
+      removed here), else the folder is someone else's;
     * a manifest of the same experiment (same name and everything that sets the
       numbers; deals and report kinds may differ): rerun, resume or ``--fresh``;
     * a manifest of the same name with a chunk store: the experiment file changed;
@@ -311,6 +312,9 @@ def claim_output(out: Path, experiment: dict[str, Any], *, fresh: bool) -> None:
     names = {p.name for p in out.iterdir()}
     manifest = out / "manifest.json"
     if "manifest.json" not in names:
+        for torn in [n for n in names if n.startswith(".tmp-")]:  # a torn write of a run killed before its manifest
+            (out / torn).unlink(missing_ok=True)
+            names.discard(torn)
         foreign = sorted(names - _SCAFFOLD)
         if foreign:
             raise ResumeError(f"--out {out}: not empty and holds no durak results (found {foreign[0]!r}, "

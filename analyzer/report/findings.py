@@ -358,7 +358,8 @@ def perfect(root: Path) -> list[Block]:
                      "exploitability of the solution": num_ci(s["exploitability"], np.nan, np.nan, 4),
                      "least loss, measured exactly": f"{best} {num_ci(exact[best], np.nan, np.nan, 3)}",
                      "search players' loss, sampled": ", ".join(
-                         f"{k} {num_ci(v, *strategies[k]['loss_interval'], 3)}" for k, v in sampled.items()) or "—",
+                         f"{k} {num_ci(v, strategies[k]['loss_interval'][0], strategies[k]['loss_interval'][1], 3)}"
+                         for k, v in sampled.items()) or "—",
                      "random's loss": num_ci(exact.get("random", np.nan), np.nan, np.nan, 3)})
     return [
         Block("h2", "Perfect play on small games"),

@@ -220,3 +220,13 @@ def test_load_results_reads_every_committed_report() -> None:
             assert json.loads((folder / "balance.json").read_text())["finalists"], folder
         else:
             assert len(load_results(folder.parent).cells) > 0, folder
+
+
+def test_a_run_killed_while_writing_its_first_manifest_resumes(tmp_path: Path) -> None:
+    """A kill between the temporary file and its rename leaves only a torn ``.tmp-*`` write: the folder is still
+    the run's own, so the rerun takes it (and removes the torn file) instead of calling it someone else's."""
+    out = tmp_path / "out"
+    (out / "chunks").mkdir(parents=True)
+    (out / ".tmp-abc123.json").write_text('{"na', encoding="utf-8")
+    out = _run(_exp(tmp_path), out)
+    assert (out / "manifest.json").is_file() and not list(out.glob(".tmp-*"))
