@@ -153,6 +153,9 @@ def comparator(path: Path = COMPARATOR) -> ModuleType | None:
     package): the bench then measures the product alone."""
     if not path.is_file():
         return None
+    loaded = sys.modules.get("durak_bench_comparator")
+    if loaded is not None and Path(loaded.__file__ or "") == path:  # once a process: executing it again redoes its set-up
+        return loaded
     spec = importlib.util.spec_from_file_location("durak_bench_comparator", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
