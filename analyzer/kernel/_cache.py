@@ -23,20 +23,24 @@ is cached: numba keeps an index file ``<module>.<function>-<line>.py*.nbi``
 per cached function, which is cheap to look for.
 
 A cache file numba cannot read (emptied, truncated, zeroed, garbled, or left
-by something else) is a miss, not a crash: :func:`guard_numba_reads` makes
-numba's reads of index and data files treat it so; the file is removed, the
-kernel compiles again and is stored afresh, and one line on stderr names the
-folder (:func:`damaged`).
+by something else), or an index entry that leads to another signature's
+kernel, is a miss, not a crash: :func:`guard_numba_reads` makes numba's reads
+of index and data files treat it so; the file is removed, the kernel compiles
+again and is stored afresh, and one line on stderr names the folder
+(:func:`damaged`).  Saves of one function are serialised across processes by
+a lock file beside its index, so concurrent compiles cannot cross entries.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -185,8 +189,31 @@ def damaged(path: Path) -> None:
     print(DAMAGED.format(folder=folder, name=path.name), file=sys.stderr, flush=True)
 
 
+@contextlib.contextmanager
+def _saving(index: Path) -> Iterator[None]:
+    """Hold the function's save lock (a lock file beside its index) while numba reads its index, picks a data
+    file's name and writes both: without it two processes compiling one function at once (the suite's warm-up,
+    ``--jobs``) could pick the same name, and the index would send one signature to the other's kernel."""
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks here: saves as numba alone does
+        yield
+        return
+    try:
+        fd = os.open(f"{index}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:  # a read-only folder: numba's own save fails quietly there too
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 def guard_numba_reads() -> None:
-    """Make numba read a cache file it cannot unpickle as a miss (:func:`damaged`), not an exception (once).
+    """Make numba read a cache file it cannot unpickle, or one that holds another signature's kernel, as a miss
+    (:func:`damaged`), not an exception, and save each function's entries one process at a time (once).
 
     numba lets only a missing file through: an emptied index raised EOFError at every later run, a garbled
     data file an UnpicklingError, both out of the first kernel call.
@@ -218,13 +245,24 @@ def guard_numba_reads() -> None:
 
     def _load_overload(self: Any, sig: Any, target_context: Any) -> Any:
         try:
-            return load_overload(self, sig, target_context)
+            cres = load_overload(self, sig, target_context)
         except Exception:  # read, but not a compiled kernel (rebuilt from a foreign or garbled pickle)
             damaged(Path(self._cache_file._index_path))
             return None
+        want = tuple(sig.args) if hasattr(sig, "args") else tuple(sig)
+        if cres is not None and tuple(cres.signature.args) != want:
+            # the index sends this signature to another signature's kernel (two processes that once saved at
+            # the same moment picked the same file): a miss, and the function's index goes
+            damaged(Path(self._cache_file._index_path))
+            return None
+        return cres
 
-    load_overload = caching.Cache._load_overload
+    def save(self: Any, key: Any, data: Any) -> None:
+        with _saving(Path(self._index_path)):
+            save_entry(self, key, data)
+
+    load_overload, save_entry = caching.Cache._load_overload, cls.save
     for owner, name, guarded in ((cls, "_load_index", _load_index), (cls, "_load_data", _load_data),
-                                 (caching.Cache, "_load_overload", _load_overload)):
+                                 (caching.Cache, "_load_overload", _load_overload), (cls, "save", save)):
         setattr(owner, name, guarded)
     setattr(cls, "_durak_guarded", True)  # noqa: B010 — a mark on numba's class, not an attribute it declares

@@ -13,6 +13,7 @@ import pickle
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -195,6 +196,70 @@ def test_a_damaged_cache_file_is_rebuilt_with_one_line_naming_the_folder(tmp_pat
         assert files[0].name in lines[0] or (how, kind) == ("foreign", "nbc")
     after = _mix_in_child(tmp_path)
     assert after.returncode == 0 and after.stdout == clean.stdout and after.stderr == "", after.stderr
+
+
+def test_an_index_entry_crossed_with_another_signature_is_a_miss(tmp_path: Path) -> None:
+    """Two processes that saved one function's kernels at the same moment could leave its index sending one
+    signature to the other's compiled file (seen: ``put`` at field 0 given the kernel for field 12, a TypingError
+    out of every later search).  Such an entry is a miss: the kernel compiles again, one line names the folder,
+    and the run after is clean."""
+    code = "import numpy as np; from analyzer.kernel.rng import mix; print(int(mix(np.uint64(7))), int(mix(np.int64(9))))"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+
+    clean = run()
+    assert clean.returncode == 0 and clean.stderr == "", clean.stderr
+    (index,) = tmp_path.glob("kernels-*/*/rng.mix-*.nbi")
+    with index.open("rb") as f:
+        version = pickle.load(f)
+        stamp, overloads = pickle.loads(f.read())
+    assert len(overloads) == 2
+    a, b = overloads  # cross the two entries, as the race left them
+    overloads[a], overloads[b] = overloads[b], overloads[a]
+    index.write_bytes(pickle.dumps(version, protocol=-1) + pickle.dumps((stamp, overloads), protocol=-1))
+    crossed = run()
+    assert crossed.returncode == 0 and crossed.stdout == clean.stdout, crossed.stderr
+    lines = crossed.stderr.splitlines()
+    assert len(lines) == 1 and str(index.parent.parent) in lines[0] and index.name in lines[0], crossed.stderr
+    after = run()
+    assert after.returncode == 0 and after.stdout == clean.stdout and after.stderr == "", after.stderr
+
+
+def test_two_saves_of_one_function_at_once_keep_both_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first save pauses between reading the index and writing it; the second, started meanwhile, waits for
+    it (the lock beside the index) instead of picking the same data file: both entries load back.  Without the
+    lock the second's entry is lost and the first's data file holds the second's kernel."""
+    import threading
+
+    from numba.core import caching
+
+    _cache.guard_numba_reads()
+    files = [caching.IndexDataCacheFile(str(tmp_path), "f-1.py311", ("stamp", 1)) for _ in range(2)]
+    guarded = caching.IndexDataCacheFile._load_index
+    inside, go = threading.Event(), threading.Event()
+
+    def slow_read(self: Any) -> Any:
+        got = guarded(self)
+        if self is files[0]:
+            inside.set()
+            go.wait(10)
+        return got
+
+    monkeypatch.setattr(caching.IndexDataCacheFile, "_load_index", slow_read)
+    first = threading.Thread(target=files[0].save, args=("key a", "kernel a"))
+    first.start()
+    assert inside.wait(10)
+    second = threading.Thread(target=files[1].save, args=("key b", "kernel b"))
+    second.start()
+    second.join(0.5)
+    go.set()
+    first.join(10)
+    second.join(10)
+    monkeypatch.undo()
+    fresh = caching.IndexDataCacheFile(str(tmp_path), "f-1.py311", ("stamp", 1))
+    assert fresh.load("key a") == "kernel a" and fresh.load("key b") == "kernel b"
 
 
 def _tree_copy(tmp_path: Path) -> Path:
