@@ -67,6 +67,6 @@ class Ismcts(BatchSearch):
     def _search(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
                 keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
         """One tree per searched row walked by sampled worlds: the candidates' visit counts, rollouts played."""
-        visits, used, _turns = ismcts_view(p, kinds, weights, vs, objective, keys, self.iterations, self.c, rng,
+        visits, used, _turns = ismcts_view(p, kinds, weights, vs, objective, keys, self.iterations, self.c,
                                            self.depth, self.budget)
         return visits, int(used.sum())

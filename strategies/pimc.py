@@ -229,7 +229,7 @@ class Pimc(BatchSearch):
                 keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
         """Every candidate of every searched row rolled out in every world: mean outcomes, rollouts played."""
         scores, rolled = search_view(p, kinds, weights, vs, objective, keys, self.worlds, self.budget,
-                                     MIN_WORLDS, rng, self.tolerance, self.z)
+                                     MIN_WORLDS, self.tolerance, self.z)
         return scores, int(rolled.sum())
 
     # ----------------------------------------------------------------- search
@@ -252,7 +252,7 @@ class Pimc(BatchSearch):
         rules = table.rules
         p, kinds, weights = self._compile(rules)
         key = self._key(rng)  # this decision's streams: its worlds, and rollouts shared by every action
-        hands, talons = world_arrays(knowledge, self.worlds, key, rng)
+        hands, talons = world_arrays(knowledge, self.worlds, key)
         pos = encode_deal(table)
         actions = np.array([a for a, _ in options], np.int64)
         suits = np.array([-1 if s is None else s for _, s in options], np.int64)

@@ -34,8 +34,8 @@ The action played is the root child visited most (ties: the first in legal
 order).  A decision's key fixes its worlds, its tree choices and its rollouts,
 so every move depends on the seed only.  :func:`ismcts_rows` searches every
 row of a batch in one compiled call (the fast path, ``Ismcts.choose_batch``);
-a row whose counting table is too large for the compiled sampler gets its
-worlds drawn beforehand by the Python sampler (:func:`analyzer.knowledge.ismcts.ismcts_view`).
+every row's worlds come from the compiled sampler, dense or sparse
+(:func:`analyzer.kernel.search.count_table`).
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from analyzer.kernel.jit import Specialised, body, inner, outer
 from analyzer.kernel.rng import next_float, stream_key
 from analyzer.kernel.search import (
     BOTH,
+    MAX_TABLE,
     ROLLOUT_STREAM,
     SPECIALISE_ROWS,
     WIN,
@@ -88,8 +89,6 @@ MAX_CANDIDATES = 96
 POINT_WEIGHT = 1.0 / 10_000.0
 #: iterations run at every decision whatever the budget
 MIN_ITERATIONS = 32
-#: most worlds drawn by the Python sampler for a row too large for the compiled one (iterations reuse them)
-PRE_WORLDS = 1024
 #: no action to carry out (the walk falls back to a rollout)
 NO_ACTION = -99
 
@@ -180,14 +179,13 @@ def tree_search(p: np.ndarray, walk: np.ndarray, kinds: np.ndarray, weights: np.
                 m0: np.ndarray, ring0: np.ndarray, talon_size: int, root_a: np.ndarray, root_s: np.ndarray,
                 n_root: int, me: int, objective: int, key: np.int64, iterations: int, c_explore: float,
                 max_depth: int, budget: int, totals: np.ndarray, in_match: bool,
-                f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.ndarray, owner: np.ndarray,
-                pool: np.ndarray, fixed: np.ndarray, known: np.ndarray, pre_hands: np.ndarray,
-                pre_talons: np.ndarray, pre: int, n_pre: int,
+                f: np.ndarray, stride: np.ndarray, tkeys: np.ndarray, tstart: np.ndarray, fits: np.ndarray,
+                size: np.ndarray, owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, known: np.ndarray,
                 tree: tuple, work: tuple, visits_out: np.ndarray) -> tuple[int, int]:
     """One decision's search: ``iterations`` iterations of SO-ISMCTS from the public position
     ``st0``/``m0``/``ring0`` (analyzer.kernel.positions layout, as :func:`~analyzer.kernel.search.score_world`
     fills it), root candidates ``root_a``/``root_s`` (the decision's, in legal order).  Worlds come from
-    the counting table ``f`` (``pre < 0``) or are rows ``pre + i % n_pre`` of ``pre_hands``/``pre_talons``.
+    the counting table (``f``/``stride``/``tkeys``/``tstart``, :func:`~analyzer.kernel.search.count_table`).
     ``walk``: every seat :data:`PYTHON` (the kernel pauses at each real decision in the tree);
     ``kinds``/``weights``: the rollout policy.  Fills ``visits_out[:n_root]`` with each root candidate's
     visits; returns (iterations run, rollout turns played: the kernel's turn count, tree walk included).
@@ -207,13 +205,8 @@ def tree_search(p: np.ndarray, walk: np.ndarray, kinds: np.ndarray, weights: np.
         if budget > 0 and it >= MIN_ITERATIONS and turns >= budget:
             break
         used += 1
-        if pre < 0:
-            draw_world(f, stride, fits, size, owner, pool, fixed, known, talon_size, wstate, room, hands, talon)
-        else:
-            for s in range(n):
-                hands[s] = pre_hands[pre + it % n_pre, s]
-            for i in range(talon_size):
-                talon[i] = pre_talons[pre + it % n_pre, i]
+        draw_world(f, stride, tkeys, tstart, fits, size, owner, pool, fixed, known, talon_size, wstate, room, hands,
+                   talon)
         load_world(st, m, ring, st0, m0, ring0, hands, talon, talon_size, n, d)
         m[RNG] = stream_key(key, it, 0, ROLLOUT_STREAM)
         turn0 = st[TURNS]
@@ -298,13 +291,11 @@ def rows_body(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.nda
               owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
               n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
               n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, iterations: int,
-              c_explore: float, max_depth: int, budget: int, totals: np.ndarray, in_match: bool,
-              pre_at: np.ndarray, pre_hands: np.ndarray, pre_talons: np.ndarray, n_pre: int
+              c_explore: float, max_depth: int, budget: int, totals: np.ndarray, in_match: bool
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`tree_search` for R decisions of R deals in one call (arrays padded by row as
     :func:`analyzer.kernel.search.search_rows` takes them).  Row ``r``'s worlds come from its counting
-    table, or, when ``pre_at[r] >= 0``, from the ``n_pre`` rows ``pre_at[r] ..`` of ``pre_hands``/``pre_talons``
-    (drawn by the Python sampler, taken in turn).  Returns (root visits (R, A), iterations run (R,), rollout turns (R,))."""
+    table.  Returns (root visits (R, A), iterations run (R,), rollout turns (R,))."""
     n = p[P.PLAYERS]
     rows = st0.shape[0]
     out = np.zeros((rows, actions.shape[1]), np.float64)
@@ -320,21 +311,15 @@ def rows_body(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.nda
             np.zeros(MAX_CANDIDATES, np.int64), np.zeros(MAX_CANDIDATES, np.int64), np.zeros(1, np.uint64),
             np.zeros(1, np.uint64), np.zeros(n, np.float64))
     walk = np.full(n, PYTHON, np.int64)
-    empty_f = np.ones(1, np.float64)
-    empty_stride = np.ones(1, np.int64)
     for r in range(rows):
         c, k = n_pool[r], n_cls[r]
         row_fits = fits[r, :c, :k]
         row_size = size[r, :k]
-        if pre_at[r] < 0:
-            f, stride = count_table(row_fits, row_size)
-        else:
-            f, stride = empty_f, empty_stride
+        f, stride, tkeys, tstart = count_table(row_fits, row_size, MAX_TABLE)
         used[r], turns[r] = tree_search(p, walk, kinds, weights, st0[r], m0[r], ring0[r], talon_size[r], actions[r],
                                suits[r], n_actions[r], me[r], objective, keys[r], iterations, c_explore,
-                               max_depth, budget, totals[r], in_match, f, stride, row_fits, row_size, owner[r, :k], pool[r, :c],
-                               fixed[r], talon_known[r, :n_known[r]], pre_hands, pre_talons, pre_at[r], n_pre, tree,
-                               work, out[r])
+                               max_depth, budget, totals[r], in_match, f, stride, tkeys, tstart, row_fits, row_size,
+                               owner[r, :k], pool[r, :c], fixed[r], talon_known[r, :n_known[r]], tree, work, out[r])
     return out, used, turns
 
 
@@ -344,13 +329,12 @@ def ismcts_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
                 owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
                 n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
                 n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, iterations: int,
-                c_explore: float, max_depth: int, budget: int, totals: np.ndarray, in_match: bool,
-                pre_at: np.ndarray, pre_hands: np.ndarray, pre_talons: np.ndarray, n_pre: int
+                c_explore: float, max_depth: int, budget: int, totals: np.ndarray, in_match: bool
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`rows_body` for any rules ``p``."""
     return rows_body(p, kinds, weights, st0, m0, ring0, fits, n_pool, n_cls, size, owner, pool, fixed, talon_known,
                      n_known, talon_size, actions, suits, n_actions, me, objective, keys, iterations, c_explore,
-                     max_depth, budget, totals, in_match, pre_at, pre_hands, pre_talons, n_pre)
+                     max_depth, budget, totals, in_match)
 
 
 def _rows_for(rules: np.ndarray) -> Any:
@@ -362,12 +346,11 @@ def _rows_for(rules: np.ndarray) -> Any:
                         pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray, n_known: np.ndarray,
                         talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray, n_actions: np.ndarray,
                         me: np.ndarray, objective: int, keys: np.ndarray, iterations: int, c_explore: float,
-                        max_depth: int, budget: int, totals: np.ndarray, in_match: bool, pre_at: np.ndarray,
-                        pre_hands: np.ndarray, pre_talons: np.ndarray, n_pre: int
+                        max_depth: int, budget: int, totals: np.ndarray, in_match: bool
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return rows_body(rules, kinds, weights, st0, m0, ring0, fits, n_pool, n_cls, size, owner, pool, fixed,
                          talon_known, n_known, talon_size, actions, suits, n_actions, me, objective, keys, iterations,
-                         c_explore, max_depth, budget, totals, in_match, pre_at, pre_hands, pre_talons, n_pre)
+                         c_explore, max_depth, budget, totals, in_match)
 
     return outer(ismcts_rows_for)
 
@@ -376,4 +359,4 @@ def _rows_for(rules: np.ndarray) -> Any:
 ROWS = Specialised(_rows_for, threshold=SPECIALISE_ROWS)
 
 
-__all__ = ["MAX_CANDIDATES", "PRE_WORLDS", "ROWS", "TREE_STREAM", "candidates_at", "ismcts_rows", "seat_reward"]
+__all__ = ["MAX_CANDIDATES", "ROWS", "TREE_STREAM", "candidates_at", "ismcts_rows", "seat_reward"]

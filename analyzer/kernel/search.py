@@ -6,11 +6,13 @@ Python costs an engine copy, an apply and an encode per (world, action) and a
 Python dynamic programme per world; here it is one numba call:
 
 * :func:`count_table` — the sampler's counting programme
-  (:class:`analyzer.knowledge.sampler.Sampler`) as a dense table over the
+  (:class:`analyzer.knowledge.sampler.Sampler`) as a table over the
   *room* left in each class (the number of cards still to place follows from
   the room, so the room alone is the state): ``f[room]`` = the completions
   that place the remaining pool cards, in float64 (exact up to 2**53, and a
   relative error of 2**-53 beyond: uniform to far below sampling noise);
+  dense over every room vector, or past :data:`MAX_TABLE` entries over the
+  reachable ones only (:func:`reach_table`, read by :func:`table_at`);
 * :func:`draw_worlds` — W worlds drawn card by card with probability
   proportional to the completions (exactly the Python sampler's rule), each
   world's talon shuffled uniformly unless its order is known (G8);
@@ -42,7 +44,7 @@ from analyzer.kernel import params as P
 from analyzer.kernel.bitops import bit
 from analyzer.kernel.deal import BY_SEAT, GOING, resume, run_deal, scratch
 from analyzer.kernel.driver import lineup_code
-from analyzer.kernel.jit import Specialised, body, inner, outer
+from analyzer.kernel.jit import Specialised, body, helper, inner, outer
 from analyzer.kernel.rng import next_float, stream_key
 from analyzer.kernel.state import (
     HANDS,
@@ -64,18 +66,34 @@ OBJECTIVE_CODES = {"loser": LOSER, "win": WIN, "points": POINTS, "both": BOTH}
 WORLD_STREAM, ROLLOUT_STREAM = 7, 8
 
 
+#: Largest dense counting table (float64 entries); past it the table keeps only the reachable room vectors.
+MAX_TABLE = 1 << 21
+
+
 @outer
-def count_table(fits: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(f, stride): ``f[idx]`` completions for the room vector with mixed-radix index ``idx``.
+def count_table(fits: np.ndarray, size: np.ndarray, max_dense: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(f, stride, keys, start): the completions of every room vector, read by :func:`table_at`.
 
     ``fits`` (cards, classes) says which classes accept each pool card (cards
-    placed in row order); ``size`` (classes,) the places of each class.
+    placed in row order); ``size`` (classes,) the places of each class.  A room
+    vector's key is its mixed-radix index (``stride``).  Dense (``keys`` empty)
+    while the index space has at most ``max_dense`` entries: ``f[key]``.  Past
+    that, only the room vectors reachable from the full one are kept, layer by
+    layer (layer ``i``: cards ``i..`` still to place), ``keys[start[i]:start[i + 1]]``
+    ascending with ``f`` beside them: the same values summed in the same order,
+    so both forms draw the same worlds.  Many classes (three or more players
+    with long void histories) make the index space huge while the reachable
+    vectors stay few: every step removes one card from one fitting class.
     """
     n_cards, k = fits.shape
     stride = np.ones(k, np.int64)
     for j in range(1, k):
         stride[j] = stride[j - 1] * (size[j - 1] + 1)
     total = stride[k - 1] * (size[k - 1] + 1) if k else 1
+    if total > max_dense:
+        keys, start, f = reach_table(fits, size, stride)
+        return f, stride, keys, start
     f = np.zeros(total, np.float64)
     room = np.zeros(k, np.int64)
     left = 0  # sum of room
@@ -99,13 +117,75 @@ def count_table(fits: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndar
             if room[j] and fits[i, j]:
                 acc += f[idx - stride[j]]
         f[idx] = acc
-    return f, stride
+    return f, stride, np.zeros(0, np.int64), np.zeros(0, np.int64)
+
+
+@helper
+def reach_table(fits: np.ndarray, size: np.ndarray, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(keys, start, f) of :func:`count_table`'s sparse form: a forward pass lists each layer's reachable
+    keys (sorted, unique), a backward pass sums each key's completions over its children in class order."""
+    n_cards, k = fits.shape
+    full = 0
+    for j in range(k):
+        full += size[j] * stride[j]
+    start = np.zeros(n_cards + 2, np.int64)
+    keys = np.zeros(max(64, 4 * (n_cards + 1)), np.int64)
+    keys[0] = full
+    start[1] = 1
+    for i in range(n_cards):
+        lo, hi = start[i], start[i + 1]
+        buf = np.zeros(max((hi - lo) * k, 1), np.int64)
+        nb = 0
+        for s in range(lo, hi):
+            key = keys[s]
+            for j in range(k):
+                if fits[i, j] and (key // stride[j]) % (size[j] + 1) > 0:
+                    buf[nb] = key - stride[j]
+                    nb += 1
+        layer = np.unique(buf[:nb])
+        need = hi + layer.shape[0]
+        if need > keys.shape[0]:
+            grown = np.zeros(max(need, 2 * keys.shape[0]), np.int64)
+            grown[:hi] = keys[:hi]
+            keys = grown
+        keys[hi:need] = layer
+        start[i + 2] = need
+    keys = keys[:start[n_cards + 1]].copy()
+    f = np.zeros(keys.shape[0], np.float64)
+    for s in range(start[n_cards], start[n_cards + 1]):
+        f[s] = 1.0  # nothing left to place (the key is 0)
+    for i in range(n_cards - 1, -1, -1):
+        for s in range(start[i], start[i + 1]):
+            key = keys[s]
+            acc = 0.0
+            for j in range(k):
+                if fits[i, j] and (key // stride[j]) % (size[j] + 1) > 0:
+                    acc += table_at(f, keys, start, i + 1, key - stride[j])
+            f[s] = acc
+    return keys, start, f
 
 
 @inner
-def draw_world(f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.ndarray, owner: np.ndarray,
-               pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray, talon_size: int, state: np.ndarray,
-               room: np.ndarray, hands: np.ndarray, talon: np.ndarray) -> None:
+def table_at(f: np.ndarray, keys: np.ndarray, start: np.ndarray, i: int, key: int) -> float:
+    """Completions of room vector ``key`` with cards ``i..`` to place (0 where the sparse table never reached it)."""
+    if keys.shape[0] == 0:
+        return f[key]
+    lo, hi = start[i], start[i + 1]
+    while lo < hi:  # binary search in the layer's ascending keys
+        mid = (lo + hi) // 2
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < start[i + 1] and keys[lo] == key:
+        return f[lo]
+    return 0.0
+
+
+@inner
+def draw_world(f: np.ndarray, stride: np.ndarray, keys: np.ndarray, start: np.ndarray, fits: np.ndarray,
+               size: np.ndarray, owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
+               talon_size: int, state: np.ndarray, room: np.ndarray, hands: np.ndarray, talon: np.ndarray) -> None:
     """One determinization into ``hands`` (P,) and ``talon`` (top first), stepping the stream ``state[0]``.
 
     Each pool card goes to a class with probability proportional to the
@@ -115,16 +195,17 @@ def draw_world(f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.nda
     n_cards, k = fits.shape
     for s in range(fixed.shape[0]):
         hands[s] = fixed[s]
+    idx = 0
     for j in range(k):
         room[j] = size[j]
-    idx = f.shape[0] - 1
+        idx += size[j] * stride[j]
     t = 0
     for i in range(n_cards):
-        r = next_float(state, 0) * f[idx]
+        r = next_float(state, 0) * table_at(f, keys, start, i, idx)
         pick = -1
         for j in range(k):
             if room[j] and fits[i, j]:
-                c = f[idx - stride[j]]
+                c = table_at(f, keys, start, i + 1, idx - stride[j])
                 if c > 0.0:
                     pick = j
                     if r < c:
@@ -147,9 +228,9 @@ def draw_world(f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.nda
 
 
 @outer
-def draw_worlds(f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.ndarray, owner: np.ndarray,
-                pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray, talon_size: int, worlds: int,
-                key: int) -> tuple[np.ndarray, np.ndarray]:
+def draw_worlds(f: np.ndarray, stride: np.ndarray, keys: np.ndarray, start: np.ndarray, fits: np.ndarray,
+                size: np.ndarray, owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
+                talon_size: int, worlds: int, key: int) -> tuple[np.ndarray, np.ndarray]:
     """``worlds`` determinizations: hands (W, P) as card masks by seat, talons (W, talon_size) top first.
 
     ``fixed`` (P,) holds the cards every world gives each seat (own hand, known
@@ -165,8 +246,8 @@ def draw_worlds(f: np.ndarray, stride: np.ndarray, fits: np.ndarray, size: np.nd
     state[0] = np.uint64(key)
     room = np.zeros(fits.shape[1], np.int64)
     for w in range(worlds):
-        draw_world(f, stride, fits, size, owner, pool, fixed, talon_known, talon_size, state, room, hands[w],
-                   talons[w])
+        draw_world(f, stride, keys, start, fits, size, owner, pool, fixed, talon_known, talon_size, state, room,
+                   hands[w], talons[w])
     return hands, talons
 
 
@@ -424,7 +505,7 @@ def rows_body(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.nda
               owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
               n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
               n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, worlds: int,
-              budget: int, min_worlds: int, totals: np.ndarray, in_match: bool, skip: np.ndarray,
+              budget: int, min_worlds: int, totals: np.ndarray, in_match: bool,
               tolerance: float, z: float, uniform: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`search_scores` for R decisions of R deals in one call, each row's worlds drawn as
     :func:`world_arrays` draws them (:func:`count_table`, then :func:`draw_world` one world at a time,
@@ -433,8 +514,7 @@ def rows_body(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.nda
     Arrays are padded by row: ``fits`` (R, C, K) of the row's ``n_pool[r]`` pool cards and ``n_cls[r]``
     classes, ``size``/``owner`` (R, K), ``pool`` (R, C), ``fixed`` (R, P), ``talon_known`` (R, T) of
     ``n_known[r]`` cards (0: the order is not known), ``actions``/``suits`` (R, A) of ``n_actions[r]``,
-    ``totals`` (R, P) by seat when ``in_match``.  Rows with ``skip`` set are left at zero (the caller
-    searches them apart).  Returns (scores (R, A), worlds used (R,), rollout turns (R,), rollouts (R,)).
+    ``totals`` (R, P) by seat when ``in_match``.  Returns (scores (R, A), worlds used (R,), rollout turns (R,), rollouts (R,)).
     """
     n = p[P.PLAYERS]
     rows = st0.shape[0]
@@ -451,22 +531,20 @@ def rows_body(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.nda
     pair_sq = np.zeros((actions.shape[1], actions.shape[1]), np.float64)
     alive = np.zeros(actions.shape[1], np.bool_)
     for r in range(rows):
-        if skip[r]:
-            continue
         pair_sq[:, :] = 0.0
         alive[:] = True
         c, k = n_pool[r], n_cls[r]
         row_fits = fits[r, :c, :k]
         row_size = size[r, :k]
-        f, stride = count_table(row_fits, row_size)
+        f, stride, tkeys, tstart = count_table(row_fits, row_size, MAX_TABLE)
         state[0] = stream_key(keys[r], 0, 0, WORLD_STREAM) & np.uint64(2**63 - 1)
         known = talon_known[r, :n_known[r]]
         for w in range(worlds):
             if searched_enough(w, min_worlds, budget, turns[r], tolerance, z, out[r], pair_sq, alive, n_actions[r]):
                 break
             used[r] += 1
-            draw_world(f, stride, row_fits, row_size, owner[r, :k], pool[r, :c], fixed[r], known, talon_size[r],
-                       state, room, hands, talon)
+            draw_world(f, stride, tkeys, tstart, row_fits, row_size, owner[r, :k], pool[r, :c], fixed[r], known,
+                       talon_size[r], state, room, hands, talon)
             turns[r] += score_world(p, kinds, weights, st0[r], m0[r], ring0[r], hands, talon, talon_size[r],
                                     actions[r], suits[r], n_actions[r], me[r], objective,
                                     stream_key(keys[r], w, 0, ROLLOUT_STREAM), totals[r], in_match, st, m, ring,
@@ -482,12 +560,12 @@ def search_rows(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, st0: np.n
                 owner: np.ndarray, pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray,
                 n_known: np.ndarray, talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray,
                 n_actions: np.ndarray, me: np.ndarray, objective: int, keys: np.ndarray, worlds: int,
-                budget: int, min_worlds: int, totals: np.ndarray, in_match: bool, skip: np.ndarray,
+                budget: int, min_worlds: int, totals: np.ndarray, in_match: bool,
                 tolerance: float, z: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`rows_body` for any rules ``p`` and rollout line-up ``kinds``."""
     return rows_body(p, kinds, weights, st0, m0, ring0, fits, n_pool, n_cls, size, owner, pool, fixed, talon_known,
                      n_known, talon_size, actions, suits, n_actions, me, objective, keys, worlds, budget, min_worlds,
-                     totals, in_match, skip, tolerance, z, BY_SEAT)
+                     totals, in_match, tolerance, z, BY_SEAT)
 
 
 def _rows_for(rules: np.ndarray, uniform: int = BY_SEAT) -> Any:
@@ -499,11 +577,11 @@ def _rows_for(rules: np.ndarray, uniform: int = BY_SEAT) -> Any:
                         pool: np.ndarray, fixed: np.ndarray, talon_known: np.ndarray, n_known: np.ndarray,
                         talon_size: np.ndarray, actions: np.ndarray, suits: np.ndarray, n_actions: np.ndarray,
                         me: np.ndarray, objective: int, keys: np.ndarray, worlds: int, budget: int, min_worlds: int,
-                        totals: np.ndarray, in_match: bool, skip: np.ndarray, tolerance: float, z: float
+                        totals: np.ndarray, in_match: bool, tolerance: float, z: float
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return rows_body(rules, kinds, weights, st0, m0, ring0, fits, n_pool, n_cls, size, owner, pool, fixed,
                          talon_known, n_known, talon_size, actions, suits, n_actions, me, objective, keys, worlds,
-                         budget, min_worlds, totals, in_match, skip, tolerance, z, uniform)
+                         budget, min_worlds, totals, in_match, tolerance, z, uniform)
 
     return outer(search_rows_for)
 

@@ -4,11 +4,9 @@ The kernels draw worlds from a dense counting table over the classes of
 hidden places; this module reads those classes off a player's knowledge
 (:func:`knowledge_arrays`, :func:`world_arrays`) or off a batch view's public
 history for R decisions at once (:func:`view_search`), and lists each
-decision's candidate actions (:func:`view_candidates`).  A knowledge with too
-many distinct classes for the dense table (:data:`MAX_TABLE`; rare: four or
-more players with long void histories) is sampled by the Python sampler
-instead (:func:`world_arrays`; on the fast path such a row is searched apart,
-:func:`search_view`).
+decision's candidate actions (:func:`view_candidates`).  The Python sampler
+(:class:`analyzer.knowledge.sampler.Sampler`) is the readable reference the
+compiled one is tested against.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from analyzer.core.bits import BIT, RANK_MASK, cards_tuple, popcount
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.contract import BatchView
 from analyzer.kernel.rng import stream_key
-from analyzer.kernel.search import WORLD_STREAM, count_table, draw_worlds, rows_kernel, search_scores
+from analyzer.kernel.search import MAX_TABLE, WORLD_STREAM, count_table, draw_worlds, rows_kernel
 from analyzer.kernel.state import (
     ACTIVE,
     CUR,
@@ -47,10 +45,7 @@ from analyzer.kernel.state import (
     WENT_OUT,
 )
 from analyzer.knowledge.observer import Knowledge, mask
-from analyzer.knowledge.sampler import Classes, InconsistentKnowledge, Sampler, classes_of
-
-#: Largest dense counting table (entries of float64) before the Python sampler takes over.
-MAX_TABLE = 1 << 21
+from analyzer.knowledge.sampler import Classes, InconsistentKnowledge, classes_of
 
 
 def knowledge_arrays(k: Knowledge) -> tuple[Classes, NDArray[np.bool_], NDArray[np.uint64], NDArray[np.int64]]:
@@ -66,52 +61,19 @@ def knowledge_arrays(k: Knowledge) -> tuple[Classes, NDArray[np.bool_], NDArray[
     return cls, fits, fixed, known
 
 
-def world_arrays(k: Knowledge, worlds: int, key: int, rng: np.random.Generator
+def world_arrays(k: Knowledge, worlds: int, key: int, max_dense: int = MAX_TABLE
                  ) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
-    """``worlds`` determinizations of ``k`` as arrays: hands (W, P) card masks by seat, talons (W, T).
-
-    Drawn by the compiled sampler from the stream ``key``; a knowledge whose
-    counting table would pass :data:`MAX_TABLE` entries is drawn by the Python
-    sampler from ``rng`` (the same distribution).
-    """
+    """``worlds`` determinizations of ``k`` as arrays: hands (W, P) card masks by seat, talons (W, T), drawn by
+    the compiled sampler from the stream ``key`` (``max_dense``: the counting table's dense limit,
+    :func:`~analyzer.kernel.search.count_table`; the worlds do not depend on it)."""
     cls, fits, fixed, known = knowledge_arrays(k)
-    return class_worlds(cls, fits, fixed, known, k.talon_size, worlds, key, rng)
-
-
-def fits_table(cls: Classes) -> bool:
-    """Is the dense counting table of these classes small enough (:data:`MAX_TABLE`) for the compiled sampler?"""
-    table = 1
-    for z in cls.size:
-        table *= z + 1
-    return table <= MAX_TABLE
-
-
-def class_worlds(cls: Classes, fits: NDArray[np.bool_], fixed: NDArray[np.uint64], known: NDArray[np.int64],
-                 talon_size: int, worlds: int, key: int, rng: np.random.Generator
-                 ) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
-    """:func:`world_arrays` from the knowledge's arrays (:func:`knowledge_arrays`)."""
     size = np.array(cls.size, np.int64)
-    owner = np.array(cls.owner, np.int64)
-    pool = np.array(cls.pool, np.int64)
-    if fits_table(cls):
-        f, stride = count_table(fits, size)
-        if f[-1] <= 0.0:
-            raise InconsistentKnowledge("no hidden state is consistent with what is known")
-        return draw_worlds(f, stride, fits, size, owner, pool, fixed, known, talon_size, worlds,
-                           int(stream_key(key, 0, 0, WORLD_STREAM)) & (2**63 - 1))
-    sampler = Sampler(cls)
-    hands = np.repeat(fixed[None, :], worlds, axis=0)
-    talons = np.zeros((worlds, max(talon_size, 1)), np.int64)
-    for w in range(worlds):
-        talon = []
-        for card, j in zip(cls.pool, sampler.assignment(rng)):
-            if cls.owner[j] < 0:
-                talon.append(card)
-            else:
-                hands[w, cls.owner[j]] |= np.uint64(1 << card)
-        order = list(known) if len(known) else [talon[i] for i in rng.permutation(len(talon))]
-        talons[w, :len(order)] = order
-    return hands, talons
+    f, stride, keys, start = count_table(fits, size, max_dense)
+    full = int(np.dot(size, stride)) if len(size) else 0
+    if (f[full] if not len(keys) else f[0]) <= 0.0:  # the full room vector: the dense index, or the first key
+        raise InconsistentKnowledge("no hidden state is consistent with what is known")
+    return draw_worlds(f, stride, keys, start, fits, size, np.array(cls.owner, np.int64), np.array(cls.pool, np.int64),
+                       fixed, known, k.talon_size, worlds, int(stream_key(key, 0, 0, WORLD_STREAM)) & (2**63 - 1))
 
 
 # ------------------------------------------------------------------ the fast path: a batch of views at once
@@ -161,8 +123,6 @@ class ViewSearch:
     me: NDArray[np.int64]
     totals: NDArray[np.int64]
     in_match: bool
-    big: NDArray[np.bool_]  # rows whose counting table passes MAX_TABLE (searched apart)
-    classes: list[Classes]
 
 
 def view_search(view: BatchView, rows: NDArray[np.int64], options: list[list[tuple[int, int]]]) -> ViewSearch:
@@ -240,7 +200,7 @@ def view_search(view: BatchView, rows: NDArray[np.int64], options: list[list[tup
     c_max = max(max([len(c.pool) for c in classes], default=0), 1)
     k_max = max(max([len(c.size) for c in classes], default=0), 1)
     # padded Python lists, then every row's fits in one array operation
-    allowed_l, size_l, owner_l, pool_l, n_pool_l, n_cls_l, big_l = [], [], [], [], [], [], []
+    allowed_l, size_l, owner_l, pool_l, n_pool_l, n_cls_l = [], [], [], [], [], []
     for c in classes:
         k, cp = len(c.size), len(c.pool)
         if sum(c.size) != cp:
@@ -252,16 +212,11 @@ def view_search(view: BatchView, rows: NDArray[np.int64], options: list[list[tup
         pool_l.append(c.pool + (0,) * (c_max - cp))
         n_pool_l.append(cp)
         n_cls_l.append(k)
-        table = 1
-        for z in c.size:
-            table *= z + 1
-        big_l.append(table > MAX_TABLE)
     n_pool = np.array(n_pool_l, np.int64)
     n_cls = np.array(n_cls_l, np.int64)
     size = np.array(size_l, np.int64).reshape(r_count, k_max)
     owner = np.array(owner_l, np.int64).reshape(r_count, k_max)
     pool = np.array(pool_l, np.int64).reshape(r_count, c_max)
-    big = np.array(big_l, np.bool_).reshape(r_count)
     allowed = np.array(allowed_l, np.uint64).reshape(r_count, k_max)
     fits = ((allowed[:, None, :] & BIT[pool][:, :, None]) != 0) \
         & (np.arange(c_max)[None, :, None] < n_pool[:, None, None]) & (np.arange(k_max)[None, None, :] < n_cls[:, None, None])
@@ -279,30 +234,20 @@ def view_search(view: BatchView, rows: NDArray[np.int64], options: list[list[tup
         totals = np.take_along_axis(view.scores[rows].astype(np.int64), offsets, axis=1)
     return ViewSearch(st0, m0, ring0, fits, n_pool, n_cls, size, owner, pool, fixed.astype(np.uint64),
                       np.where(order_known[:, None], talon_order, 0), np.where(order_known, talon_size, 0),
-                      talon_size, actions, suits, n_actions, seat, totals, in_match, big, classes)
+                      talon_size, actions, suits, n_actions, seat, totals, in_match)
 
 
 def search_view(p: NDArray[np.int64], kinds: NDArray[np.int64], weights: NDArray[np.float64], vs: ViewSearch,
                 objective: int, keys: NDArray[np.int64], worlds: int, budget: int, min_worlds: int,
-                rng: np.random.Generator, tolerance: float = 0.0, z: float = 2.0, specialise: bool | None = None
+                tolerance: float = 0.0, z: float = 2.0, specialise: bool | None = None
                 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """(scores (R, A), rollouts played (R,)) of every row of ``vs``: all rollouts of all rows in one compiled
-    call (:func:`search_rows`); a row whose counting table is too large is drawn by the Python sampler
-    from ``rng`` and searched apart (:func:`search_scores`), as :func:`world_arrays` does.  ``specialise``: the rows
-    on the kernel compiled for the rules (:func:`rows_kernel`; the same scores)."""
+    call (:func:`search_rows`).  ``specialise``: the rows on the kernel compiled for the rules
+    (:func:`rows_kernel`; the same scores)."""
     rows = rows_kernel(p, kinds, len(vs.me), specialise)
     scores, _used, _turns, rolled = rows(kinds, weights, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls,
-                                       vs.size, vs.owner, vs.pool, vs.fixed, vs.talon_known, vs.n_known,
-                                       vs.talon_size, vs.actions, vs.suits, vs.n_actions, vs.me, objective, keys,
-                                       worlds, budget, min_worlds, vs.totals, vs.in_match, vs.big, float(tolerance),
-                                       float(z))
-    for i in np.nonzero(vs.big)[0].tolist():
-        c, k, a = int(vs.n_pool[i]), int(vs.n_cls[i]), int(vs.n_actions[i])
-        hands, talons = class_worlds(vs.classes[i], vs.fits[i, :c, :k], vs.fixed[i], vs.talon_known[i, :vs.n_known[i]],
-                                     int(vs.talon_size[i]), worlds, int(keys[i]), rng)
-        sc, _, _, rolled[i] = search_scores(p, kinds, weights, vs.st0[i], vs.m0[i], vs.ring0[i], hands, talons,
-                                 int(vs.talon_size[i]), vs.actions[i, :a], vs.suits[i, :a], int(vs.me[i]), objective,
-                                 int(keys[i]), budget, min_worlds, vs.totals[i] if vs.in_match else None,
-                                 float(tolerance), float(z))
-        scores[i, :a] = sc
+                                         vs.size, vs.owner, vs.pool, vs.fixed, vs.talon_known, vs.n_known,
+                                         vs.talon_size, vs.actions, vs.suits, vs.n_actions, vs.me, objective, keys,
+                                         worlds, budget, min_worlds, vs.totals, vs.in_match, float(tolerance),
+                                         float(z))
     return scores, rolled

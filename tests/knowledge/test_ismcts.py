@@ -25,6 +25,7 @@ from analyzer.knowledge.search import view_candidates
 from analyzer.sim.simulator import simulate_deals, simulate_matches
 from strategies.ismcts import Ismcts
 from tests.helpers_engine import assert_deals_alike, make_deal
+from tests.knowledge.test_search_kernel import LONG_CZECH
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
     ("czech", 2, {}), ("svinya", 2, {}), ("prague", 3, {}), ("czech", 4, {"voluntary_draw": True}),
@@ -179,20 +180,14 @@ def test_a_capped_deal_scores_the_fair_share_and_a_loss_scores_nothing() -> None
     assert seat_reward(BOTH, 1, 1, 2, pts, held, totals, False, p) == 1.0
 
 
-def test_a_row_with_too_many_classes_takes_its_worlds_from_the_python_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Rows past MAX_TABLE: up to PRE_WORLDS worlds from the Python sampler (the strategy's rng), taken in turn
-    by the iterations; the deals end legally and alike for a seed, and differ from the compiled sampler's."""
-    import analyzer.knowledge.ismcts as ism
-    import analyzer.knowledge.search as search
-
-    rules = make_rules("czech", 2, {})
-    plain = simulate_deals(rules, [Ismcts(iterations=60, budget=0), get_strategy("weighted")], 8, 4)
-    monkeypatch.setattr(search, "MAX_TABLE", 1)
-    monkeypatch.setattr(ism, "PRE_WORLDS", 16)  # fewer worlds than iterations: they are reused in turn
+def test_rows_past_the_dense_table_are_searched_in_the_kernel() -> None:
+    """Long czech 3p deals reach rows whose dense counting table would pass MAX_TABLE: ismcts draws their
+    worlds from the sparse table in the same kernel call; the deals end alike for a seed."""
+    rules = make_rules("czech", 3, LONG_CZECH)
     runs = []
     for _ in range(2):
-        s = Ismcts(iterations=60, budget=0)
-        runs.append(simulate_deals(rules, [s, get_strategy("weighted")], 8, 4))
-        assert s.decisions > 8
+        s = Ismcts(iterations=40, budget=0)
+        runs.append(simulate_deals(rules, [s] + [get_strategy("weighted")] * 2, 3, 4))
+        assert s.decisions > 20
     assert np.array_equal(runs[0].points, runs[1].points) and np.array_equal(runs[0].turns, runs[1].turns)
-    assert not (np.array_equal(runs[0].points, plain.points) and np.array_equal(runs[0].turns, plain.turns))
+    assert runs[0].turns.max() > 100

@@ -111,7 +111,7 @@ def test_inference_is_sound_and_sampled_worlds_never_contradict_it(variant: str,
                 for w in sample_worlds(k, 3, rng):
                     why = consistent(k, [list(h) for h in w.hands], list(w.talon))
                     assert why is None, f"deal {d} step {steps}: a sampled world contradicts the view: {why}"
-                hands, talons = world_arrays(k, 3, steps, rng)  # the compiled sampler (pimc's)
+                hands, talons = world_arrays(k, 3, steps)  # the compiled sampler (pimc's)
                 for row in range(3):
                     world = [[c for c in range(52) if int(hands[row, s]) >> c & 1] for s in range(players)]
                     why = consistent(k, world, [int(c) for c in talons[row, :k.talon_size]])

@@ -19,6 +19,7 @@ from analyzer.engine.deal import Deal
 from analyzer.knowledge.table import play_observed, public_table
 from strategies.pimc import Pimc
 from tests.helpers_engine import assert_deals_alike, make_deal
+from tests.knowledge.test_search_kernel import LONG_CZECH
 
 
 def run(variant: str, players: int, seed: int, spec: str = "pimc?worlds=3") -> list[tuple]:
@@ -211,13 +212,15 @@ class Auditor:
     def __init__(self) -> None:
         self.inner = Pimc(worlds=4, budget=0)
         self.rows = 0
+        self.big = 0  # rows past the dense counting table (drawn from the reachable room vectors)
 
     def choose(self, view, rng):  # pragma: no cover - the fast path only
         raise AssertionError("the simulator calls choose_batch")
 
     def choose_batch(self, view, rng):
         from analyzer.core.bits import BIT, popcount
-        from analyzer.knowledge.search import class_worlds, view_candidates, view_search
+        from analyzer.kernel.search import MAX_TABLE, count_table, draw_worlds
+        from analyzer.knowledge.search import view_candidates, view_search
 
         options = view_candidates(view)
         rows = np.array([i for i, o in enumerate(options) if len(o) > 1], np.int64)
@@ -226,8 +229,12 @@ class Auditor:
             hist, n = view.history, view.rules.players
             for i, r in enumerate(rows.tolist()):
                 me, c, k = int(vs.me[i]), int(vs.n_pool[i]), int(vs.n_cls[i])
-                hands, talons = class_worlds(vs.classes[i], vs.fits[i, :c, :k], vs.fixed[i],
-                                             vs.talon_known[i, :vs.n_known[i]], int(vs.talon_size[i]), 6, 99 + r, rng)
+                fits, size = vs.fits[i, :c, :k], vs.size[i, :k]
+                f, stride, keys, start = count_table(fits, size, MAX_TABLE)
+                self.big += len(keys) > 0
+                hands, talons = draw_worlds(f, stride, keys, start, fits, size, vs.owner[i, :k], vs.pool[i, :c],
+                                            vs.fixed[i], vs.talon_known[i, :vs.n_known[i]], int(vs.talon_size[i]), 6,
+                                            99 + r)
                 pile = int(np.bitwise_or.reduce(BIT[hist.pile[r, :hist.pile_size[r]]]))
                 for w in range(len(hands)):
                     talon = int(np.bitwise_or.reduce(BIT[talons[w, :vs.talon_size[i]]])) if vs.talon_size[i] else 0
@@ -261,21 +268,30 @@ def test_the_batch_sampler_never_contradicts_the_view(variant: str, players: int
     assert audit.rows > 6
 
 
-def test_a_batch_row_with_too_many_classes_is_searched_apart_by_the_python_sampler(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Rows past MAX_TABLE: worlds from the Python sampler (the strategy's rng), searched one by one; the deals
-    end legally and alike for a seed."""
-    import analyzer.knowledge.search as search
+def test_worlds_from_the_sparse_counting_table_never_contradict_the_view() -> None:
+    """Long czech 3p deals reach rows whose dense counting table would pass MAX_TABLE (17 of ~770 here): their
+    worlds, drawn from the reachable room vectors, fit the view as every other row's do."""
     from analyzer.sim.simulator import simulate_deals
 
-    monkeypatch.setattr(search, "MAX_TABLE", 1)
-    rules = make_rules("czech", 2, {})
-    runs = []
-    for _ in range(2):
-        p = Pimc(worlds=4, budget=0)
-        runs.append(simulate_deals(rules, [p, get_strategy("weighted")], 6, 4))
-        assert p.decisions > 6
+    audit = Auditor()
+    simulate_deals(make_rules("czech", 3, LONG_CZECH), [audit] + [get_strategy("random")] * 2, 12, 2)
+    assert audit.big > 5 and audit.rows > 100
+
+
+def test_a_row_past_the_dense_table_is_searched_in_the_kernel_alike_on_both_paths() -> None:
+    """Long czech 3p deals (rows with ~1e7-1e8 dense entries): pimc's fast path (every row in one kernel call)
+    and the table runner (choose_known, one decision at a time) play them, each alike for a seed."""
+    from analyzer.sim.simulator import simulate_deals
+
+    rules = make_rules("czech", 3, LONG_CZECH)
+    runs = [simulate_deals(rules, [Pimc(worlds=4, budget=0)] + [get_strategy("weighted")] * 2, 3, 4) for _ in range(2)]
     assert np.array_equal(runs[0].points, runs[1].points) and np.array_equal(runs[0].turns, runs[1].turns)
+    assert runs[0].turns.max() > 100
+    for seed in (1, 1):
+        deal = Deal.from_deck(rules, list(deck(48)), rng=np.random.default_rng(seed))
+        out = play_observed(deal, [Pimc(worlds=4, budget=0), get_strategy("weighted"), get_strategy("weighted")],
+                            np.random.default_rng(seed))
+        assert out.turns > 0
 
 
 # ---------------------------------------------------------------- the simple path and the rules engine: choose

@@ -26,9 +26,9 @@ from analyzer.engine.deal import Deal, forced_action
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.positions import encode_deal, play_from_positions
-from analyzer.kernel.search import BOTH, LOSER, count_table, draw_worlds, search_scores
+from analyzer.kernel.search import BOTH, LOSER, MAX_TABLE, count_table, draw_worlds, search_scores
 from analyzer.knowledge.observer import Knowledge, Public, mask
-from analyzer.knowledge.sampler import World
+from analyzer.knowledge.sampler import Sampler, World, classes_of
 from analyzer.knowledge.search import world_arrays
 from analyzer.knowledge.table import public_table, world_deal
 from strategies.pimc import Pimc
@@ -40,8 +40,10 @@ def chi2_critical(df: int, z: float = 3.09) -> float:
     return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
 
 
-def test_compiled_sampler_matches_exact_enumeration() -> None:
-    """7 cards, classes seat 1 (2 places), seat 2 (2), talon (3): counts and draws against enumeration."""
+@pytest.mark.parametrize("max_dense", [MAX_TABLE, 0], ids=["dense", "sparse"])
+def test_compiled_sampler_matches_exact_enumeration(max_dense: int) -> None:
+    """7 cards, classes seat 1 (2 places), seat 2 (2), talon (3): counts and draws against enumeration, from the
+    dense counting table and from the sparse one (reachable room vectors only)."""
     pool = (0, 1, 2, 3, 4, 5, 6)
     allowed = (mask([0, 1, 2, 3]), mask([2, 3, 4, 5, 6]), mask(list(pool)))
     size = np.array([2, 2, 3], np.int64)
@@ -49,11 +51,12 @@ def test_compiled_sampler_matches_exact_enumeration() -> None:
     valid = [a for a in itertools.product(range(3), repeat=7)
              if all(allowed[k] >> c & 1 for c, k in zip(pool, a)) and Counter(a) == Counter({0: 2, 1: 2, 2: 3})]
     fits = np.array([[m >> c & 1 for m in allowed] for c in pool], np.bool_)
-    f, stride = count_table(fits, size)
-    assert f[-1] == len(valid)
+    f, stride, keys, start = count_table(fits, size, max_dense)
+    assert len(keys) == (0 if max_dense else len(f))
+    assert f[0 if max_dense == 0 else -1] == len(valid)
     draws = 40 * len(valid)
     fixed = np.zeros(3, np.uint64)
-    hands, talons = draw_worlds(f, stride, fits, size, owner, np.array(pool, np.int64), fixed,
+    hands, talons = draw_worlds(f, stride, keys, start, fits, size, owner, np.array(pool, np.int64), fixed,
                                 np.zeros(0, np.int64), 3, draws, 12345)
     seen: Counter[tuple[int, ...]] = Counter()
     for w in range(draws):
@@ -111,7 +114,7 @@ def test_kernel_rollouts_end_as_the_engine_plays_on(variant: str, players: int, 
         if deal is None:
             continue
         table = public_table(deal, deal.current)
-        hands, talons = world_arrays(k, 2, seed, np.random.default_rng(seed))
+        hands, talons = world_arrays(k, 2, seed)
         pos = encode_deal(table)
         options_ = Pimc().candidates(deal.view(), table)
         for w in range(2):
@@ -163,17 +166,34 @@ def test_pimc_sees_only_its_view() -> None:
     assert compared >= 2
 
 
-def test_too_many_classes_fall_back_to_the_python_sampler(monkeypatch: pytest.MonkeyPatch) -> None:
-    import analyzer.knowledge.search as search
+#: czech 3p house rules with long deals (hands of 7, sevens that accumulate, draw until a card plays): three
+#: players' void histories split the hidden cards into many classes
+LONG_CZECH = {"deck_size": 48, "hand_size": 7, "sevens": True, "seven_chain": "accumulate", "queen_needs_king": True,
+              "no_card": "draw_until_play", "voluntary_draw": True, "reshuffle": "shuffle"}
 
-    rules = make_rules("czech", 4, {})
-    deal, k = _walk(rules, 5, me=2, stop=2)
+
+def test_a_knowledge_past_the_dense_table_is_drawn_from_the_reachable_room_vectors() -> None:
+    """A real czech 3p knowledge whose dense counting table would hold ~1.7e8 entries (17 classes): the sparse
+    table counts what the Python sampler counts, its worlds are consistent with the knowledge and are the
+    worlds the dense table draws on the same key (checked on smaller knowledge forced sparse)."""
+    rules = make_rules("czech", 3, LONG_CZECH)
+    deal, k = _walk(rules, 26, me=0, stop=45)
     assert deal is not None
-    monkeypatch.setattr(search, "MAX_TABLE", 0)
-    hands, talons = world_arrays(k, 4, 0, np.random.default_rng(0))
-    for w in range(4):
-        world = [[c for c in range(52) if int(hands[w, s]) >> c & 1] for s in range(4)]
+    cls = classes_of(k)
+    assert math.prod(z + 1 for z in cls.size) > 50 * MAX_TABLE
+    fits = np.array([[m >> c & 1 for m in cls.allowed] for c in cls.pool], np.bool_)
+    f, _stride, keys, _start = count_table(fits, np.array(cls.size, np.int64), MAX_TABLE)
+    assert 0 < len(keys) < MAX_TABLE and f[0] == Sampler(cls).total
+    hands, talons = world_arrays(k, 64, 3, MAX_TABLE)
+    for w in range(64):
+        world = [[c for c in range(52) if int(hands[w, s]) >> c & 1] for s in range(3)]
         assert consistent(k, world, [int(c) for c in talons[w, :k.talon_size]]) is None
+    assert len({tuple(h) for h in hands.tolist()}) > 32  # draws, not one world repeated
+    for seed, stop in [(5, 2), (19, 12), (21, 20)]:  # smaller knowledge: both forms, the same worlds
+        deal, k = _walk(rules, seed, me=1, stop=stop)
+        assert deal is not None
+        dense, sparse = world_arrays(k, 32, seed, MAX_TABLE), world_arrays(k, 32, seed, 0)
+        assert np.array_equal(dense[0], sparse[0]) and np.array_equal(dense[1], sparse[1])
 
 
 @pytest.mark.parametrize("variant,players,options", [("czech", 4, {"target": 100}), ("czech", 3, {"target": 60, "wild_rule": "off"}),
