@@ -97,11 +97,15 @@ def simulate(
     quiet: QuietOpt = False,
     csv: CsvOpt = None,
     tsv: TsvOpt = False,
+    out: Annotated[Path | None, typer.Option(help="Keep the finished chunks and results in this folder: the same "
+                                                  "command resumes there if stopped (a long run keeps them in the "
+                                                  "user cache until it ends).")] = None,
 ) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     check_numbers(("--deals", deals), ("--matches", matches), seed=seed, jobs=jobs)
     _commands("sim").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
-                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet, csv=csv, tsv=tsv)
+                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet, csv=csv, tsv=tsv,
+                  out=out)
 
 
 @app.command("strategies")

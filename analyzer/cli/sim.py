@@ -25,7 +25,7 @@ from analyzer.report.render import Block, render_rich, render_tsv, terminal
 
 def simulate(*, variant: str, players: int | None, strategies: str, deals: int, matches: int | None, seed: int,
              rule: list[str] | None, jobs: int, check: bool, as_json: bool, engine: str | None,
-             quiet: bool = False, csv: Path | None = None, tsv: bool = False) -> None:
+             quiet: bool = False, csv: Path | None = None, tsv: bool = False, out: Path | None = None) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     with user_errors():
         positive("--deals", deals)
@@ -38,19 +38,26 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
         n = matches or deals
         cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n)
         used = cell_engines([cell], engine=engine)[0]
-        with progress(n, "matches" if matches else "deals", "simulate", quiet) as bar:
-            tables, elapsed = play.play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine,
-                                             on_chunk=lambda _cell, units: bar.advance(units))
+        stored: dict = {}
+        if out is None and not play.keeps_chunks(cell):
+            with progress(n, "matches" if matches else "deals", "simulate", quiet) as bar:
+                tables, elapsed = play.play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine,
+                                                 on_chunk=lambda _cell, units: bar.advance(units))
+        else:
+            from analyzer.execution import kept  # here: the runner and its chunk store, for a run that keeps chunks
+
+            tables, elapsed, stored = kept.play_kept(cell, seed, out, jobs=jobs, check=check, engine=engine,
+                                                     quiet=quiet)
         if csv is not None:
             from analyzer import api  # here: the table of --csv only; the API loads the runner and tournaments
 
             write_frame(api.cell_frame(cell, tables), csv=csv)
-    out = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used}
+    out_json = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used,
+                **stored}
     if as_json:
-        typer.echo(json.dumps(out))
+        typer.echo(json.dumps(out_json))
         return
-    _print_summary(out, tsv)
-
+    _print_summary(out_json, tsv)
 
 
 def write_frame(frame: pd.DataFrame, *, csv: Path | None = None, parquet: Path | None = None) -> None:
@@ -86,10 +93,13 @@ def _print_summary(out: dict, tsv: bool = False) -> None:
     elif "mean_deals_per_match" in out:
         extra = f"mean deals per match {out['mean_deals_per_match']:.2f}; "
     lines = [Block("p", f"{extra}blocked {out['blocked']}, capped {out['capped']} deals; "
-                        f"{out['deals_per_second']:,.0f} deals/s")]
+                        f"{out['deals_per_second'] or 0:,.0f} deals/s")]
     if out["capped"] and out["capped"] / out["deals"] > 0.001:
         lines.append(Block("warn", f"WARNING: {out['capped']} deals hit the turn cap "
                                    f"({100 * out['capped'] / out['deals']:.2f}%) — rates exclude them as wins and losses"))
+    if out.get("chunks_resumed"):
+        lines.append(Block("p", f"{out['chunks_resumed']:,} finished chunks read back from "
+                                f"{out['stored'] or 'the user cache'}; {out['deals_this_run']:,} {units} played now"))
     lines += [Block("p", note) for note in out.get("notes", [])]
     if tsv:
         render_tsv([Block("table", pd.DataFrame(rows, columns=list(columns)), title), *lines])

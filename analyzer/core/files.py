@@ -8,6 +8,8 @@ error; :func:`write_text` writes a report's text file through it.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,3 +39,11 @@ def folder_problem(folder: Path) -> str | None:
         if parent.exists() and not parent.is_dir():
             return f"{parent} is a file, not a folder"
     return None
+
+
+def user_cache_bases() -> list[Path]:
+    """The user's cache folders for this tool, in order of preference: ``$XDG_CACHE_HOME`` (or ``~/.cache``)/
+    durak-analyzer, then one in the system temp dir (compiled kernels, a long simulate's chunks)."""
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    return [Path(xdg) / "durak-analyzer", Path(tempfile.gettempdir()) / f"durak-analyzer-{uid}"]

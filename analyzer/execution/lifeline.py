@@ -62,9 +62,20 @@ def was_terminated() -> bool:
     return _terminated
 
 
+#: what a command that keeps its finished chunks says when stopped (:func:`keeps_chunks`)
+_kept: list[str] = []
+
+
+def keeps_chunks(note: str) -> None:
+    """Say ``note`` (where the finished chunks are, how to resume) if this command is stopped ("": nothing)."""
+    _kept[:] = [note] if note else []
+
+
 def interrupt_line(argv: list[str]) -> str:
-    """What to say when a command is stopped: only ``durak run`` keeps chunks to resume from."""
+    """What to say when a command is stopped: ``durak run`` and a stored ``durak simulate`` keep chunks."""
     how = "terminated" if _terminated else "interrupted"
+    if _kept:
+        return f"durak: {how}; {_kept[0]}"
     command = next((a for a in argv if not a.startswith("-")), "")
     if command == "run":
         return f"durak: {how}; finished chunks are on disk, rerun to resume"

@@ -8,6 +8,7 @@ experiment holding that cell (same seed) writes.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,12 +17,20 @@ import pandas as pd
 
 from analyzer.core.rules import RuleSet
 from analyzer.execution.executor import simulate_cells
-from analyzer.execution.experiment import Cell, single_cell
+from analyzer.execution.experiment import DEFAULT_CHUNK, Cell, Experiment, single_cell
 from analyzer.report.footnotes import wild_held_notes
 from analyzer.stats.intervals import mean_from_sums, wilson
 
 #: Chunk size of ``durak bench`` (the experiments' default chunk is used by simulate).
 CHUNK = 100_000
+#: a ``durak simulate`` of at least this many chunks keeps them (:mod:`analyzer.execution.kept`) until it ends, so
+#: that the same command, stopped, resumes; ``$DURAK_SIMULATE_KEEP_CHUNKS`` overrides it (tests)
+KEEP_CHUNKS = 400
+
+
+def keeps_chunks(cell: Cell) -> bool:
+    """Is ``cell`` long enough that ``durak simulate`` keeps its finished chunks (:data:`KEEP_CHUNKS`)?"""
+    return len(cell.chunks()) >= int(os.environ.get("DURAK_SIMULATE_KEEP_CHUNKS", KEEP_CHUNKS))
 
 
 def cell_tables(tables: dict[str, pd.DataFrame], cell: int = 0) -> dict[str, pd.DataFrame]:
@@ -38,6 +47,18 @@ def play_cell(cell: Cell, *, seed: int = 0, jobs: int = 1, check: bool = False, 
     tables = simulate_cells([cell], seed=seed, check=check, jobs=jobs, backend=backend, scheduler=scheduler,
                             on_chunk=on_chunk, engine=engine)
     return cell_tables(tables, cell.index), time.perf_counter() - t0
+
+
+def one_cell_experiment(cell: Cell, seed: int) -> Experiment:
+    """The experiment of one cell (``durak simulate --out``, a long simulate kept resumable): run by the
+    runner with its chunk store, it gives the numbers :func:`play_cell` gives (the same cell, the same seed)."""
+    unit = cell.unit
+    return Experiment(name="simulate", description=f"durak simulate: {cell.label}", variants=(cell.variant,),
+                      players=(cell.players,), lineup=tuple(str(s) for s in cell.lineup), field=None,
+                      rules=cell.rules.changed(), variant_rules={}, grid={}, counts={unit: cell.n}, seed=seed,
+                      chunk_size=cell.chunk_size if unit == "deal" else DEFAULT_CHUNK["deal"],
+                      match_chunk_size=cell.chunk_size if unit == "match" else DEFAULT_CHUNK["match"],
+                      reports=(), source="durak simulate", _cells=(cell,))
 
 
 def play(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, jobs: int = 1,

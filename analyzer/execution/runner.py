@@ -68,7 +68,7 @@ SEEDING = "content-v1"
 # --------------------------------------------------------------------------- fingerprint
 
 
-def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dict[str, Any]]:
+def fingerprint(exp: Experiment, simulator: str | None = None, engine: str | None = None) -> tuple[str, dict[str, Any]]:
     """Hash of everything that determines chunk contents, and the record it hashes (the engine of each cell too:
     the compiled kernel and the numpy simulator draw random play from different streams)."""
     plugins: dict[str, str] = {}
@@ -76,7 +76,7 @@ def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dic
         file = spec.rsplit(":", 1)[0]
         if file.endswith(".py") and Path(file).is_file():
             plugins[spec] = hashlib.sha256(Path(file).read_bytes()).hexdigest()
-    engines = cell_engines(exp.cells, simulator=simulator)
+    engines = cell_engines(exp.cells, engine=engine, simulator=simulator)
     record = {
         "format": CHUNK_FORMAT, "version": __version__, "simulator": simulator_path(simulator),
         "seed": exp.seed, "seeding": SEEDING, "plugins": plugins,
@@ -127,7 +127,7 @@ def run_experiment(
     experiment: str | Path | Experiment, *, out: str | Path | None = None, deals: int | None = None,
     jobs: int = -1, backend: str = "loky", scheduler: str | None = None, resume: bool = True,
     fresh: bool = False, quiet: bool = False, check: bool = False, simulator: str | None = None,
-    report: bool = True,
+    report: bool = True, engine: str | None = None,
 ) -> Path:
     """Run every cell of an experiment and write ``runs/<name>/`` (or ``out``); return it.
 
@@ -144,6 +144,7 @@ def run_experiment(
         check: ask the simulator to check invariants (slower; results unchanged).
         simulator: module path of the simulator (default ``analyzer.sim.simulator``).
         report: call ``analyzer.report.build.build_report(out)`` afterwards, if that module exists.
+        engine: the engine mode (``auto``, ``compiled``, ``numpy``; default ``$DURAK_ENGINE`` or auto).
 
     Raises:
         ExperimentError: a malformed experiment or bad argument (one line), or
@@ -168,12 +169,12 @@ def run_experiment(
                                command=_command(exp, deals, Path(out) if out is not None else None))
     started, t0 = _now(), time.perf_counter()
 
-    fp, record = fingerprint(exp, sim)
+    fp, record = fingerprint(exp, sim, engine)
     store = ChunkStore(out_dir / "chunks", fp)
     store.open(fresh=fresh or not resume, record=record, experiment=exp.to_dict())  # refuses a foreign --out
     try:
         results, fresh_deals, resumed = _run_chunks(exp, store, sim=sim, jobs=jobs, backend=backend,
-                                                  scheduler=scheduler, check=check, quiet=quiet)
+                                                  scheduler=scheduler, check=check, quiet=quiet, engine=engine)
     finally:
         store.close()
     elapsed = time.perf_counter() - t0
@@ -197,7 +198,7 @@ def run_experiment(
         "seconds": round(elapsed, 3), "chunks": total_chunks, "chunks_resumed": resumed,
         "command": _command(exp, deals, Path(out) if out is not None else None),
         "jobs": jobs, "backend": backend, "scheduler": scheduler, "check": check,
-        "engine": engine_mode(), "engines": record["engines"],
+        "engine": engine_mode(engine), "engines": record["engines"],
         "reports": list(exp.reports),
     }
     atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
@@ -208,7 +209,7 @@ def run_experiment(
 
 
 def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, backend: str,
-                scheduler: str | None, check: bool, quiet: bool
+                scheduler: str | None, check: bool, quiet: bool, engine: str | None = None
                 ) -> tuple[dict[str, pd.DataFrame], int, int]:
     """Fold the finished chunks in, run the rest, and return every cell's summed tables.
 
@@ -241,7 +242,7 @@ def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, back
                      enabled=not quiet) as bar:
         if todo:
             for ci, k, n, sums in run_cell_chunks(todo, seed=exp.seed, check=check, simulator=sim,
-                                                  jobs=jobs, backend=backend, scheduler=scheduler):
+                                                  jobs=jobs, backend=backend, scheduler=scheduler, engine=engine):
                 store.write(ci, k, n, sums.tables())
                 back = store.read(ci, k, n)  # what a resumed run would see, byte for byte
                 if back is None:

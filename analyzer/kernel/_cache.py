@@ -44,6 +44,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from analyzer.core.files import user_cache_bases
+
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -85,14 +87,8 @@ def source_hash(package_dir: Path = _PACKAGE_DIR) -> str:
 
 def candidate_bases() -> list[Path]:
     """Cache bases in order of preference."""
-    out = []
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        out.append(Path(os.environ["NUMBA_CACHE_DIR"]))
-    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    out.append(Path(xdg) / "durak-analyzer")
-    uid = os.getuid() if hasattr(os, "getuid") else "user"
-    out.append(Path(tempfile.gettempdir()) / f"durak-analyzer-{uid}")
-    return out
+    given = [Path(os.environ["NUMBA_CACHE_DIR"])] if os.environ.get("NUMBA_CACHE_DIR") else []
+    return given + user_cache_bases()
 
 
 #: the name of a folder this module chose (``kernels-<source hash>``)

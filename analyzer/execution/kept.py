@@ -1,0 +1,66 @@
+"""A ``durak simulate`` that keeps its finished chunks: resumable, as ``durak run`` is.
+
+``--out DIR`` keeps them in ``DIR``; a long run (:data:`analyzer.execution.play.KEEP_CHUNKS` chunks or more) keeps
+them in the user cache, in a folder named by what decides the chunks' content (the cell, the seed, the engine),
+so that only the same command finds it again, and removes the folder once the run is done.  The cell plays as a
+one-cell experiment through the runner (:func:`analyzer.execution.runner.run_experiment`): its chunk store, its
+seeds, so the numbers are those of the same run without a store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analyzer.core.files import user_cache_bases
+from analyzer.execution import lifeline, play
+from analyzer.execution.experiment import Cell
+from analyzer.execution.runner import fingerprint, run_experiment
+from analyzer.execution.store import TABLES
+
+
+def kept_folder(cell: Cell, seed: int, engine: str | None) -> Path | None:
+    """The user-cache folder of a long run's chunks (None where no cache folder is writable)."""
+    fp, _ = fingerprint(play.one_cell_experiment(replace(cell, n=cell.chunk_size), seed), engine=engine)
+    for base in user_cache_bases():
+        folder = base / "simulate"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(folder, os.W_OK):
+            return folder / fp[:16]
+    return None
+
+
+def play_kept(cell: Cell, seed: int, out: Path | None, *, jobs: int, check: bool, engine: str | None,
+              quiet: bool) -> tuple[dict[str, pd.DataFrame], float, dict[str, Any]]:
+    """The cell with its chunks kept in ``out`` (None: the user cache, removed at the end): its tables, the
+    seconds this invocation took, and what ``--json`` says of the store (``deals_per_second``: of the deals
+    played now)."""
+    folder = out if out is not None else kept_folder(cell, seed, engine)
+    if folder is None:  # nowhere to keep them: played as a short run is
+        tables, elapsed = play.play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine)
+        return tables, elapsed, {}
+    lifeline.keeps_chunks(f"finished chunks are kept in {folder}; the same command resumes")
+    t0 = time.perf_counter()
+    run_experiment(play.one_cell_experiment(cell, seed), out=folder, jobs=jobs, quiet=quiet, check=check,
+                   report=False, engine=engine)
+    elapsed = time.perf_counter() - t0
+    lifeline.keeps_chunks("")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    tables = play.cell_tables({name: pd.read_parquet(folder / "results" / f"{name}.parquet") for name in TABLES},
+                              cell.index)
+    if out is None:
+        shutil.rmtree(folder, ignore_errors=True)
+    return tables, elapsed, {"stored": None if out is None else str(folder),
+                             "chunks_resumed": manifest["chunks_resumed"],
+                             "deals_this_run": manifest["deals_this_run"],
+                             "deals_per_second": manifest["deals_per_second"]}
