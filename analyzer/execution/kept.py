@@ -1,6 +1,6 @@
 """A ``durak simulate`` that keeps its finished chunks: resumable, as ``durak run`` is.
 
-``--out DIR`` keeps them in ``DIR``; a long run (:data:`analyzer.execution.play.KEEP_CHUNKS` chunks or more) keeps
+``--out DIR`` keeps them in ``DIR``; a long run (:data:`analyzer.execution.play.KEEP_FROM` deals or more) keeps
 them in the user cache, in a folder named by what decides the chunks' content (the cell, the seed, the engine),
 so that only the same command finds it again, and removes the folder once the run is done.  The cell plays as a
 one-cell experiment through the runner (:func:`analyzer.execution.runner.run_experiment`): its chunk store, its

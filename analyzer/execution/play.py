@@ -23,14 +23,16 @@ from analyzer.stats.intervals import mean_from_sums, wilson
 
 #: Chunk size of ``durak bench`` (the experiments' default chunk is used by simulate).
 CHUNK = 100_000
-#: a ``durak simulate`` of at least this many chunks keeps them (:mod:`analyzer.execution.kept`) until it ends, so
-#: that the same command, stopped, resumes; ``$DURAK_SIMULATE_KEEP_CHUNKS`` overrides it (tests)
-KEEP_CHUNKS = 400
+#: a ``durak simulate`` of at least this many deals (matches) keeps its finished chunks (:mod:`analyzer.execution.kept`)
+#: until it ends, so that the same command, stopped, resumes: 400 chunks, a minute or more of play;
+#: ``$DURAK_SIMULATE_KEEP`` overrides it for either unit (tests)
+KEEP_FROM = {"deal": 20_000_000, "match": 800_000}
 
 
 def keeps_chunks(cell: Cell) -> bool:
-    """Is ``cell`` long enough that ``durak simulate`` keeps its finished chunks (:data:`KEEP_CHUNKS`)?"""
-    return len(cell.chunks()) >= int(os.environ.get("DURAK_SIMULATE_KEEP_CHUNKS", KEEP_CHUNKS))
+    """Is ``cell`` long enough that ``durak simulate`` keeps its finished chunks (:data:`KEEP_FROM`)?"""
+    given = os.environ.get("DURAK_SIMULATE_KEEP")
+    return cell.n >= (int(given) if given else KEEP_FROM[cell.unit])
 
 
 def cell_tables(tables: dict[str, pd.DataFrame], cell: int = 0) -> dict[str, pd.DataFrame]:

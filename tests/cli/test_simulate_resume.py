@@ -22,8 +22,8 @@ NUMBERS = ("deals", "win_rate", "win_ci", "loser_rate", "mean_points", "wild_hel
 ARGS = ("simulate", "--variant", "prague", "--players", "3", "--jobs", "1", "--seed", "5", "--json")
 
 
-def _env(tmp_path: Path, keep_chunks: int) -> dict[str, str]:
-    return {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "DURAK_SIMULATE_KEEP_CHUNKS": str(keep_chunks),
+def _env(tmp_path: Path, keep_from: int) -> dict[str, str]:
+    return {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "DURAK_SIMULATE_KEEP": str(keep_from),
             "PYTHONPATH": str(ROOT)}
 
 
@@ -39,7 +39,7 @@ def _numbers(result: dict) -> dict:
 
 
 def test_simulate_out_keeps_the_run_and_resumes_it_with_the_same_numbers(tmp_path: Path) -> None:
-    env = _env(tmp_path, 10**9)  # no automatic keeping: only --out stores
+    env = _env(tmp_path, 10**12)  # no automatic keeping: only --out stores
     plain = _simulate(env, "--deals", "150000")
     assert "stored" not in plain
     stored = _simulate(env, "--deals", "150000", "--out", str(tmp_path / "run"))
@@ -54,10 +54,10 @@ def test_simulate_out_keeps_the_run_and_resumes_it_with_the_same_numbers(tmp_pat
 
 
 def test_a_long_simulate_stopped_resumes_from_the_user_cache(tmp_path: Path) -> None:
-    """Kept from two chunks on (the threshold lowered for the test): stopped with Ctrl-C after a few chunks, the
+    """Kept from 100,000 deals on (the threshold lowered for the test): stopped with Ctrl-C after a few chunks, the
     command says where they are; the same command resumes there, gives the numbers of a run never stopped, and
     removes the folder once it is done."""
-    env = _env(tmp_path, 2)
+    env = _env(tmp_path, 100_000)
     cmd = [sys.executable, "-m", "analyzer", *ARGS, "--deals", "2000000"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     kept = tmp_path / "cache" / "durak-analyzer" / "simulate"
@@ -75,4 +75,4 @@ def test_a_long_simulate_stopped_resumes_from_the_user_cache(tmp_path: Path) -> 
     resumed = _simulate(env, "--deals", "2000000")
     assert resumed["chunks_resumed"] == done and resumed["deals_this_run"] == 2_000_000 - 50_000 * done
     assert resumed["stored"] is None and not folder.exists()  # done: the cache holds nothing more
-    assert _numbers(resumed) == _numbers(_simulate(_env(tmp_path, 10**9), "--deals", "2000000"))
+    assert _numbers(resumed) == _numbers(_simulate(_env(tmp_path, 10**12), "--deals", "2000000"))
