@@ -32,7 +32,7 @@ from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.execution import lineup as lineups
 from analyzer.execution.compare_run import run_compare
-from analyzer.execution.executor import simulate_on_decks
+from analyzer.execution.executor import play_decks
 from analyzer.execution.experiment import single_cell
 from analyzer.execution.play import play_cell
 from analyzer.execution.rules_pair import play_pair
@@ -208,7 +208,7 @@ def deals(strategies: Strategies = "random", *, variant: str = "czech", players:
     deck_ss, play_ss = chunk_seed(seed, "deals", content_text(rs, [lineups.entry_text(e) for e in entries],
                                                               "deal"), 0).spawn(2)
     decks = shuffled_decks(rs.deck_size, n, np.random.default_rng(deck_ss))
-    res = simulate_on_decks(rs, strats, decks, play_ss)  # the compiled kernel when every strategy has a compiled form
+    res = play_decks(rs, strats, decks, play_ss)  # the compiled kernel when every strategy has a compiled form
     p = rs.players
     pos = np.tile(np.arange(p), n)
     return pd.DataFrame({

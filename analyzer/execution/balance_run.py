@@ -64,11 +64,18 @@ from analyzer.core.rules import RuleSet, format_value
 from analyzer.engine.choices import count_choices
 from analyzer.execution import lineup as lineups
 from analyzer.execution.balance_space import DEPENDS, BalanceSpace
-from analyzer.execution.executor import DEFAULT_SIMULATOR, import_simulator, run_tasks, simulator_path, strategy_resolver
+from analyzer.execution.executor import (
+    DEFAULT_SIMULATOR,
+    decks_engine,
+    import_simulator,
+    play_decks,
+    run_tasks,
+    simulator_path,
+    strategy_resolver,
+)
 from analyzer.execution.progress import RunProgress
 from analyzer.execution.seeds import chunk_seed
 from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, atomic_write, parquet_bytes
-from analyzer.execution.tournament_run import deal_engine, play_deals
 from analyzer.report.balance_view import write_balance_report
 from analyzer.stats import balance as bal
 from analyzer.stats import fairness
@@ -130,7 +137,7 @@ def play_chunk(rules: RuleSet, entrants: Sequence[object], decks: NDArray[np.int
 def _play(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8], sim_ss: np.random.SeedSequence,
           simulator: str) -> Any:
     if simulator == DEFAULT_SIMULATOR:
-        return play_deals(rules, lineup, decks, sim_ss)
+        return play_decks(rules, lineup, decks, sim_ss, engine="auto", seeding="table")
     # a stand-in simulator (tests), called as the numpy one is
     return import_simulator(simulator).simulate_deals(rules, list(lineup), len(decks), sim_ss, decks=decks)
 
@@ -221,7 +228,7 @@ def balance_fingerprint(space: BalanceSpace, simulator: str) -> tuple[str, dict[
     arms = hashlib.sha256(json.dumps([a.rules.to_dict() for a in space.arms], sort_keys=True,
                                      default=str).encode()).hexdigest()
     entrants = lineups.build([space.strong, *space.opponents], strategy_resolver(simulator))
-    engines = sorted({deal_engine(a.rules, [entrants[e] for e in seats]) for a in space.arms[:1]
+    engines = sorted({decks_engine([entrants[e] for e in seats], engine="auto") for a in space.arms[:1]
                       for seats in tables(0, len(space.opponents), space.players)})
     setting = {k: v for k, v in space.to_dict().items() if k not in ("name", "description", "source")}
     record = {"kind": "balance", "format": CHUNK_FORMAT, "layout": "per-deck integers v2", "version": __version__,

@@ -31,10 +31,10 @@ from analyzer.core.rules import RulesError, RuleSet
 from analyzer.core.streams import base_key
 from analyzer.engine.match import MAX_DEALS
 from analyzer.execution import lineup as lineups
-from analyzer.execution.executor import choose_engine, engine_mode, run_tasks, simulate_on_decks
+from analyzer.execution.executor import choose_engine, engine_mode, play_decks, run_tasks
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.kernel.matches import simulate_matches as kernel_matches
-from analyzer.knowledge.table import simulate_observed, simulate_observed_matches
+from analyzer.knowledge.table import simulate_observed_matches
 from analyzer.stats.compare import (
     CHUNK_DEALS,
     CHUNK_MATCHES,
@@ -149,13 +149,8 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                     deals += int(res.deals.sum())
             else:
                 decks = shuffled_decks(size, n, rng)
-                # players who remember only through choose_known play on the engine's table runner;
-                # tracker and pimc read the batch views' history
-                play = simulate_observed if needs_table(strats) else None
                 for up in ups:
-                    lineup = [strats[s] for s in up]
-                    dres = (play(rules, lineup, decks, sim_ss) if play is not None
-                            else simulate_on_decks(rules, lineup, decks, sim_ss, engine=engine))
+                    dres = play_decks(rules, [strats[s] for s in up], decks, sim_ss, engine=engine)
                     outcomes.append(_outcomes_deals(dres, players))
                     capped += int((dres.end == END_CAPPED).sum())
                     deals += n

@@ -153,19 +153,55 @@ def choose_engine(strategies: Sequence[object], *, engine: str | None = None, si
     return "compiled+python"
 
 
-def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArray[np.integer], ss: SeedSequence, *,
-                      engine: str | None = None) -> DealResults:
-    """Deals on given decks (compare's duplicate deals) on the engine :func:`choose_engine` picks.
+#: how a run on given decks keys the kernel's streams: ``base`` -- :func:`~analyzer.core.streams.base_key` of the
+#: chunk's seed, which the numpy simulator's streams follow too, so a deterministic line-up gives the same deals on
+#: both engines (compare, the API, rules side by side); ``table`` -- the key the tournaments, the balance explorer
+#: and tuning have seeded the kernel with (the first word of the seed's state), kept so that their stored runs and
+#: committed reports reproduce; under it the kernel's deals differ from the numpy simulator's where the rules or a
+#: player draw at random.  Those runs also pick their engine by the line-up alone (``engine="auto"``: their
+#: workers do not read ``$DURAK_ENGINE``).  Moving them to ``base`` means rerunning their reports.
+SEEDINGS = ("base", "table")
 
-    Both engines give a deterministic line-up the same deals (same decks, same option streams).
+
+def decks_key(ss: SeedSequence, seeding: str = "base") -> int:
+    """The stream key of deals on given decks (:data:`SEEDINGS`)."""
+    if seeding == "table":
+        return int(ss.generate_state(1, np.uint32)[0])
+    if seeding != "base":
+        raise ValueError(f"seeding must be one of {', '.join(SEEDINGS)}, got {seeding!r}")
+    return base_key(ss)
+
+
+def decks_engine(strategies: Sequence[object], *, engine: str | None = None) -> str:
+    """The engine :func:`play_decks` plays a line-up on (``table``, ``numpy``, ``compiled``, ``compiled+python``;
+    run fingerprints record it: engines draw differently)."""
+    if needs_table(strategies):
+        return "table"
+    return choose_engine(strategies, engine=engine)
+
+
+def play_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArray[np.integer], ss: SeedSequence, *,
+               engine: str | None = None, seeding: str = "base") -> DealResults:
+    """The one way to play deals on given decks (line-up by position), for every command and API call.
+
+    The engine is :func:`decks_engine`'s: players who remember only through ``choose_known`` on the engine's
+    table runner; line-ups that read the public history on the numpy simulator; every other on the compiled
+    kernel (paused at a Python strategy's decisions), keyed by :func:`decks_key` (``seeding``) on either, so a
+    deterministic line-up gives the same deals there whether its strategies are built-ins or Python.
     """
-    if choose_engine(strategies, engine=engine) != "numpy":
-        if serve.not_compiled(strategies) is None and _special_ready(rules, strategies):  # the same deals, faster
-            return driver.simulate_deals(rules, strategies, len(decks), base_key(ss), decks=decks, threads=1,
-                                         specialise=True)
-        return serve.simulate_on_decks(rules, strategies, decks, ss)
-    res: DealResults = import_simulator(DEFAULT_SIMULATOR).simulate_deals(rules, strategies, len(decks), ss, decks=decks)
-    return res
+    mode = decks_engine(strategies, engine=engine)
+    if mode == "table":
+        return simulate_observed(rules, list(strategies), np.asarray(decks), ss)
+    if mode == "numpy":
+        res: DealResults = import_simulator(DEFAULT_SIMULATOR).simulate_deals(rules, strategies, len(decks), ss,
+                                                                              decks=decks)
+        return res
+    key = decks_key(ss, seeding)
+    if mode == "compiled" and _special_ready(rules, strategies):  # the same deals, faster
+        return driver.simulate_deals(rules, strategies, len(decks), key, decks=decks, threads=1, specialise=True)
+    out = serve.simulate_chunk(rules, strategies, len(decks), ss, matches=False, decks=decks, key=key)
+    assert isinstance(out, DealResults)
+    return out
 
 
 def cell_engines(cells: Iterable[Cell], *, engine: str | None = None, simulator: str | None = None) -> list[str]:

@@ -17,7 +17,7 @@ from analyzer.core.cards import shuffled_decks
 from analyzer.core.outcomes import DealResults
 from analyzer.core.rules import RuleSet
 from analyzer.execution import lineup as lineups
-from analyzer.execution.executor import DEFAULT_SIMULATOR, import_simulator, simulate_on_decks, strategy_resolver
+from analyzer.execution.executor import DEFAULT_SIMULATOR, import_simulator, play_decks, strategy_resolver
 from analyzer.execution.experiment import ExperimentError
 from analyzer.execution.seeds import chunk_seed
 from analyzer.stats.sums import deal_losses
@@ -66,7 +66,7 @@ def play_pair(rules_a: RuleSet, rules_b: RuleSet, specs: Sequence[str], n: int, 
         for rules in (rules_a, rules_b):
             strats = lineups.build(entries, strategy_resolver(sim))  # fresh players for each rule set
             if sim == DEFAULT_SIMULATOR:
-                res = simulate_on_decks(rules, strats, decks, play_ss)
+                res = play_decks(rules, strats, decks, play_ss)
             else:  # a stand-in simulator (tests), called as the numpy one is
                 res = import_simulator(sim).simulate_deals(rules, strats, size, play_ss, decks=decks)
             both.append(deck_outcomes(rules, res))

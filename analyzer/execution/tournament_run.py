@@ -42,23 +42,18 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-import analyzer.sim.simulator as simulator
 from analyzer import __version__
 from analyzer.core.cards import shuffled_decks
-from analyzer.core.public import needs_table
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
 from analyzer.engine.match import arrange_deck, first_dealer
 from analyzer.execution import lineup as lineups
 from analyzer.execution.cores import cores
-from analyzer.execution.executor import run_tasks
+from analyzer.execution.executor import decks_engine, play_decks, run_tasks
 from analyzer.execution.experiment import Experiment, ExperimentError, fill_spec
 from analyzer.execution.progress import RunProgress
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, atomic_write
-from analyzer.kernel.driver import simulate_deals as kernel_deals
-from analyzer.kernel.lineup import policy_code
-from analyzer.knowledge.table import simulate_observed
 from analyzer.report.compare_view import write_tournament_report
 from analyzer.stats.ratings import hero_summary, round_robin_summary
 from analyzer.stats.sequential import Rule, SequentialResult, Sprt, UntilCI, run_sequential, stopping_summary
@@ -90,27 +85,10 @@ def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int) 
         if table.hands not in dealt:  # canonical hands to other players: the deck rearranged (first dealer, G10a)
             dealt[table.hands] = arrange_deck(decks, first_dealer(rules.players), table.hands,
                                               players=rules.players, hand_size=rules.hand_size)
-        res = play_deals(rules, [entrants[e] for e in table.seats], dealt[table.hands], sim_ss)
+        res = play_decks(rules, [entrants[e] for e in table.seats], dealt[table.hands], sim_ss, engine="auto",
+                         seeding="table")
         wins.append((res.winner[:, None] == seats).astype(np.float64))
     return wins
-
-
-def play_deals(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8], ss: np.random.SeedSequence) -> Any:
-    """The deals of ``decks`` with ``lineup`` by position, on the fastest engine that plays it.
-
-    The compiled kernel (:mod:`analyzer.kernel.driver`) when every strategy has a
-    compiled form (it plays the deterministic built-ins move for move as the numpy
-    simulator does, and svinya some 80 times faster), the engine's table runner
-    for players who remember, else the numpy simulator.  Every table of a chunk
-    passes the same ``ss``, so random players draw alike at every table (common
-    random numbers) on whichever engine.
-    """
-    n = len(decks)
-    if all(policy_code(s) is not None for s in lineup):
-        return kernel_deals(rules, lineup, n, seed=int(ss.generate_state(1, np.uint32)[0]), decks=decks, threads=1)
-    if needs_table(lineup):  # players who remember only through choose_known (pimc and tracker read the views)
-        return simulate_observed(rules, list(lineup), decks, ss)
-    return simulator.simulate_deals(rules, lineup, n, ss, decks=decks)
 
 
 def _job(rules: RuleSet, design: Design, n: int, seed: int, c: int) -> tuple[int, list[FloatArray]]:
@@ -292,13 +270,6 @@ class StoredChunks:
         return back
 
 
-def deal_engine(rules: RuleSet, lineup: Sequence[object]) -> str:
-    """The engine :func:`play_deals` picks for a line-up (part of the fingerprint: engines draw differently)."""
-    if all(policy_code(s) is not None for s in lineup):
-        return "compiled"
-    return "table" if needs_table(lineup) else "numpy"
-
-
 def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design]], chunk: int
                            ) -> tuple[str, dict[str, Any]]:
     """Hash of everything that sets a tournament chunk's content, and the record it hashes.
@@ -317,7 +288,7 @@ def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design
         tournaments.append({
             "index": i, "design": design.name, "entrants": list(design.entrants),
             "tables": [{"seats": list(t.seats), "hands": list(t.hands)} for t in design.tables],
-            "engines": sorted({deal_engine(rules, [entrants[e] for e in t.seats]) for t in design.tables}),
+            "engines": sorted({decks_engine([entrants[e] for e in t.seats], engine="auto") for t in design.tables}),
             "rules": {"variant": rules.variant, "players": rules.players, **rules.options()},
         })
     record = {"kind": "tournaments", "format": CHUNK_FORMAT, "layout": "per-deck win shares v1",

@@ -54,8 +54,7 @@ from analyzer.core.cards import deck
 from analyzer.core.files import naming, write_text
 from analyzer.core.registry import get_strategy, parse_spec
 from analyzer.core.rules import RuleSet
-from analyzer.execution.executor import run_tasks
-from analyzer.execution.tournament_run import play_deals
+from analyzer.execution.executor import play_decks, run_tasks
 from analyzer.report.charts import figure, save_figure
 from analyzer.stats.intervals import paired_difference
 from analyzer.stats.tournament import hero
@@ -255,7 +254,8 @@ def hero_objective(rules: RuleSet, strategy: str, names: Sequence[str], *, refer
         ss = np.random.SeedSequence(seed, spawn_key=(int(indices[0]) if len(indices) else 0, len(indices)))
         score = np.zeros(len(indices))
         for p, line in lines:
-            res = play_deals(rules, [cand if s is None else s for s in line], decks, ss)
+            res = play_decks(rules, [cand if s is None else s for s in line], decks, ss, engine="auto",
+                             seeding="table")
             score += (res.winner == p) / rules.players
         return score - 1.0 / rules.players
 

@@ -59,14 +59,6 @@ def deck_generator(ss: np.random.SeedSequence) -> np.random.Generator:
     return np.random.default_rng(child_seed(ss, 1))
 
 
-def simulate_on_decks(rules: RuleSet, strategies: Sequence[object], decks: np.ndarray, ss: np.random.SeedSequence
-                      ) -> DealResults:
-    """Deals on given decks (duplicate designs), with the play streams the numpy simulator gives ``ss``."""
-    res = simulate_chunk(rules, strategies, len(decks), ss, matches=False, decks=decks)
-    assert isinstance(res, DealResults)
-    return res
-
-
 def _paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
                     check: bool = False, where: FaultContext | None = None) -> MatchResults:
     """Matches with Python strategies on the kernel paused at their decisions, with the decks and play streams
@@ -89,13 +81,13 @@ def _paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, ss: np
 
 def _paused(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
             decks: np.ndarray | None = None, check: bool = False, where: FaultContext | None = None,
-            specialise: bool | None = None) -> DealResults:
+            specialise: bool | None = None, key: int | None = None) -> DealResults:
     """Deals with Python strategies on the kernel paused at their decisions; a fault is one line."""
     where = where or FaultContext()
     announce_if_cold("pause.advance_kernel")
 
     def run(trace: int = -1) -> DealResults:
-        return simulate_paused(rules, strategies, n, base_key(ss), play_rng=play_generator(ss),
+        return simulate_paused(rules, strategies, n, base_key(ss) if key is None else key, play_rng=play_generator(ss),
                                deck_rng=None if decks is not None else deck_generator(ss), decks=decks, check=check,
                                where=where, trace=trace, specialise=specialise)
 
@@ -123,7 +115,8 @@ def _traced(run: Callable[[int], object], fault: StrategyFault) -> Traced | None
 
 def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.SeedSequence, *,
                    matches: bool, threads: int = 1, check: bool = False, where: FaultContext | None = None,
-                   specialise: bool | None = None, decks: np.ndarray | None = None) -> DealResults | MatchResults:
+                   specialise: bool | None = None, decks: np.ndarray | None = None, key: int | None = None
+                   ) -> DealResults | MatchResults:
     """``n`` deals (or matches) of one chunk on the kernel, on ``threads`` threads (results do not depend on it).
 
     ``check`` (--check): every deal must end with every card exactly once in hands, talon and pile; a
@@ -134,18 +127,20 @@ def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.
     ``specialise``: deals on the kernel compiled for these rules (True), on the one for any rules (False), or
     on the first once the process has asked for enough deals (None; analyzer.kernel.jit.Specialised); the
     results are the same.  ``decks`` (deals only): deal ``j`` is dealt ``decks[j]`` instead of the chunk's
-    ``j``-th shuffle (duplicate designs, rotated hands), on the same play streams.
+    ``j``-th shuffle (duplicate designs, rotated hands), on the same play streams.  ``key``: the deals' stream key
+    (default :func:`~analyzer.core.streams.base_key` of ``ss``; given decks take the executor's, ``play_decks``).
     """
     where = where or FaultContext()
     try:
         if not_compiled(strategies) is not None:
             if matches:
                 return _paused_matches(rules, strategies, n, ss, check=check, where=where)
-            return _paused(rules, strategies, n, ss, check=check, where=where, specialise=specialise, decks=decks)
+            return _paused(rules, strategies, n, ss, check=check, where=where, specialise=specialise, decks=decks,
+                           key=key)
         announce_if_cold("matches.matches_kernel" if matches else "driver.deals_kernel")  # a cold cache: one line first
         if matches:
             return simulate_matches(rules, strategies, n, base_key(ss), threads=threads, check=check)
-        return simulate_deals(rules, strategies, n, base_key(ss), decks=decks,
+        return simulate_deals(rules, strategies, n, base_key(ss) if key is None else key, decks=decks,
                               deck_rng=deck_generator(ss) if decks is None else None, threads=threads, check=check,
                               specialise=specialise)
     except Broken as exc:

@@ -21,7 +21,7 @@ import pytest
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.contract import History
 from analyzer.core.rules import Effect, RuleSet, make_rules, private_copy
-from analyzer.execution.executor import choose_engine, simulate_on_decks
+from analyzer.execution.executor import choose_engine, play_decks
 from analyzer.execution.tune import decks_for
 from strategies import get_strategy
 
@@ -96,7 +96,7 @@ class Writer:
 
 
 def _tables(rules: RuleSet, lineup: list[object], n: int) -> pd.DataFrame:
-    res = simulate_on_decks(rules, lineup, decks_for(np.arange(n), rules.deck_size, 7), np.random.SeedSequence(7))
+    res = play_decks(rules, lineup, decks_for(np.arange(n), rules.deck_size, 7), np.random.SeedSequence(7))
     return pd.DataFrame({"winner": res.winner, "loser": res.loser, "turns": res.turns, "end": res.end})
 
 

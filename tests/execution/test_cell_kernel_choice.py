@@ -66,7 +66,7 @@ def test_the_kernel_compiled_for_a_rule_set_is_found_in_the_cache_without_loadin
 
 
 def test_duplicate_decks_play_on_the_kernel_compiled_for_the_rules_when_it_is_in_the_cache(monkeypatch):
-    """durak compare's decks (executor.simulate_on_decks): the same deals on either kernel."""
+    """durak compare's decks (executor.play_decks): the same deals on either kernel."""
     import numpy as np
 
     from analyzer.core.cards import shuffled_decks
@@ -81,7 +81,7 @@ def test_duplicate_decks_play_on_the_kernel_compiled_for_the_rules_when_it_is_in
     monkeypatch.setattr(driver, "simulate_deals", lambda *a, **k: asked.append(k.get("specialise")) or real(*a, **k))
     for ready in (False, True):
         monkeypatch.setattr(executor, "special_in_cache", lambda *a, ready=ready: ready)
-        got = executor.simulate_on_decks(rules, strats, decks, ss)
+        got = executor.play_decks(rules, strats, decks, ss)
         if not ready:
             plain = got
     assert asked == [True]  # not ready: serve's own call of the kernel for any rules

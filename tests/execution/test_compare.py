@@ -150,7 +150,9 @@ def test_tracker_and_pimc_play_on_the_batch_views_in_deals_and_matches(monkeypat
     def refuse(*_a: Any, **_k: Any) -> Any:
         raise AssertionError("tracker and pimc must not need the table runner")
 
-    monkeypatch.setattr(compare_run, "simulate_observed", refuse)
+    from analyzer.execution import executor
+
+    monkeypatch.setattr(executor, "simulate_observed", refuse)  # play_decks' table runner
     monkeypatch.setattr(compare_run, "simulate_observed_matches", refuse)
     part = compare_run.compare_chunk(make_rules("czech", 2), ["tracker", "weighted"], 20, 0, 0, False)
     assert np.allclose(part["scores"]["win"].sum(axis=1), 1.0)

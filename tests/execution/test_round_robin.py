@@ -11,8 +11,9 @@ from analyzer.cli.app import app
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
+from analyzer.execution.executor import play_decks
 from analyzer.execution.seeds import chunk_seed, content_text
-from analyzer.execution.tournament_run import play_deals, run_round_robin, tournament_chunk
+from analyzer.execution.tournament_run import run_round_robin, tournament_chunk
 from analyzer.stats.tournament import round_robin
 
 #: plays exactly like weighted (its score is an argmax, so scaling every weight changes nothing)
@@ -75,7 +76,7 @@ def test_swapped_hands_play_every_deck_four_ways_each_strategy_each_hand_in_each
     swapped = dk.copy()
     h2 = 2 * rules.hand_size
     swapped[:, 0:h2:2], swapped[:, 1:h2:2] = dk[:, 1:h2:2], dk[:, 0:h2:2]
-    res = play_deals(rules, [get_strategy("greedy"), get_strategy("weighted")], swapped, sim_ss)
+    res = play_decks(rules, [get_strategy("greedy"), get_strategy("weighted")], swapped, sim_ss, seeding="table")
     assert np.array_equal(wins[2][:, 0], (res.winner == 0).astype(float))  # table 2: greedy first, hands swapped
     assert not np.array_equal(wins[2], wins[0])
 

@@ -1,0 +1,92 @@
+"""One way to play given decks (analyzer.execution.executor.play_decks) for every command and API call.
+
+A Python plugin that plays exactly as a built-in does (a subclass of ``greedy`` in its own file: no compiled
+form, so the kernel pauses at its decisions) must give the numbers the built-in gives, beside a ``random``
+seat whose draws come from the deals' stream, through each command that plays given decks: compare, the
+tournaments, the balance explorer, the API's deals.  Before there was one function, tournaments and the
+balance explorer played such a plugin on the numpy simulator and the built-in on the kernel (other random
+streams, other numbers), while compare played both on the kernel.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analyzer import api
+from analyzer.core.cards import shuffled_decks
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import make_rules
+from analyzer.execution import compare_run
+from analyzer.execution.balance_run import play_chunk
+from analyzer.execution.executor import decks_engine, play_decks, strategy_resolver
+from analyzer.execution.lineup import build
+from analyzer.execution.tournament_run import tournament_chunk
+from analyzer.stats.tournament import hero, round_robin
+
+PLUGIN = '''
+from strategies.greedy import Greedy
+
+
+class PyGreedy(Greedy):
+    """greedy's choices, in Python only (no compiled form)."""
+
+    name = "py-greedy"
+'''
+
+
+@pytest.fixture()
+def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    (tmp_path / "py_greedy.py").write_text(PLUGIN)
+    monkeypatch.chdir(tmp_path)
+    return "py_greedy.py:PyGreedy"
+
+
+def _built(specs: list[str]) -> list[object]:
+    return build(specs, strategy_resolver(None))
+
+
+def test_the_plugin_plays_on_the_paused_kernel_and_draws_as_the_built_in(plugin: str) -> None:
+    rules = make_rules("czech", 3, {"reshuffle": "shuffle"})
+    decks = shuffled_decks(rules.deck_size, 300, np.random.default_rng(4))
+    ss = np.random.SeedSequence(9)
+    py, native = _built([plugin, "random", "random"]), _built(["greedy", "random", "random"])
+    assert decks_engine(py) == "compiled+python" and decks_engine(native) == "compiled"
+    a, b = play_decks(rules, py, decks, ss), play_decks(rules, native, decks, ss)
+    for name in ("points", "winner", "loser", "turns", "end"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def test_tournaments_play_the_plugin_as_the_built_in(plugin: str) -> None:
+    rules = make_rules("czech", 2, {})
+    for design_of in (lambda g: round_robin([g, "random"], 2), lambda g: hero([g], 2, reference="random")):
+        got = [tournament_chunk(rules, design_of(g), 200, 5, 0) for g in (plugin, "greedy")]
+        assert all(np.array_equal(x, y) for x, y in zip(*got))
+
+
+def test_the_balance_explorer_plays_the_plugin_as_the_built_in(plugin: str) -> None:
+    rules = make_rules("prague", 3, {})
+    decks = shuffled_decks(rules.deck_size, 200, np.random.default_rng(6))
+    got = [play_chunk(rules, _built([g, "random"]), decks, np.random.SeedSequence(3), "analyzer.sim.simulator")
+           for g in (plugin, "greedy")]
+    assert got[0].keys() == got[1].keys()
+    assert all(np.array_equal(got[0][k], got[1][k]) for k in got[0])
+
+
+def test_compare_and_the_api_play_the_plugin_as_the_built_in(plugin: str) -> None:
+    rules = make_rules("svinya", 2, {})
+    runs = [compare_run.run_compare(rules, [g, "random"], 300, seed=2) for g in (plugin, "greedy")]
+    assert runs[0].scores.keys() == runs[1].scores.keys()
+    assert all(np.array_equal(runs[0].scores[k], runs[1].scores[k]) for k in runs[0].scores)
+    frames = [api.compare(f"{g};random", variant="czech", players=3, deals=300, seed=1) for g in (plugin, "greedy")]
+    cols = ["metric", "rate", "lo", "hi", "n"]
+    assert frames[0][cols].equals(frames[1][cols])
+
+
+def test_a_line_up_that_reads_the_history_keeps_its_engine() -> None:
+    """pimc and tracker read the views' public history, which the numpy simulator records: the engine their
+    stored tournament and balance runs were made on (the balance fingerprint names it)."""
+    for spec in ("pimc", "tracker"):
+        assert decks_engine([get_strategy(spec), get_strategy("random")]) == "numpy"
