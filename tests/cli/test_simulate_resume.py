@@ -22,6 +22,12 @@ NUMBERS = ("deals", "win_rate", "win_ci", "loser_rate", "mean_points", "wild_hel
 ARGS = ("simulate", "--variant", "prague", "--players", "3", "--jobs", "1", "--seed", "5", "--json")
 
 
+
+def _hears_ctrl_c() -> None:
+    """In the child before it starts: Ctrl-C acts whatever the parent ignores (a shell's background job, such as
+    a CI run started with ``&``, ignores SIGINT, and a child inherits that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 def _env(tmp_path: Path, keep_from: int) -> dict[str, str]:
     return {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "DURAK_SIMULATE_KEEP": str(keep_from),
             "PYTHONPATH": str(ROOT)}
@@ -59,7 +65,8 @@ def test_a_long_simulate_stopped_resumes_from_the_user_cache(tmp_path: Path) -> 
     removes the folder once it is done."""
     env = _env(tmp_path, 100_000)
     cmd = [sys.executable, "-m", "analyzer", *ARGS, "--deals", "2000000"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=_hears_ctrl_c)
     kept = tmp_path / "cache" / "durak-analyzer" / "simulate"
     deadline = time.monotonic() + 300
     while len(list(kept.glob("*/chunks/*.zip"))) < 3 and proc.poll() is None and time.monotonic() < deadline:

@@ -61,13 +61,19 @@ def _in_task(pid: int) -> list[int]:
     return found
 
 
+
+def _hears_ctrl_c() -> None:
+    """In the child before it starts: Ctrl-C acts whatever the parent ignores (a shell's background job, such as
+    a CI run started with ``&``, ignores SIGINT, and a child inherits that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 def _start_run(tmp: Path, sleep: str, pipes: bool = True) -> tuple[subprocess.Popen[str], Path]:
     exp = tmp / "sig.toml"
     exp.write_text(EXP, encoding="utf-8")
     out = tmp / "out"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DURAK_SIMULATOR": "tests.fake_sim", "FAKE_SIM_SLEEP": sleep}
     p = subprocess.Popen([sys.executable, "-m", "analyzer", "run", str(exp), "--jobs", "2", "--out", str(out),
-                          "--quiet"], cwd=tmp, env=env, text=True,
+                          "--quiet"], cwd=tmp, env=env, text=True, preexec_fn=_hears_ctrl_c,
                          **({"stdout": subprocess.PIPE, "stderr": subprocess.PIPE} if pipes else
                             {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}))
     return p, out
@@ -187,6 +193,7 @@ def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(tmp_path: Path, moment: s
            "DURAK_SIMULATE_KEEP": "1000000"}
     p = subprocess.Popen([sys.executable, "-m", "analyzer", "simulate", "--variant", "czech", "--players", "2",
                           "--deals", "100000000", "--jobs", "1"], cwd=tmp_path, env=env, text=True,
+                         preexec_fn=_hears_ctrl_c,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lib = "llvmlite" if moment == "running" else moment
     deadline = time.monotonic() + 60
