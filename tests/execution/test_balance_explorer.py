@@ -282,7 +282,7 @@ def test_durak_run_of_a_balance_file_refuses_deals(tmp_path: Path) -> None:
     assert_user_error(invoke(["run", f, "--deals", "100"], tmp_path), "--deals", "balance")
 
 
-COMMITTED = ["balance_czech_4p", "balance_prague_4p", "balance_prague_3p"]
+COMMITTED = ["balance_czech_4p", "balance_prague_4p", "balance_prague_3p", "balance_czech_3p"]
 
 
 @pytest.mark.parametrize("name", COMMITTED)
