@@ -41,6 +41,17 @@ def folder_problem(folder: Path) -> str | None:
     return None
 
 
+def writable(folder: Path) -> bool:
+    """True if ``folder`` exists (or can be made) and a file can be created in it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError:
+        return False
+    return True
+
+
 def user_cache_bases() -> list[Path]:
     """The user's cache folders for this tool, in order of preference: ``$XDG_CACHE_HOME`` (or ``~/.cache``)/
     durak-analyzer, then one in the system temp dir (compiled kernels, a long simulate's chunks)."""

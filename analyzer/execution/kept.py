@@ -10,16 +10,14 @@ seeds, so the numbers are those of the same run without a store.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from analyzer.core.files import user_cache_bases
+from analyzer.core.files import user_cache_bases, writable
 from analyzer.execution import lifeline, play
 from analyzer.execution.experiment import Cell
 from analyzer.execution.runner import fingerprint, run_experiment
@@ -28,16 +26,8 @@ from analyzer.execution.store import TABLES
 
 def kept_folder(cell: Cell, seed: int, engine: str | None) -> Path | None:
     """The user-cache folder of a long run's chunks (None where no cache folder is writable)."""
-    fp, _ = fingerprint(play.one_cell_experiment(replace(cell, n=cell.chunk_size), seed), engine=engine)
-    for base in user_cache_bases():
-        folder = base / "simulate"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            continue
-        if os.access(folder, os.W_OK):
-            return folder / fp[:16]
-    return None
+    fp, _ = fingerprint(play.one_cell_experiment(cell, seed), engine=engine)  # the deals count is not in it
+    return next((base / "simulate" / fp[:16] for base in user_cache_bases() if writable(base / "simulate")), None)
 
 
 def play_kept(cell: Cell, seed: int, out: Path | None, *, jobs: int, check: bool, engine: str | None,

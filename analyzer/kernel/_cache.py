@@ -38,26 +38,14 @@ import hashlib
 import os
 import re
 import sys
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from analyzer.core.files import user_cache_bases
+from analyzer.core.files import user_cache_bases, writable
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
-
-
-def _writable(folder: Path) -> bool:
-    """True if ``folder`` exists (or can be made) and a file can be created in it."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError:
-        return False
-    return True
 
 
 #: a module compiles with numba if it imports numba or one of the kernel's decorators (analyzer.kernel.jit)
@@ -107,7 +95,7 @@ def choose_cache_dir(bases: list[Path] | None = None, package_dir: Path = _PACKA
         if _FOLDER_NAME.fullmatch(base.name):
             base = base.parent
         folder = base / f"kernels-{tag}"
-        if _writable(folder):
+        if writable(folder):
             return folder
     return None
 

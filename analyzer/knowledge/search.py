@@ -69,8 +69,7 @@ def world_arrays(k: Knowledge, worlds: int, key: int, max_dense: int = MAX_TABLE
     cls, fits, fixed, known = knowledge_arrays(k)
     size = np.array(cls.size, np.int64)
     f, stride, keys, start = count_table(fits, size, max_dense)
-    full = int(np.dot(size, stride)) if len(size) else 0
-    if (f[full] if not len(keys) else f[0]) <= 0.0:  # the full room vector: the dense index, or the first key
+    if (f[0] if len(keys) else f[-1]) <= 0.0:  # the full room vector: the sparse table's first key, the dense last
         raise InconsistentKnowledge("no hidden state is consistent with what is known")
     return draw_worlds(f, stride, keys, start, fits, size, np.array(cls.owner, np.int64), np.array(cls.pool, np.int64),
                        fixed, known, k.talon_size, worlds, int(stream_key(key, 0, 0, WORLD_STREAM)) & (2**63 - 1))

@@ -30,13 +30,14 @@ def mypy_cache_dir() -> str:
     """mypy's cache, kept in the user cache folder beside the compiled kernels (analyzer.kernel._cache), not in the
     checkout: a run re-checks only what changed since the last run on this machine (the libraries, and a checkout
     in the same place, are read from it); where no folder is writable, a throw-away one."""
-    from analyzer.kernel._cache import _writable, candidate_bases
+    from analyzer.core.files import writable
+    from analyzer.kernel._cache import candidate_bases
 
     for base in candidate_bases():
         if base.name.startswith("kernels-"):
             base = base.parent
         folder = base / f"mypy-{sys.version_info.major}.{sys.version_info.minor}"
-        if _writable(folder):
+        if writable(folder):
             return str(folder)
     return tempfile.mkdtemp(prefix="durak-mypy-")
 
