@@ -9,6 +9,7 @@ tournaments, no matplotlib (``tests/test_cli_startup.py``).
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -17,8 +18,7 @@ from rich.table import Table
 
 from analyzer.cli.common import UsageError, check_seed_jobs, lineup_of, positive, progress, rules_of, user_errors
 from analyzer.core.registry import get_strategy
-from analyzer.execution import play
-from analyzer.execution.executor import cell_engines
+from analyzer.execution import executor, play
 from analyzer.execution.experiment import single_cell
 from analyzer.report.render import Block, render_rich, render_tsv, terminal
 
@@ -37,12 +37,15 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
             get_strategy(s)
         n = matches or deals
         cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n)
-        used = cell_engines([cell], engine=engine)[0]
+        used = executor.cell_engines([cell], engine=engine)[0]
         stored: dict = {}
         if out is None and not play.keeps_chunks(cell):
             with progress(n, "matches" if matches else "deals", "simulate", quiet) as bar:
-                tables, elapsed = play.play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine,
-                                                 on_chunk=lambda _cell, units: bar.advance(units))
+                t0 = time.perf_counter()  # the executor straight away: six calls of ours from the command to a kernel
+                tables = play.cell_tables(executor.simulate_cells(
+                    [cell], seed=seed, jobs=jobs, check=check, engine=engine,
+                    on_chunk=lambda _cell, units: bar.advance(units)), cell.index)
+                elapsed = time.perf_counter() - t0
         else:
             from analyzer.execution import kept  # here: the runner and its chunk store, for a run that keeps chunks
 

@@ -48,6 +48,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from itertools import chain, starmap
 from types import ModuleType
 from typing import Any, TypeVar
 
@@ -263,7 +264,17 @@ def cell_seed(seed: int, cell: Cell, chunk: int) -> SeedSequence:
 
 def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: bool, *,
               simulator: str | None = None, engine: str | None = None, threads: int = 1) -> ChunkSums:
-    """Simulate ``n`` deals (or matches) of one cell and return their sums (tables: ``.tables()``).
+    """Simulate ``n`` deals (or matches) of one cell from the chunk's seed and return their sums (tables:
+    ``.tables()``): :func:`cell_job` with the SeedSequence given."""
+    return cell_job(cell, chunk_index, n, 0, check, simulator_path(simulator), engine_mode(engine), threads,
+                    ss=seed)[3]
+
+
+def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str, engine: str = "auto",
+             threads: int = 1, *, ss: SeedSequence | None = None) -> tuple[int, int, int, ChunkSums]:
+    """Chunk ``k`` of ``cell``, ``n`` deals (or matches) from the run's ``seed`` (:func:`cell_seed`; ``ss``: that
+    seed given), and its identity (results arrive unordered): (cell index, k, n, sums).  The worker entry, and
+    the one frame between the executor's loop and an engine: ``durak simulate`` reaches the kernel in six calls.
 
     Strategies are built afresh per chunk, one per distinct spec, so a stateful
     strategy cannot carry anything from one chunk to the next (that would make
@@ -274,19 +285,20 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
     are taken per deck (sums.summarize's ``cluster``) and the first seat's wins and decided deals per deck are kept
     (sums.rotation_counts).
     """
+    ss = cell_seed(seed, cell, k) if ss is None else ss
     strategies = lineups.build(cell.lineup, strategy_resolver(simulator))
     names = lineups.display_names(cell.lineup, strategies)
-    rules, k = cell.rules, cell.rotations
-    decks = None if k == 1 else rotated_hands(shuffled_decks(rules.deck_size, n // k, serve.deck_generator(seed)),
-                                              rules.players, rules.hand_size, k)
+    rules, rot = cell.rules, cell.rotations
+    decks = None if rot == 1 else rotated_hands(shuffled_decks(rules.deck_size, n // rot, serve.deck_generator(ss)),
+                                                rules.players, rules.hand_size, rot)
     # faults and broken invariants name the cell, the chunk and the global deal number, for any --jobs
-    where = FaultContext(cell_label=cell.label, cell=cell.index, chunk=chunk_index, first=chunk_index * cell.chunk_size)
+    where = FaultContext(cell_label=cell.label, cell=cell.index, chunk=k, first=k * cell.chunk_size)
     res: DealResults | MatchResults
     if needs_table(strategies):  # a plugin that remembers only through choose_known; tracker and pimc read the views
-        res = (simulate_known(rules, strategies, n, seed, cell.unit) if decks is None
-               else simulate_observed(rules, strategies, decks, child_seed(seed, 1)))
+        res = (simulate_known(rules, strategies, n, ss, cell.unit) if decks is None
+               else simulate_observed(rules, strategies, decks, child_seed(ss, 1)))
     elif choose_engine(strategies, engine=engine, simulator=simulator, unit=cell.unit) != "numpy":
-        res = serve.simulate_chunk(rules, strategies, n, seed, matches=cell.unit == "match", threads=threads,
+        res = serve.simulate_chunk(rules, strategies, n, ss, matches=cell.unit == "match", threads=threads,
                                    check=check, where=where, specialise=cell_specialise(cell, strategies), decks=decks)
     else:
         mod = import_simulator(simulator_path(simulator))
@@ -296,21 +308,15 @@ def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: b
             kw["where"] = where
         if decks is not None:
             kw["decks"] = decks
-        res = simulate(rules, strategies, n, seed, **kw)
+        res = simulate(rules, strategies, n, ss, **kw)
         if len(res) != n:
-            raise RuntimeError(f"simulator returned {len(res)} results for chunk {chunk_index} "
+            raise RuntimeError(f"simulator returned {len(res)} results for chunk {k} "
                                f"of cell {cell.index}, expected {n}")
     if decks is None:
-        return chunk_sums(res, names, rules)
+        return cell.index, k, n, chunk_sums(res, names, rules)
     assert isinstance(res, DealResults)  # single deals: matches never rotate (experiment.py refuses them)
-    return chunk_sums(res, names, rules, cluster=k).with_hist(ROTATION_KIND, rotation_counts(res, k))
-
-
-def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str, engine: str = "auto",
-             threads: int = 1) -> tuple[int, int, int, ChunkSums]:
-    """Worker entry: run_chunk plus the chunk's identity (results arrive unordered)."""
-    return cell.index, k, n, run_chunk(cell, k, n, cell_seed(seed, cell, k), check, simulator=simulator,
-                                       engine=engine, threads=threads)
+    return cell.index, k, n, chunk_sums(res, names, rules, cluster=rot).with_hist(ROTATION_KIND,
+                                                                                 rotation_counts(res, rot))
 
 
 # --------------------------------------------------------------------------- running tasks
@@ -331,19 +337,24 @@ AHEAD = 1
 
 def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: int = 1, backend: str = "loky",
               scheduler: str | None = None) -> Iterator[R]:
-    """``fn(*args)`` for every args tuple; yield each result as soon as it is finished (any order).
+    """``fn(*args)`` for every args tuple, as an iterator of each result as soon as it is finished (any order).
 
     ``jobs == 1`` (or a single task on loky) runs in this process, so objects
-    that do not pickle and test doubles work; otherwise joblib's loky processes
+    that do not pickle and test doubles work (``itertools.starmap``: no frame of
+    ours between the consumer and ``fn``); otherwise joblib's loky processes
     or, with ``backend="dask"``, a distributed Client at ``scheduler`` (without
     one, a loopback LocalCluster with ``jobs`` workers).
     """
     if backend not in BACKENDS:
         raise ExperimentError(f"backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend == "loky" and (jobs == 1 or len(calls) <= 1):
-        for args in calls:
-            yield fn(*args)
-        return
+        return starmap(fn, calls)
+    return _run_parallel(fn, calls, jobs=jobs, backend=backend, scheduler=scheduler)
+
+
+def _run_parallel(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: int, backend: str,
+                  scheduler: str | None) -> Iterator[R]:
+    """:func:`run_tasks` on loky processes or Dask."""
     from joblib import Parallel, delayed, parallel_config
 
     delayed_calls = (delayed(guarded)(os.getpid(), fn, *args) for args in calls)  # workers end with us
@@ -369,21 +380,25 @@ def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check:
                     simulator: str | None = None, jobs: int = 1, backend: str = "loky",
                     scheduler: str | None = None, engine: str | None = None
                     ) -> Iterator[tuple[int, int, int, ChunkSums]]:
-    """Run (cell, chunk index, size) tasks; yield (cell index, chunk, size, sums) as they finish.
+    """Run (cell, chunk index, size) tasks: an iterator of (cell index, chunk, size, sums) as they finish.
 
     On loky, compiled chunks run here on ``jobs`` threads (:func:`_run_threaded`),
     then the rest on the worker processes, handed out last cell first (:func:`last_cell_first`).
+    Nothing runs until the iterator is read; dropping it (or closing a threaded one) cancels queued chunks.
     """
     sim = simulator_path(simulator)
     mode = engine_mode(engine)
     calls = [(cell, k, n, seed, check, sim, mode) for cell, k, n in tasks]
+    here: list[ChunkCall] = []
     if backend == "loky":
         cells = list({c.index: c for c, _, _ in tasks}.values())
         engines = dict(zip([c.index for c in cells], cell_engines(cells, engine=mode, simulator=sim)))
         here = [c for c in calls if engines[c[0].index] == "compiled"]
         calls = [c for c in calls if engines[c[0].index] != "compiled"]
-        yield from _run_threaded(here, cores(jobs))
-    yield from run_tasks(cell_job, last_cell_first(calls), jobs=jobs, backend=backend, scheduler=scheduler)
+    parts = [_run_threaded(here, cores(jobs))] if here else []
+    if calls or not here:
+        parts.append(run_tasks(cell_job, last_cell_first(calls), jobs=jobs, backend=backend, scheduler=scheduler))
+    return parts[0] if len(parts) == 1 else chain(*parts)
 
 
 def last_cell_first(calls: Sequence[ChunkCall]) -> list[ChunkCall]:
@@ -398,8 +413,7 @@ def last_cell_first(calls: Sequence[ChunkCall]) -> list[ChunkCall]:
     return sorted(calls, key=lambda c: (-c[0].index, c[1]))
 
 
-def _run_threaded(calls: Sequence[ChunkCall], threads: int
-                  ) -> Iterator[tuple[int, int, int, ChunkSums]]:
+def _run_threaded(calls: Sequence[ChunkCall], threads: int) -> Iterator[tuple[int, int, int, ChunkSums]]:
     """Compiled chunks in this process: ``threads`` chunks at a time, each on one kernel thread but the last
     ``threads - 1``, whose blocks go to every thread.
 
@@ -412,10 +426,13 @@ def _run_threaded(calls: Sequence[ChunkCall], threads: int
     ones running: a finished chunk is dropped once it is yielded, so a run's
     memory does not grow with its number of chunks.
     """
-    if threads == 1 or len(calls) == 1:
-        for cell, k, n, seed, check, sim, mode in calls:
-            yield cell_job(cell, k, n, seed, check, sim, mode, threads)
-        return
+    if threads == 1 or len(calls) == 1:  # in this process, no frame of ours between the consumer and the chunk
+        return starmap(cell_job, [(*c, threads) for c in calls])
+    return _run_pool(calls, threads)
+
+
+def _run_pool(calls: Sequence[ChunkCall], threads: int) -> Iterator[tuple[int, int, int, ChunkSums]]:
+    """:func:`_run_threaded` on a pool of ``threads`` threads."""
     pool = ThreadPoolExecutor(threads)
     tail = len(calls) - (threads - 1)  # chunks from here on start when no other chunk is waiting
     todo = iter(enumerate(calls))

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import analyzer.execution.compare_run as compare_run
-import analyzer.execution.play as play_mod
+import analyzer.execution.executor as executor_mod
 from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
 from analyzer.execution.experiment import Cell
@@ -30,15 +30,15 @@ class _Stop(Exception):
 def seen(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     got: dict[str, Any] = {}
 
-    def fake_play_cell(cell: Cell, **kw: Any) -> Any:
-        got["cell"], got["kw"] = cell, kw
+    def fake_simulate_cells(cells: list[Cell], **kw: Any) -> Any:
+        (got["cell"],), got["kw"] = cells, kw
         raise _Stop
 
     def fake_compare(rules: Any, specs: Any, n: int, **kw: Any) -> Any:
         got["rules"], got["specs"], got["n"], got["kw"] = rules, list(specs), n, kw
         raise _Stop
 
-    monkeypatch.setattr(play_mod, "play_cell", fake_play_cell)
+    monkeypatch.setattr(executor_mod, "simulate_cells", fake_simulate_cells)
     monkeypatch.setattr(compare_run, "run_compare", fake_compare)
     return got
 

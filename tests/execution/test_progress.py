@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import analyzer.execution.play as play_mod
+import analyzer.execution.executor as executor_mod
 from analyzer.cli.app import app
 from analyzer.execution.progress import LINE_SECONDS, RunProgress, _line_seconds
 
@@ -55,13 +55,14 @@ class _Stop(Exception):
 
 @pytest.mark.parametrize("quiet", [False, True])
 def test_simulate_logs_progress_lines_unless_quiet(monkeypatch: pytest.MonkeyPatch, quiet: bool) -> None:
-    def slow_play(cell: Any, **kw: Any) -> Any:
+    def slow_play(cells: Any, **kw: Any) -> Any:
+        (cell,) = cells
         for _ in range(4):
             time.sleep(0.05)
             kw["on_chunk"](cell, cell.n // 4)
         raise _Stop
 
-    monkeypatch.setattr(play_mod, "play_cell", slow_play)
+    monkeypatch.setattr(executor_mod, "simulate_cells", slow_play)
     args = ["simulate", "--deals", "4000", "--strategies", "random"] + (["--quiet"] if quiet else [])
     result = CliRunner().invoke(app, args, env={"DURAK_PROGRESS_SECONDS": "0.02"})
     assert isinstance(result.exception, _Stop)
