@@ -31,12 +31,12 @@ from analyzer.core.outcomes import END_NAMES
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.execution import lineup as lineups
-from analyzer.execution.compare_run import run_compare
 from analyzer.execution.executor import play_decks
 from analyzer.execution.experiment import single_cell
 from analyzer.execution.play import play_cell
 from analyzer.execution.rules_pair import play_pair
-from analyzer.execution.runner import run_experiment
+from analyzer.execution.runs import run_experiment
+from analyzer.execution.runs.compare import run_compare
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.stats.compare import summarize_comparison
 from analyzer.stats.intervals import mean_from_sums, wilson

@@ -41,15 +41,15 @@ from analyzer.core.rules import parse_rule_args
 from analyzer.exact.run import markdown as solve_markdown
 from analyzer.exact.run import solve_size
 from analyzer.exact.run import summary as solve_summary
-from analyzer.execution import compare_run
-from analyzer.execution.balance_run import run_balance
-from analyzer.execution.balance_space import is_balance_file, load_space, parse_space
+from analyzer.execution import runs
+from analyzer.execution.balance_space import BalanceSpace, parse_space
 from analyzer.execution.benchmark import CASES, run_bench
 from analyzer.execution.experiment import read_toml_file
 from analyzer.execution.rules_pair import play_pair
-from analyzer.execution.runner import RUNS, run_experiment
-from analyzer.execution.tournament_run import run_design
-from analyzer.execution.tune import TuneError, tune_strategy, write_report
+from analyzer.execution.runs import compare as compare_run
+from analyzer.execution.runs.balance import BalanceRun, explore_balance
+from analyzer.execution.runs.tournament import run_design, store_design
+from analyzer.execution.runs.tune import TuneError, run_tune
 from analyzer.report.balance_view import balance_json, recommendations
 from analyzer.report.compare_page import write_compare_page
 from analyzer.report.compare_view import blocks as compare_blocks
@@ -58,7 +58,6 @@ from analyzer.report.compare_view import (
     stopping_blocks,
     tournament_blocks,
     write_outputs,
-    write_tournament_report,
 )
 from analyzer.report.format import num_ci, pct_ci, pp_ci
 from analyzer.report.render import Block, render_rich, render_tsv, terminal
@@ -129,20 +128,18 @@ def run(*, file: Path, deals: int | None, out: Path | None, jobs: int, backend: 
     with user_errors(*HEAVY_ERRORS):
         positive("--deals", deals)
         check_jobs(jobs)
-        if backend not in ("loky", "dask"):
-            raise UsageError(f"--backend must be loky or dask, not {backend!r}")
-        if scheduler is not None and backend != "dask":  # it was silently ignored
-            raise UsageError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
-        if is_balance_file(file):  # kind = "balance": the rule-balance explorer, resumable like every run
+        runs.check_backend(backend, scheduler)
+        plan = runs.read_run_file(file)
+        if runs.kind_of(plan) == "balance":  # kind = "balance": the rule-balance explorer, resumable like every run
             if deals is not None or check:
                 raise UsageError(f"{'--deals' if deals is not None else '--check'} does not apply to a balance file "
                                  f"({file}); its decks follow from target_pp")
-            space = load_space(file)
-            _balance_run(space, out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh, quiet=quiet,
+            _balance_run(plan, out, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh, quiet=quiet,
                          command=shlex.join(["durak", "run", str(file)]))
             return
-        folder = run_experiment(file, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
-                                fresh=fresh, quiet=quiet, check=check)
+        assert not isinstance(plan, BalanceSpace)  # kind_of: a rule space is the balance kind
+        folder = runs.run_experiment(plan, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
+                                     fresh=fresh, quiet=quiet, check=check)
     run_ending(folder)
     warn_capped(folder)
 
@@ -310,12 +307,7 @@ def _tournament(rules: Any, design: str, specs: list[str], n: int, seed: int, jo
     except TournamentError as exc:
         raise UsageError(str(exc)) from None
     if out is not None:
-        name = f"compare {design}"
-        (out / "results").mkdir(parents=True, exist_ok=True)
-        (out / "results" / "tournaments.json").write_text(json.dumps([result], indent=1) + "\n")
-        (out / "manifest.json").write_text(json.dumps({"name": name, "description": "", "command": command,
-                                                       "kind": "tournaments"}, indent=1) + "\n")
-        write_tournament_report([result], out, name=name, description="", command=command)
+        store_design(result, out, design=design, command=command)
     if as_json:
         typer.echo(json.dumps(result))
     else:
@@ -343,45 +335,42 @@ def tune(*, strategy: str, variant: str, players: int | None, rule: list[str] | 
         try:
             target = parse_spec(strategy)[0]
             gens = budget // decks
+            ref = reference or target
+            rules_args = "".join(f" --rule {r}" for r in rule or [])
+            command = (f"durak tune {shlex.quote(strategy)} --variant {rules.variant} --players {rules.players}"
+                       f"{rules_args}" + (f" --reference {shlex.quote(reference)}" if reference else "")
+                       + f" --budget {budget} --decks {decks} --holdout {holdout} --sigma {sigma:g} --seed {seed}")
             with progress(max(gens, 1), "generations", "tune", quiet) as bar:
-                res, spec = tune_strategy(rules, strategy, reference=reference, budget=budget,
-                                          decks_per_generation=decks, holdout=holdout, sigma0=sigma, seed=seed,
-                                          jobs=jobs, on_generation=lambda _g: bar.advance(1))
+                res, spec, run = run_tune(rules, strategy, out=out or runs.RUNS / "tuning" /
+                                          f"{target}-{rules.variant}-{rules.players}p", command=command,
+                                          reference=reference, budget=budget, decks_per_generation=decks,
+                                          holdout=holdout, sigma0=sigma, seed=seed, jobs=jobs,
+                                          on_generation=lambda _g: bar.advance(1))
         except (TuneError, StrategySpecError) as exc:
             raise UsageError(str(exc)) from None
-        folder = out or RUNS / "tuning" / f"{target}-{rules.variant}-{rules.players}p"
-        ref = reference or target
-        title = f"{target}, {rules.label()}, against {rules.players - 1} x {ref}"
-        rules_args = "".join(f" --rule {r}" for r in rule or [])
-        command = (f"durak tune {shlex.quote(strategy)} --variant {rules.variant} --players {rules.players}{rules_args}"
-                   + (f" --reference {shlex.quote(reference)}" if reference else "")
-                   + f" --budget {budget} --decks {decks} --holdout {holdout} --sigma {sigma:g} --seed {seed}")
-        write_report(res, folder, title=title, spec=spec, command=command, chart=True)
+        report = run.report(".md", "tune")
     h = res.holdout
     if as_json:
         typer.echo(json.dumps({"spec": spec, "start": res.start, "tuned": res.tuned, "holdout": h,
                                "generations": len(res.curve), "training_decks": int(res.curve["deals"].iloc[-1]),
-                               "evaluations": res.evaluations, "report": str(folder / "tune.md")}))
+                               "evaluations": res.evaluations, "report": str(report)}))
         return
     typer.echo(f"tuned: {spec}")
     verdict = ("better than the start" if h["lo"] > 0 else "worse than the start" if h["hi"] < 0
                else "not distinguishable from the start")
     typer.echo(f"hold-out ({h['n_decks']:,} fresh decks, every seat against {ref}): tuned − start = "
                f"{100 * h['margin']:+.2f} pp [{100 * h['lo']:+.2f}, {100 * h['hi']:+.2f}] (95%, paired): {verdict}")
-    typer.echo(f"report: {folder / 'tune.md'}")
+    typer.echo(f"report: {report}")
 
 
 def balance(*, variant: str | None, players: int | None, rule_space: Path | None, target_pp: float | None,
             strong: str | None, opponent: list[str] | None, seed: int | None, out: Path | None, jobs: int,
             backend: str, scheduler: str | None, fresh: bool, quiet: bool, fairness: str | None = None,
             as_json: bool = False) -> None:
-    """Explore house rules (analyzer.execution.balance_run): the fairest, most skilful rule sets, with intervals."""
+    """Explore house rules (analyzer.execution.runs.balance): the fairest, most skilful rule sets, with intervals."""
     with user_errors(*HEAVY_ERRORS):
         check_seed_jobs(seed or 0, jobs)
-        if backend not in ("loky", "dask"):
-            raise UsageError(f"--backend must be loky or dask, not {backend!r}")
-        if scheduler is not None and backend != "dask":
-            raise UsageError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
+        runs.check_backend(backend, scheduler)
         if variant is None and rule_space is None:
             raise UsageError("give --variant (czech, prague or svinya) or a --rule-space file that names one")
         if fairness is not None and fairness not in FAIRNESS_KINDS:
@@ -416,12 +405,18 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
     check_out(folder)
     if not quiet:
         typer.echo(f"{space.variant} {space.players}p: {len(space.arms):,} rule sets", err=True)
-    run_balance(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh, command=command,
-                on_round=None if quiet else (lambda line: typer.echo(line, err=True)), progress=not quiet)
+    done = explore_balance(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
+                           command=command, on_round=None if quiet else (lambda line: typer.echo(line, err=True)),
+                           progress=not quiet)
     if as_json:
         typer.echo(json.dumps(balance_json(folder)))
         return
-    arms = pd.read_parquet(folder / "results" / "arms.parquet")
+    _print_balance(done, space)
+
+
+def _print_balance(done: BalanceRun, space: Any) -> None:
+    """The recommendations' first lines and where the report is, from the run's rows in memory."""
+    arms = done.arms
     for why, row in [*recommendations(arms), (space.reference_name, arms[arms["reference"]].iloc[0])]:
         f = 100 * row[["report_fairness", "report_fairness_lo", "report_fairness_hi"]].to_numpy(float)
         fpa = 100 * row[["report_fpa", "report_fpa_lo", "report_fpa_hi"]].to_numpy(float)
@@ -430,7 +425,7 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
                    f"{int(row['report_fairness_seat'])}, {row['report_fairness_outcome']}); first mover (position "
                    f"{space.arms[space.reference].rules.first_mover}) {fpa[0]:+.1f} pp [{fpa[1]:+.1f}, {fpa[2]:+.1f}]; "
                    f"skill gap {sk[0]:+.1f} pp [{sk[1]:+.1f}, {sk[2]:+.1f}]")
-    typer.echo(f"report: {folder / 'report.html'}")
+    typer.echo(f"report: {done.folder / 'report.html'}")
 
 
 def solve(*, variant: str, deck: int, hand: int, strategies: str | None, target: float, out: Path | None,

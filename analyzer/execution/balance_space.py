@@ -2,7 +2,7 @@
 
 A *rule space* is a set of option values (RULES.md names) whose cartesian
 product gives the *arms*: one rule set each, every one played by the same
-line-ups on the same decks (:mod:`analyzer.execution.balance_run`).  Without a
+line-ups on the same decks (:mod:`analyzer.execution.runs.balance`).  Without a
 file the space is every option of the variant that can change a single deal
 (:func:`default_space`); the options that cannot are left out with the reason
 (:data:`LEFT_OUT`), so the report can say what was not explored and why.

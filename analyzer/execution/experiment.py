@@ -241,7 +241,7 @@ class Experiment:
 
     @property
     def tournament(self) -> bool:
-        """True when the cells are played as round-robin or hero tournaments (analyzer.execution.tournament_run)."""
+        """True when the cells are played as round-robin or hero tournaments (analyzer.execution.runs.tournament)."""
         return any(self.design_for(c.players) != "field" for c in self._cells)
 
     def with_count(self, n: int) -> Experiment:

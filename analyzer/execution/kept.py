@@ -3,7 +3,7 @@
 ``--out DIR`` keeps them in ``DIR``; a long run (:data:`analyzer.execution.play.KEEP_FROM` deals or more) keeps
 them in the user cache, in a folder named by what decides the chunks' content (the cell, the seed, the engine),
 so that only the same command finds it again, and removes the folder once the run is done.  The cell plays as a
-one-cell experiment through the runner (:func:`analyzer.execution.runner.run_experiment`): its chunk store, its
+one-cell experiment through the runner (:func:`analyzer.execution.runs.run_experiment`): its chunk store, its
 seeds, so the numbers are those of the same run without a store.
 """
 
@@ -20,7 +20,8 @@ import pandas as pd
 from analyzer.core.files import user_cache_bases, writable
 from analyzer.execution import lifeline, play
 from analyzer.execution.experiment import Cell
-from analyzer.execution.runner import fingerprint, run_experiment
+from analyzer.execution.runs import run_experiment
+from analyzer.execution.runs.cells import fingerprint
 from analyzer.execution.store import TABLES
 
 

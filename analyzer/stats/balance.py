@@ -2,7 +2,7 @@
 
 Every arm (rule set) plays the same decks (chunk ``c`` of a deck size is the
 same shuffle for every arm: common random numbers), each deck at two kinds of
-table (:mod:`analyzer.execution.balance_run`): the *fair table*, the strong
+table (:mod:`analyzer.execution.runs.balance`): the *fair table*, the strong
 player in every seat, and the *skill tables*, the strong player in seat ``s``
 against ``players - 1`` copies of an opponent, for every seat ``s``.  Per deck
 the run keeps a few small integers (:data:`RAW`); from them:

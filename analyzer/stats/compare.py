@@ -35,7 +35,7 @@ of the per-deck scores (the ``N`` places of one deck are not independent, so a
 Wilson interval on ``D x N`` seat-games would be too narrow).
 
 Decks are cut into fixed-size chunks, played by
-:mod:`analyzer.execution.compare_run` (``run_compare``) on the executor and
+:mod:`analyzer.execution.runs.compare` (``run_compare``) on the executor and
 seeded from (seed, purpose "compare", the rules, chunk index), so the numbers
 depend on the seed alone, not on ``--jobs``.
 """

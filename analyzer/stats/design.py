@@ -16,7 +16,7 @@ deal k of match i uses ``decks[i, k]``).  Every deck is played once per
   the deal and the advantage of the seat fall on all strategies alike.
 
 The statistics of the resulting per-deck scores are in
-:mod:`analyzer.stats.compare`; playing them is :mod:`analyzer.execution.compare_run`.
+:mod:`analyzer.stats.compare`; playing them is :mod:`analyzer.execution.runs.compare`.
 """
 
 from __future__ import annotations

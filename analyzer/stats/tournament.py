@@ -46,7 +46,7 @@ dealer of deal ``k`` is the same at every table, so the arrangement changes
 nothing that matters; it is needed where the dealer follows play (SV2).
 The numpy simulator applies it at deal time (``SlotState.deal_hands``, set by
 ``simulate_matches(hands=...)``); ``durak compare --matches`` sets it for svinya
-(:func:`analyzer.execution.compare_run.deals_by_player`).  The compiled kernel
+(:func:`analyzer.execution.runs.compare.deals_by_player`).  The compiled kernel
 does the same (``analyzer.kernel.matches.simulate_matches(hands=...)``, equal to
 the numpy simulator match by match for deterministic line-ups), so duplicate
 match comparisons of compiled line-ups run on it.

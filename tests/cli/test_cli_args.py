@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-import analyzer.execution.compare_run as compare_run
 import analyzer.execution.executor as executor_mod
+import analyzer.execution.runs.compare as compare_run
 from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
 from analyzer.execution.experiment import Cell
@@ -122,7 +122,7 @@ def test_run_uses_the_plugin_name_in_tables(tmp_path: Any) -> None:
     """A plugin's ``name`` heads its rows, not its file path."""
     from pathlib import Path
 
-    from analyzer.execution.runner import run_experiment
+    from analyzer.execution.runs import run_experiment
 
     plugin = Path(__file__).resolve().parents[1] / "plugin_example.py"
     f = tmp_path / "p.toml"

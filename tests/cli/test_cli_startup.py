@@ -62,5 +62,5 @@ def test_commands_load_only_what_they_use(tmp_path: Path) -> None:
     from tests.stats.test_tables import write_results
 
     folder = write_results(tmp_path / "r")
-    playing = ("analyzer.execution.executor", "analyzer.execution.runner", "analyzer.api", "analyzer.cli.work")
+    playing = ("analyzer.execution.executor", "analyzer.execution.runs.cells", "analyzer.api", "analyzer.cli.work")
     assert _loaded_by(["report", str(folder), "-q"], playing) == []

@@ -22,7 +22,7 @@ from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.contract import History
 from analyzer.core.rules import Effect, RuleSet, make_rules, private_copy
 from analyzer.execution.executor import choose_engine, play_decks
-from analyzer.execution.tune import decks_for
+from analyzer.execution.runs.tune import decks_for
 from strategies import get_strategy
 
 

@@ -23,8 +23,9 @@ import pandas as pd
 import pytest
 
 from analyzer.core.rules import make_rules
-from analyzer.execution.balance_run import chunk_streams, run_balance
 from analyzer.execution.balance_space import default_space, parse_space
+from analyzer.execution.balance_tables import chunk_streams
+from analyzer.execution.runs.balance import run_balance
 from analyzer.execution.store import ResumeError
 from analyzer.report.balance_view import recommendations
 from analyzer.stats.balance import main_effects, pareto_ranks
@@ -167,7 +168,7 @@ CHILD = """
 import json, sys
 from pathlib import Path
 from analyzer.execution.balance_space import parse_space
-from analyzer.execution.balance_run import run_balance
+from analyzer.execution.runs.balance import run_balance
 run_balance(parse_space(json.loads(sys.argv[1])), Path(sys.argv[2]), jobs=1, simulator="tests.planted_sim",
             report=False)
 """

@@ -9,7 +9,8 @@ import pytest
 
 from analyzer.execution import executor
 from analyzer.execution.experiment import ExperimentError, parse_experiment
-from analyzer.execution.runner import fingerprint, run_experiment
+from analyzer.execution.runs import run_experiment
+from analyzer.execution.runs.cells import fingerprint
 from tests.helpers_experiments import parse
 
 BASE = """

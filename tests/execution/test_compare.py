@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 import analyzer.sim.simulator as simulator
 from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
-from analyzer.execution import compare_run
+from analyzer.execution.runs import compare as compare_run
 from analyzer.report import compare_view
 from analyzer.stats import compare, design
 from analyzer.stats.intervals import holm

@@ -23,7 +23,7 @@ from analyzer.core.rules import make_rules
 from analyzer.core.streams import base_key
 from analyzer.execution.executor import ENGINE_ENV, choose_engine, engine_mode, simulate_cells
 from analyzer.execution.experiment import ExperimentError, single_cell
-from analyzer.execution.runner import fingerprint
+from analyzer.execution.runs.cells import fingerprint
 from analyzer.kernel.matches import simulate_matches as kernel_matches
 from analyzer.kernel.serve import simulate_chunk
 from analyzer.sim import simulator
@@ -174,7 +174,7 @@ def test_a_change_of_an_engines_streams_changes_the_fingerprint(tmp_path, monkey
 
 def test_compare_plays_its_duplicate_deals_on_either_engine_alike(monkeypatch):
     """durak compare of built-ins runs on the kernel; a deterministic line-up scores every deck as on numpy."""
-    from analyzer.execution.compare_run import run_compare
+    from analyzer.execution.runs.compare import run_compare
 
     rules = make_rules("czech", 3, {"reshuffle": "shuffle"})
     comp = run_compare(rules, ["greedy", "weighted", "aggressive"], 300, seed=4)
@@ -310,7 +310,7 @@ def test_a_reused_worker_plays_on_the_engine_this_run_asked_for(monkeypatch: pyt
     """compare's chunks get the engine mode resolved in the parent: a loky worker started by an earlier run
     (another $DURAK_ENGINE) is reused, and must not play on the engine of the environment it was started in
     (random's streams differ between the engines, so the numbers would depend on --jobs)."""
-    from analyzer.execution import compare_run
+    from analyzer.execution.runs import compare as compare_run
 
     rules = make_rules("czech", 4)
     monkeypatch.delenv(ENGINE_ENV, raising=False)

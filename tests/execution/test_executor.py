@@ -18,7 +18,7 @@ from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
 from analyzer.execution import lineup
 from analyzer.execution.play import cell_tables, play, summary_json
-from analyzer.execution.runner import run_experiment
+from analyzer.execution.runs import run_experiment
 from analyzer.execution.seeds import PURPOSES, chunk_seed
 
 RUN = CliRunner()

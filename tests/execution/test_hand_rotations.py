@@ -123,7 +123,7 @@ def test_first_player_advantage_takes_the_rate_over_decks_where_hands_rotate(mon
     """czech 2p, greedy in both seats, 4,000 decks: the rotated cell's interval is over decks and narrower than
     the binomial one of as many deals (a deal's hands lose what one seat wins); a cell without rotations keeps
     its Wilson interval and has no decks.  The verdict reads the interval the row shows (the deck one)."""
-    from analyzer.execution.runner import run_experiment
+    from analyzer.execution.runs import run_experiment
 
     exp = parse(LADDER.replace("players = [2, 4]", "players = [2]").replace("deals = 600", "deals = 4000")
                 .replace("chunk_size = 200", "chunk_size = 2000").format(rot=2))

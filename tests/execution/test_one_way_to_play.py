@@ -19,11 +19,11 @@ from analyzer import api
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
-from analyzer.execution import compare_run
-from analyzer.execution.balance_run import play_chunk
+from analyzer.execution.balance_tables import play_chunk
 from analyzer.execution.executor import decks_engine, play_decks, strategy_resolver
 from analyzer.execution.lineup import build
-from analyzer.execution.tournament_run import tournament_chunk
+from analyzer.execution.runs import compare as compare_run
+from analyzer.execution.runs.tournament import tournament_chunk
 from analyzer.stats.tournament import hero, round_robin
 
 PLUGIN = '''

@@ -12,8 +12,8 @@ from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.execution.executor import play_decks
+from analyzer.execution.runs.tournament import run_round_robin, tournament_chunk
 from analyzer.execution.seeds import chunk_seed, content_text
-from analyzer.execution.tournament_run import run_round_robin, tournament_chunk
 from analyzer.stats.tournament import round_robin
 
 #: plays exactly like weighted (its score is an argmax, so scaling every weight changes nothing)

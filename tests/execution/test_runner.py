@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import analyzer.execution.runner as runner_module
-from analyzer.execution.executor import cell_seed
-from analyzer.execution.experiment import load_experiment
-from analyzer.execution.runner import ExperimentError, ResumeError, run_chunk, run_experiment
+import analyzer.execution.runs.cells as runner_module
+from analyzer.execution.executor import cell_seed, run_chunk
+from analyzer.execution.experiment import ExperimentError, load_experiment
+from analyzer.execution.runs import run_experiment
 from analyzer.execution.seeds import chunk_seed
+from analyzer.execution.store import ResumeError
 from tests import fake_sim
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -212,7 +213,7 @@ def test_dask_backend_matches_local(exp_file: Path, tmp_path: Path, whole: Path)
 def test_kill_9_then_resume(exp_file: Path, tmp_path: Path, whole: Path) -> None:
     """A real run killed at a random moment resumes to the uninterrupted result."""
     out = tmp_path / "killed"
-    code = ("import sys; from analyzer.execution.runner import run_experiment; "
+    code = ("import sys; from analyzer.execution.runs import run_experiment; "
             f"run_experiment(sys.argv[1], out=sys.argv[2], simulator={SIM!r}, jobs=2, quiet=True, report=False)")
     env = {**os.environ, "FAKE_SIM_SLEEP": "0.05", "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", code, str(exp_file), str(out)], cwd=ROOT, env=env,

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from analyzer.execution import store as store_mod
-from analyzer.execution.runner import ResumeError, run_experiment
-from analyzer.execution.store import ChunkStore, read_manifest, same_experiment
+from analyzer.execution.runs import run_experiment
+from analyzer.execution.store import ChunkStore, ResumeError, read_manifest, same_experiment
 from tests.helpers_reports import copy_as_cloned
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
-from analyzer.execution.compare_run import SEQ_DECKS, run_compare, run_compare_until
+from analyzer.execution.runs.compare import SEQ_DECKS, run_compare, run_compare_until
 from analyzer.stats.compare import SCORES, CompareError, summarize_comparison
 from analyzer.stats.sequential import Sprt, UntilCI
 

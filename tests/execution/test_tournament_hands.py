@@ -83,8 +83,8 @@ def test_duplicate_match_comparisons_of_built_ins_run_on_the_kernel_with_the_num
                                                                                           monkeypatch) -> None:
     """``durak compare --matches`` chunks: the kernel (hands by player in svinya) gives the numbers the numpy
     simulator gave, including the replay with more decks when a match outlasts them."""
-    from analyzer.execution import compare_run
     from analyzer.execution.executor import ENGINE_ENV
+    from analyzer.execution.runs import compare as compare_run
 
     rules = make_rules(variant, 2, {"target": 60})
     calls: list[str] = []
@@ -111,7 +111,7 @@ def test_svinya_match_comparisons_on_the_kernel_keep_the_duplicate_narrowing(mon
     """Dealt by player, the paired interval of a svinya match comparison on the kernel is
     narrower than with a fresh deck per game (measured 1.03-1.09x, four pairs, 4,000 matches); dealt by seat
     it is wider (0.87-0.88x), the rotations no longer swapping the hands of a deck."""
-    from analyzer.execution import compare_run
+    from analyzer.execution.runs import compare as compare_run
     from analyzer.stats.compare import summarize_comparison
 
     calls: list[int] = []

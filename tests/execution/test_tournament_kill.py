@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from analyzer.execution.runner import run_experiment
+from analyzer.execution.runs import run_experiment
 from tests.helpers_experiments import design_experiment, parse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,8 +31,8 @@ CHUNKS = 10
 SLOW = 0.25
 CHILD = """
 import sys, time
-import analyzer.execution.tournament_run as tr
-from analyzer.execution.runner import run_experiment
+import analyzer.execution.runs.tournament as tr
+from analyzer.execution.runs import run_experiment
 from tests.helpers_experiments import parse
 
 real = tr._job

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-import analyzer.execution.tournament_run as tr
-from analyzer.execution.runner import run_experiment
+import analyzer.execution.runs.tournament as tr
+from analyzer.execution.runs import run_experiment
 from analyzer.execution.store import ResumeError
 from tests.helpers_experiments import design_experiment, parse
 

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
 from analyzer.execution.experiment import ExperimentError
-from analyzer.execution.runner import run_experiment
-from analyzer.execution.tournament_run import SEQ_CHUNK, run_design, tournament_chunk, watched
+from analyzer.execution.runs import run_experiment
+from analyzer.execution.runs.tournament import SEQ_CHUNK, run_design, tournament_chunk, watched
 from analyzer.stats.sequential import Sprt, UntilCI
 from analyzer.stats.tournament import TournamentError, hero, round_robin
 from strategies.weighted_presets import PRESETS

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from analyzer.cli.app import app
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
-from analyzer.execution.tune import HOLDOUT_BASE, TuneError, decks_for, hero_objective, spec_with, tune, write_report
+from analyzer.execution.runs.tune import HOLDOUT_BASE, TuneError, decks_for, hero_objective, spec_with, tune
+from analyzer.report.tune_view import write_report
 from strategies.weighted_presets import PRESETS
 
 OPTIMUM = np.array([1.5, -2.0, 0.5])

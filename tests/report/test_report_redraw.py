@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
-from analyzer.execution.runner import run_experiment
+from analyzer.execution.runs import run_experiment
 from analyzer.report import draw, stamp
 from analyzer.report.build import build_report
 from tests.execution.test_runner import EXP, SIM

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analyzer.execution.experiment import ExperimentError
-from analyzer.execution.runner import run_experiment
+from analyzer.execution.runs import run_experiment
 from analyzer.report.skill_curves import raise_table, skill_sentence, skill_table, step_label
 from analyzer.stats import tables
 from tests.helpers_experiments import parse

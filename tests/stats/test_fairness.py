@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from analyzer.core.rules import first_mover_position, make_rules
-from analyzer.execution.balance_run import run_balance
 from analyzer.execution.balance_space import parse_space
+from analyzer.execution.runs.balance import run_balance
 from analyzer.report.balance_view import balance_json
 from analyzer.stats import fairness
 from analyzer.stats.balance import pareto_ranks

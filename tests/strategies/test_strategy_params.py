@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.core.registry import StrategySpecError, get_strategy
-from analyzer.execution.tune import param_bounds, spec_with
+from analyzer.execution.runs.tune import param_bounds, spec_with
 from tests.cli.test_bad_input import assert_user_error, invoke
 
 HUGE = "1" + "0" * 20

@@ -52,8 +52,9 @@ from analyzer.execution.cores import cores
 from analyzer.execution.executor import decks_engine, play_decks, run_tasks
 from analyzer.execution.experiment import Experiment, ExperimentError, fill_spec
 from analyzer.execution.progress import RunProgress
+from analyzer.execution.runs.folder import RunFolder
 from analyzer.execution.seeds import chunk_seed, content_text
-from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, atomic_write
+from analyzer.execution.store import CHUNK_FORMAT, ChunkStore
 from analyzer.report.compare_view import write_tournament_report
 from analyzer.stats.ratings import hero_summary, round_robin_summary
 from analyzer.stats.sequential import Rule, SequentialResult, Sprt, UntilCI, run_sequential, stopping_summary
@@ -331,17 +332,28 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
                 bar.advance(0, cell_done=True)
     finally:
         store.close()
-    res_dir = out_dir / "results"
-    res_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(res_dir / "tournaments.json", (json.dumps(results, indent=1) + "\n").encode())
+    folder = RunFolder(out_dir)
+    folder.write_result("tournaments.json", results)
     seconds = time.perf_counter() - t0
     deals = sum(o["deals_played"] for o in results)
-    manifest = {"name": exp.name, "description": exp.description, "experiment": exp.to_dict(), "seed": exp.seed,
-                "version": __version__, "kind": "tournaments", "fingerprint": fp, "tournaments": len(results),
-                "total_deals": deals, "deals_this_run": played, "chunks_resumed": resumed,
-                "deals_per_second": round(played / seconds, 1) if seconds > 0 else None, "seconds": round(seconds, 3),
-                "command": command, "jobs": jobs}
-    atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+    folder.write_manifest({"name": exp.name, "description": exp.description, "experiment": exp.to_dict(),
+                           "seed": exp.seed, "version": __version__, "kind": "tournaments", "fingerprint": fp,
+                           "tournaments": len(results), "total_deals": deals, "deals_this_run": played,
+                           "chunks_resumed": resumed,
+                           "deals_per_second": round(played / seconds, 1) if seconds > 0 else None,
+                           "seconds": round(seconds, 3), "command": command, "jobs": jobs})
     if report:
         write_tournament_report(results, out_dir, name=exp.name, description=exp.description, command=command)
+    return out_dir
+
+
+def store_design(result: dict[str, Any], out_dir: Path, *, design: str, command: str) -> Path:
+    """``durak compare --design round-robin|hero --out OUT``: the one tournament's results, its manifest and its
+    report (``durak report OUT`` rebuilds it from results/tournaments.json), as an experiment of tournaments
+    writes them."""
+    folder = RunFolder(out_dir)
+    name = f"compare {design}"
+    folder.write_result("tournaments.json", [result])
+    folder.write_manifest({"name": name, "description": "", "command": command, "kind": "tournaments"})
+    write_tournament_report([result], out_dir, name=name, description="", command=command)
     return out_dir

@@ -1,4 +1,4 @@
-"""Run an experiment: cells x chunks in parallel, resumable, bit-reproducible.
+"""The run kind ``cells``: an experiment's cells x chunks in parallel, resumable, bit-reproducible.
 
 Why it is built this way:
 
@@ -20,14 +20,15 @@ Why it is built this way:
 * **Execution.** Chunks run through :mod:`analyzer.execution.executor`, the
   same code ``durak simulate`` and ``durak compare`` use (loky or Dask; the
   simulator by module path, e.g. ``tests.fake_sim`` for a stand-in).  This
-  module keeps the chunk store, resuming and the manifest.
+  module keeps the chunk store and resuming; the folder (manifest, results) is
+  :class:`analyzer.execution.runs.folder.RunFolder`, and the registry
+  (:mod:`analyzer.execution.runs`) decides that a file is a run of cells.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import shlex
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -37,10 +38,8 @@ from typing import Any
 import pandas as pd
 
 from analyzer import __version__
-from analyzer.core.files import folder_problem
 from analyzer.core.rules import format_value
 from analyzer.execution.executor import (  # noqa: F401
-    BACKENDS,
     DEFAULT_SIMULATOR,
     KEYS,
     SIMULATOR_ENV,
@@ -50,14 +49,13 @@ from analyzer.execution.executor import (  # noqa: F401
     run_cell_chunks,
     run_chunk,
     simulator_path,
-    strategy_resolver,
     streams_of,
 )
-from analyzer.execution.experiment import Cell, Experiment, ExperimentError, load_experiment
+from analyzer.execution.experiment import Cell, Experiment, ExperimentError  # noqa: F401
 from analyzer.execution.progress import RunProgress
-from analyzer.execution.store import CHUNK_FORMAT, TABLES, ChunkStore, ResumeError, atomic_write, parquet_bytes  # noqa: F401
+from analyzer.execution.runs.folder import RunFolder
+from analyzer.execution.store import CHUNK_FORMAT, TABLES, ChunkStore, ResumeError  # noqa: F401
 from analyzer.execution.totals import RunTotals
-from analyzer.execution.tournament_run import run_tournaments
 from analyzer.report.build import build_report
 
 #: The seed derivation chunks use (analyzer.execution.seeds); part of the fingerprint so that
@@ -105,89 +103,40 @@ def _cells_table(exp: Experiment) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _command(exp: Experiment, deals: int | None, out: Path | None) -> str:
-    argv = ["durak", "run", exp.source]
-    if deals is not None:
-        argv += ["--deals", str(deals)]
-    if out is not None:
-        argv += ["--out", str(out)]
-    return shlex.join(argv)
-
-
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-#: Where a run writes unless told (``runs/<name>``): git ignores it, so running an experiment of the repository
-#: leaves a clone clean and the committed example reports under ``reports/`` as they are.
-RUNS = Path("runs")
+def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -1, backend: str = "loky",
+              scheduler: str | None = None, fresh: bool = False, quiet: bool = False, check: bool = False,
+              simulator: str | None = None, report: bool = True, engine: str | None = None) -> Path:
+    """Run every cell of an experiment of cells into ``folder`` and return its root (the registry,
+    :func:`analyzer.execution.runs.run_experiment`, checks the arguments and picks this kind).
 
-
-def run_experiment(
-    experiment: str | Path | Experiment, *, out: str | Path | None = None, deals: int | None = None,
-    jobs: int = -1, backend: str = "loky", scheduler: str | None = None, resume: bool = True,
-    fresh: bool = False, quiet: bool = False, check: bool = False, simulator: str | None = None,
-    report: bool = True, engine: str | None = None,
-) -> Path:
-    """Run every cell of an experiment and write ``runs/<name>/`` (or ``out``); return it.
-
-    Args:
-        experiment: an experiment file or a parsed :class:`Experiment`.
-        out: output directory; default ``runs/<name>`` (:data:`RUNS`).
-        deals: deals (matches, for match cells) per cell, overriding the file.
-        jobs: parallel jobs, joblib style (-1 = all cores / all dask workers).
-        backend: ``"loky"`` (local processes) or ``"dask"`` (joblib's dask backend on a
-            distributed Client at ``scheduler``; without one, a loopback LocalCluster).
-        resume: reuse finished chunks in ``out/chunks`` (False behaves as ``fresh``).
-        fresh: wipe stored chunks first.
-        quiet: no progress on stderr (a bar on a terminal, elsewhere a line every ~10 s).
-        check: ask the simulator to check invariants (slower; results unchanged).
-        simulator: module path of the simulator (default ``analyzer.sim.simulator``).
-        report: call ``analyzer.report.build.build_report(out)`` afterwards, if that module exists.
-        engine: the engine mode (``auto``, ``compiled``, ``numpy``; default ``$DURAK_ENGINE`` or auto).
-
-    Raises:
-        ExperimentError: a malformed experiment or bad argument (one line), or
-            ResumeError when stored chunks belong to a different experiment.
+    Finished chunks go to ``folder.chunks`` as they finish (``fresh``: discarded first); then the summed tables
+    to ``results/``, the manifest, and the report (``report`` and the experiment asks for one).
+    Raises ResumeError when stored chunks belong to a different experiment.
     """
-    if backend not in BACKENDS:
-        raise ExperimentError(f"backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0:
-        raise ExperimentError(f"jobs: must be a non-zero integer (-1 = all cores), got {jobs!r}")
     sim = simulator_path(simulator)
-    if isinstance(experiment, Experiment):
-        exp = experiment
-    else:
-        exp = load_experiment(experiment, resolve_strategy=strategy_resolver(sim))
-    if deals is not None:
-        exp = exp.with_count(deals)
-    out_dir = Path(out) if out is not None else RUNS / exp.name
-    if problem := folder_problem(out_dir):
-        raise ExperimentError(f"--out {out_dir}: {problem}")
-    if exp.tournament:  # design = "round-robin" | "hero": every line-up of a tournament on the same decks
-        return run_tournaments(exp, out_dir, jobs=jobs, quiet=quiet, report=report, fresh=fresh or not resume,
-                               command=_command(exp, deals, Path(out) if out is not None else None))
     started, t0 = _now(), time.perf_counter()
 
     fp, record = fingerprint(exp, sim, engine)
-    store = ChunkStore(out_dir / "chunks", fp)
-    store.open(fresh=fresh or not resume, record=record, experiment=exp.to_dict())  # refuses a foreign --out
+    store = ChunkStore(folder.chunks, fp)
+    store.open(fresh=fresh, record=record, experiment=exp.to_dict())  # refuses a foreign --out
     try:
         results, fresh_deals, resumed = _run_chunks(exp, store, sim=sim, jobs=jobs, backend=backend,
-                                                  scheduler=scheduler, check=check, quiet=quiet, engine=engine)
+                                                    scheduler=scheduler, check=check, quiet=quiet, engine=engine)
     finally:
         store.close()
     elapsed = time.perf_counter() - t0
 
-    res_dir = out_dir / "results"
-    res_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(res_dir / "cells.parquet", parquet_bytes(_cells_table(exp)))
+    folder.write_result("cells.parquet", _cells_table(exp))
     for name, df in results.items():
-        atomic_write(res_dir / f"{name}.parquet", parquet_bytes(df))
+        folder.write_result(f"{name}.parquet", df)
 
     totals = results["totals"]
     total_chunks = sum(len(c.chunks()) for c in exp.cells)
-    manifest = {
+    folder.write_manifest({
         "name": exp.name, "description": exp.description, "experiment": exp.to_dict(), "seed": exp.seed, "version": __version__,
         "fingerprint": fp, "simulator": sim, "started": started, "finished": _now(),
         "cells": len(exp.cells),
@@ -196,16 +145,15 @@ def run_experiment(
         "deals_this_run": fresh_deals,
         "deals_per_second": round(fresh_deals / elapsed, 1) if elapsed > 0 else None,
         "seconds": round(elapsed, 3), "chunks": total_chunks, "chunks_resumed": resumed,
-        "command": _command(exp, deals, Path(out) if out is not None else None),
+        "command": command,
         "jobs": jobs, "backend": backend, "scheduler": scheduler, "check": check,
         "engine": engine_mode(engine), "engines": record["engines"],
         "reports": list(exp.reports),
-    }
-    atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+    })
 
     if report and exp.reports:
-        build_report(out_dir)
-    return out_dir
+        build_report(folder.root)
+    return folder.root
 
 
 def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, backend: str,

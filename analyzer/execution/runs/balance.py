@@ -50,6 +50,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,29 +59,18 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from analyzer import __version__
-from analyzer.core.cards import shuffled_decks
-from analyzer.core.outcomes import END_BLOCKED, END_CAPPED
-from analyzer.core.rules import RuleSet, format_value
-from analyzer.engine.choices import count_choices
+from analyzer.core.rules import format_value
 from analyzer.execution import lineup as lineups
 from analyzer.execution.balance_space import DEPENDS, BalanceSpace
-from analyzer.execution.executor import (
-    DEFAULT_SIMULATOR,
-    decks_engine,
-    import_simulator,
-    play_decks,
-    run_tasks,
-    simulator_path,
-    strategy_resolver,
-)
+from analyzer.execution.balance_tables import Columns, balance_job, chunk_streams, tables  # noqa: F401
+from analyzer.execution.executor import decks_engine, run_tasks, simulator_path, strategy_resolver
 from analyzer.execution.progress import RunProgress
-from analyzer.execution.seeds import chunk_seed
-from analyzer.execution.store import CHUNK_FORMAT, ChunkStore, atomic_write, parquet_bytes
+from analyzer.execution.runs.folder import RunFolder
+from analyzer.execution.store import CHUNK_FORMAT, ChunkStore
 from analyzer.report.balance_view import write_balance_report
 from analyzer.stats import balance as bal
 from analyzer.stats import fairness
 from analyzer.stats.intervals import wilson
-from analyzer.stats.sums import deal_losses
 from analyzer.stats.tables import CAPPED_ALARM
 
 #: (arm, chunk) pairs per task: a fixed cut, so a rerun with other --jobs finds the same stored tasks.
@@ -88,99 +78,6 @@ TASK_PAIRS = 48
 #: The report card's cut: one pair a task (a search player's trace is ~100x a table's work, so the finalists'
 #: cards are spread over the workers; a stored task whose pairs differ is played again, never misread).
 CARD_PAIRS = 1
-Columns = dict[str, NDArray[Any]]
-
-
-def chunk_streams(seed: int, rules: RuleSet, c: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
-    """(decks, play) streams of chunk ``c``: keyed on variant, players and deck size only, so every arm of the
-    same deck size plays the same decks with the same random players' stream (common random numbers)."""
-    content = f"deal|{rules.variant} {rules.players}p deck {rules.deck_size}|balance"
-    deck_ss, sim_ss = chunk_seed(seed, "balance", content, c).spawn(2)
-    return deck_ss, sim_ss
-
-
-def tables(strong: int, opponents: int, players: int) -> list[tuple[int, ...]]:
-    """Line-ups by position as entrant indices (0 = strong, 1.. = opponents): the fair table, then for each
-    opponent one skill table per seat of the strong player."""
-    out = [(strong,) * players]
-    for j in range(1, opponents + 1):
-        out += [tuple(strong if s == h else j for s in range(players)) for h in range(players)]
-    return out
-
-
-def play_chunk(rules: RuleSet, entrants: Sequence[object], decks: NDArray[np.int8], sim_ss: np.random.SeedSequence,
-               simulator: str) -> Columns:
-    """One arm's per-deck integers (:data:`analyzer.stats.balance.RAW`, ``hero{j}``, ``herodec{j}``) on ``decks``."""
-    n, p = len(decks), rules.players
-    k = len(entrants) - 1
-    cols: Columns = {}
-    for t, seats in enumerate(tables(0, k, p)):
-        res = _play(rules, [entrants[e] for e in seats], decks, sim_ss, simulator)
-        decided = (res.end != END_CAPPED) & (res.winner >= 0)
-        if t == 0:
-            cols["winner"] = np.where(decided, res.winner, -1).astype(np.int8)
-            cols["durak"] = np.where(decided, res.loser, -1).astype(np.int8)
-            cols["decided"] = decided.astype(np.int8)
-            cols["capped"] = (res.end == END_CAPPED).astype(np.int8)
-            cols["blocked"] = (res.end == END_BLOCKED).astype(np.int8)
-            cols["jack"] = deal_losses(res, rules.wild_rule == "deal")[1].astype(np.int8)
-            cols["turns"] = res.turns.astype(np.int16)
-            continue
-        j, seat = divmod(t - 1, p)
-        cols.setdefault(f"hero{j}", np.zeros(n, np.int8))
-        cols.setdefault(f"herodec{j}", np.zeros(n, np.int8))
-        cols[f"hero{j}"] += (res.winner == seat).astype(np.int8)
-        cols[f"herodec{j}"] += decided.astype(np.int8)
-    return cols
-
-
-def _play(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8], sim_ss: np.random.SeedSequence,
-          simulator: str) -> Any:
-    if simulator == DEFAULT_SIMULATOR:
-        return play_decks(rules, lineup, decks, sim_ss, engine="auto", seeding="table")
-    # a stand-in simulator (tests), called as the numpy one is
-    return import_simulator(simulator).simulate_deals(rules, list(lineup), len(decks), sim_ss, decks=decks)
-
-
-def play_card(rules: RuleSet, strong: object, trace: object | None, decks: NDArray[np.int8],
-              sim_ss: np.random.SeedSequence, simulator: str) -> Columns:
-    """A finalist's report-card integers (:data:`analyzer.stats.balance.CARD`) on ``decks``: the trace player in
-    each seat against ``players - 1`` strong players, and the fair table's decisions with a real choice, counted
-    on the readable engine (the stand-in simulators of the tests play no cards: none counted)."""
-    n, p = len(decks), rules.players
-    cols: Columns = {c: np.zeros(n, np.int16) for c in bal.CARD}
-    if trace is not None:
-        for seat in range(p):
-            res = _play(rules, [trace if s == seat else strong for s in range(p)], decks, sim_ss, simulator)
-            cols["trace"] += (res.winner == seat).astype(np.int16)
-            cols["tracedec"] += ((res.end != END_CAPPED) & (res.winner >= 0)).astype(np.int16)
-    if simulator == DEFAULT_SIMULATOR:
-        rng = np.random.default_rng(sim_ss.spawn(1)[0])
-        choices, decisions = count_choices(rules, [strong] * p, decks, rng)
-        cols["choices"], cols["decisions"] = choices.astype(np.int16), decisions.astype(np.int16)
-    return cols
-
-
-def _job(task: int, pairs: Sequence[tuple[int, int]], rules: dict[int, RuleSet], specs: Sequence[str], seed: int,
-         chunk: int, simulator: str, card: str | None = None) -> tuple[int, list[Columns]]:
-    """Worker entry: every (arm, chunk) pair of one task; decks made once per deck size and chunk.  ``card``: play
-    the report card instead (``specs[0]`` the strong player, ``card`` the trace player or "")."""
-    resolve = strategy_resolver(simulator)
-    entrants = lineups.build(list(specs), resolve)
-    trace = lineups.build([card], resolve)[0] if card else None
-    decks: dict[tuple[int, int], tuple[NDArray[np.int8], np.random.SeedSequence]] = {}
-    out = []
-    for arm, c in pairs:
-        r = rules[arm]
-        key = (r.deck_size, c)
-        if key not in decks:
-            deck_ss, sim_ss = chunk_streams(seed, r, c)
-            decks[key] = (shuffled_decks(r.deck_size, chunk, np.random.default_rng(deck_ss)), sim_ss)
-        if card is None:
-            out.append(play_chunk(r, entrants, *decks[key], simulator))
-        else:
-            out.append(play_card(r, entrants[0], trace, *decks[key], simulator))
-    return task, out
 
 
 class TaskStore:
@@ -280,7 +177,7 @@ class Search:
         label = f"balance round {self.round}" + (" (report card)" if card else "")
         with RunProgress(total_units=sum(len(cut[t]) for t in todo) * per_chunk, total_cells=1, unit="deals",
                          label=label, enabled=self.progress and bool(todo)) as bar:
-            for t, cols in run_tasks(_job, calls, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler):
+            for t, cols in run_tasks(balance_job, calls, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler):
                 self._keep(have, cut[t], self.store.put(self.round, t, cut[t], cols, columns))
                 self.deals += len(cut[t]) * per_chunk
                 self.deals_now += len(cut[t]) * per_chunk
@@ -520,18 +417,36 @@ def full_grid_deals(search: Search) -> int:
     return total * search.tables
 
 
-def run_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backend: str = "loky",
-                scheduler: str | None = None, fresh: bool = False, simulator: str | None = None,
-                report: bool = True, command: str = "", on_round: Callable[[str], None] | None = None,
-                progress: bool = False) -> Path:
-    """Explore ``space`` (module doc) and write ``out_dir``: results/, manifest.json and the report.
+@dataclass(frozen=True)
+class BalanceRun:
+    """A finished exploration as the command prints it: its folder, every arm's row (results/arms.parquet)
+    and the summary (results/balance.json)."""
+
+    folder: Path
+    arms: pd.DataFrame
+    summary: dict[str, Any]
+
+
+def run_balance(space: BalanceSpace, out_dir: Path, **kw: Any) -> Path:
+    """Explore ``space`` (module doc) and write ``out_dir``: results/, manifest.json and the report; return it
+    (:func:`explore_balance`'s folder)."""
+    return explore_balance(space, out_dir, **kw).folder
+
+
+def explore_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backend: str = "loky",
+                    scheduler: str | None = None, fresh: bool = False, simulator: str | None = None,
+                    report: bool = True, command: str = "", on_round: Callable[[str], None] | None = None,
+                    progress: bool = False) -> BalanceRun:
+    """Explore ``space`` (module doc), write ``out_dir`` (results/, manifest.json, the report) and return what
+    it stored.
 
     ``on_round(line)`` hears one line per round (the command prints them on stderr); ``progress`` shows the
     deals within each round (:class:`analyzer.execution.progress.RunProgress`).
     """
     sim = simulator_path(simulator)
     fp, record = balance_fingerprint(space, sim)
-    store = ChunkStore(out_dir / "chunks", fp)
+    folder = RunFolder(out_dir)
+    store = ChunkStore(folder.chunks, fp)
     store.open(fresh=fresh, record=record, experiment=space.to_dict())  # refuses a foreign --out or a changed space
     t0 = time.perf_counter()
     load = os.getloadavg()
@@ -546,22 +461,20 @@ def run_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backend: 
     effects = _effects(search, arms)
     played = search.deals
     grid = full_grid_deals(search)
-    res_dir = out_dir / "results"
-    res_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(res_dir / "arms.parquet", parquet_bytes(arms))
-    atomic_write(res_dir / "effects.parquet", parquet_bytes(effects))
+    folder.write_result("arms.parquet", arms)
+    folder.write_result("effects.parquet", effects)
     rules = space.arms[space.reference].rules
     summary = {"space": space.to_dict(), **found, "deals": played, "full_grid_deals": grid,
                "tables_per_deck": search.tables, "dealer_position": rules.dealer,
                "first_mover_position": rules.first_mover, "reference_name": space.reference_name}
-    atomic_write(res_dir / "balance.json", (json.dumps(summary, indent=1, default=str) + "\n").encode())
-    manifest = {"name": space.name, "description": space.description, "kind": "balance",
-                "experiment": space.to_dict(), "seed": space.seed, "version": __version__, "fingerprint": fp,
-                "total_deals": played, "deals_this_run": search.deals_now, "chunks_resumed": tasks.resumed,
-                "seconds": round(seconds, 3), "load_average_at_start": [round(x, 2) for x in load],
-                "load_average_at_end": [round(x, 2) for x in os.getloadavg()], "command": command, "jobs": jobs,
-                "backend": backend, "scheduler": scheduler}
-    atomic_write(out_dir / "manifest.json", (json.dumps(manifest, indent=2) + "\n").encode())
+    folder.write_result("balance.json", summary)
+    folder.write_manifest({"name": space.name, "description": space.description, "kind": "balance",
+                           "experiment": space.to_dict(), "seed": space.seed, "version": __version__,
+                           "fingerprint": fp, "total_deals": played, "deals_this_run": search.deals_now,
+                           "chunks_resumed": tasks.resumed, "seconds": round(seconds, 3),
+                           "load_average_at_start": [round(x, 2) for x in load],
+                           "load_average_at_end": [round(x, 2) for x in os.getloadavg()], "command": command,
+                           "jobs": jobs, "backend": backend, "scheduler": scheduler})
     if report:
         write_balance_report(out_dir)
-    return out_dir
+    return BalanceRun(out_dir, arms, summary)
