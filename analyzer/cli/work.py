@@ -47,17 +47,15 @@ from analyzer.execution.benchmark import CASES, run_bench
 from analyzer.execution.experiment import read_toml_file
 from analyzer.execution.rules_pair import play_pair
 from analyzer.execution.runs import compare as compare_run
-from analyzer.execution.runs.balance import BalanceRun, explore_balance
+from analyzer.execution.runs.balance import BalanceRun
 from analyzer.execution.runs.tournament import run_design, store_design
 from analyzer.execution.runs.tune import TuneError, run_tune
 from analyzer.report.balance_view import balance_json, recommendations
-from analyzer.report.compare_page import write_compare_page
 from analyzer.report.compare_view import blocks as compare_blocks
 from analyzer.report.compare_view import (
     print_comparison,
     stopping_blocks,
     tournament_blocks,
-    write_outputs,
 )
 from analyzer.report.format import num_ci, pct_ci, pp_ci
 from analyzer.report.render import Block, render_rich, render_tsv, terminal
@@ -128,7 +126,6 @@ def run(*, file: Path, deals: int | None, out: Path | None, jobs: int, backend: 
     with user_errors(*HEAVY_ERRORS):
         positive("--deals", deals)
         check_jobs(jobs)
-        runs.check_backend(backend, scheduler)
         plan = runs.read_run_file(file)
         if runs.kind_of(plan) == "balance":  # kind = "balance": the rule-balance explorer, resumable like every run
             if deals is not None or check:
@@ -206,8 +203,7 @@ def compare(*, strategies: list[str], variant: str, players: int | None, deals: 
                          f" --sprt {sprt:g} --alpha {alpha:g} --beta {beta:g}" if sprt is not None else "")
             command = (f"durak compare --variant {variant} --players {rules.players} {shlex.join(specs)} "
                        f"--{'matches' if matches else 'deals'} {n} --seed {seed}{rules_args}{stop_args} --out {out}")
-            write_outputs(result, out, command=command)
-            write_compare_page(result, out, command=command)
+            compare_run.store_compare(result, out, command=command)
     if as_json:
         typer.echo(json.dumps(result))
         return
@@ -370,7 +366,6 @@ def balance(*, variant: str | None, players: int | None, rule_space: Path | None
     """Explore house rules (analyzer.execution.runs.balance): the fairest, most skilful rule sets, with intervals."""
     with user_errors(*HEAVY_ERRORS):
         check_seed_jobs(seed or 0, jobs)
-        runs.check_backend(backend, scheduler)
         if variant is None and rule_space is None:
             raise UsageError("give --variant (czech, prague or svinya) or a --rule-space file that names one")
         if fairness is not None and fairness not in FAIRNESS_KINDS:
@@ -405,9 +400,9 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
     check_out(folder)
     if not quiet:
         typer.echo(f"{space.variant} {space.players}p: {len(space.arms):,} rule sets", err=True)
-    done = explore_balance(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
-                           command=command, on_round=None if quiet else (lambda line: typer.echo(line, err=True)),
-                           progress=not quiet)
+    done = runs.explore(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
+                        command=command, on_round=None if quiet else (lambda line: typer.echo(line, err=True)),
+                        progress=not quiet)
     if as_json:
         typer.echo(json.dumps(balance_json(folder)))
         return

@@ -96,6 +96,16 @@ def streams_of(engines: Iterable[str]) -> dict[str, int]:
 
 BACKENDS = ("loky", "dask")
 
+
+def check_backend(backend: str, scheduler: str | None = None) -> None:
+    """``--backend`` and ``--scheduler``, the one check (ExperimentError, one line): the run kinds' registry
+    asks it before a run makes its folder, and :func:`run_tasks`, which every kind's work passes through, for a
+    caller of the API."""
+    if backend not in BACKENDS:
+        raise ExperimentError(f"--backend must be {' or '.join(BACKENDS)}, not {backend!r}")
+    if scheduler is not None and backend != "dask":  # it was silently ignored
+        raise ExperimentError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
+
 R = TypeVar("R")
 
 
@@ -345,8 +355,7 @@ def run_tasks(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, jobs: i
     or, with ``backend="dask"``, a distributed Client at ``scheduler`` (without
     one, a loopback LocalCluster with ``jobs`` workers).
     """
-    if backend not in BACKENDS:
-        raise ExperimentError(f"backend: must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    check_backend(backend, scheduler)
     if backend == "loky" and (jobs == 1 or len(calls) <= 1):
         return starmap(fn, calls)
     return _run_parallel(fn, calls, jobs=jobs, backend=backend, scheduler=scheduler)

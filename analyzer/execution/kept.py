@@ -9,7 +9,6 @@ seeds, so the numbers are those of the same run without a store.
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from analyzer.execution import lifeline, play
 from analyzer.execution.experiment import Cell
 from analyzer.execution.runs import run_experiment
 from analyzer.execution.runs.cells import fingerprint
+from analyzer.execution.runs.folder import RunFolder
 from analyzer.execution.store import TABLES
 
 
@@ -46,9 +46,9 @@ def play_kept(cell: Cell, seed: int, out: Path | None, *, jobs: int, check: bool
                    report=False, engine=engine)
     elapsed = time.perf_counter() - t0
     lifeline.keeps_chunks("")
-    manifest = json.loads((folder / "manifest.json").read_text())
-    tables = play.cell_tables({name: pd.read_parquet(folder / "results" / f"{name}.parquet") for name in TABLES},
-                              cell.index)
+    run = RunFolder(folder)
+    manifest = run.manifest()
+    tables = play.cell_tables({name: run.result_table(f"{name}.parquet") for name in TABLES}, cell.index)
     if out is None:
         shutil.rmtree(folder, ignore_errors=True)
     return tables, elapsed, {"stored": None if out is None else str(folder),

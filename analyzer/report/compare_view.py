@@ -143,13 +143,12 @@ def heatmap(out: dict[str, Any]) -> Any:
 
 
 def write_outputs(out: dict[str, Any], folder: Path, command: str | None = None) -> list[Path]:
-    """Write compare.md, compare.json (full precision) and compare_heatmap.png into ``folder``."""
+    """Draw compare.md and compare_heatmap.png into ``folder`` (the run kind stores compare.json beside them)."""
     folder.mkdir(parents=True, exist_ok=True)
-    write_text(folder / "compare.json", json.dumps(out, indent=1) + "\n")
     charts = save_figure(heatmap(out).figure, folder / "compare_heatmap")
     prune(folder, charts, "compare_heatmap.*")
     write_text(folder / "compare.md", markdown(out, command, folder, charts))
-    return [folder / "compare.md", folder / "compare.json", *charts]
+    return [folder / "compare.md", *charts]
 
 
 def stopping_blocks(out: dict[str, Any]) -> list[Block]:

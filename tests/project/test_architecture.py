@@ -9,6 +9,11 @@
 - At most 8 imports of project modules inside functions, each with a one-line
   reason in a comment on its line or the line above: such an import hides a
   package cycle or delays a cost, and the reader should be told which.
+- The run kinds live in one package: every kind of ``KINDS`` in
+  ``analyzer/execution/runs/__init__.py`` is a module of that package and every
+  module there is a kind (or the run folder); only the run folder
+  (``analyzer/execution/runs/folder.py``) writes a ``manifest.json``; only the
+  report layer draws (imports matplotlib or the chart helpers).
 
 Each check is a function of a source tree, and ``test_each_check_fails_on_a_planted_violation`` runs it on
 a small planted tree that breaks it, so a check that can no longer fail is noticed.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -176,6 +182,76 @@ def compiled_outside_kernel(root: Path) -> list[str]:
             if path.parent != kernel and _COMPILES.search(path.read_bytes())]
 
 
+RUNS_PACKAGE = "analyzer/execution/runs"
+RUN_FOLDER = f"{RUNS_PACKAGE}/folder.py"
+WRITES = {"write_text", "write_bytes", "atomic_write", "open", "dump", "write_result"}
+DRAWING = {"figure", "save_figure"}
+
+
+def run_kind_problems(root: Path) -> list[str]:
+    """The registry's kinds against the package's modules: each ``KINDS`` value names a module of the package,
+    and each module of the package (but the registry and the run folder) is a kind."""
+    package = root / RUNS_PACKAGE
+    init = package / "__init__.py"
+    if not init.is_file():
+        return [f"{RUNS_PACKAGE}/__init__.py: no run-kind registry"]
+    kinds: dict[str, str] = {}
+    for node in ast.walk(ast.parse(init.read_text())):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "KINDS" for t in node.targets):
+            assert isinstance(node.value, ast.Dict), "KINDS must be a dict literal"
+            kinds = {ast.literal_eval(k): v.id for k, v in zip(node.value.keys, node.value.values)  # type: ignore
+                     if k is not None and isinstance(v, ast.Name)}
+    out = [f"run kind {k!r}: {RUNS_PACKAGE}/{m}.py does not exist" for k, m in kinds.items()
+           if not (package / f"{m}.py").is_file()]
+    modules_there = {p.stem for p in package.glob("*.py")} - {"__init__", "folder"}
+    out += [f"{RUNS_PACKAGE}/{m}.py is no run kind of KINDS" for m in sorted(modules_there - set(kinds.values()))]
+    return out or ([] if kinds else [f"{RUNS_PACKAGE}/__init__.py: no KINDS"])
+
+
+def manifest_writers(root: Path) -> list[str]:
+    """Calls that write a file named ``manifest.json`` (a write call with that name in it or in its receiver),
+    outside the run folder."""
+    out = []
+    for name, path in modules(root).items():
+        if path == root / RUN_FOLDER:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            fn = node.func
+            called = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+            if called in WRITES and any(isinstance(c, ast.Constant) and c.value == "manifest.json"
+                                        for c in ast.walk(node)):
+                out.append(f"{name}:{node.lineno} writes manifest.json (the run folder writes it)")
+    return out
+
+
+def drawing_outside_reports(root: Path) -> list[str]:
+    """Modules outside analyzer/report/ that import matplotlib or the chart helpers that draw."""
+    out = []
+    for name, path in modules(root).items():
+        if name.startswith("analyzer.report"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "matplotlib" for a in node.names):
+                out.append(f"{name}:{node.lineno} imports matplotlib")
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "matplotlib":
+                out.append(f"{name}:{node.lineno} imports matplotlib")
+            if isinstance(node, ast.ImportFrom) and node.module == "analyzer.report.charts" and \
+                    DRAWING & {a.name for a in node.names}:
+                out.append(f"{name}:{node.lineno} draws (imports {', '.join(sorted(DRAWING & {a.name for a in node.names}))})")
+    return out
+
+
+def test_run_kinds_live_in_one_package_and_only_its_folder_writes_manifests() -> None:
+    assert run_kind_problems(ROOT) == []
+    assert manifest_writers(ROOT) == []
+
+
+def test_only_the_report_layer_draws() -> None:
+    assert drawing_outside_reports(ROOT) == []
+
+
 def test_the_layers_of_the_architecture_table_hold() -> None:
     layers = readme_layers(ARCHITECTURE)
     assert [name for name, _ in layers][:2] == ["core", "rules engine"] and len(layers) >= 9
@@ -265,6 +341,25 @@ def test_each_check_fails_on_a_planted_violation(tmp_path: Path) -> None:
     _plant(tmp_path, {"analyzer/cli/app.py": "def h():\n    from analyzer.stats.b import X  # lazy: a reason\n"})
     assert function_import_problems(tmp_path) == [function_import_problems(tmp_path)[0]]
     assert function_import_problems(tmp_path)[0].startswith("9 function-level")
+
+    assert run_kind_problems(tmp_path) == ["analyzer/execution/runs/__init__.py: no run-kind registry"]
+    _plant(tmp_path, {"analyzer/execution/__init__.py": "",
+                      "analyzer/execution/runs/__init__.py": "from . import cells\nKINDS = {'cells': cells, 'x': gone}\n",
+                      "analyzer/execution/runs/cells.py": "", "analyzer/execution/runs/folder.py": "",
+                      "analyzer/execution/runs/stray.py": ""})
+    assert run_kind_problems(tmp_path) == ["run kind 'x': analyzer/execution/runs/gone.py does not exist",
+                                           "analyzer/execution/runs/stray.py is no run kind of KINDS"]
+    _plant(tmp_path, {"analyzer/execution/runs/folder.py": "atomic_write(p / 'manifest.json', b'')\n",
+                      "analyzer/cli/run.py": "(out / 'manifest.json').write_text('{}')\n"})
+    assert manifest_writers(tmp_path) == ["analyzer.cli.run:1 writes manifest.json (the run folder writes it)"]
+    _plant(tmp_path, {"analyzer/cli/run.py": "import matplotlib.pyplot as plt\n"
+                                             "from analyzer.report.charts import FORMATS, save_figure\n",
+                      "analyzer/report/draw.py": "import matplotlib\n"})
+    assert drawing_outside_reports(tmp_path) == ["analyzer.cli.run:1 imports matplotlib",
+                                                 "analyzer.cli.run:2 draws (imports save_figure)"]
+    for rel in ("analyzer/cli/run.py", "analyzer/report/draw.py"):
+        (tmp_path / rel).unlink()
+    shutil.rmtree(tmp_path / "analyzer/execution")
 
     _plant(tmp_path, {"analyzer/extra/__init__.py": "from analyzer.core import a\n"})
     try:

@@ -1,5 +1,6 @@
 """How deep the project's own calls go before a command plays: ``durak simulate`` reaches the compiled kernel in
-at most six calls of ours (the command, its work, the executor's loop, the chunk, the kernel's chunk, its deals).
+at most six calls of ours (the command, its work, the executor's loop, the chunk, the kernel's chunk, its deals);
+the balance explorer's work, once handed to the executor, never calls back into its run module.
 
 The count is taken from the stack as the kernel's ``driver.simulate_deals`` is entered (a profile hook, in this
 process through typer's runner, one job so that every chunk plays on this thread): the frames whose code lives in
@@ -15,6 +16,7 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
@@ -58,3 +60,51 @@ def test_simulate_reaches_the_kernel_in_at_most_six_calls_of_ours() -> None:
     assert frames[0] == "analyzer/cli/app.py:simulate" and frames[-1] == "analyzer/kernel/driver.py:simulate_deals"
     assert len(frames) <= MAX_SIMULATE_FRAMES, "\n".join(frames)
 
+
+
+def test_balance_does_not_call_back_into_its_run_module_after_the_executor(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The task the run module hands the executor is not the run module's, and below it (and below the executor's
+    own functions) no frame of analyzer/execution/runs/balance.py runs: the run module plans, stores and decides;
+    the task plays."""
+    from analyzer.execution.balance_space import parse_space
+    from analyzer.execution.runs import balance
+    from tests.execution.test_balance_explorer import SPACE
+
+    handed: set[str] = set()
+    run_tasks = balance.run_tasks
+
+    def recording(fn: Callable[..., Any], calls: Any, **kw: Any) -> Any:
+        handed.add(fn.__module__)
+        return run_tasks(fn, calls, **kw)
+
+    monkeypatch.setattr(balance, "run_tasks", recording)
+
+    run_module = ROOT / "analyzer/execution/runs/balance.py"
+    below = {ROOT / "analyzer/execution/balance_tables.py", ROOT / "analyzer/execution/executor.py"}
+    back: set[str] = set()
+    tasks = [0]
+
+    def hook(frame: FrameType, event: str, _arg: object) -> None:
+        if event != "call":
+            return
+        path = Path(frame.f_code.co_filename)
+        if frame.f_code.co_name == "balance_job":
+            tasks[0] += 1
+        if path == run_module:
+            up = frame.f_back
+            while up is not None:
+                if Path(up.f_code.co_filename) in below and up.f_code.co_name != "run_tasks":
+                    back.add(f"{up.f_code.co_name} -> {frame.f_code.co_name}")
+                up = up.f_back
+
+    small = {**SPACE, "space": {"sevens": [False, True], "eight_stop": [False, True]}}
+    sys.setprofile(hook)
+    try:
+        done = balance.explore_balance(parse_space(small), tmp_path / "b", jobs=1, simulator="tests.planted_sim",
+                               report=False)
+    finally:
+        sys.setprofile(None)
+    assert tasks[0] > 0 and len(done.arms) == 4
+    assert handed == {"analyzer.execution.balance_tables"}
+    assert back == set(), sorted(back)

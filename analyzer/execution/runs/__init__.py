@@ -13,9 +13,11 @@ compare    :mod:`analyzer.execution.runs.compare`       ``durak compare`` (field
 tune       :mod:`analyzer.execution.runs.tune`          ``durak tune``
 ========== ============================================ ==========================================
 
-This module decides a file's kind (:func:`kind_of`: the only place that does), checks the arguments every kind
-shares (:func:`check_backend`, :func:`check_jobs`) once, and hands the work to the kind's module
-(:func:`run_experiment`, :func:`read_run_file`).  The kinds' modules never import this one.
+This module decides a file's kind (:func:`kind_of`, :func:`read_run_file`: the only place that does), checks
+the arguments the kinds share before a run makes its folder (:func:`~analyzer.execution.executor.check_backend`,
+the one check of ``--backend`` and ``--scheduler``; :func:`check_jobs`), and hands the work to the kind's module
+(:func:`run_experiment`: cells or tournaments; :func:`explore`: a rule space).  The kinds' modules never import
+this one.
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.execution.balance_space import BalanceSpace, is_balance_file, load_space
-from analyzer.execution.executor import BACKENDS, simulator_path, strategy_resolver
+from analyzer.execution.executor import check_backend, simulator_path, strategy_resolver
 from analyzer.execution.experiment import Experiment, ExperimentError, load_experiment
 from analyzer.execution.runs import balance, cells, compare, tournament, tune
+from analyzer.execution.runs.balance import BalanceRun
 from analyzer.execution.runs.folder import RunFolder
 
 #: every run kind and its module (tests/project/test_architecture.py: each is a module of this package)
@@ -36,14 +39,6 @@ KINDS = {"cells": cells, "tournament": tournament, "balance": balance, "compare"
 #: Where a run writes unless told (``runs/<name>``): git ignores it, so running an experiment of the repository
 #: leaves a clone clean and the committed example reports under ``reports/`` as they are.
 RUNS = Path("runs")
-
-
-def check_backend(backend: str, scheduler: str | None) -> None:
-    """``--backend`` and ``--scheduler``, checked once for every kind (ExperimentError, one line)."""
-    if backend not in BACKENDS:
-        raise ExperimentError(f"--backend must be {' or '.join(BACKENDS)}, not {backend!r}")
-    if scheduler is not None and backend != "dask":  # it was silently ignored
-        raise ExperimentError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
 
 
 def check_jobs(jobs: Any) -> None:
@@ -124,3 +119,13 @@ def run_experiment(
     return cells.run_cells(exp, folder, command=command, jobs=jobs, backend=backend, scheduler=scheduler,
                            fresh=fresh or not resume, quiet=quiet, check=check, simulator=simulator, report=report,
                            engine=engine)
+
+
+def explore(space: BalanceSpace, out: Path, *, jobs: int = -1, backend: str = "loky", scheduler: str | None = None,
+            **kw: Any) -> BalanceRun:
+    """Run a rule space (``durak balance``, ``durak run`` of a ``kind = "balance"`` file) into ``out``: the
+    balance kind's :func:`~analyzer.execution.runs.balance.explore_balance`, its arguments checked first."""
+    check_backend(backend, scheduler)
+    check_jobs(jobs)
+    return balance.explore_balance(space, out, jobs=jobs, backend=backend, scheduler=scheduler, **kw)
+

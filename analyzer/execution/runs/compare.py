@@ -17,6 +17,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,9 +33,12 @@ from analyzer.core.streams import base_key
 from analyzer.engine.match import MAX_DEALS
 from analyzer.execution import lineup as lineups
 from analyzer.execution.executor import choose_engine, engine_mode, play_decks, run_tasks
+from analyzer.execution.runs.folder import RunFolder
 from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.kernel.matches import simulate_matches as kernel_matches
 from analyzer.knowledge.table import simulate_observed_matches
+from analyzer.report.compare_page import write_compare_page
+from analyzer.report.compare_view import write_outputs
 from analyzer.stats.compare import (
     CHUNK_DEALS,
     CHUNK_MATCHES,
@@ -257,3 +261,12 @@ def run_compare(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, 
         if on_chunk is not None:
             on_chunk(m)
     return _comparison(rules, specs, seed, matches, [parts[c] for c in range(len(sizes))], t0)
+
+
+def store_compare(result: dict[str, Any], out: Path, *, command: str) -> Path:
+    """``durak compare --out OUT`` (field design): the comparison's numbers in ``compare.json`` (full precision),
+    then its report, drawn by the report layer (compare.md, compare.html, the heat map)."""
+    RunFolder(out).write_record("compare.json", result)
+    write_outputs(result, out, command=command)
+    write_compare_page(result, out, command=command)
+    return out

@@ -7,8 +7,8 @@
     FOLDER/chunks/            the chunk store of a resumable run (analyzer.execution.store.ChunkStore)
     FOLDER/report.md, .html   the report (drawn by analyzer/report/ from results/)
 
-Every file is written atomically (:func:`analyzer.execution.store.atomic_write`): a reader sees all of it or
-nothing, so a run killed while writing leaves the previous file or none.  A manifest is read as a user file
+The manifest and ``results/`` are written atomically (:func:`analyzer.execution.store.atomic_write`): a reader
+sees all of a file or nothing, so a run killed while writing leaves the previous file or none.  A manifest is read as a user file
 (bounded, checked to be a JSON object): committed folders under ``reports/`` were written by earlier versions
 and are read as they are.  Only this module writes ``manifest.json``
 (``tests/project/test_architecture.py`` checks it).
@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer.core.files import folder_problem
+from analyzer.core.files import folder_problem, write_text
 from analyzer.execution.store import atomic_write, parquet_bytes, read_manifest
 
 MANIFEST = "manifest.json"
@@ -77,6 +77,13 @@ class RunFolder:
         else:
             atomic_write(path, (json.dumps(data, indent=1, default=str) + "\n").encode())
         return path
+
+    def write_record(self, name: str, data: dict[str, Any] | list[Any]) -> Path:
+        """``NAME`` at the folder's root as indented JSON (``compare.json``), written in place through its path
+        (a write error names the file)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        write_text(self.root / name, json.dumps(data, indent=1) + "\n")
+        return self.root / name
 
     def result_table(self, name: str) -> pd.DataFrame:
         """``results/NAME`` (parquet) as a frame."""
