@@ -47,12 +47,12 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
                     on_chunk=lambda _cell, units: bar.advance(units)), cell.index)
                 elapsed = time.perf_counter() - t0
         else:
-            from analyzer.execution import kept  # here: the runner and its chunk store, for a run that keeps chunks
+            from analyzer.execution import kept  # here: the cells run kind and its chunk store, for a run that keeps chunks
 
             tables, elapsed, stored = kept.play_kept(cell, seed, out, jobs=jobs, check=check, engine=engine,
                                                      quiet=quiet)
         if csv is not None:
-            from analyzer import api  # here: the table of --csv only; the API loads the runner and tournaments
+            from analyzer import api  # here: the table of --csv only; the API loads the run kinds
 
             write_frame(api.cell_frame(cell, tables), csv=csv)
     out_json = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used,

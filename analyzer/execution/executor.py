@@ -8,7 +8,7 @@ seed derivation (:mod:`analyzer.execution.seeds`) and one way to run chunks:
 * :func:`run_tasks` runs any picklable chunk function over a list of argument
   tuples, in this process (``jobs=1``), on loky processes, or on Dask through
   joblib's dask backend, yielding results as they finish (any order);
-* :func:`run_cell_chunks` is that for simulation cells (:func:`run_chunk`);
+* :func:`run_cell_chunks` is that for simulation cells (:func:`cell_job`, one chunk: the work and the worker entry);
 * :class:`analyzer.execution.totals.RunTotals` folds chunk sums into running
   totals as they finish, each cell's in chunk order, so a run's memory does not
   grow with its length and float sums, and so every printed number, do not

@@ -3,7 +3,7 @@
 ``--out DIR`` keeps them in ``DIR``; a long run (:data:`analyzer.execution.play.KEEP_FROM` deals or more) keeps
 them in the user cache, in a folder named by what decides the chunks' content (the cell, the seed, the engine),
 so that only the same command finds it again, and removes the folder once the run is done.  The cell plays as a
-one-cell experiment through the runner (:func:`analyzer.execution.runs.run_experiment`): its chunk store, its
+one-cell experiment through the run kinds' registry (:func:`analyzer.execution.runs.run_experiment`): its chunk store, its
 seeds, so the numbers are those of the same run without a store.
 """
 

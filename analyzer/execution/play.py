@@ -53,7 +53,7 @@ def play_cell(cell: Cell, *, seed: int = 0, jobs: int = 1, check: bool = False, 
 
 def one_cell_experiment(cell: Cell, seed: int) -> Experiment:
     """The experiment of one cell (``durak simulate --out``, a long simulate kept resumable): run by the
-    runner with its chunk store, it gives the numbers :func:`play_cell` gives (the same cell, the same seed)."""
+    cells run kind with its chunk store, it gives the numbers :func:`play_cell` gives (the same cell, the same seed)."""
     unit = cell.unit
     return Experiment(name="simulate", description=f"durak simulate: {cell.label}", variants=(cell.variant,),
                       players=(cell.players,), lineup=tuple(str(s) for s in cell.lineup), field=None,
