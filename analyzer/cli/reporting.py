@@ -65,8 +65,13 @@ def warn_capped(folder: Path) -> None:
     """A run whose capped share passes the alarm threshold says so loudly."""
     if not (folder / "results" / "cells.parquet").exists():  # tournaments (design experiments) have no cells table
         return
-    cells = pd.read_parquet(folder / "results" / "cells.parquet")
-    tot = pd.read_parquet(folder / "results" / "totals.parquet").merge(cells[["cell", "label"]], on="cell")
+    warn_capped_tables(pd.read_parquet(folder / "results" / "totals.parquet"),
+                       pd.read_parquet(folder / "results" / "cells.parquet"))
+
+
+def warn_capped_tables(totals: pd.DataFrame, cells: pd.DataFrame) -> None:
+    """:func:`warn_capped` of a run's summed totals and cells table (in memory: ``durak run``)."""
+    tot = totals.merge(cells[["cell", "label"]], on="cell")
     share = tot["capped"] / tot["deals_sum"].clip(lower=1)
     for _, row in tot[share > CAPPED_ALARM].iterrows():
         typer.echo(f"WARNING: {row['label']}: {int(row['capped'])} of {int(row['deals_sum'])} deals hit the turn cap "

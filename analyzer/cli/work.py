@@ -33,7 +33,7 @@ from analyzer.cli.common import (
     specs_of,
     user_errors,
 )
-from analyzer.cli.reporting import REPORT_ERRORS, run_ending, warn_capped
+from analyzer.cli.reporting import REPORT_ERRORS, run_ending, warn_capped_tables
 from analyzer.cli.sim import write_frame
 from analyzer.core.files import write_text
 from analyzer.core.registry import StrategySpecError, get_strategy, parse_spec
@@ -135,10 +135,11 @@ def run(*, file: Path, deals: int | None, out: Path | None, jobs: int, backend: 
                          command=shlex.join(["durak", "run", str(file)]))
             return
         assert not isinstance(plan, BalanceSpace)  # kind_of: a rule space is the balance kind
-        folder = runs.run_experiment(plan, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
-                                     fresh=fresh, quiet=quiet, check=check)
-    run_ending(folder)
-    warn_capped(folder)
+        done = runs.play_experiment(plan, out=out, deals=deals, jobs=jobs, backend=backend, scheduler=scheduler,
+                                    fresh=fresh, quiet=quiet, check=check)
+    run_ending(done.folder)
+    if done.cells is not None:  # tournaments have no cells table
+        warn_capped_tables(done.cells.tables["totals"], done.cells.cells)
 
 
 def compare(*, strategies: list[str], variant: str, players: int | None, deals: int | None, matches: int | None,

@@ -3,7 +3,7 @@
 ``--out DIR`` keeps them in ``DIR``; a long run (:data:`analyzer.execution.play.KEEP_FROM` deals or more) keeps
 them in the user cache, in a folder named by what decides the chunks' content (the cell, the seed, the engine),
 so that only the same command finds it again, and removes the folder once the run is done.  The cell plays as a
-one-cell experiment through the run kinds' registry (:func:`analyzer.execution.runs.run_experiment`): its chunk store, its
+one-cell experiment through the run kinds' registry (:func:`analyzer.execution.runs.play_experiment`): its chunk store, its
 seeds, so the numbers are those of the same run without a store.
 """
 
@@ -19,10 +19,8 @@ import pandas as pd
 from analyzer.core.files import user_cache_bases, writable
 from analyzer.execution import lifeline, play
 from analyzer.execution.experiment import Cell
-from analyzer.execution.runs import run_experiment
+from analyzer.execution.runs import play_experiment
 from analyzer.execution.runs.cells import fingerprint
-from analyzer.execution.runs.folder import RunFolder
-from analyzer.execution.store import TABLES
 
 
 def kept_folder(cell: Cell, seed: int, engine: str | None) -> Path | None:
@@ -42,16 +40,15 @@ def play_kept(cell: Cell, seed: int, out: Path | None, *, jobs: int, check: bool
         return tables, elapsed, {}
     lifeline.keeps_chunks(f"finished chunks are kept in {folder}; the same command resumes")
     t0 = time.perf_counter()
-    run_experiment(play.one_cell_experiment(cell, seed), out=folder, jobs=jobs, quiet=quiet, check=check,
-                   report=False, engine=engine)
+    done = play_experiment(play.one_cell_experiment(cell, seed), out=folder, jobs=jobs, quiet=quiet, check=check,
+                           report=False, engine=engine).cells
+    assert done is not None  # a one-cell experiment is a run of cells
     elapsed = time.perf_counter() - t0
     lifeline.keeps_chunks("")
-    run = RunFolder(folder)
-    manifest = run.manifest()
-    tables = play.cell_tables({name: run.result_table(f"{name}.parquet") for name in TABLES}, cell.index)
+    tables = play.cell_tables(done.tables, cell.index)
     if out is None:
         shutil.rmtree(folder, ignore_errors=True)
     return tables, elapsed, {"stored": None if out is None else str(folder),
-                             "chunks_resumed": manifest["chunks_resumed"],
-                             "deals_this_run": manifest["deals_this_run"],
-                             "deals_per_second": manifest["deals_per_second"]}
+                             "chunks_resumed": done.manifest["chunks_resumed"],
+                             "deals_this_run": done.manifest["deals_this_run"],
+                             "deals_per_second": done.manifest["deals_per_second"]}

@@ -16,13 +16,14 @@ tune       :mod:`analyzer.execution.runs.tune`          ``durak tune``
 This module decides a file's kind (:func:`kind_of`, :func:`read_run_file`: the only place that does), checks
 the arguments the kinds share before a run makes its folder (:func:`~analyzer.execution.executor.check_backend`,
 the one check of ``--backend`` and ``--scheduler``; :func:`check_jobs`), and hands the work to the kind's module
-(:func:`run_experiment`: cells or tournaments; :func:`explore`: a rule space).  The kinds' modules never import
-this one.
+(:func:`play_experiment`, :func:`run_experiment`: cells or tournaments; :func:`explore`: a rule space).  The
+kinds' modules never import this one.
 """
 
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from analyzer.execution.executor import check_backend, simulator_path, strategy_
 from analyzer.execution.experiment import Experiment, ExperimentError, load_experiment
 from analyzer.execution.runs import balance, cells, compare, tournament, tune
 from analyzer.execution.runs.balance import BalanceRun
+from analyzer.execution.runs.cells import CellsRun
 from analyzer.execution.runs.folder import RunFolder
 
 #: every run kind and its module (tests/project/test_architecture.py: each is a module of this package)
@@ -39,6 +41,15 @@ KINDS = {"cells": cells, "tournament": tournament, "balance": balance, "compare"
 #: Where a run writes unless told (``runs/<name>``): git ignores it, so running an experiment of the repository
 #: leaves a clone clean and the committed example reports under ``reports/`` as they are.
 RUNS = Path("runs")
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished experiment: its kind, its folder and, for cells, what the run wrote there (in memory)."""
+
+    kind: str
+    folder: Path
+    cells: CellsRun | None
 
 
 def check_jobs(jobs: Any) -> None:
@@ -73,14 +84,19 @@ def run_command(exp: Experiment, deals: int | None, out: Path | None) -> str:
     return shlex.join(argv)
 
 
-def run_experiment(
+def run_experiment(experiment: str | Path | Experiment, **kw: Any) -> Path:
+    """:func:`play_experiment`'s folder (the API's and the tests' way to run an experiment)."""
+    return play_experiment(experiment, **kw).folder
+
+
+def play_experiment(
     experiment: str | Path | Experiment, *, out: str | Path | None = None, deals: int | None = None,
     jobs: int = -1, backend: str = "loky", scheduler: str | None = None, resume: bool = True,
     fresh: bool = False, quiet: bool = False, check: bool = False, simulator: str | None = None,
     report: bool = True, engine: str | None = None,
-) -> Path:
+) -> Finished:
     """Run an experiment -- its cells, or its tournaments (``design =``) -- and write ``runs/<name>/`` (or
-    ``out``); return it.
+    ``out``); return what it wrote (:class:`Finished`).
 
     Args:
         experiment: an experiment file or a parsed :class:`Experiment`.
@@ -114,11 +130,13 @@ def run_experiment(
         raise ExperimentError(f"--out {folder.root}: {problem}")
     command = run_command(exp, deals, Path(out) if out is not None else None)
     if kind_of(exp) == "tournament":  # every line-up of a tournament on the same decks
-        return tournament.run_tournaments(exp, folder.root, jobs=jobs, quiet=quiet, report=report,
+        root = tournament.run_tournaments(exp, folder.root, jobs=jobs, quiet=quiet, report=report,
                                           fresh=fresh or not resume, command=command)
-    return cells.run_cells(exp, folder, command=command, jobs=jobs, backend=backend, scheduler=scheduler,
+        return Finished("tournament", root, None)
+    done = cells.run_cells(exp, folder, command=command, jobs=jobs, backend=backend, scheduler=scheduler,
                            fresh=fresh or not resume, quiet=quiet, check=check, simulator=simulator, report=report,
                            engine=engine)
+    return Finished("cells", done.folder, done)
 
 
 def explore(space: BalanceSpace, out: Path, *, jobs: int = -1, backend: str = "loky", scheduler: str | None = None,

@@ -31,6 +31,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -107,14 +108,25 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+@dataclass(frozen=True)
+class CellsRun:
+    """A finished run of cells as its command prints it: the folder, the manifest and the summed tables
+    (``cells`` the cells table, ``tables`` by name with a ``cell`` column), all as written to the folder."""
+
+    folder: Path
+    manifest: dict[str, Any]
+    cells: pd.DataFrame
+    tables: dict[str, pd.DataFrame]
+
+
 def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -1, backend: str = "loky",
               scheduler: str | None = None, fresh: bool = False, quiet: bool = False, check: bool = False,
-              simulator: str | None = None, report: bool = True, engine: str | None = None) -> Path:
+              simulator: str | None = None, report: bool = True, engine: str | None = None) -> CellsRun:
     """Run every cell of an experiment of cells into ``folder`` and return its root (the registry,
     :func:`analyzer.execution.runs.run_experiment`, checks the arguments and picks this kind).
 
     Finished chunks go to ``folder.chunks`` as they finish (``fresh``: discarded first); then the summed tables
-    to ``results/``, the manifest, and the report (``report`` and the experiment asks for one).
+    to ``results/``, the manifest, and the report (``report`` and the experiment asks for one); what it wrote.
     Raises ResumeError when stored chunks belong to a different experiment.
     """
     sim = simulator_path(simulator)
@@ -130,13 +142,14 @@ def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -
         store.close()
     elapsed = time.perf_counter() - t0
 
-    folder.write_result("cells.parquet", _cells_table(exp))
+    cells = _cells_table(exp)
+    folder.write_result("cells.parquet", cells)
     for name, df in results.items():
         folder.write_result(f"{name}.parquet", df)
 
     totals = results["totals"]
     total_chunks = sum(len(c.chunks()) for c in exp.cells)
-    folder.write_manifest({
+    manifest = {
         "name": exp.name, "description": exp.description, "experiment": exp.to_dict(), "seed": exp.seed, "version": __version__,
         "fingerprint": fp, "simulator": sim, "started": started, "finished": _now(),
         "cells": len(exp.cells),
@@ -149,11 +162,12 @@ def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -
         "jobs": jobs, "backend": backend, "scheduler": scheduler, "check": check,
         "engine": engine_mode(engine), "engines": record["engines"],
         "reports": list(exp.reports),
-    })
+    }
+    folder.write_manifest(manifest)
 
     if report and exp.reports:
         build_report(folder.root)
-    return folder.root
+    return CellsRun(folder.root, manifest, cells, results)
 
 
 def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, backend: str,
