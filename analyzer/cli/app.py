@@ -136,13 +136,15 @@ def bench(
                                                       "`durak simulate --deals 1000` and `durak report` of "
                                                       "reports/quick, drawn and unchanged (0: skip).")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+    doc: Annotated[Path | None, typer.Option(help="Also keep this run's table in a Markdown page (e.g. "
+                                                  "docs/performance.md), between its 'durak bench' markers.")] = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
     `durak simulate` end to end beside a plain numba comparator, and the CPU seconds a command starts with."""
     _commands("work").bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
                variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals, quiet=quiet,
-               startup_repeats=startup_repeats)
+               startup_repeats=startup_repeats, doc=doc)
 
 
 @app.command()

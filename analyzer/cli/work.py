@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,8 @@ def deals(*, variant: str, players: int | None, strategies: str, n: int, seed: i
 
 
 def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: str, search: bool,
-          repeats: int, as_json: bool, e2e_deals: int = 0, quiet: bool = False, startup_repeats: int = 0) -> None:
+          repeats: int, as_json: bool, e2e_deals: int = 0, quiet: bool = False, startup_repeats: int = 0,
+          doc: Path | None = None) -> None:
     """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
     and ``durak simulate`` end to end (``e2e_deals`` a run, prague 4p random; 0: none)."""
     with user_errors(*HEAVY_ERRORS):
@@ -113,11 +115,14 @@ def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, va
         known = {c[1] for c in CASES}
         if bad := [v for v in names if v not in known]:
             raise UsageError(f"--variants: unknown variant {bad[0]!r} (known: {', '.join(sorted(known))})")
+        if doc is not None and (doc.is_dir() or not doc.parent.is_dir()):
+            raise UsageError(f"--doc {doc}: " + ("is a folder" if doc.is_dir() else f"folder {doc.parent} does not exist"))
         steps = sum(1 for c in CASES if c[1] in names) + 1
+        command = shlex.join(["durak", "bench", *sys.argv[2:]]) if sys.argv[1:2] == ["bench"] else "durak bench"
         with progress(steps, "cases", "bench", quiet) as bar:
             run_bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
                       variants=names, search=search, repeats=repeats, as_json=as_json, on_row=lambda: bar.advance(1),
-                      e2e_deals=e2e_deals, startup_repeats=startup_repeats)
+                      e2e_deals=e2e_deals, startup_repeats=startup_repeats, doc=doc, command=command)
 
 
 def run(*, file: Path, deals: int | None, out: Path | None, jobs: int, backend: str, scheduler: str | None,

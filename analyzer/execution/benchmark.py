@@ -49,6 +49,7 @@ import resource
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,7 @@ from analyzer.core.rules import RuleSet, make_rules
 from analyzer.engine.deal import Deal, forced_action, play_deal
 from analyzer.execution import bench_e2e, bench_search
 from analyzer.execution.play import play
+from analyzer.execution.store import atomic_write
 from analyzer.kernel import _cache, apart, serve
 from analyzer.kernel.driver import DEALS, deals_kernel, simulate_deals
 from analyzer.kernel.jit import Specialised
@@ -488,11 +490,14 @@ def _json_number(x: object) -> object:
 
 def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: list[str], rollouts: int = 200_000,
               search: bool = True, repeats: int = REPEATS, as_json: bool = False,
-              on_row: Callable[[], None] | None = None, e2e_deals: int = 0, startup_repeats: int = 0) -> dict[str, Any]:
-    """Measure (:func:`measure`) and print the table (or JSON)."""
+              on_row: Callable[[], None] | None = None, e2e_deals: int = 0, startup_repeats: int = 0,
+              doc: Path | None = None, command: str = "durak bench") -> dict[str, Any]:
+    """Measure (:func:`measure`) and print the table (or JSON); ``doc``: also keep it in that page (:func:`write_doc`)."""
     result = measure(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
                      variants=variants, search=search, repeats=repeats, on_row=on_row, e2e_deals=e2e_deals,
                      startup_repeats=startup_repeats)
+    if doc is not None:
+        write_doc(doc, result, command)
     if as_json:
         import json
 
@@ -516,35 +521,79 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
                       fmt(r["ns_per_turn"], ",.0f"), fmt(r["turns"], ".1f"))
     c = Console(width=max(170, Console().width))
     c.print(table)
-    comp = result["compile"]
-    c.print(f"first calls (compile, or load from the cache): deals {comp['deals_s']} s, matches {comp['matches_s']} s, "
-            f"positions {comp['positions_s']} s ({comp['cache_hits']} from the cache); the {comp['rules_kernels']} "
-            f"kernels compiled for the rules above {comp['rules_s']} s ({comp['rules_cached']} from the cache); "
-            f"peak memory {result['peak_mib']:,.0f} MiB (largest process)")
-    ca = result["compiled_apart"]
-    if ca["kernels"]:
-        c.print(f"compiled apart (a child process per cold kernel, analyzer.kernel.apart): {ca['kernels']} kernels, "
-                f"{ca['seconds']:.1f} s ({ca['cpu_seconds']:.1f} CPU-s), the largest child's peak "
-                f"{ca['peak_mib']:,.0f} MiB")
-    if result["per_turn_vs_czech"]:
-        c.print("per turn, rules compiled in, over czech 4p random's (median of rounds run back to back; range): "
-                + ", ".join(f"{case} {x:.2f} ({min(result['per_turn_rounds'][case]):.2f}–"
-                            f"{max(result['per_turn_rounds'][case]):.2f})"
-                            for case, x in result["per_turn_vs_czech"].items()))
-    if cores > 1 and any(r["ceiling"] for r in result["rows"]):
-        c.print("machine: two threads of pure arithmetic (no memory, nothing shared) over one, measured beside each "
-                "kernel row's every-core runs and as they are (one thread: CPU time; two: wall time; median): the most "
-                "two threads can gain on this machine at that moment")
-    if result["end_to_end"]:
-        for line in end_to_end_lines(result["end_to_end"]):
-            c.print(line)
-    if result.get("startup"):
-        for line in bench_e2e.startup_lines(result["startup"]):
-            c.print(line, markup=False)
-    load = result["load"]
-    c.print(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
+    for line in bench_lines(result):
+        c.print(line, markup=False)
     c.print(cache_line())
     return result
+
+
+def bench_lines(result: dict[str, Any]) -> list[str]:
+    """What a run prints under its table (compile, memory, per turn, end to end, start-up, load): said once, for the
+    terminal and for the page :func:`write_doc` keeps."""
+    comp, cores = result["compile"], result["cores"]
+    out = [f"first calls (compile, or load from the cache): deals {comp['deals_s']} s, matches {comp['matches_s']} s, "
+           f"positions {comp['positions_s']} s ({comp['cache_hits']} from the cache); the {comp['rules_kernels']} "
+           f"kernels compiled for the rules above {comp['rules_s']} s ({comp['rules_cached']} from the cache); "
+           f"peak memory {result['peak_mib']:,.0f} MiB (largest process)"]
+    ca = result["compiled_apart"]
+    if ca["kernels"]:
+        out.append(f"compiled apart (a child process per cold kernel, analyzer.kernel.apart): {ca['kernels']} kernels, "
+                   f"{ca['seconds']:.1f} s ({ca['cpu_seconds']:.1f} CPU-s), the largest child's peak "
+                   f"{ca['peak_mib']:,.0f} MiB")
+    if result["per_turn_vs_czech"]:
+        out.append("per turn, rules compiled in, over czech 4p random's (median of rounds run back to back; range): "
+                   + ", ".join(f"{case} {x:.2f} ({min(result['per_turn_rounds'][case]):.2f}–"
+                               f"{max(result['per_turn_rounds'][case]):.2f})"
+                               for case, x in result["per_turn_vs_czech"].items()))
+    if cores > 1 and any(r["ceiling"] for r in result["rows"]):
+        out.append("machine: two threads of pure arithmetic (no memory, nothing shared) over one, measured beside each "
+                   "kernel row's every-core runs and as they are (one thread: CPU time; two: wall time; median): the "
+                   "most two threads can gain on this machine at that moment")
+    if result["end_to_end"]:
+        out += end_to_end_lines(result["end_to_end"])
+    if result.get("startup"):
+        out += bench_e2e.startup_lines(result["startup"])
+    load = result["load"]
+    out.append(f"load average (1, 5, 15 min) before {load['before']}, after {load['after']}: other work on the machine")
+    return out
+
+
+#: the markers around the part of a page that ``durak bench --doc PAGE`` rewrites
+DOC_BEGIN, DOC_END = "<!-- durak bench: begin -->", "<!-- durak bench: end -->"
+
+
+def bench_markdown(result: dict[str, Any], command: str) -> str:
+    """The run as a Markdown section: the command, the table (best and median of the repeats), the lines under it."""
+    cores = result["cores"]
+    head = ["case", "engine", "unit", "1 core, best", "1 core, median", f"{cores} cores", "speed-up", "machine",
+            "vs numpy", "ns/turn", "turns"]
+    fmt = lambda x, f: "" if x is None else format(x, f)  # noqa: E731
+    rows = []
+    for r in result["rows"]:
+        up = None if r["all_cores"] is None else r["all_cores"] / r["one_core"]
+        rows.append([r["case"], r["engine"], r["unit"], f"{r['one_core']:,.0f}", fmt(r["one_core_median"], ",.0f"),
+                     _every(r), fmt(up, ".2f"), fmt(r["ceiling"], ".2f"), fmt(r["vs_numpy"], ".2f"),
+                     fmt(r["ns_per_turn"], ",.0f"), fmt(r["turns"], ".1f")])
+    table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    table += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join([
+        "## The latest `durak bench`", "",
+        f"Written by `{command}` (default rules, {cores} cores, per second; best and median of "
+        f"{result['repeats']} repeats where given). The other sections of this page are curated from several runs.",
+        "", *table, "", *(f"- {line}" for line in bench_lines(result)), ""])
+
+
+def write_doc(page: Path, result: dict[str, Any], command: str) -> None:
+    """Put the run's section into ``page`` between :data:`DOC_BEGIN` and :data:`DOC_END` (appended the first
+    time); the rest of the page is left as it is."""
+    text = page.read_text(encoding="utf-8") if page.is_file() else "# Performance\n"
+    section = f"{DOC_BEGIN}\n{bench_markdown(result, command)}{DOC_END}\n"
+    if DOC_BEGIN in text and DOC_END in text:
+        before, rest = text.split(DOC_BEGIN, 1)
+        text = before + section + rest.split(DOC_END, 1)[1].lstrip("\n")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    atomic_write(page, text.encode())
 
 
 def cache_line() -> str:

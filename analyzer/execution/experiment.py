@@ -99,7 +99,7 @@ DEFAULT_REPORTS = ("first_player", "positions")
 KNOWN_KEYS = (
     "name", "description", "variant", "variants", "players", "lineup", "field", "ladder", "rules",
     "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports", "design", "reference",
-    "until_ci", "hand_rotations", "cell_deals",
+    "until_ci", "hand_rotations", "cell_deals", "pairs",
 )
 #: Tournament designs of an experiment (analyzer.stats.tournament.DESIGNS, kept apart: no stats import here).
 DESIGNS = ("round-robin", "hero", "field")
@@ -205,6 +205,8 @@ class Experiment:
     rotations: tuple[tuple[int, int], ...] | None = None  # (players, hand rotations); players 0: every count
     #: single-deal cells of a variant (players 0) or of a variant at a player count: deals instead of ``deals``
     cell_deals: tuple[tuple[str, int, int], ...] | None = None
+    #: round-robin: only these pairs of the field play (entrant indices or specs); None: every pair
+    pairs: tuple[tuple[int | str, int | str], ...] | None = None
     _cells: tuple[Cell, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     @property
@@ -265,6 +267,8 @@ class Experiment:
             d["reference"] = self.reference
             if self.until_ci is not None:
                 d["until_ci"] = self.until_ci
+            if self.pairs is not None:
+                d["pairs"] = [list(p) for p in self.pairs]
         if self.rotations is not None:
             d["hand_rotations"] = {str(p) if p else "all": k for p, k in self.rotations}
         if self.cell_deals is not None:
@@ -355,6 +359,7 @@ def parse_experiment(
                    else DEFAULT_CHUNK["match"])
     reports = _reports(data, err)
     design, reference = _design(data, fld, counts, err)
+    pairs = _pairs(data, design, err)
     rotations = _rotations(data, counts, design, err)
     cell_deals = _cell_deals(data, counts, design, variants, players, err)
     until_ci = data.get("until_ci")
@@ -372,7 +377,7 @@ def parse_experiment(
         lineup=lineup, field=fld, rules=rules, variant_rules=variant_rules, grid=grid,
         counts=counts, seed=seed, chunk_size=chunk_size, match_chunk_size=match_chunk,
         reports=reports, source=source, design=design, reference=reference, until_ci=until_ci, ladder=ladder,
-        rotations=rotations, cell_deals=cell_deals,
+        rotations=rotations, cell_deals=cell_deals, pairs=pairs,
     )
     n_players = len(players) if players else max(len(p) for p in PLAYERS.values())
     upper = (len(counts) * len(variants) * n_players * (len(fld) if fld else len(ladder) if ladder else 1)
@@ -515,6 +520,23 @@ def _design(data: Mapping[str, Any], fld: tuple[str, ...] | None, counts: dict[s
     if "reference" in data and not any(v == "hero" for _, v in out):
         raise err("reference", "belongs to design = \"hero\"")
     return tuple(out), reference.strip()
+
+
+def _pairs(data: Mapping[str, Any], design: tuple[tuple[int, str], ...] | None,
+           err: Callable[[str, str], ExperimentError]) -> tuple[tuple[int | str, int | str], ...] | None:
+    """``pairs = [[a, b], ...]``: the round-robin plays only these pairs of the field (each entrant by its index
+    in ``field`` or by its spec); the design checks them against the field of each tournament."""
+    if "pairs" not in data:
+        return None
+    if design is None or not any(v == "round-robin" for _, v in design):
+        raise err("pairs", "belongs to design = \"round-robin\"")
+    raw = data["pairs"]
+    ok = isinstance(raw, list) and raw and all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(x, (int, str)) and not isinstance(x, bool) for x in p)
+        for p in raw)
+    if not ok:
+        raise err("pairs", f"must be a list of pairs [a, b] of field indices or specs, got {_show(raw)}")
+    return tuple((p[0], p[1]) for p in raw)
 
 
 def _rotations(data: Mapping[str, Any], counts: dict[str, int], design: tuple[tuple[int, str], ...] | None,

@@ -24,6 +24,7 @@ from analyzer.report.draw import Drawer
 from analyzer.report.format import bounds, half_width, p_value, pct2, times
 from analyzer.report.render import Block, render_html, render_md, render_rich
 from analyzer.report.stamp import Stamp
+from analyzer.report.strength_view import plot_strength, strength_blocks
 
 NDArrayF = NDArray[np.float64]
 NDArrayB = NDArray[np.bool_]
@@ -429,6 +430,8 @@ def tournament_report_blocks(results: list[dict[str, Any]], *, name: str, descri
             b.append(Block("chart", c["cross"], "cross-table: row − column, only significant cells shaded"))
         sig = sum(p["significant"] for p in out["pairs"])
         b.append(Block("table", _pairs_table(out), f"all {len(out['pairs'])} pairs ({sig} significant), paired over decks"))
+        if out.get("strength"):
+            b += strength_blocks(out, c.get("strength"))
     return b
 
 
@@ -448,6 +451,8 @@ def write_tournament_report(results: list[dict[str, Any]], folder: Path, *, name
         stem = f"{out['variant']}_{out['players']}p_{t}"
         charts[t] = {"ranking": drawer.add(partial(plot_ranking, out), folder / "charts" / f"ranking_{stem}"),
                      "cross": drawer.add(partial(plot_cross_table, out, lim), folder / "charts" / f"cross_{stem}")}
+        if out.get("strength"):
+            charts[t]["strength"] = drawer.add(partial(plot_strength, out), folder / "charts" / f"strength_{stem}")
     overview = drawer.add(partial(plot_overview, results), folder / "charts" / "overview")
     made = [*overview, *(p for c in charts.values() for ps in c.values() for p in ps)]
     if redraw or not stamp.charts_current(made):

@@ -30,6 +30,7 @@ from analyzer.report.compare_view import summary_sentence
 from analyzer.report.format import count, num_ci, pct, pct_ci, pp_ci
 from analyzer.report.render import Block, render_md
 from analyzer.report.skill_curves import raise_table, skill_table
+from analyzer.report.strength_view import curve_sentence
 from analyzer.stats import tables
 
 #: Where the generated page lives, relative to the project root.
@@ -371,6 +372,26 @@ def perfect(root: Path) -> list[Block]:
     ]
 
 
+# ---------------------------------------------------------------- strength by budget
+
+def strength(root: Path) -> list[Block]:
+    """The search players' strength curves (reports/strength), where that report is committed."""
+    if not (root / "reports" / "strength" / "results" / "tournaments.json").is_file():
+        return []
+    runs = _tournaments(root, "strength")
+    said = [f"**{t['variant']} {t['players']}p** ({count(float(t['n_decks']))} decks a pair): {curve_sentence(c)}"
+            for t in runs for c in t.get("strength", [])]
+    return [
+        Block("h2", "How strength grows with the search budget"),
+        Block("p", "pimc and ismcts at a quarter, one, four and sixteen times their default budget, each against the "
+                   "tuned preset and against the other family at the same step, on the same duplicate decks (a "
+                   "step's gain over the one before is paired deck by deck). More in "
+                   "[perfect_play.md](perfect_play.md)."),
+        _where(root, "strength", runs[0]["seed"]),
+        Block("list", said),
+    ]
+
+
 # ---------------------------------------------------------------- capped deals
 
 def capped(root: Path) -> list[Block]:
@@ -386,7 +407,7 @@ def capped(root: Path) -> list[Block]:
 
 #: The page's sections, in order.
 PARTS: tuple[Callable[[Path], list[Block]], ...] = (
-    going_first, skill_and_going_first, the_jack, strategies, tuned, balance, perfect, capped)
+    going_first, skill_and_going_first, the_jack, strategies, tuned, balance, perfect, strength, capped)
 
 
 def findings_blocks(root: Path) -> list[Block]:

@@ -227,17 +227,20 @@ def _margins(names: Sequence[str], diffs: Sequence[tuple[int, int, FloatArray]])
     return pd.DataFrame(out, columns=MARGIN_COLUMNS)
 
 
-def cross_table(scores: ArrayLike, names: Sequence[str]) -> pd.DataFrame:
+def cross_table(scores: ArrayLike, names: Sequence[str],
+                pairs: Sequence[tuple[int, int]] | None = None) -> pd.DataFrame:
     """Head-to-head margins of every ordered pair, paired over decks, with Holm over the unordered pairs.
 
     Columns (:data:`MARGIN_COLUMNS`): ``a, b, margin`` (mean over decks of
     ``a``'s win share against ``b`` minus ``b``'s against ``a``: points of win
     rate as a fraction), ``lo, hi`` (95 %), ``p, p_holm, significant,
     n_decks``.  Both orientations of a pair are listed (the second negated) so
-    a cross-table fills without gaps; a report shades only ``significant`` cells.
+    a cross-table fills without gaps; a report shades only ``significant`` cells.  ``pairs``: only these
+    (a round-robin of chosen pairs; Holm over them), in their order.
     """
     s = _check_scores(scores, names)
-    return _margins(names, [(i, j, s[:, i, j] - s[:, j, i]) for i, j in combinations(range(len(names)), 2)])
+    which = combinations(range(len(names)), 2) if pairs is None else pairs
+    return _margins(names, [(i, j, s[:, i, j] - s[:, j, i]) for i, j in which])
 
 
 def paired_table(scores: ArrayLike, names: Sequence[str]) -> pd.DataFrame:
@@ -319,7 +322,7 @@ def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int 
     first = np.concatenate([a[:, 0] for a in arrs])
     second = np.concatenate([a[:, 1] for a in arrs])
     adv = paired_difference(first, second)
-    margins = cross_table(s, names)
+    margins = cross_table(s, names, design.pairs)
     pairs = []
     for g, row in enumerate(margins.iloc[::2].to_dict("records")):
         # p-values keep full precision: rounding would print a p of 1e-8 as 0

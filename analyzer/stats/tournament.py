@@ -11,7 +11,10 @@ draws alike in every seating and a strategy against itself differs by 0.
 ``round-robin`` (2 players only)
     Every pair of strategies head to head, each pair in both seatings, both
     seatings on the same decks.  It measures head-to-head margins; Bradley–Terry
-    ratings (:mod:`analyzer.stats.ratings`) summarise them.
+    ratings (:mod:`analyzer.stats.ratings`) summarise them.  Given ``pairs``, only
+    those pairs play (still on the same decks): a field of many strategies where
+    each meets a reference and its counterpart, not all the others, costs the
+    pairs it names instead of ``k (k - 1) / 2``.
 ``hero``
     Each strategy in turn sits every position against ``players - 1`` copies of
     a reference strategy (or a given background field filling the other
@@ -110,6 +113,7 @@ class Design:
     entrants: tuple[str, ...]
     tables: tuple[Table, ...]
     measures: str
+    chosen: tuple[tuple[int, int], ...] | None = None  # round-robin: the pairs played (None: every pair)
 
     def lineup(self, t: int) -> tuple[str, ...]:
         """Specs by position of table ``t``."""
@@ -122,6 +126,8 @@ class Design:
     @property
     def pairs(self) -> list[tuple[int, int]]:
         """Round-robin: the strategy pairs ``(i, j)``, ``i < j``, in group order."""
+        if self.chosen is not None:
+            return list(self.chosen)
         return list(combinations(range(len(self.strategies)), 2))
 
 
@@ -154,8 +160,48 @@ def _check_players(players: int) -> None:
         raise TournamentError(f"players must be a whole number of at least 2, got {players!r}")
 
 
+def _check_pairs(pairs: Sequence[Sequence[object]], specs: Sequence[str]) -> tuple[tuple[int, int], ...]:
+    """``pairs`` as entrant indices ``(i, j)``, ``i < j``, in the order given: each item two entrants, by index
+    into ``specs`` or by spec; one line naming the culprit otherwise."""
+    keys = {_canonical(s): e for e, s in enumerate(specs)}
+
+    def index(x: object) -> int:
+        if isinstance(x, int) and not isinstance(x, bool):
+            if 0 <= x < len(specs):
+                return x
+            raise TournamentError(f"pair entrant {x} is not an index of the {len(specs)} strategies (0-{len(specs) - 1})")
+        if isinstance(x, str) and _canonical(x) in keys:
+            return keys[_canonical(x)]
+        raise TournamentError(f"pair entrant {x!r} is neither an index nor one of the strategies")
+
+    out: list[tuple[int, int]] = []
+    for item in pairs:
+        if isinstance(item, str) or not isinstance(item, Sequence) or len(item) != 2:
+            raise TournamentError(f"a pair names two strategies, got {item!r}")
+        i, j = index(item[0]), index(item[1])
+        if i == j:
+            raise TournamentError(f"pair {list(item)!r} names one strategy twice")
+        pair = (min(i, j), max(i, j))
+        if pair in out:
+            raise TournamentError(f"pair {specs[pair[0]]!r} - {specs[pair[1]]!r} is given twice")
+        out.append(pair)
+    if not out:
+        raise TournamentError("pairs is empty; leave it out for every pair")
+    linked, todo = {0}, [0]
+    while todo:  # ratings and paired steps compare strategies only through a chain of pairs
+        a = todo.pop()
+        for b in {j for i, j in out if i == a} | {i for i, j in out if j == a}:
+            if b not in linked:
+                linked.add(b)
+                todo.append(b)
+    if apart := [specs[e] for e in range(len(specs)) if e not in linked]:
+        raise TournamentError(f"the pairs leave {', '.join(map(repr, apart))} unlinked to {specs[0]!r}; "
+                              "every strategy must meet the field through some chain of pairs")
+    return tuple(out)
+
+
 def round_robin(specs: Sequence[str], players: int = 2, *, shared_decks: bool = True,
-                swap_hands: bool = False) -> Design:
+                swap_hands: bool = False, pairs: Sequence[Sequence[object]] | None = None) -> Design:
     """Every pair head to head in both seatings, both on one deck stream.
 
     Pairs are taken in :func:`itertools.combinations` order; pair ``g`` gives
@@ -169,24 +215,29 @@ def round_robin(specs: Sequence[str], players: int = 2, *, shared_decks: bool = 
     It halves the decks a budget of games buys; measured in czech 2p
     (README, Tournaments) it narrows per deck but not per game played, so the
     two-way design stays the default.
+
+    ``pairs``: only these pairs (entrant indices or specs, :func:`_check_pairs`), pair ``g`` the ``g``-th given.
     """
     _check_players(players)
     if players != 2:
         raise TournamentError(f"round-robin is for 2 players (head to head), got {players}; "
                               "use the hero design for more players")
     specs = _check_strategies(specs, 2)
+    chosen = None if pairs is None else _check_pairs(pairs, specs)
     tables = []
-    for g, (i, j) in enumerate(combinations(range(len(specs)), 2)):
+    for g, (i, j) in enumerate(chosen or combinations(range(len(specs)), 2)):
         stream = 0 if shared_decks else g
         for hands in ((0, 1), (1, 0)) if swap_hands else ((0, 1),):
             for seats in ((i, j), (j, i)):
                 tables.append(Table(seats=seats, deck_stream=stream, hands=hands, scored=(0, 1), group=g))
     k = len(specs)
     how = "in both seatings with both hands of every deck" if swap_hands else "in both seatings"
+    which = (f"all {k * (k - 1) // 2} pairs of {k} strategies" if chosen is None
+             else f"{len(chosen)} chosen pairs of {k} strategies")
     return Design(name="round-robin", strategies=specs, players=2, entrants=specs, tables=tuple(tables),
-                  measures=(f"head-to-head margins of all {k * (k - 1) // 2} pairs of {k} strategies, "
-                            f"each pair {how} on the same decks" if k > 2 else
-                            f"the head-to-head margin of the two strategies, {how} on the same decks"))
+                  measures=(f"head-to-head margins of {which}, each pair {how} on the same decks"
+                            if k > 2 else f"the head-to-head margin of the two strategies, {how} on the same decks"),
+                  chosen=chosen)
 
 
 def hero(specs: Sequence[str], players: int, *, reference: str | None = None,
@@ -246,12 +297,15 @@ def field(specs: Sequence[str], players: int) -> Design:
 
 def make_design(name: str, specs: Sequence[str], players: int, *, reference: str | None = None,
                 background: Sequence[str] | None = None, shared_decks: bool = True,
-                swap_hands: bool = False) -> Design:
+                swap_hands: bool = False, pairs: Sequence[Sequence[object]] | None = None) -> Design:
     """The design called ``name`` (one of :data:`DESIGNS`); a one-line TournamentError otherwise."""
     if swap_hands and name != "round-robin":
         raise TournamentError(f"swapping the hands of every deck belongs to the round-robin design, not {name}")
+    if pairs is not None and name != "round-robin":
+        raise TournamentError(f"chosen pairs belong to the round-robin design, not {name}")
     builders: dict[str, Callable[[], Design]] = {
-        "round-robin": lambda: round_robin(specs, players, shared_decks=shared_decks, swap_hands=swap_hands),
+        "round-robin": lambda: round_robin(specs, players, shared_decks=shared_decks, swap_hands=swap_hands,
+                                           pairs=pairs),
         "hero": lambda: hero(specs, players, reference=reference, background=background, shared_decks=shared_decks),
         "field": lambda: field(specs, players),
     }

@@ -211,3 +211,35 @@ def test_match_rows_warm_up_as_big_as_a_timed_run_and_repeat(monkeypatch) -> Non
     for r in rows:
         assert r.unit == "matches" and r.repeats == 2 and r.turns > 1
         assert 0 < r.one_core_median <= r.one_core and 0 < r.all_cores_median <= r.all_cores
+
+
+def test_bench_doc_keeps_the_run_between_its_markers_and_leaves_the_page_around_them(monkeypatch, tmp_path) -> None:
+    """``durak bench --doc PAGE``: the table and the lines under it go between the page's markers (appended the
+    first time), replaced on the next run; what the page says around them stays."""
+    from analyzer.execution import benchmark
+
+    row = {"case": "svinya 2p random", "engine": "kernel", "unit": "deal", "one_core": 1000.0, "one_core_median": 900.0,
+           "all_cores": 1800.0, "all_cores_median": 1700.0, "ceiling": 1.9, "vs_numpy": 9.0, "ns_per_turn": 25.0,
+           "turns": 40.0}
+    result = {"cores": 2, "compile": {"deals_s": 0.1, "matches_s": 0.1, "positions_s": 0.1, "cache_hits": 3,
+                                      "rules_kernels": 1, "rules_s": 0.2, "rules_cached": 1},
+              "rows": [row], "end_to_end": None, "startup": None, "peak_mib": 300.0,
+              "compiled_apart": {"kernels": 0}, "repeats": 3, "load": {"before": [0.5, 0.4, 0.3], "after": [0.6, 0.4, 0.3]},
+              "per_turn_vs_czech": {}, "per_turn_rounds": {}, "kernel_cache": None}
+    monkeypatch.setattr(benchmark, "measure", lambda **_: result)
+    page = tmp_path / "performance.md"
+    page.write_text("# Performance\n\nCurated words.\n")
+    args = ["bench", "--variants", "svinya", "--repeats", "3", "--doc", str(page), "-q"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    first = page.read_text()
+    assert first.startswith("# Performance\n\nCurated words.\n\n" + benchmark.DOC_BEGIN)
+    assert "| svinya 2p random | kernel | deal | 1,000 | 900 | 1,800 (1,700) | 1.80 | 1.90 | 9.00 | 25 | 40.0 |" in first
+    assert "- load average (1, 5, 15 min) before [0.5, 0.4, 0.3]" in first and "best and median of 3 repeats" in first
+    page.write_text(first + "\n## Later words\n")
+    row["one_core"] = 2000.0
+    assert CliRunner().invoke(app, args).exit_code == 0
+    second = page.read_text()
+    assert second.count(benchmark.DOC_BEGIN) == 1 and "| 2,000 |" in second and "| 1,000 |" not in second
+    assert second.endswith("## Later words\n") and "Curated words." in second
+    bad = CliRunner().invoke(app, ["bench", "--doc", str(tmp_path / "nowhere" / "p.md")])
+    assert bad.exit_code == 2 and "does not exist" in bad.output

@@ -2,8 +2,9 @@
 
 A Python plugin that plays exactly as a built-in does (a subclass of ``greedy`` in its own file: no compiled
 form, so the kernel pauses at its decisions) must give the numbers the built-in gives, beside a ``random``
-seat whose draws come from the deals' stream, through each command that plays given decks: compare, the
-tournaments, the balance explorer, the API's deals.  Before there was one function, tournaments and the
+seat whose draws come from the deals' stream, through each command: compare, the tournaments, the balance
+explorer, tuning, the API's deals, and the cells of ``durak simulate`` and ``durak run`` (which deal their own
+decks from each chunk's seed).  Before there was one function, tournaments and the
 balance explorer played such a plugin on the numpy simulator and the built-in on the kernel (other random
 streams, other numbers), while compare played both on the kernel.
 """
@@ -20,10 +21,12 @@ from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.execution.balance_tables import play_chunk
-from analyzer.execution.executor import decks_engine, play_decks, strategy_resolver
+from analyzer.execution.executor import cell_engines, decks_engine, play_decks, run_chunk, strategy_resolver
+from analyzer.execution.experiment import single_cell
 from analyzer.execution.lineup import build
 from analyzer.execution.runs import compare as compare_run
 from analyzer.execution.runs.tournament import tournament_chunk
+from analyzer.execution.runs.tune import hero_objective
 from analyzer.stats.tournament import hero, round_robin
 
 PLUGIN = '''
@@ -83,6 +86,31 @@ def test_compare_and_the_api_play_the_plugin_as_the_built_in(plugin: str) -> Non
     frames = [api.compare(f"{g};random", variant="czech", players=3, deals=300, seed=1) for g in (plugin, "greedy")]
     cols = ["metric", "rate", "lo", "hi", "n"]
     assert frames[0][cols].equals(frames[1][cols])
+
+
+def test_a_cell_chunk_plays_the_plugin_as_the_built_in(plugin: str) -> None:
+    """Cells (``durak simulate``, ``durak run``) deal their own decks from each chunk's seed, and that seed is
+    keyed on the cell's content (its line-up's text), so two line-ups never share a cell's decks: on the same
+    chunk seed the plugin's line-up (the paused kernel) plays what the built-in's (the kernel alone) plays."""
+    rules = make_rules("czech", 3, {})
+    sums = []
+    for g in (plugin, "greedy"):
+        cell = single_cell(rules, [g, "random", "random"], n=400)
+        assert cell_engines([cell]) == ["compiled+python" if g == plugin else "compiled"]
+        sums.append(run_chunk(cell, 0, 400, np.random.SeedSequence(3), False).tables())
+    for name, table in sums[0].items():
+        other = sums[1][name]
+        cols = [c for c in table.columns if c not in ("strategy", "lineup")]
+        assert table[cols].equals(other[cols]), name
+
+
+def test_tuning_plays_the_plugin_as_the_built_in(plugin: str) -> None:
+    """A tuning run's opposition: the plugin as reference scores every candidate as the built-in does."""
+    rules = make_rules("czech", 2, {})
+    params, idx = np.array([[-8.0], [3.0]]), np.arange(60, dtype=np.int64)
+    scores = [[hero_objective(rules, "weighted", ["w_wild"], reference=g, seed=2)(x, idx) for x in params]
+              for g in (plugin, "greedy")]
+    assert all(np.array_equal(a, b) for a, b in zip(*scores))
 
 
 def test_a_line_up_that_reads_the_history_keeps_its_engine() -> None:

@@ -58,6 +58,7 @@ from analyzer.execution.store import CHUNK_FORMAT, ChunkStore
 from analyzer.report.compare_view import write_tournament_report
 from analyzer.stats.ratings import hero_summary, round_robin_summary
 from analyzer.stats.sequential import Rule, SequentialResult, Sprt, UntilCI, run_sequential, stopping_summary
+from analyzer.stats.strength import families, family_of, strength_curves
 from analyzer.stats.tournament import (
     Design,
     TournamentError,
@@ -187,6 +188,9 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
     per_table = [np.concatenate([parts[c][t] for c in range(used)]) for t in range(len(design.tables))]
     summary = round_robin_summary if design.name == "round-robin" else hero_summary
     out = summary(design, per_table, boot=boot, seed=seed)
+    if design.name == "round-robin" and families(design.strategies):
+        out["strength"] = strength_curves(design, head_to_head(design, per_table),
+                                          defaults=default_budgets(design.strategies))
     decks = int(per_table[0].shape[0])
     out.update(variant=rules.variant, rules=rules.describe(), seed=seed, deals_played=decks * len(design.tables),
                seconds=round(time.perf_counter() - t0, 2))
@@ -194,6 +198,19 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
         assert rule is not None
         out["stopping"] = stopping_summary(seq, rule, sizes[0], n)
         out["stopping"]["deals"] = seq.deals * len(design.tables)
+    return out
+
+
+def default_budgets(specs: Sequence[str]) -> dict[str, float]:
+    """Each budgeted family's default budget (its strategy built without arguments), for the strength axis."""
+    out: dict[str, float] = {}
+    for spec in specs:
+        fam = family_of(spec)
+        target = fam[0].split("?", 1)[0] if fam else None
+        if target is not None and target not in out:
+            budget = getattr(get_strategy(target), "budget", None)
+            if isinstance(budget, (int, float)) and budget > 0:
+                out[target] = float(budget)
     return out
 
 
@@ -215,10 +232,14 @@ def tournaments_of(exp: Experiment) -> list[tuple[RuleSet, Design]]:
             continue
         name = exp.design_for(rules.players)
         specs = [fill_spec(s, rules.variant, rules.players) for s in exp.field or ()]
+        pairs = None if exp.pairs is None or name != "round-robin" else [
+            [fill_spec(x, rules.variant, rules.players) if isinstance(x, str) else x for x in p] for p in exp.pairs]
         try:
-            design = make_design(name, specs, rules.players, reference=exp.reference if name == "hero" else None)
+            design = make_design(name, specs, rules.players, reference=exp.reference if name == "hero" else None,
+                                 pairs=pairs)
         except TournamentError as exc:
-            raise ExperimentError(f"{exp.source}: key 'design': {rules.label()}: {exc}") from None
+            key = "pairs" if pairs is not None and "pair" in str(exc) else "design"
+            raise ExperimentError(f"{exp.source}: key {key!r}: {rules.label()}: {exc}") from None
         seen[rules.label()] = (rules, design)
     return list(seen.values())
 

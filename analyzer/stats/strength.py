@@ -1,0 +1,121 @@
+"""Strength curves: one search family at several budgets, against the same opponents on the same decks.
+
+A round-robin whose field holds one strategy at several ``budget`` values (``pimc?budget=10000``,
+``pimc?budget=40000``, ...) measures how its strength grows with the time it is given, in the style of the
+published time-controlled studies of search players.  Every pair of a round-robin plays the same decks, so the
+step from one budget to the next is a *paired* difference: the two budgets' win rates against the same
+opponent, deck by deck.  Where that gain's 95 % interval first reaches 0, more budget stopped paying at the
+sample's resolution ("stops rising"); that is a statement about the sample, not a proof of a plateau.
+
+Two kinds of curve come out of one field:
+
+* a family against a fixed opponent it met at every step (the tuned preset, say);
+* two families against each other at the same step (step ``k`` of one against step ``k`` of the other), when
+  both have the same number of steps and every such pair played.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from analyzer.core.registry import StrategySpecError, parse_spec
+from analyzer.stats.intervals import paired_difference
+from analyzer.stats.tournament import Design
+
+
+def family_of(spec: str) -> tuple[str, float] | None:
+    """``(family, budget)`` of a spec with a ``budget`` argument (the family is the spec without it), else None."""
+    try:
+        target, kwargs = parse_spec(spec)
+    except StrategySpecError:
+        return None
+    if "budget" not in kwargs or isinstance(kwargs["budget"], bool):
+        return None
+    try:
+        budget = float(kwargs["budget"])
+    except (TypeError, ValueError):
+        return None
+    rest = ",".join(f"{k}={v}" for k, v in sorted(kwargs.items()) if k != "budget")
+    return (f"{target}?{rest}" if rest else target), budget
+
+
+def families(names: Sequence[str]) -> dict[str, list[tuple[float, int]]]:
+    """Families with at least two budgets: family -> [(budget, entrant index)] by budget."""
+    out: dict[str, list[tuple[float, int]]] = {}
+    for i, s in enumerate(names):
+        f = family_of(s)
+        if f is not None:
+            out.setdefault(f[0], []).append((f[1], i))
+    return {f: sorted(steps) for f, steps in out.items() if len(steps) >= 2 and len({b for b, _ in steps}) == len(steps)}
+
+
+def _num(x: float) -> float | None:
+    return round(float(x), 6) if np.isfinite(x) else None
+
+
+def _rate(x: np.ndarray) -> dict[str, float | None]:
+    e = paired_difference(x, np.zeros_like(x))
+    return {"rate": _num(float(e.est)), "lo": _num(float(e.lo)), "hi": _num(float(e.hi))}
+
+
+def _curve(s: np.ndarray, names: Sequence[str], family: str, steps: Sequence[tuple[float, int]],
+           opponents: Sequence[int], against: str, defaults: Mapping[str, float]) -> dict[str, Any]:
+    """One curve: each step's win rate against its opponent, and (one fixed opponent) the paired gain over the
+    step before; ``stops_rising_at``: the first budget whose gain's interval reaches 0 (None: every step rose, or
+    the opponent changes with the step); ``last_gain_at``: the last budget before it that rose."""
+    target = family.split("?", 1)[0]
+    default = defaults.get(target)
+    fixed = len(set(opponents)) == 1  # a gain compares two steps against the same opponent on the same decks
+    points: list[dict[str, Any]] = []
+    prev: np.ndarray | None = None
+    for (budget, i), o in zip(steps, opponents):
+        x = s[:, i, o]
+        point: dict[str, Any] = {"strategy": names[i], "budget": budget, "opponent": names[o],
+                                 "multiple": _num(budget / default) if default else None, **_rate(x),
+                                 "margin": _num(float(np.mean(x - s[:, o, i])))}
+        if prev is not None and fixed:
+            g = paired_difference(x, prev)
+            point["gain"] = {"diff": _num(float(g.est)), "lo": _num(float(g.lo)), "hi": _num(float(g.hi))}
+        points.append(point)
+        prev = x
+    gains = [p for p in points[1:] if "gain" in p]
+    stops = next((p["budget"] for p in gains if p["gain"]["lo"] is None or p["gain"]["lo"] <= 0), None)
+    last_rise = None
+    for p in gains:
+        if p["budget"] == stops:
+            break
+        last_rise = p["budget"]
+    return {"family": family, "against": against, "points": points, "stops_rising_at": stops,
+            "last_gain_at": last_rise, "n_decks": int(s.shape[0])}
+
+
+def strength_curves(design: Design, scores: ArrayLike, *, defaults: Mapping[str, float] | None = None
+                    ) -> list[dict[str, Any]]:
+    """Every strength curve a round-robin's field holds (module doc); [] when it holds none.
+
+    ``scores``: (D, k, k) per-deck head-to-head win shares (:func:`analyzer.stats.tournament.head_to_head`),
+    NaN where a pair did not play.  ``defaults``: family target -> its default budget, for the ``multiple`` axis.
+    Each point: the step's win rate against the opponent with a 95 % interval over decks, its margin (win rate
+    minus the opponent's), and ``gain``: the paired difference of win rates from the step before.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    names = list(design.strategies)
+    played = {(i, j) for i, j in design.pairs} | {(j, i) for i, j in design.pairs}
+    fams = families(names)
+    members = {i for steps in fams.values() for _, i in steps}
+    out: list[dict[str, Any]] = []
+    for fam, steps in fams.items():
+        for o in range(len(names)):
+            met = [(b, i) for b, i in steps if (i, o) in played]  # the steps that played this opponent
+            if o not in members and len(met) >= 2:
+                out.append(_curve(s, names, fam, met, [o] * len(met), names[o], defaults or {}))
+    ordered = list(fams.items())
+    for a, (fa, sa) in enumerate(ordered):
+        for fb, sb in ordered[a + 1:]:
+            if len(sa) == len(sb) and all((i, j) in played for (_, i), (_, j) in zip(sa, sb)):
+                out.append(_curve(s, names, fa, sa, [j for _, j in sb], f"{fb} at the same step", defaults or {}))
+    return out
