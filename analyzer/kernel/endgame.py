@@ -16,8 +16,8 @@ determinized solve: the searcher then plays as if it knew the hidden cards).
 The search is alpha-beta on the values -1, 0, +1 with an explicit stack (numba
 cannot cache a recursive function), iterative deepening in decisions, and a
 transposition table keyed by a 64-bit hash of the position (hands, talon and
-pile in order, the scalar fields that decide what follows; not the turn count,
-so a line near the turn cap, G10, may be scored as if it had room).
+pile in order, the scalar fields that decide what follows, the turn count among
+them: the turn cap, G10, ends a line).
 
 The rules are not written again: a move is carried out with
 :func:`analyzer.kernel.deal.act`, a turn started with
@@ -62,6 +62,7 @@ from analyzer.kernel.state import (
     STUCK,
     TCOUNT,
     TOP,
+    TURNS,
     load,
     store,
 )
@@ -145,13 +146,13 @@ def step(st: np.ndarray, m: np.ndarray, ring: np.ndarray, action: int, suit: int
 
 @inner
 def position_key(st: np.ndarray, m: np.ndarray, ring: np.ndarray, me: int, n: int, d: int) -> np.uint64:
-    """A 64-bit hash of everything that decides the rest of the deal (the turn count aside): hands, talon and
-    pile in order, the top, the active suit, the phase and whose it is, pending effects, ``me``."""
+    """A 64-bit hash of everything that decides the rest of the deal: hands, talon and pile in order, the top,
+    the active suit, the phase and whose it is, pending effects, the turn count (G10's cap), ``me``."""
     h = np.uint64(0x9E3779B97F4A7C15) * np.uint64(me + 1)
     for s in range(n):
         h = (h ^ m[HANDS + s]) * np.uint64(0xBF58476D1CE4E5B9)
         h ^= h >> np.uint64(31)
-    for f in (TOP, ACTIVE, CUR, PHASE, DRAWN_CARD, PDRAW, PSKIP, PEND7, TCOUNT, PCOUNT, STUCK, DREW):
+    for f in (TOP, ACTIVE, CUR, PHASE, DRAWN_CARD, PDRAW, PSKIP, PEND7, TCOUNT, PCOUNT, STUCK, DREW, TURNS):
         h = (h ^ np.uint64(st[f] + 7)) * np.uint64(0x94D049BB133111EB)
         h ^= h >> np.uint64(29)
     k = st[HEAD]
