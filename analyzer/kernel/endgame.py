@@ -336,13 +336,6 @@ def solve_actions(st: np.ndarray, m: np.ndarray, ring: np.ndarray, actions: np.n
         depth = min(2 * depth, MAX_DEPTH)
 
 
-@inner
-def table_total(f: np.ndarray, keys: np.ndarray) -> float:
-    """The number of worlds a counting table counts (its full room vector: the sparse table's first key,
-    the dense table's last)."""
-    return f[0] if keys.shape[0] else f[f.shape[0] - 1]
-
-
 @outer
 def solve_rows(p: np.ndarray, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray, fits: np.ndarray,
                n_pool: np.ndarray, n_cls: np.ndarray, size: np.ndarray, owner: np.ndarray, pool: np.ndarray,
@@ -353,8 +346,9 @@ def solve_rows(p: np.ndarray, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray
     """A determinized exact search of R decisions (the arrays of :func:`analyzer.kernel.search.search_rows`):
     each row's worlds drawn as pimc draws them (the row's key, :func:`draw_world`), every candidate action
     solved exactly in each (:func:`solve_actions`, at most ``world_budget`` nodes a world), worlds searched
-    until ``worlds`` or, after ``min_worlds``, until the row has searched ``budget`` nodes.  A row with nothing
-    hidden (a two-player deal whose talon is empty, or of known order) is one world, solved exactly.
+    until ``worlds`` or, after ``min_worlds``, until the row has searched ``budget`` nodes.  A row whose hidden
+    cards are all in opponents' hands (no class of the talon: it is empty or of known order) is one world at
+    two players, solved exactly within ``budget``; the caller asks for two-player rows only.
 
     Returns (sums (R, A) of the actions' values over the worlds, worlds used (R,), worlds fully solved (R,),
     nodes (R,))."""
@@ -379,7 +373,9 @@ def solve_rows(p: np.ndarray, st0: np.ndarray, m0: np.ndarray, ring0: np.ndarray
         f, stride, tkeys, tstart = count_table(row_fits, row_size, MAX_TABLE)
         state[0] = stream_key(keys[r], 0, 0, WORLD_STREAM) & np.uint64(2**63 - 1)
         known = talon_known[r, :n_known[r]]
-        one = table_total(f, tkeys) <= 1.0 and (talon_size[r] == 0 or n_known[r] > 0)
+        one = True  # every hidden card is in a hand (the talon empty or of known order) of the one opponent
+        for j in range(k):
+            one = one and owner[r, j] >= 0
         limit = 1 if one else worlds
         tt_key[:] = 0
         for w in range(limit):
