@@ -23,10 +23,10 @@ assumes both seats know every hidden card and play perfectly from there.
 The endgame is left out (pimc alone) where it is not exact: more than two
 players, a match (the deal's outcome is not the stake, G11), a shuffled
 turn-over (``reshuffle = shuffle``) or forgotten last-card calls
-(``forget_rate`` > 0).  In czech 2p the talon rarely empties before a player
-goes out (0.3% of pimc's decisions against the tuned preset), so ``expert``
-plays as ``pimc`` nearly always there; what it measured is in
-docs/perfect_play.md.
+(``forget_rate`` > 0).  In czech 2p the talon rarely runs out before a player
+goes out (nothing was hidden at 0.4% of its decisions against the tuned
+preset), so ``expert`` plays as ``pimc`` nearly always there; in prague 2p at
+about 10%.  What it measured is in docs/perfect_play.md.
 """
 
 from __future__ import annotations
