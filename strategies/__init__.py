@@ -22,7 +22,7 @@ from analyzer.core.registry import (
     register,
     validate_strategy,
 )
-from strategies import aggressive, greedy, ismcts, pimc, random_legal, suit_keeper, tracker, weighted, wilds  # noqa: E402,F401  (registers them)
+from strategies import aggressive, expert, greedy, ismcts, pimc, random_legal, suit_keeper, tracker, weighted, wilds  # noqa: E402,F401  (registers them)
 
 __all__ = [
     "BatchStrategy",

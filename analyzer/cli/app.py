@@ -310,7 +310,8 @@ def balance(
     target_pp: Annotated[float | None, typer.Option(help="Measure the finalists' seat shares, first-mover advantage "
                                                          "and skill gap to ± this many points (default 1).")] = None,
     strong: Annotated[str | None, typer.Option(help="The skilled player (default: the tuned preset, "
-                                                    "weighted?preset=VARIANT-Np).")] = None,
+                                                    "weighted?preset=VARIANT-Np; the strongest: expert, "
+                                                    "about a millisecond a decision).")] = None,
     opponent: Annotated[list[str] | None, typer.Option(help="The skill gap is the strong player against this one "
                                                             "(default random); repeatable.")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed; the same seed gives the same numbers (default 0).")] = None,

@@ -15,7 +15,7 @@ File format (``durak balance --rule-space FILE`` or ``durak run FILE``)::
     variant = "czech"                # required by durak run; durak balance takes --variant
     players = 4
     seed = 0
-    strong = "weighted?preset={variant}-{players}p"   # the skilled player (default: the tuned preset)
+    strong = "weighted?preset={variant}-{players}p"   # the skilled player (default: the tuned preset; "expert": the strongest)
     opponents = ["random"]           # the skill gap is strong against each of these
     target_pp = 1.0                  # finalists' first-player advantage to +- this (95 %)
     first_decks = 500                # decks every arm plays in the first round

@@ -1,0 +1,113 @@
+"""``expert``: pimc with an exact endgame, the strongest built-in player.
+
+``expert`` searches as ``pimc`` does (its parameters, same defaults: the
+search family that measured strongest in both two-player games) and adds an
+exact endgame (:mod:`analyzer.kernel.endgame`).  At a two-player decision
+where nothing is hidden any more -- the talon empty (the unseen cards are then
+exactly the opponent's hand, and the pile is turned over in its public order,
+G8) or of known order -- the rest of the deal is a game of perfect
+information: every candidate action is solved by alpha-beta over the kernel's
+own phase functions, within ``nodes`` positions.  A proven win is played (the
+one pimc ranks best if there are several), a proven loss is played only when
+every action loses, and pimc's rollouts choose among the rest; where the
+budget runs out before a value is proven the action keeps pimc's rank.
+
+``solve`` > 0 also solves that many sampled worlds exactly while cards are
+hidden (a determinized solve, each world at most ``nodes`` / 8 positions, the
+row at most ``nodes``), and ranks the actions by their summed values first,
+pimc's rollouts breaking ties.  It is off by default: in czech 2p against the
+tuned preset (1,000 duplicate decks, seed 999, both seats) 64 solved worlds
+scored -2.7 pp [-6.4, +1.0] against pimc alone on the same decks; the solver
+assumes both seats know every hidden card and play perfectly from there.
+
+The endgame is left out (pimc alone) where it is not exact: more than two
+players, a match (the deal's outcome is not the stake, G11), a shuffled
+turn-over (``reshuffle = shuffle``) or forgotten last-card calls
+(``forget_rate`` > 0).  In czech 2p the talon rarely runs out before a player
+goes out (nothing was hidden at 0.4% of its decisions against the tuned
+preset), so ``expert`` plays as ``pimc`` nearly always there; in prague 2p at
+about 10%.  What it measured is in docs/perfect_play.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from analyzer.core.contract import Action, DecisionView
+from analyzer.core.registry import Param, check_params, register
+from analyzer.engine.deal import Deal
+from analyzer.kernel import params as P
+from analyzer.kernel.endgame import new_table, solve_rows
+from analyzer.knowledge.observer import Knowledge
+from analyzer.knowledge.search import ViewSearch
+from strategies.pimc import MIN_WORLDS, Pimc
+
+#: a determinized solve's worlds each get at most this share of the decision's node budget
+WORLD_SHARE = 8
+
+
+@register("expert")
+class Expert(Pimc):
+    """pimc with an exact endgame where nothing is hidden (two players; needs the public history)."""
+
+    name = "expert"
+    family = "expert"
+    description = ("pimc (its parameters) with an exact endgame: where nothing is hidden (two players, the talon "
+                   "empty) every action is solved by alpha-beta within `nodes` positions and a proven win played; "
+                   "`solve` > 0 also solves that many sampled worlds while cards are hidden")
+
+    params = {**Pimc.params, "nodes": Param(True, 0, 10**9, " of positions an endgame searches (0 = no endgame)"),
+              "solve": Param(True, 0, 4096, " of sampled worlds solved exactly while cards are hidden")}
+
+    def __init__(self, *, nodes: int = 40_000, solve: int = 0, **pimc: object) -> None:
+        v = check_params({k: self.params[k] for k in ("nodes", "solve")}, {"nodes": nodes, "solve": solve})
+        super().__init__(**pimc)  # type: ignore[arg-type]
+        self.nodes, self.solve = v["nodes"], v["solve"]
+        self._table = new_table()
+        self.solved = 0  # decisions whose ranking the exact search decided (a proven value differed among actions)
+        self.positions = 0  # positions the endgame searched
+
+    def exact(self, p: np.ndarray, vs: ViewSearch) -> bool:
+        """Whether the endgame's values are the deal's: two players, not a match, nothing drawn at random."""
+        return (self.nodes > 0 and p[P.PLAYERS] == 2 and not vs.in_match and not p[P.SHUFFLE]
+                and not (p[P.LAST_CALL] and p[P.FORGET] > 0))
+
+    def _search(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
+                keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+        """pimc's scores, re-ranked by the exact values where the endgame searched the row."""
+        scores, played = super()._search(p, kinds, weights, vs, objective, keys, rng)
+        if not self.exact(p, vs):
+            return scores, played
+        tk, tv = self._table
+        sums, used, _solved, spent = solve_rows(p, vs.st0, vs.m0, vs.ring0, vs.fits, vs.n_pool, vs.n_cls, vs.size,
+                                                vs.owner, vs.pool, vs.fixed, vs.talon_known, vs.n_known,
+                                                vs.talon_size, vs.actions, vs.suits, vs.n_actions, vs.me, keys,
+                                                self.solve, min(MIN_WORLDS, self.solve), self.nodes,
+                                                max(self.nodes // WORLD_SHARE, 1), tk, tv)
+        self.positions += int(spent.sum())
+        for r in np.flatnonzero(used > 0).tolist():
+            na = int(vs.n_actions[r])
+            ranked = ranked_scores(sums[r, :na], scores[r, :na])
+            self.solved += int(np.argmax(ranked) != np.argmax(scores[r, :na]))
+            scores[r, :na] = ranked
+        return scores, played
+
+    def choose_known(self, view: DecisionView, knowledge: Knowledge, table: Deal,
+                     rng: np.random.Generator) -> Action:
+        """The table runner's decision: searched as a one-row batch (:meth:`choose`) where the view carries the
+        public history, so the endgame acts there too; else pimc's own."""
+        if view.history is not None:
+            return self.choose(view, rng)
+        return super().choose_known(view, knowledge, table, rng)
+
+
+def ranked_scores(values: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Scores that order actions by their summed exact ``values`` first and pimc's ``scores`` second (a dropped
+    action, -inf, below every live one; ties stay ties, so the first in legal order wins them)."""
+    pm = scores.astype(np.float64).copy()
+    live = np.isfinite(pm)
+    low = pm[live].min() if live.any() else 0.0
+    pm[~live] = low - 1.0
+    spread = pm.max() - pm.min()
+    tie = (pm - pm.min()) / spread * 0.5 if spread > 0 else np.zeros_like(pm)
+    return np.asarray(values, np.float64) + tie  # values are whole numbers: the tie-break stays below one
