@@ -71,22 +71,25 @@ def strength_table(out: dict[str, Any]) -> pd.DataFrame:
 
 
 def curve_sentence(c: dict[str, Any]) -> str:
-    """Where a curve stops rising, in words the sample supports."""
+    """Each step's paired gain, and where the curve stops rising, in words the sample supports."""
     pts = c["points"]
     first, last = pts[0], pts[-1]
     span = (f"from {_step(first)} to {_step(last)} its win rate goes {100 * first['rate']:.1f} % -> "
             f"{100 * last['rate']:.1f} % [{100 * last['lo']:.1f}, {100 * last['hi']:.1f}]")
-    if not any("gain" in p for p in pts[1:]):
+    gains = [p for p in pts[1:] if "gain" in p]
+    if not gains:
         return f"{c['family']} against {c['against']}: {span}."
-    stops = next((p for p in pts[1:] if p["budget"] == c["stops_rising_at"]), None)
-    if stops is None:
-        return f"{c['family']} against {c['against']}: {span}; every step gained (paired 95% interval above 0)."
-    rose = next((p for p in pts if p["budget"] == c["last_gain_at"]), None)
-    where = f"it rose up to {_step(rose)}" if rose else "it did not rise measurably even at the first step"
-    g = stops["gain"]
-    return (f"{c['family']} against {c['against']}: {span}; {where}, and the step to {_step(stops)} gained "
-            f"{100 * g['diff']:+.1f} pp [{100 * g['lo']:+.1f}, {100 * g['hi']:+.1f}] (not measurably above 0 at "
-            f"{c['n_decks']:,} decks).")
+    said = ", ".join(f"{_step(p)} {100 * p['gain']['diff']:+.1f} [{100 * p['gain']['lo']:+.1f}, "
+                     f"{100 * p['gain']['hi']:+.1f}]" for p in gains)
+    if c["stops_rising_at"] is None:
+        where = f"still rising at {_step(last)}"
+    elif c["last_gain_at"] is None:
+        where = f"no step past {_step(first)} gained measurably"
+    else:
+        rose = next(p for p in pts if p["budget"] == c["last_gain_at"])
+        where = f"rising up to {_step(rose)}, no measurable gain past it"
+    return (f"{c['family']} against {c['against']}: {span}; paired gains over the step before (pp) {said}: "
+            f"{where} ({c['n_decks']:,} decks).")
 
 
 def strength_blocks(out: dict[str, Any], chart: list[Any] | None) -> list[Block]:
@@ -94,8 +97,8 @@ def strength_blocks(out: dict[str, Any], chart: list[Any] | None) -> list[Block]
     b = [Block("h3", "Strength by budget"),
          Block("p", "Each search family at several budgets against the same opponents on the same decks: a step's "
                     "gain is the paired difference of its win rate and the step before's against the same "
-                    "opponent, deck by deck. Where a gain's 95% interval first reaches 0 the curve stops rising at "
-                    "this sample's resolution (a plateau is not proven, only not rejected).")]
+                    "opponent, deck by deck. Past the last step whose gain's 95% interval is above 0 the curve stops "
+                    "rising at this sample's resolution (a plateau is not proven, only not rejected).")]
     if chart:
         b.append(Block("chart", chart, "win rate against the opponent by budget, 95% interval bars"))
     b.append(Block("list", [curve_sentence(c) for c in out["strength"]]))

@@ -4,8 +4,9 @@ A round-robin whose field holds one strategy at several ``budget`` values (``pim
 ``pimc?budget=40000``, ...) measures how its strength grows with the time it is given, in the style of the
 published time-controlled studies of search players.  Every pair of a round-robin plays the same decks, so the
 step from one budget to the next is a *paired* difference: the two budgets' win rates against the same
-opponent, deck by deck.  Where that gain's 95 % interval first reaches 0, more budget stopped paying at the
-sample's resolution ("stops rising"); that is a statement about the sample, not a proof of a plateau.
+opponent, deck by deck.  Past the last step whose gain's 95 % interval is above 0, more budget stopped paying at
+the sample's resolution ("stops rising": after the last step whose paired gain is measurably above 0); that is a
+statement about the sample, not a proof of a plateau.
 
 Two kinds of curve come out of one field:
 
@@ -65,8 +66,9 @@ def _rate(x: np.ndarray) -> dict[str, float | None]:
 def _curve(s: np.ndarray, names: Sequence[str], family: str, steps: Sequence[tuple[float, int]],
            opponents: Sequence[int], against: str, defaults: Mapping[str, float]) -> dict[str, Any]:
     """One curve: each step's win rate against its opponent, and (one fixed opponent) the paired gain over the
-    step before; ``stops_rising_at``: the first budget whose gain's interval reaches 0 (None: every step rose, or
-    the opponent changes with the step); ``last_gain_at``: the last budget before it that rose."""
+    step before; ``last_gain_at``: the last budget whose gain's 95% interval is above 0 (None: no step gained
+    measurably); ``stops_rising_at``: the step after it, from which no more gain was measured (None: the last
+    step still gained, or the opponent changes with the step)."""
     target = family.split("?", 1)[0]
     default = defaults.get(target)
     fixed = len(set(opponents)) == 1  # a gain compares two steps against the same opponent on the same decks
@@ -83,12 +85,10 @@ def _curve(s: np.ndarray, names: Sequence[str], family: str, steps: Sequence[tup
         points.append(point)
         prev = x
     gains = [p for p in points[1:] if "gain" in p]
-    stops = next((p["budget"] for p in gains if p["gain"]["lo"] is None or p["gain"]["lo"] <= 0), None)
-    last_rise = None
-    for p in gains:
-        if p["budget"] == stops:
-            break
-        last_rise = p["budget"]
+    rose = [i for i, p in enumerate(gains) if p["gain"]["lo"] is not None and p["gain"]["lo"] > 0]
+    last_rise = gains[rose[-1]]["budget"] if rose else None
+    after = rose[-1] + 1 if rose else 0  # the first step after the last measurable gain
+    stops = gains[after]["budget"] if gains and after < len(gains) else None
     return {"family": family, "against": against, "points": points, "stops_rising_at": stops,
             "last_gain_at": last_rise, "n_decks": int(s.shape[0])}
 

@@ -83,6 +83,18 @@ def test_a_curve_rises_where_the_paired_gain_is_above_zero_and_stops_where_it_is
     assert [p["opponent"] for p in cross["points"]] == FIELD[4:] and all("gain" not in p for p in cross["points"])
 
 
+def test_a_curve_that_gains_again_after_a_flat_step_is_still_rising() -> None:
+    rng = np.random.default_rng(2)
+    luck = rng.random(3000)
+    flat = (rng.random(3000) < 0.45).astype(float)  # as strong as the first step, on its own luck
+    s = _scores({(1, 0): (luck < 0.45).astype(float), (2, 0): flat, (3, 0): (luck < 0.65).astype(float),
+                 (4, 0): np.ones(3000), (5, 0): np.ones(3000), (6, 0): np.ones(3000),
+                 (1, 4): np.ones(3000), (2, 5): np.ones(3000), (3, 6): np.ones(3000)})
+    (pimc, *_) = strength_curves(round_robin(FIELD, 2, pairs=[list(p) for p in PAIRS]), s)
+    assert pimc["points"][1]["gain"]["lo"] < 0 < pimc["points"][2]["gain"]["lo"]
+    assert pimc["last_gain_at"] == 1600.0 and pimc["stops_rising_at"] is None  # still rising at the top
+
+
 def test_no_curve_without_a_pair_at_every_step() -> None:
     d = round_robin(FIELD, 2, pairs=[[0, 1], [0, 2], [1, 4], [1, 3], [4, 5], [4, 6]])
     s = _scores({(1, 0): np.ones(10), (2, 0): np.ones(10), (1, 4): np.ones(10)})
