@@ -51,7 +51,7 @@ def test_simulate_out_keeps_the_run_and_resumes_it_with_the_same_numbers(tmp_pat
     stored = _simulate(env, "--deals", "150000", "--out", str(tmp_path / "run"))
     assert _numbers(stored) == _numbers(plain)
     assert stored["stored"] == str(tmp_path / "run") and stored["chunks_resumed"] == 0
-    assert (tmp_path / "run" / "manifest.json").is_file() and len(list((tmp_path / "run" / "chunks").glob("*.zip"))) == 3
+    assert (tmp_path / "run" / "manifest.json").is_file() and len(list((tmp_path / "run" / "chunks").glob("c*-k*.zip"))) == 3
     again = _simulate(env, "--deals", "150000", "--out", str(tmp_path / "run"))
     assert _numbers(again) == _numbers(plain) and again["chunks_resumed"] == 3 and again["deals_this_run"] == 0
     more = _simulate(env, "--deals", "200000", "--out", str(tmp_path / "run"))  # more deals: the first chunks reused
@@ -69,7 +69,7 @@ def test_a_long_simulate_stopped_resumes_from_the_user_cache(tmp_path: Path) -> 
                             preexec_fn=_hears_ctrl_c)
     kept = tmp_path / "cache" / "durak-analyzer" / "simulate"
     deadline = time.monotonic() + 300
-    while len(list(kept.glob("*/chunks/*.zip"))) < 3 and proc.poll() is None and time.monotonic() < deadline:
+    while len(list(kept.glob("*/chunks/c*-k*.zip"))) < 3 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert proc.poll() is None, "the run ended before it could be stopped: give it more deals"
     proc.send_signal(signal.SIGINT)
@@ -77,7 +77,7 @@ def test_a_long_simulate_stopped_resumes_from_the_user_cache(tmp_path: Path) -> 
     assert proc.returncode == 130, err
     (folder,) = kept.iterdir()
     assert f"finished chunks are kept in {folder}; the same command resumes" in err.splitlines()[-1]
-    done = len(list(folder.glob("chunks/*.zip")))
+    done = len(list(folder.glob("chunks/c*-k*.zip")))  # finished chunks, not a .tmp- file half written
     assert 3 <= done < 40
     resumed = _simulate(env, "--deals", "2000000")
     assert resumed["chunks_resumed"] == done and resumed["deals_this_run"] == 2_000_000 - 50_000 * done
