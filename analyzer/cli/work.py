@@ -45,6 +45,7 @@ from analyzer.exact.run import summary as solve_summary
 from analyzer.execution import runs
 from analyzer.execution.balance_space import BalanceSpace, parse_space
 from analyzer.execution.benchmark import CASES, run_bench
+from analyzer.execution.executor import check_backend
 from analyzer.execution.experiment import read_toml_file
 from analyzer.execution.rules_pair import play_pair
 from analyzer.execution.runs import compare as compare_run
@@ -404,6 +405,7 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
     one JSON object of :func:`analyzer.report.balance_view.balance_json` instead)."""
     folder = out or Path("reports") / space.name
     check_out(folder)
+    check_backend(backend, scheduler)  # a mistake is the only line on stderr, before the run says what it explores
     if not quiet:
         typer.echo(f"{space.variant} {space.players}p: {len(space.arms):,} rule sets", err=True)
     done = runs.explore(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,

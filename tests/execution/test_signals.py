@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-import analyzer.execution.play as play
+import analyzer.execution.executor as executor
 from analyzer.cli.app import main
 from analyzer.execution import lifeline
 
@@ -130,7 +130,7 @@ def test_ctrl_c_of_simulate_does_not_promise_chunks(monkeypatch: pytest.MonkeyPa
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(play, "play_cell", interrupted)
+    monkeypatch.setattr(executor, "simulate_cells", interrupted)
     with pytest.raises(SystemExit) as ei:
         main(["simulate", "--deals", "10", "--jobs", "1"])
     assert ei.value.code == 130
