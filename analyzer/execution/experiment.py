@@ -568,7 +568,9 @@ def _cell_deals(data: Mapping[str, Any], counts: dict[str, int], design: tuple[t
                 variants: tuple[str, ...], players: tuple[int, ...] | None,
                 err: Callable[[str, str], ExperimentError]) -> tuple[tuple[str, int, int], ...] | None:
     """``cell_deals``: a table "variant" or "variant Np" = deals, for the single-deal cells it names (the
-    more specific entry wins over the variant's; checked against the chunk size where the cells are made)."""
+    more specific entry wins over the variant's; checked against the chunk size where the cells are made).  In
+    an experiment of tournaments it is the decks of the tournaments of that variant (player count): every
+    line-up of one tournament still plays the same decks."""
     if "cell_deals" not in data:
         return None
     raw = data["cell_deals"]
@@ -576,8 +578,6 @@ def _cell_deals(data: Mapping[str, Any], counts: dict[str, int], design: tuple[t
         raise err("cell_deals", 'must be a table "variant" or "variant Np" = deals, e.g. { "prague 2p" = 44000 }')
     if "deal" not in counts:
         raise err("cell_deals", "sets the deals of single-deal cells; give deals = N as well")
-    if design is not None and any(v != "field" for _, v in design):
-        raise err("cell_deals", "tournaments (round-robin, hero) play every line-up on the same decks: give deals")
     out = []
     for k, v in raw.items():
         key = f"cell_deals.{k}"

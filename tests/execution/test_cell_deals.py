@@ -5,6 +5,8 @@ chunks are the smaller one's and a run with more deals resumes from a smaller ru
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from analyzer.execution import executor
@@ -98,10 +100,20 @@ def test_bad_cell_deals_are_one_line_naming_the_key(value: str, words: str) -> N
     assert "cell_deals" in msg and words in msg and "\n" not in msg
 
 
-def test_cell_deals_belong_to_single_deals_outside_tournaments() -> None:
+def test_cell_deals_belong_to_single_deals() -> None:
     with pytest.raises(ExperimentError, match="cell_deals.*give deals = N as well"):
         parse_experiment({"name": "m", "variant": "czech", "players": 2, "matches": 10,
                           "rules": {"target": 30}, "cell_deals": {"czech": 20}})
-    with pytest.raises(ExperimentError, match="cell_deals.*same decks"):
-        parse_experiment({"name": "t", "variant": "czech", "players": 2, "deals": 10, "cell_deals": {"czech": 20},
-                          "field": ["random", "greedy"], "design": "round-robin"})
+
+
+def test_a_tournament_of_a_variant_plays_its_cell_deals_every_line_up_on_the_same_decks(tmp_path) -> None:
+    """In an experiment of tournaments ``cell_deals`` sets one variant's decks (a costly game fewer, say); each
+    tournament's pairs still share their decks, and the tournament without an entry keeps ``deals``."""
+    exp = tmp_path / "t.toml"
+    exp.write_text('name = "t"\nvariants = ["czech", "svinya"]\nplayers = [2]\ndesign = "round-robin"\n'
+                   'field = ["random", "greedy", "weighted"]\ndeals = 40\nchunk_size = 20\n'
+                   'cell_deals = { svinya = 20 }\n')
+    folder = run_experiment(exp, out=tmp_path / "out", jobs=1, quiet=True)
+    got = {t["variant"]: t for t in json.loads((folder / "results" / "tournaments.json").read_text())}
+    assert got["czech"]["n_decks"] == 40 and got["svinya"]["n_decks"] == 20
+    assert got["svinya"]["deals_played"] == 20 * 6 and all(p["n_decks"] == 20 for p in got["svinya"]["pairs"])

@@ -330,8 +330,8 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
     stops at the first chunk boundary where every watched interval is that
     narrow (:func:`watched`), its deals the budget.
     """
-    n = exp.counts["deal"]
     plan = tournaments_of(exp)
+    decks = [exp.deals_for(rules.variant, rules.players) for rules, _ in plan]  # cell_deals, else deals
     chunk = SEQ_CHUNK if exp.until_ci is not None else min(exp.chunk_size, CHUNK_DECKS)
     fp, record = tournament_fingerprint(exp, plan, chunk)
     store = ChunkStore(out_dir / "chunks", fp)
@@ -340,11 +340,11 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
     results = []
     resumed = played = 0
     try:
-        with RunProgress(total_units=n * len(plan), total_cells=len(plan), unit="decks", enabled=not quiet) as bar:
+        with RunProgress(total_units=sum(decks), total_cells=len(plan), unit="decks", enabled=not quiet) as bar:
             for i, (rules, design) in enumerate(plan):
                 rule = UntilCI(exp.until_ci / 100) if exp.until_ci is not None else None
                 cache = StoredChunks(store, i, design)
-                out = run_design(rules, design, n, seed=exp.seed, jobs=jobs, chunk=chunk, seq_chunk=chunk,
+                out = run_design(rules, design, decks[i], seed=exp.seed, jobs=jobs, chunk=chunk, seq_chunk=chunk,
                                  rule=rule, on_chunk=lambda m: bar.advance(m), cache=cache)
                 out["label"] = rules.label()
                 results.append(out)
