@@ -74,8 +74,9 @@ def curve_sentence(c: dict[str, Any]) -> str:
     """Each step's paired gain, and where the curve stops rising, in words the sample supports."""
     pts = c["points"]
     first, last = pts[0], pts[-1]
-    span = (f"from {_step(first)} to {_step(last)} its win rate goes {100 * first['rate']:.1f}% -> "
-            f"{100 * last['rate']:.1f}% [{100 * last['lo']:.1f}, {100 * last['hi']:.1f}]")
+    span = (f"its win rate goes from {100 * first['rate']:.1f}% [{100 * first['lo']:.1f}, {100 * first['hi']:.1f}] "
+            f"at {_step(first)} to {100 * last['rate']:.1f}% [{100 * last['lo']:.1f}, {100 * last['hi']:.1f}] "
+            f"at {_step(last)}")
     gains = [p for p in pts[1:] if "gain" in p]
     if not gains:
         return f"{c['family']} against {c['against']}: {span}."
