@@ -10,13 +10,14 @@ counted.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
@@ -62,11 +63,9 @@ def test_simulate_reaches_the_kernel_in_at_most_six_calls_of_ours() -> None:
 
 
 
-def test_balance_does_not_call_back_into_its_run_module_after_the_executor(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """The task the run module hands the executor is not the run module's, and below it (and below the executor's
-    own functions) no frame of analyzer/execution/runs/balance.py runs: the run module plans, stores and decides;
-    the task plays."""
+def _balance_calls(folder: str) -> dict[str, Any]:
+    """What the balance run hands the executor and which frames of its run module run below it (module doc of
+    the test below); run in a fresh interpreter, away from the threads and watchers other tests leave behind."""
     from analyzer.execution.balance_space import parse_space
     from analyzer.execution.runs import balance
     from tests.execution.test_balance_explorer import SPACE
@@ -78,8 +77,7 @@ def test_balance_does_not_call_back_into_its_run_module_after_the_executor(tmp_p
         handed.add(fn.__module__)
         return run_tasks(fn, calls, **kw)
 
-    monkeypatch.setattr(balance, "run_tasks", recording)
-
+    balance.run_tasks = recording  # type: ignore[assignment]
     run_module = ROOT / "analyzer/execution/runs/balance.py"
     below = {ROOT / "analyzer/execution/balance_tables.py", ROOT / "analyzer/execution/executor.py"}
     back: set[str] = set()
@@ -98,13 +96,25 @@ def test_balance_does_not_call_back_into_its_run_module_after_the_executor(tmp_p
                     back.add(f"{up.f_code.co_name} -> {frame.f_code.co_name}")
                 up = up.f_back
 
-    small = {**SPACE, "space": {"sevens": [False, True], "eight_stop": [False, True]}}
+    space = parse_space({**SPACE, "space": {"sevens": [False, True], "eight_stop": [False, True]}})
     sys.setprofile(hook)
     try:
-        done = balance.explore_balance(parse_space(small), tmp_path / "b", jobs=1, simulator="tests.planted_sim",
-                               report=False)
+        done = balance.explore_balance(space, Path(folder) / "b", jobs=1, simulator="tests.planted_sim", report=False)
     finally:
         sys.setprofile(None)
-    assert tasks[0] > 0 and len(done.arms) == 4
-    assert handed == {"analyzer.execution.balance_tables"}
-    assert back == set(), sorted(back)
+    return {"tasks": tasks[0], "arms": len(done.arms), "handed": sorted(handed), "back": sorted(back)}
+
+
+def test_balance_does_not_call_back_into_its_run_module_after_the_executor(tmp_path: Path) -> None:
+    """The task the run module hands the executor is not the run module's, and below it (and below the executor's
+    own functions) no frame of analyzer/execution/runs/balance.py runs: the run module plans, stores and decides;
+    the task plays."""
+    code = ("import json, sys; from tests.project.test_call_depth import _balance_calls; "
+            "print(json.dumps(_balance_calls(sys.argv[1])))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["tasks"] > 0 and got["arms"] == 4
+    assert got["handed"] == ["analyzer.execution.balance_tables"]
+    assert got["back"] == [], got["back"]
