@@ -54,13 +54,32 @@ def stack_at(target: CodeType, run: Callable[[], Any]) -> tuple[Any, list[str]]:
     return result, seen
 
 
-def test_simulate_reaches_the_kernel_in_at_most_six_calls_of_ours() -> None:
+def _simulate_frames() -> dict[str, Any]:
+    """``durak simulate``'s exit code and the project's frames on the stack where it enters the kernel's
+    ``simulate_deals``; run in a fresh interpreter (the test below)."""
     args = ["simulate", "--deals", "200", "--jobs", "1", "--strategies", "greedy", "--quiet", "--json"]
+    assert CliRunner().invoke(app, args).exit_code == 0  # unprofiled first: kernels load at full speed
     res, frames = stack_at(driver.simulate_deals.__code__, lambda: CliRunner().invoke(app, args))
-    assert res.exit_code == 0, res.output
+    return {"exit_code": res.exit_code, "output": res.output, "frames": frames}
+
+
+def _fresh(call: str, *args: str) -> Any:
+    """``call(*args)`` of this module in a fresh interpreter, its JSON result.  A profile hook inside a suite
+    worker, beside the threads earlier tests leave there (the decision watchdog, loky's manager), stalled for
+    many minutes on a clean clone where the same test alone takes seconds."""
+    code = (f"import json, sys; from tests.project.test_call_depth import {call}; "
+            f"print(json.dumps({call}(*sys.argv[1:])))")
+    out = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_simulate_reaches_the_kernel_in_at_most_six_calls_of_ours() -> None:
+    got = _fresh("_simulate_frames")
+    frames = got["frames"]
+    assert got["exit_code"] == 0, got["output"]
     assert frames[0] == "analyzer/cli/app.py:simulate" and frames[-1] == "analyzer/kernel/driver.py:simulate_deals"
     assert len(frames) <= MAX_SIMULATE_FRAMES, "\n".join(frames)
-
 
 
 def _balance_calls(folder: str) -> dict[str, Any]:
@@ -109,12 +128,7 @@ def test_balance_does_not_call_back_into_its_run_module_after_the_executor(tmp_p
     """The task the run module hands the executor is not the run module's, and below it (and below the executor's
     own functions) no frame of analyzer/execution/runs/balance.py runs: the run module plans, stores and decides;
     the task plays."""
-    code = ("import json, sys; from tests.project.test_call_depth import _balance_calls; "
-            "print(json.dumps(_balance_calls(sys.argv[1])))")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
-                         timeout=600)
-    assert out.returncode == 0, out.stderr
-    got = json.loads(out.stdout.strip().splitlines()[-1])
+    got = _fresh("_balance_calls", str(tmp_path))
     assert got["tasks"] > 0 and got["arms"] == 4
     assert got["handed"] == ["analyzer.execution.balance_tables"]
     assert got["back"] == [], got["back"]
