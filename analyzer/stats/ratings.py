@@ -44,7 +44,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from analyzer.stats.intervals import Z95, distinguishable, holm, paired_difference, z_test_p
-from analyzer.stats.tournament import Design, head_to_head, hero_scores, pair_tables
+from analyzer.stats.tournament import Design, head_to_head, hero_scores, pair_tables, reached
 
 ELO = 400.0 / math.log(10.0)
 SCALES = {"elo": ELO, "logit": 1.0}
@@ -78,31 +78,19 @@ def _wins(s: FloatArray) -> FloatArray:
     return w
 
 
-def _reached(adj: NDArray[np.bool_]) -> set[int]:
-    """Nodes reached from node 0 along ``adj[i, j]`` edges."""
-    seen, todo = {0}, [0]
-    while todo:
-        i = todo.pop()
-        for j in np.flatnonzero(adj[i]):
-            if int(j) not in seen:
-                seen.add(int(j))
-                todo.append(int(j))
-    return seen
-
-
 def _check_graph(w: FloatArray, names: Sequence[str], prior: float) -> None:
     """Ratings are comparable only within a connected graph of pairs with decided games; without a
     prior the maximum is finite only if every strategy both beat and lost to someone, around a cycle
     (the "beats" graph is strongly connected)."""
     k = w.shape[0]
-    apart = [names[i] for i in range(k) if i not in _reached((w + w.T) > 0)]
+    apart = [names[i] for i in range(k) if i not in reached((w + w.T) > 0)]
     if apart:
         raise RatingError(f"no decided games link {', '.join(apart)} to {names[0]}: ratings would not be comparable")
     if prior == 0:
         beats = w > 0
         never = [f"{names[i]} never {'lost' if beats[i].any() else 'won'}" for i in range(k)
                  if not beats[i].any() or not beats[:, i].any()]
-        if not never and len(_reached(beats) & _reached(beats.T)) < k:
+        if not never and len(reached(beats) & reached(beats.T)) < k:
             never = ["one group of strategies never lost to the others"]
         if never:
             raise RatingError(f"with prior=0 some ratings are infinite ({'; '.join(never)}); use a prior > 0")
@@ -263,7 +251,7 @@ def verdict(row: dict[str, Any] | pd.Series) -> str:
     return f"{row['a']} better than {row['b']}" if row["margin"] > 0 else f"{row['b']} better than {row['a']}"
 
 
-def _num(x: float) -> float | None:
+def json_num(x: float) -> float | None:
     return round(float(x), 6) if math.isfinite(x) else None
 
 
@@ -291,9 +279,9 @@ def _narrowing(diffs: Sequence[FloatArray]) -> dict[str, Any]:
     var_sum = float(sum(np.var(d, ddof=1) for d in diffs))
     fresh, fresh_two = var_sum / m**2, var_sum / (2 * m)
     hw = lambda v: Z95 * math.sqrt(v / n)  # noqa: E731
-    return {"games_per_deck": m, "paired_half_width": _num(hw(dup)), "fresh_decks_half_width": _num(hw(fresh)),
-            "narrowing": _num(math.sqrt(fresh / dup)) if dup > 0 else None,
-            "narrowing_per_deck": _num(math.sqrt(fresh_two / dup)) if dup > 0 else None}
+    return {"games_per_deck": m, "paired_half_width": json_num(hw(dup)), "fresh_decks_half_width": json_num(hw(fresh)),
+            "narrowing": json_num(math.sqrt(fresh / dup)) if dup > 0 else None,
+            "narrowing_per_deck": json_num(math.sqrt(fresh_two / dup)) if dup > 0 else None}
 
 
 def _pair_diffs(design: Design, g: int, arrs: Sequence[FloatArray]) -> list[FloatArray]:
@@ -316,7 +304,7 @@ def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int 
     s = head_to_head(design, wins)
     names = list(design.strategies)
     arrs = [np.asarray(w, dtype=np.float64) for w in wins]
-    seatings = [{"seats": list(design.lineup(t)), "win_rates": [_num(v) for v in a.mean(axis=0)],
+    seatings = [{"seats": list(design.lineup(t)), "win_rates": [json_num(v) for v in a.mean(axis=0)],
                  **({"hands": list(design.tables[t].hands)} if design.tables[t].hands != (0, 1) else {})}
                 for t, a in enumerate(arrs)]
     first = np.concatenate([a[:, 0] for a in arrs])
@@ -326,16 +314,16 @@ def round_robin_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int 
     pairs = []
     for g, row in enumerate(margins.iloc[::2].to_dict("records")):
         # p-values keep full precision: rounding would print a p of 1e-8 as 0
-        pairs.append({**{k: (float(v) if k in ("p", "p_holm") else _num(v) if isinstance(v, float) else v)
+        pairs.append({**{k: (float(v) if k in ("p", "p_holm") else json_num(v) if isinstance(v, float) else v)
                          for k, v in row.items()},
                       "verdict": verdict(row), **_narrowing(_pair_diffs(design, g, arrs))})
     rated = ratings(s, names, boot=boot, seed=seed, scale=scale, anchor=anchor)
     return {
         "design": design.name, "measures": design.measures, "players": design.players, "strategies": names,
         "n_decks": int(s.shape[0]), "seatings": seatings,
-        "first_seat_advantage": {"diff": _num(float(adv.est)), "lo": _num(float(adv.lo)), "hi": _num(float(adv.hi))},
+        "first_seat_advantage": {"diff": json_num(float(adv.est)), "lo": json_num(float(adv.lo)), "hi": json_num(float(adv.hi))},
         "pairs": pairs,
-        "ratings": [{k: (_num(v) if isinstance(v, float) else int(v) if k == "n_decks" else v) for k, v in r.items()}
+        "ratings": [{k: (json_num(v) if isinstance(v, float) else int(v) if k == "n_decks" else v) for k, v in r.items()}
                     for r in rated.to_dict("records")],
         "rating_scale": scale, "bootstrap": {"replicates": boot, "seed": seed, "unit": "deck"},
     }
@@ -360,20 +348,20 @@ def hero_summary(design: Design, wins: Sequence[ArrayLike], *, boot: int = 1000,
     n = design.players
     arrs = [np.asarray(w, dtype=np.float64) for w in wins]
     seatings = [{"seats": list(design.lineup(t)), "hero_position": design.tables[t].scored[0],
-                 "win_rates": [_num(v) for v in a.mean(axis=0)]} for t, a in enumerate(arrs)]
+                 "win_rates": [json_num(v) for v in a.mean(axis=0)]} for t, a in enumerate(arrs)]
     rows: list[dict[str, Any]] = []
     for i, name in enumerate(names):
         e = paired_difference(h[:, i], np.zeros(h.shape[0]))
-        by_pos = [_num(float(arrs[t][:, design.tables[t].scored[0]].mean()))
+        by_pos = [json_num(float(arrs[t][:, design.tables[t].scored[0]].mean()))
                   for t in range(len(design.tables)) if design.tables[t].group == i]
-        rows.append({"strategy": name, "win_rate": _num(float(e.est)), "lo": _num(float(e.lo)),
-                     "hi": _num(float(e.hi)), "margin": _num(float(e.est) - 1.0 / n),
+        rows.append({"strategy": name, "win_rate": json_num(float(e.est)), "lo": json_num(float(e.lo)),
+                     "hi": json_num(float(e.hi)), "margin": json_num(float(e.est) - 1.0 / n),
                      "by_position": by_pos, "n_decks": int(h.shape[0])})
     ranking = sorted(rows, key=lambda r: -(r["win_rate"] or 0.0))
     pairs = []
     if len(names) > 1:
         for row in paired_table(h, names).iloc[::2].to_dict("records"):
-            pairs.append({**{k: (float(v) if k in ("p", "p_holm") else _num(v) if isinstance(v, float) else v)
+            pairs.append({**{k: (float(v) if k in ("p", "p_holm") else json_num(v) if isinstance(v, float) else v)
                              for k, v in row.items()}, "verdict": verdict(row)})
     back = [design.entrants[e] for q, e in enumerate(design.tables[0].seats) if q != design.tables[0].scored[0]]
     return {

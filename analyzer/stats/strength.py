@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 
 from analyzer.core.registry import StrategySpecError, parse_spec
 from analyzer.stats.intervals import paired_difference
+from analyzer.stats.ratings import json_num
 from analyzer.stats.tournament import Design
 
 
@@ -54,13 +55,9 @@ def families(names: Sequence[str]) -> dict[str, list[tuple[float, int]]]:
     return {f: sorted(steps) for f, steps in out.items() if len(steps) >= 2 and len({b for b, _ in steps}) == len(steps)}
 
 
-def _num(x: float) -> float | None:
-    return round(float(x), 6) if np.isfinite(x) else None
-
-
 def _rate(x: np.ndarray) -> dict[str, float | None]:
     e = paired_difference(x, np.zeros_like(x))
-    return {"rate": _num(float(e.est)), "lo": _num(float(e.lo)), "hi": _num(float(e.hi))}
+    return {"rate": json_num(float(e.est)), "lo": json_num(float(e.lo)), "hi": json_num(float(e.hi))}
 
 
 def _curve(s: np.ndarray, names: Sequence[str], family: str, steps: Sequence[tuple[float, int]],
@@ -77,11 +74,11 @@ def _curve(s: np.ndarray, names: Sequence[str], family: str, steps: Sequence[tup
     for (budget, i), o in zip(steps, opponents):
         x = s[:, i, o]
         point: dict[str, Any] = {"strategy": names[i], "budget": budget, "opponent": names[o],
-                                 "multiple": _num(budget / default) if default else None, **_rate(x),
-                                 "margin": _num(float(np.mean(x - s[:, o, i])))}
+                                 "multiple": json_num(budget / default) if default else None, **_rate(x),
+                                 "margin": json_num(float(np.mean(x - s[:, o, i])))}
         if prev is not None and fixed:
             g = paired_difference(x, prev)
-            point["gain"] = {"diff": _num(float(g.est)), "lo": _num(float(g.lo)), "hi": _num(float(g.hi))}
+            point["gain"] = {"diff": json_num(float(g.est)), "lo": json_num(float(g.lo)), "hi": json_num(float(g.hi))}
         points.append(point)
         prev = x
     gains = [p for p in points[1:] if "gain" in p]

@@ -187,17 +187,26 @@ def _check_pairs(pairs: Sequence[Sequence[object]], specs: Sequence[str]) -> tup
         out.append(pair)
     if not out:
         raise TournamentError("pairs is empty; leave it out for every pair")
-    linked, todo = {0}, [0]
-    while todo:  # ratings and paired steps compare strategies only through a chain of pairs
-        a = todo.pop()
-        for b in {j for i, j in out if i == a} | {i for i, j in out if j == a}:
-            if b not in linked:
-                linked.add(b)
-                todo.append(b)
+    adj = np.zeros((len(specs), len(specs)), np.bool_)
+    for i, j in out:
+        adj[i, j] = adj[j, i] = True
+    linked = reached(adj)  # ratings and paired steps compare strategies only through a chain of pairs
     if apart := [specs[e] for e in range(len(specs)) if e not in linked]:
         raise TournamentError(f"the pairs leave {', '.join(map(repr, apart))} unlinked to {specs[0]!r}; "
                               "every strategy must meet the field through some chain of pairs")
     return tuple(out)
+
+
+def reached(adj: NDArray[np.bool_]) -> set[int]:
+    """Nodes reached from node 0 along ``adj[i, j]`` edges (a design's pairs, a ratings' decided games)."""
+    seen, todo = {0}, [0]
+    while todo:
+        i = todo.pop()
+        for j in np.flatnonzero(adj[i]):
+            if int(j) not in seen:
+                seen.add(int(j))
+                todo.append(int(j))
+    return seen
 
 
 def round_robin(specs: Sequence[str], players: int = 2, *, shared_decks: bool = True,

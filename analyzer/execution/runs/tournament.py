@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -58,7 +58,7 @@ from analyzer.execution.store import CHUNK_FORMAT, ChunkStore
 from analyzer.report.compare_view import write_tournament_report
 from analyzer.stats.ratings import hero_summary, round_robin_summary
 from analyzer.stats.sequential import Rule, SequentialResult, Sprt, UntilCI, run_sequential, stopping_summary
-from analyzer.stats.strength import families, family_of, strength_curves
+from analyzer.stats.strength import families, strength_curves
 from analyzer.stats.tournament import (
     Design,
     TournamentError,
@@ -188,9 +188,8 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
     per_table = [np.concatenate([parts[c][t] for c in range(used)]) for t in range(len(design.tables))]
     summary = round_robin_summary if design.name == "round-robin" else hero_summary
     out = summary(design, per_table, boot=boot, seed=seed)
-    if design.name == "round-robin" and families(design.strategies):
-        out["strength"] = strength_curves(design, head_to_head(design, per_table),
-                                          defaults=default_budgets(design.strategies))
+    if design.name == "round-robin" and (fams := families(design.strategies)):
+        out["strength"] = strength_curves(design, head_to_head(design, per_table), defaults=default_budgets(fams))
     decks = int(per_table[0].shape[0])
     out.update(variant=rules.variant, rules=rules.describe(), seed=seed, deals_played=decks * len(design.tables),
                seconds=round(time.perf_counter() - t0, 2))
@@ -201,16 +200,13 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
     return out
 
 
-def default_budgets(specs: Sequence[str]) -> dict[str, float]:
+def default_budgets(fams: Iterable[str]) -> dict[str, float]:
     """Each budgeted family's default budget (its strategy built without arguments), for the strength axis."""
     out: dict[str, float] = {}
-    for spec in specs:
-        fam = family_of(spec)
-        target = fam[0].split("?", 1)[0] if fam else None
-        if target is not None and target not in out:
-            budget = getattr(get_strategy(target), "budget", None)
-            if isinstance(budget, (int, float)) and budget > 0:
-                out[target] = float(budget)
+    for target in {f.split("?", 1)[0] for f in fams}:
+        budget = getattr(get_strategy(target), "budget", None)
+        if isinstance(budget, (int, float)) and budget > 0:
+            out[target] = float(budget)
     return out
 
 
