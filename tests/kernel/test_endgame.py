@@ -50,6 +50,17 @@ def brute(deal: Deal, me: int, memo: dict | None = None) -> int:
     return memo[key]
 
 
+def solve(deal: Deal, p: np.ndarray, budget: int, tk: np.ndarray, tv: np.ndarray) -> tuple[bool, list, list[int]]:
+    """The solver on the deal's position: whether every action is proven, the actions, their values."""
+    pos = encode_deal(deal)
+    opts = np.zeros((MAX_OPTIONS, 2), np.int64)
+    k = options(pos.st[0], pos.m[0], p, opts)
+    values = np.zeros(k, np.int64)
+    solved, _nodes = solve_actions(pos.st[0], pos.m[0], pos.ring[0], opts[:k, 0].copy(), opts[:k, 1].copy(), k, p,
+                                   deal.current, budget, values, tk, tv)
+    return bool(solved), opts[:k].tolist(), values.tolist()
+
+
 def small_deal(rules, rng: np.random.Generator, most: int = 3, talon: int = 2) -> Deal:
     """A deal of a few cards: hands of 1 to ``most``, a talon of 0 to ``talon``, the starter; the rest of the deck
     is out of play."""
@@ -79,20 +90,15 @@ def test_the_exact_values_are_the_engine_minimax(variant: str, options_: dict, m
         deal = small_deal(rules, rng, most, talon)
         if deal.done or not deal.has_choice():
             continue
-        pos = encode_deal(deal)
-        opts = np.zeros((MAX_OPTIONS, 2), np.int64)
-        k = options(pos.st[0], pos.m[0], p, opts)
-        values = np.zeros(k, np.int64)
-        solved, _nodes = solve_actions(pos.st[0], pos.m[0], pos.ring[0], opts[:k, 0].copy(), opts[:k, 1].copy(), k, p,
-                                       deal.current, 1_000_000, values, tk, tv)
+        solved, acts, values = solve(deal, p, 1_000_000, tk, tv)
         me = deal.current
         expect = []
         memo: dict = {}
-        for a, s in opts[:k].tolist():
+        for a, s in acts:
             child = copy.deepcopy(deal)
             child.apply(a, None if s < 0 else s)
             expect.append(brute(child, me, memo))
-        assert values.tolist() == expect, (deal.hands, deal.talon, deal.pile, opts[:k].tolist())
+        assert values == expect, (deal.hands, deal.talon, deal.pile, acts)
         assert solved == all(v != 0 for v in expect)
         wins += expect.count(1)
         losses += expect.count(-1)
@@ -111,15 +117,10 @@ def test_a_budget_too_small_proves_nothing_false() -> None:
         deal = small_deal(rules, rng)
         if deal.done or not deal.has_choice():
             continue
-        pos = encode_deal(deal)
-        opts = np.zeros((MAX_OPTIONS, 2), np.int64)
-        k = options(pos.st[0], pos.m[0], p, opts)
-        values = np.zeros(k, np.int64)
         tk[:] = 0
-        solved, _ = solve_actions(pos.st[0], pos.m[0], pos.ring[0], opts[:k, 0].copy(), opts[:k, 1].copy(), k, p,
-                                  deal.current, 3, values, tk, tv)
+        solved, acts, values = solve(deal, p, 3, tk, tv)
         cut += not solved
-        for (a, s), v in zip(opts[:k].tolist(), values.tolist()):
+        for (a, s), v in zip(acts, values):
             if v:
                 child = copy.deepcopy(deal)
                 child.apply(a, None if s < 0 else s)
