@@ -134,12 +134,19 @@ class RunProgress:
     def _units(self, done: int, total: int) -> str:
         return f"{_si(done)}/{_si(total)} {self.unit}"
 
-    def advance(self, units: int, cell_done: bool = False) -> None:
+    def advance(self, units: int, cell_done: bool = False, *, resumed: bool = False) -> None:
+        """``units`` more done; ``resumed``: found stored, not played now, so not counted in the rate (a resumed
+        run's time left is the rest at the speed of what it plays)."""
         self.done_units += units
         self.done_cells += int(cell_done)
+        if resumed and self._lines is not None:
+            self._lines.start_units += units
         if self._progress is not None:
-            self._progress.update(self._task, advance=units, description=self._describe(),
-                                  units=self._units(self.done_units, self.total_units))
+            fields = {"description": self._describe(), "units": self._units(self.done_units, self.total_units)}
+            if resumed:  # rich's rate is over the bar's samples: start them again from here
+                self._progress.reset(self._task, total=max(self.total_units, 1), completed=self.done_units, **fields)
+            else:
+                self._progress.update(self._task, advance=units, **fields)
 
     def step(self, total: int) -> None:
         """One step of a job whose size is known only once it starts: the first call sets the total (steps to

@@ -14,7 +14,10 @@ from typer.testing import CliRunner
 
 import analyzer.execution.executor as executor_mod
 from analyzer.cli.app import app
+from analyzer.core.rules import make_rules
 from analyzer.execution.progress import LINE_SECONDS, RunProgress, _line_seconds
+from analyzer.execution.runs.tournament import run_design
+from analyzer.stats.tournament import round_robin
 
 LINE = re.compile(r"^durak: simulate: [\d.]+k?/[\d.]+k? deals \(\d+%\), [\d.]+k? deals/s, .* so far, "
                   r"(~.* left|time left not known yet)$")
@@ -31,6 +34,48 @@ def test_plain_lines_name_done_total_rate_and_time_left(monkeypatch: pytest.Monk
     assert err, "no progress line on a stderr that is not a terminal"
     assert all(line.startswith("durak: cells ") for line in err)
     assert "/1.0k deals (" in err[-1] and "deals/s" in err[-1] and ("left" in err[-1])
+
+
+def test_resumed_work_counts_as_done_but_not_in_the_rate(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A resumed run found 900 of 1,000 decks stored: until it plays one, it cannot know its time left (counting
+    the stored ones as played at once would promise the rest in seconds)."""
+    monkeypatch.setenv("DURAK_PROGRESS_SECONDS", "60")
+    with RunProgress(total_units=1000, total_cells=1, unit="decks") as bar:
+        bar.advance(900, resumed=True)
+        assert bar._lines is not None
+        line = bar._lines.line()
+        assert "900/1.0k decks (90%)" in line and line.endswith("time left not known yet"), line
+        time.sleep(0.05)
+        bar.advance(50)
+        rate = float(re.search(r", ([\d.]+) decks/s", bar._lines.line()).group(1))
+        assert rate < 50 / 0.05 * 1.01  # only the 50 played decks, over the time since the start
+
+
+def test_a_resumed_tournament_says_which_chunks_were_stored() -> None:
+    """run_design tells its progress which chunks came from the store (resumed) and which it played."""
+    rules = make_rules("czech", 2, {})
+    design = round_robin(["random", "greedy"], 2)
+    kept: dict[int, Any] = {}
+
+    class Cache:
+        def get(self, c: int, n: int) -> Any:
+            return kept.get(c)
+
+        def put(self, c: int, n: int, wins: Any) -> Any:
+            kept[c] = wins
+            return wins
+
+    told: list[tuple[int, bool]] = []
+    first = run_design(rules, design, 60, seed=2, chunk=20, boot=10, cache=Cache(),
+                       on_chunk=lambda units, *, resumed=False: told.append((units, resumed)))
+    assert told == [(20, False)] * 3
+    told.clear()
+    del kept[2]
+    again = run_design(rules, design, 60, seed=2, chunk=20, boot=10, cache=Cache(),
+                       on_chunk=lambda units, *, resumed=False: told.append((units, resumed)))
+    assert told == [(20, True), (20, True), (20, False)]
+    assert again["ratings"] == first["ratings"]
 
 
 def test_quiet_progress_says_nothing(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -135,24 +135,31 @@ class ChunkCache(Protocol):
     def put(self, c: int, n: int, wins: list[FloatArray]) -> list[FloatArray]: ...
 
 
+class ChunkDone(Protocol):
+    """Told of every finished chunk (a progress bar's ``advance``): its decks, and whether it was stored
+    already (a resumed chunk counts as done but not towards the rate, or the time left would be wrong)."""
+
+    def __call__(self, units: int, *, resumed: bool = False) -> None: ...
+
+
 def _play(rules: RuleSet, design: Design, seed: int, jobs: int, todo: Sequence[tuple[int, int]],
-          cache: ChunkCache | None) -> Iterator[tuple[int, list[FloatArray]]]:
-    """Chunks ``(c, n)`` of ``todo``: stored ones from ``cache`` first, then the rest played on the executor
-    (each kept in ``cache`` as it finishes, and what the cache gives back is what is used)."""
+          cache: ChunkCache | None) -> Iterator[tuple[int, list[FloatArray], bool]]:
+    """Chunks ``(c, n)`` of ``todo`` with whether each was stored: stored ones from ``cache`` first, then the
+    rest played on the executor (each kept in ``cache`` as it finishes, and what the cache gives back is used)."""
     left = []
     for c, n in todo:
         got = cache.get(c, n) if cache is not None else None
         if got is None:
             left.append((c, n))
         else:
-            yield c, got
+            yield c, got, True
     sizes = dict(left)
     for c, wins in run_tasks(_job, [(rules, design, n, seed, c) for c, n in left], jobs=jobs):
-        yield c, (cache.put(c, sizes[c], wins) if cache is not None else wins)
+        yield c, (cache.put(c, sizes[c], wins) if cache is not None else wins), False
 
 
 def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: int = 1, chunk: int = CHUNK_DECKS,
-               boot: int = 1000, rule: Rule | None = None, on_chunk: Callable[[int], None] | None = None,
+               boot: int = 1000, rule: Rule | None = None, on_chunk: ChunkDone | None = None,
                seq_chunk: int = SEQ_CHUNK, cache: ChunkCache | None = None) -> dict[str, Any]:
     """Play ``n`` duplicate decks through every table of ``design`` (or, with ``rule``, chunks of
     ``seq_chunk`` decks until the rule stops, ``n`` decks at most); the JSON-ready summary.
@@ -165,10 +172,10 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
     parts: dict[int, list[FloatArray]] = {}
     if rule is None:
         sizes = chunk_sizes(n, chunk)
-        for c, wins in _play(rules, design, seed, jobs, list(enumerate(sizes)), cache):
+        for c, wins, stored in _play(rules, design, seed, jobs, list(enumerate(sizes)), cache):
             parts[c] = wins
             if on_chunk is not None:
-                on_chunk(sizes[c])
+                on_chunk(sizes[c], resumed=stored)
         used = len(sizes)
     else:
         sizes = chunk_sizes(n, min(seq_chunk, n))
@@ -176,10 +183,10 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
         watched(design, [np.zeros((1, rules.players))] * len(design.tables), is_sprt)  # a one-line error now
 
         def mapper(_f: Callable[[int], Any], idx: Sequence[int]) -> list[FloatArray]:
-            for c, wins in _play(rules, design, seed, jobs, [(c, sizes[c]) for c in idx], cache):
+            for c, wins, stored in _play(rules, design, seed, jobs, [(c, sizes[c]) for c in idx], cache):
                 parts[c] = wins
                 if on_chunk is not None:
-                    on_chunk(sizes[c])
+                    on_chunk(sizes[c], resumed=stored)
             return [watched(design, parts[c], is_sprt) for c in idx]
 
         seq = run_sequential(lambda c: watched(design, parts[c], is_sprt), rule, max_chunks=len(sizes),
@@ -212,7 +219,7 @@ def default_budgets(fams: Iterable[str]) -> dict[str, float]:
 
 def run_round_robin(rules: RuleSet, specs: Sequence[str], n: int, *, seed: int = 0, jobs: int = 1,
                     chunk: int = CHUNK_DECKS, boot: int = 1000, rule: Rule | None = None,
-                    on_chunk: Callable[[int], None] | None = None) -> dict[str, Any]:
+                    on_chunk: ChunkDone | None = None) -> dict[str, Any]:
     """Play ``n`` duplicate decks through every seating of every pair; the JSON-ready summary."""
     design = round_robin(list(specs), rules.players)
     return run_design(rules, design, n, seed=seed, jobs=jobs, chunk=chunk, boot=boot, rule=rule, on_chunk=on_chunk)
@@ -341,7 +348,7 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
                 rule = UntilCI(exp.until_ci / 100) if exp.until_ci is not None else None
                 cache = StoredChunks(store, i, design)
                 out = run_design(rules, design, decks[i], seed=exp.seed, jobs=jobs, chunk=chunk, seq_chunk=chunk,
-                                 rule=rule, on_chunk=lambda m: bar.advance(m), cache=cache)
+                                 rule=rule, on_chunk=bar.advance, cache=cache)
                 out["label"] = rules.label()
                 results.append(out)
                 resumed += cache.resumed
