@@ -166,15 +166,17 @@ def run(
 
 
 @app.command()
-def report(folder: Annotated[Path, typer.Argument(help="An experiment's output folder.")],
+def report(folder: Annotated[Path, typer.Argument(help="A run's output folder: an experiment's, a balance "
+                                                       "exploration's, durak compare --out's or durak tune's.")],
            quiet: QuietOpt = False,
            svg: Annotated[bool, typer.Option("--svg", help="Also write each chart as SVG (charts/*.svg) beside the "
                                                            "PNG that report.md links and report.html embeds.")] = False,
            redraw: Annotated[bool, typer.Option("--redraw", help="Build and draw the report even if the folder's "
                                                                  "report was built from the same stored results by "
                                                                  "the same code.")] = False) -> None:
-    """Rebuild report.md and report.html from stored results, without simulating (charts drawn on every core; a
-    folder whose report is already that of its stored results is left as it is)."""
+    """Rebuild a run's report from its stored results, without simulating (report.md and report.html; compare.md
+    and compare.html; tune.md): charts drawn on every core, and a folder whose report is already that of its
+    stored results is left as it is."""
     _commands("reporting").report(folder=folder, quiet=quiet, svg=svg, redraw=redraw)
 
 

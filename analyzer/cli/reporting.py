@@ -13,10 +13,10 @@ import pandas as pd
 import typer
 
 from analyzer.cli.common import UsageError, progress, user_errors
-from analyzer.report.balance_view import is_balance_folder, write_balance_report
 from analyzer.report.build import build_report
 from analyzer.report.charts import DEFAULT_FORMATS, FORMATS
-from analyzer.report.compare_view import rebuild_tournament_report
+from analyzer.report.kinds import folder_kind
+from analyzer.report.kinds import redraw as redraw_kind
 from analyzer.report.stamp import Stamp
 from analyzer.report.summary import headlines
 from analyzer.stats.compare import CompareError
@@ -31,19 +31,21 @@ def report(*, folder: Path, quiet: bool = False, svg: bool = False, redraw: bool
     that of its stored results (and of this code) is left as it is unless ``redraw``."""
     formats = FORMATS if svg else DEFAULT_FORMATS
     with user_errors(*REPORT_ERRORS):
-        if not (folder / "results").is_dir():
-            raise UsageError(f"{folder}: no results/ folder here (run the experiment first)")
+        kind = folder_kind(folder)
+        if kind is None:
+            raise UsageError(f"{folder}: no run's results here (run the experiment first)")
+        if kind in ("compare", "tune"):  # one page and its chart: nothing to keep
+            written = redraw_kind(folder, kind, formats=formats, redraw=redraw)
+            pages = [p for p in written if p.suffix in (".md", ".html")]
+            typer.echo(f"report written: {' and '.join(map(str, pages))} ({len(written) - len(pages)} other files)")
+            return
         kept = None if redraw else Stamp(folder, formats=list(formats)).current()
         if kept is not None:
             typer.echo(f"report up to date: {kept[0]} and {kept[1]} ({len(kept) - 2} chart files, drawn from the "
                        "same stored results by the same code; --redraw draws them again)")
             return
-        if is_balance_folder(folder):  # a rule-balance exploration (durak balance)
-            written = write_balance_report(folder, formats=formats, redraw=redraw)
-            typer.echo(f"report written: {written[0]} and {written[1]} ({len(written) - 2} chart files)")
-            return
-        if (folder / "results" / "tournaments.json").is_file():  # an experiment of tournaments (design = ...)
-            written = rebuild_tournament_report(folder, formats=formats, redraw=redraw)
+        if kind != "cells":  # a rule-balance exploration, an experiment of tournaments
+            written = redraw_kind(folder, kind, formats=formats, redraw=redraw)
             typer.echo(f"report written: {written[0]} and {written[1]} ({len(written) - 2} chart files)")
             return
         with progress(1, "sections", "report", quiet) as bar:

@@ -380,8 +380,3 @@ def write_balance_report(folder: Path, *, formats: Sequence[str] = DEFAULT_FORMA
     write_text(texts[1], render_html(blocks, f"Rule balance: {sp['name']}"))
     stamp.save(texts, chart)
     return [*texts, *chart]
-
-
-def is_balance_folder(folder: Path) -> bool:
-    """True if ``folder`` holds a balance exploration's results (``durak report`` rebuilds it with this module)."""
-    return (folder / "results" / "balance.json").is_file()

@@ -109,3 +109,11 @@ def half_width(x: float | None) -> str:
 def times(x: float | None) -> str:
     """A ratio as ``1.83x``."""
     return "—" if x is None else f"{x:.2f}x"
+
+
+def fenced_command(page: str) -> str | None:
+    """The ``durak ...`` command of a report page's first fenced code block (how a page written before its
+    folder kept a manifest says what made it), or None."""
+    lines = page.splitlines()
+    return next((lines[i + 1].strip() for i, t in enumerate(lines[:-1])
+                 if t.startswith("```") and lines[i + 1].strip().startswith("durak ")), None)

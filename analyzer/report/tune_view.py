@@ -12,6 +12,7 @@ import pandas as pd
 
 from analyzer.core.files import naming, write_text
 from analyzer.report.charts import figure, save_figure
+from analyzer.report.format import fenced_command
 from analyzer.stats.tuning import TuneResult
 
 
@@ -91,8 +92,7 @@ def rewrite_report(folder: Path) -> list[Path]:
     curve = pd.read_csv(folder / "tune_curve.csv")
     command = meta.get("command")
     if command is None:  # reports written before the command was kept in tune.json: read it off tune.md
-        lines = (folder / "tune.md").read_text().splitlines()
-        command = next((lines[i + 1] for i, t in enumerate(lines[:-1]) if t.startswith("```sh")), None)
+        command = fenced_command((folder / "tune.md").read_text())
     result = TuneResult(names=list(meta["start"]), start=meta["start"], tuned=meta["tuned"], holdout=meta["holdout"],
                         curve=curve, evaluations=meta.get("evaluations", 0))
     return write_report(result, folder, title=meta["title"], spec=meta["spec"], command=command, chart=True)

@@ -387,7 +387,7 @@ CASES: list[Case] = [
                                           "--out", f.regular / "sub"], lambda f: ["regular_file"]),
     ("out-is-regular-file", lambda f: ["run", f.exp, "--deals", "10", "--jobs", "1", "--quiet",
                                        "--out", f.regular], lambda f: ["regular_file"]),
-    ("report-no-results", lambda f: ["report", f.tmp / "empty"], lambda f: ["empty", "results/"]),
+    ("report-no-results", lambda f: ["report", f.tmp / "empty"], lambda f: ["empty", "no run's results"]),
     ("report-regular-file", lambda f: ["report", f.regular], lambda f: ["regular_file"]),
     ("report-corrupt-tables", lambda f: ["report", f.corrupt], lambda f: ["corrupt", ".parquet"]),
     ("report-missing-tables", lambda f: ["report", f.no_tables], lambda f: ["no_tables", "cells.parquet", "missing"]),

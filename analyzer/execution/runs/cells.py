@@ -150,7 +150,8 @@ def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -
     totals = results["totals"]
     total_chunks = sum(len(c.chunks()) for c in exp.cells)
     manifest = {
-        "name": exp.name, "description": exp.description, "experiment": exp.to_dict(), "seed": exp.seed, "version": __version__,
+        "name": exp.name, "kind": "cells", "description": exp.description, "experiment": exp.to_dict(), "seed": exp.seed,
+        "version": __version__,
         "fingerprint": fp, "simulator": sim, "started": started, "finished": _now(),
         "cells": len(exp.cells),
         "units": {u: sum(c.n for c in exp.cells if c.unit == u) for u in exp.counts},

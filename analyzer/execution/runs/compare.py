@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import analyzer.sim.simulator as simulator
+from analyzer import __version__
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.outcomes import END_CAPPED
 from analyzer.core.public import needs_table
@@ -266,7 +267,10 @@ def run_compare(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, 
 def store_compare(result: dict[str, Any], out: Path, *, command: str) -> Path:
     """``durak compare --out OUT`` (field design): the comparison's numbers in ``compare.json`` (full precision),
     then its report, drawn by the report layer (compare.md, compare.html, the heat map)."""
-    RunFolder(out).write_record("compare.json", result)
+    folder = RunFolder(out)
+    folder.write_record("compare.json", result)
     write_outputs(result, out, command=command)
     write_compare_page(result, out, command=command)
+    folder.write_manifest({"name": "compare", "kind": "compare", "command": command, "seed": result.get("seed"),
+                           "version": __version__, "variant": result.get("variant"), "players": result.get("players")})
     return out

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from analyzer import __version__
 from analyzer.core.cards import deck
 from analyzer.core.registry import get_strategy, parse_spec
 from analyzer.core.rules import RuleSet
@@ -342,4 +343,7 @@ def run_tune(rules: RuleSet, strategy: str, *, out: Path, command: str, referenc
     title = f"{target}, {rules.label()}, against {rules.players - 1} x {reference or target}"
     folder = RunFolder(out)
     write_report(res, folder.root, title=title, spec=spec, command=command, chart=True)
+    folder.write_manifest({"name": f"tune {target}", "kind": "tune", "command": command, "seed": seed,
+                           "version": __version__, "variant": rules.variant, "players": rules.players,
+                           "spec": spec})
     return res, spec, folder
