@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats as sstats
 
 from analyzer.core.contract import DecisionView, History, StrategyError
 from analyzer.core.rules import RuleSet
@@ -39,6 +38,7 @@ from analyzer.engine.deal import checked_answer
 from analyzer.exact import solver
 from analyzer.exact.position import Position, encode_action
 from analyzer.exact.tree import Tree, deals, settle
+from analyzer.stats.intervals import t_quantile
 
 ALL_CARDS = frozenset(range(52))
 
@@ -146,7 +146,7 @@ def _t_interval(x: list[float], level: float = 0.95) -> tuple[float, float, floa
     m = float(a.mean())
     if len(a) < 2:
         return m, m, m
-    h = float(sstats.t.ppf(0.5 + level / 2, len(a) - 1) * a.std(ddof=1) / np.sqrt(len(a)))
+    h = float(t_quantile(0.5 + level / 2, len(a) - 1) * a.std(ddof=1) / np.sqrt(len(a)))
     return m, m - h, m + h
 
 

@@ -42,7 +42,7 @@ numpy chunks do.
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import inspect
 import os
 import warnings
@@ -105,6 +105,16 @@ def check_backend(backend: str, scheduler: str | None = None) -> None:
         raise ExperimentError(f"--backend must be {' or '.join(BACKENDS)}, not {backend!r}")
     if scheduler is not None and backend != "dask":  # it was silently ignored
         raise ExperimentError(f"--scheduler {scheduler!r} needs --backend dask (loky runs on this machine only)")
+    if backend == "dask" and not _installed("distributed"):
+        raise ExperimentError('--backend dask needs Dask, an optional extra: pip install -e ".[dask]"')
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it (Dask takes seconds)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # ValueError: a module set to None in sys.modules, as if absent
+        return False
 
 R = TypeVar("R")
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analyzer.stats import intervals as stats
+from analyzer.stats.intervals import t_quantile
 
 
 def test_wilson_50_of_100_is_0403_to_0596() -> None:
@@ -134,3 +135,19 @@ def test_quantiles_from_histogram_lower_convention() -> None:
     q = stats.quantiles_from_hist([0, 1, 2, 3], [1, 1, 1, 1], [0.5, 0.9, 0.99])
     assert q.tolist() == [1.0, 3.0, 3.0]
     assert np.isnan(stats.quantiles_from_hist([0, 1], [0, 0], [0.5])[0])
+
+
+@pytest.mark.parametrize("p, df, table", [(0.975, 1, 12.7062047), (0.975, 2, 4.30265273), (0.975, 3, 3.18244631),
+                                          (0.975, 10, 2.22813885), (0.995, 5, 4.03214298), (0.95, 30, 1.69726089),
+                                          (0.9, 4, 1.53320627), (0.975, 1e7, 1.95996422)])
+def test_student_t_quantiles_are_the_tables(p: float, df: float, table: float) -> None:
+    """The t-interval over a strategy's few draws (analyzer.exact.measure) takes its quantile from here, not
+    scipy (which only an optional extra installs)."""
+    assert t_quantile(p, df) == pytest.approx(table, rel=1e-7)
+    assert t_quantile(1 - p, df) == pytest.approx(-table, rel=1e-7)
+
+
+def test_a_t_quantile_outside_its_domain_is_refused() -> None:
+    for p, df in ((0.0, 3), (1.0, 3), (0.9, 0)):
+        with pytest.raises(ValueError, match="t_quantile"):
+            t_quantile(p, df)
