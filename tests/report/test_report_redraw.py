@@ -26,6 +26,9 @@ from tests.execution.test_runner import EXP, SIM
 from tests.stats.test_tables import MANIFEST, write_results
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+#: the synthetic results with one section of charts (four charts, not eighteen): what is tested is how charts are
+#: drawn and kept, the same for any section
+LIGHT = {**MANIFEST, "reports": ["positions"]}
 
 
 def _times(paths: list[Path]) -> dict[Path, int]:
@@ -33,7 +36,7 @@ def _times(paths: list[Path]) -> dict[Path, int]:
 
 
 def test_svg_on_request_and_no_stale_images(tmp_path: Path) -> None:
-    d = write_results(tmp_path / "r")
+    d = write_results(tmp_path / "r", LIGHT)
     both = build_report(d, svg=True, workers=1)
     svgs = [p for p in both.charts if p.suffix == ".svg"]
     assert svgs and len(svgs) * 2 == len(both.charts) and all(b"<svg" in p.read_bytes()[:2000] for p in svgs)
@@ -44,8 +47,8 @@ def test_svg_on_request_and_no_stale_images(tmp_path: Path) -> None:
 
 
 def test_forked_drawing_matches_one_process(tmp_path: Path) -> None:
-    one = build_report(write_results(tmp_path / "one"), workers=1)
-    two = build_report(write_results(tmp_path / "two"), workers=2)
+    one = build_report(write_results(tmp_path / "one", LIGHT), workers=1)
+    two = build_report(write_results(tmp_path / "two", LIGHT), workers=2)
     assert len(one.charts) > 2 and [p.name for p in one.charts] == [p.name for p in two.charts]
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(one.charts, two.charts))
     assert one.markdown.read_text(encoding="utf-8") == two.markdown.read_text(encoding="utf-8")
@@ -91,7 +94,7 @@ def test_a_chart_a_child_could_not_draw_is_drawn_by_the_parent(tmp_path: Path) -
 
 
 def test_unchanged_results_are_not_drawn_again(tmp_path: Path) -> None:
-    d = write_results(tmp_path / "r")
+    d = write_results(tmp_path / "r", LIGHT)
     first = build_report(d, workers=1)
     files = [first.markdown, first.html, *first.charts]
     before = _times(files)
@@ -99,28 +102,28 @@ def test_unchanged_results_are_not_drawn_again(tmp_path: Path) -> None:
     assert again.drawn is False and again.charts == first.charts and _times(files) == before  # nothing written
 
     # a resumed run: the same results, the manifest's times changed -- the text again, the charts kept
-    (d / "manifest.json").write_text(json.dumps({**MANIFEST, "finished": "2024-01-02T09:30:00", "seconds": 9.5}))
+    (d / "manifest.json").write_text(json.dumps({**LIGHT, "finished": "2024-01-02T09:30:00", "seconds": 9.5}))
     resumed = build_report(d, workers=1)
     assert resumed.drawn is False and _times(first.charts) == {p: before[p] for p in first.charts}
     assert "2024-01-02T09:30:00" in resumed.markdown.read_text(encoding="utf-8")
 
     # other results (one cell fewer): drawn again, the charts of the cell gone deleted
     shutil.rmtree(d / "results")
-    write_results(d, manifest={**MANIFEST, "finished": "2024-01-02T09:30:00", "seconds": 9.5}, keep_cells=[0, 1])
+    write_results(d, manifest={**LIGHT, "finished": "2024-01-02T09:30:00", "seconds": 9.5}, keep_cells=[0, 1])
     changed = build_report(d, workers=1)
     assert changed.drawn is True and sorted((d / "charts").iterdir()) == sorted(changed.charts)
     assert build_report(d, workers=1, redraw=True).drawn is True  # asked to: drawn again
 
 
 def test_a_change_of_report_code_draws_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    d = write_results(tmp_path / "r")
+    d = write_results(tmp_path / "r", LIGHT)
     build_report(d, workers=1)
     monkeypatch.setattr(stamp, "code_digest", lambda: "another version of the report code")
     assert build_report(d, workers=1).drawn is True
 
 
 def test_durak_report_twice_says_it_is_up_to_date(tmp_path: Path) -> None:
-    d = write_results(tmp_path / "r")
+    d = write_results(tmp_path / "r", LIGHT)
     first = CliRunner().invoke(app, ["report", str(d), "-q"])
     assert first.exit_code == 0 and "report written" in first.stdout, first.output
     second = CliRunner().invoke(app, ["report", str(d), "-q"])
