@@ -74,6 +74,18 @@ def read_run_file(file: str | Path, *, simulator: str | None = None) -> Experime
     return load_experiment(file, resolve_strategy=strategy_resolver(simulator_path(simulator)))
 
 
+def fingerprint_of(plan: Experiment | BalanceSpace, *, engine: str | None = None, simulator: str | None = None
+                   ) -> str:
+    """The fingerprint a run of ``plan`` records in its manifest and its chunk store (its kind's): a folder whose
+    manifest has another was made by other code or another file, and a rerun would not resume it."""
+    kind = kind_of(plan)
+    if isinstance(plan, BalanceSpace):
+        return balance.balance_fingerprint(plan, simulator_path(simulator))[0]
+    if kind == "tournament":
+        return tournament.tournament_fingerprint(plan, tournament.tournaments_of(plan), tournament.chunk_decks(plan))[0]
+    return cells.fingerprint(plan, simulator=simulator, engine=engine)[0]
+
+
 def run_command(exp: Experiment, deals: int | None, out: Path | None) -> str:
     """The ``durak run`` command that reproduces an experiment's folder (its manifest records it)."""
     argv = ["durak", "run", exp.source]

@@ -295,6 +295,11 @@ class StoredChunks:
         return back
 
 
+def chunk_decks(exp: Experiment) -> int:
+    """Decks a stored chunk of the experiment's tournaments holds (``until_ci``: the sequential step)."""
+    return SEQ_CHUNK if exp.until_ci is not None else min(exp.chunk_size, CHUNK_DECKS)
+
+
 def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design]], chunk: int
                            ) -> tuple[str, dict[str, Any]]:
     """Hash of everything that sets a tournament chunk's content, and the record it hashes.
@@ -335,7 +340,7 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
     """
     plan = tournaments_of(exp)
     decks = [exp.deals_for(rules.variant, rules.players) for rules, _ in plan]  # cell_deals, else deals
-    chunk = SEQ_CHUNK if exp.until_ci is not None else min(exp.chunk_size, CHUNK_DECKS)
+    chunk = chunk_decks(exp)
     fp, record = tournament_fingerprint(exp, plan, chunk)
     store = ChunkStore(out_dir / "chunks", fp)
     store.open(fresh=fresh, record=record, experiment=exp.to_dict())  # refuses a foreign --out or a changed file
