@@ -59,12 +59,16 @@ def test_simulate_out_keeps_the_run_and_resumes_it_with_the_same_numbers(tmp_pat
     assert _numbers(more) == _numbers(_simulate(env, "--deals", "200000"))
 
 
+#: the stopped run's deals: 16 chunks of 50,000, time enough to stop it after three
+LONG = 800_000
+
+
 def test_a_long_simulate_stopped_resumes_from_the_user_cache(tmp_path: Path) -> None:
     """Kept from 100,000 deals on (the threshold lowered for the test): stopped with Ctrl-C after a few chunks, the
     command says where they are; the same command resumes there, gives the numbers of a run never stopped, and
     removes the folder once it is done."""
     env = _env(tmp_path, 100_000)
-    cmd = [sys.executable, "-m", "analyzer", *ARGS, "--deals", "2000000"]
+    cmd = [sys.executable, "-m", "analyzer", *ARGS, "--deals", str(LONG)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             preexec_fn=_hears_ctrl_c)
     kept = tmp_path / "cache" / "durak-analyzer" / "simulate"
@@ -78,8 +82,8 @@ def test_a_long_simulate_stopped_resumes_from_the_user_cache(tmp_path: Path) -> 
     (folder,) = kept.iterdir()
     assert f"finished chunks are kept in {folder}; the same command resumes" in err.splitlines()[-1]
     done = len(list(folder.glob("chunks/c*-k*.zip")))  # finished chunks, not a .tmp- file half written
-    assert 3 <= done < 40
-    resumed = _simulate(env, "--deals", "2000000")
-    assert resumed["chunks_resumed"] == done and resumed["deals_this_run"] == 2_000_000 - 50_000 * done
+    assert 3 <= done < LONG // 50_000
+    resumed = _simulate(env, "--deals", str(LONG))
+    assert resumed["chunks_resumed"] == done and resumed["deals_this_run"] == LONG - 50_000 * done
     assert resumed["stored"] is None and not folder.exists()  # done: the cache holds nothing more
-    assert _numbers(resumed) == _numbers(_simulate(_env(tmp_path, 10**12), "--deals", "2000000"))
+    assert _numbers(resumed) == _numbers(_simulate(_env(tmp_path, 10**12), "--deals", str(LONG)))
