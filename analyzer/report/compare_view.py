@@ -24,7 +24,7 @@ from analyzer.report.draw import Drawer
 from analyzer.report.format import bounds, half_width, p_value, pct2, times
 from analyzer.report.render import Block, render_html, render_md, render_rich
 from analyzer.report.stamp import Stamp
-from analyzer.report.strength_view import plot_strength, strength_blocks
+from analyzer.report.strength_view import plot_strength, strength_blocks, strength_summary
 
 NDArrayF = NDArray[np.float64]
 NDArrayB = NDArray[np.bool_]
@@ -398,7 +398,8 @@ def tournament_report_blocks(results: list[dict[str, Any]], *, name: str, descri
     measures, then per tournament the ranking chart and table, the cross-table chart (one colour scale for the
     report) and the pairs with Holm verdicts."""
     b = [Block("h1", f"Experiment: {name}"), Block("h2", "Summary"),
-         Block("list", [summary_sentence(o) for o in results])]
+         Block("list", [summary_sentence(o) for o in results]
+                        + [strength_summary(o) for o in results if o.get("strength")])]
     if overview:
         b.append(Block("chart", overview, "ranking of every tournament: points with 95% interval bars"))
     if description:

@@ -82,15 +82,31 @@ def curve_sentence(c: dict[str, Any]) -> str:
         return f"{c['family']} against {c['against']}: {span}."
     said = ", ".join(f"{_step(p)} {100 * p['gain']['diff']:+.1f} [{100 * p['gain']['lo']:+.1f}, "
                      f"{100 * p['gain']['hi']:+.1f}]" for p in gains)
-    if c["stops_rising_at"] is None:
-        where = f"still rising at {_step(last)}"
-    elif c["last_gain_at"] is None:
-        where = f"no step past {_step(first)} gained measurably"
-    else:
-        rose = next(p for p in pts if p["budget"] == c["last_gain_at"])
-        where = f"rising up to {_step(rose)}, no measurable gain past it"
     return (f"{c['family']} against {c['against']}: {span}; paired gains over the step before (pp) {said}: "
-            f"{where} ({c['n_decks']:,} decks).")
+            f"{_where(c)} ({c['n_decks']:,} decks).")
+
+
+def _where(c: dict[str, Any]) -> str | None:
+    """Where a curve stops rising, in words its paired gains support; None for a curve without gains (its
+    opponent's budget rises with it)."""
+    pts = c["points"]
+    if not any("gain" in p for p in pts[1:]):
+        return None
+    if c["stops_rising_at"] is None:
+        return f"still rising at {_step(pts[-1])}"
+    if c["last_gain_at"] is None:
+        return f"no step past {_step(pts[0])} gained measurably"
+    rose = next(p for p in pts if p["budget"] == c["last_gain_at"])
+    return f"rising up to {_step(rose)}, no measurable gain past it"
+
+
+def strength_summary(out: dict[str, Any]) -> str:
+    """The report's first screen: every curve of a tournament in a few words (first and last step, where it
+    stops rising); the section has the intervals and gains."""
+    parts = [f"{c['family']} against {c['against']} {100 * c['points'][0]['rate']:.1f}% at {_step(c['points'][0])} "
+             f"to {100 * c['points'][-1]['rate']:.1f}% at {_step(c['points'][-1])}"
+             + (f", {where}" if (where := _where(c)) else "") for c in out["strength"]]
+    return f"**{out['variant']} {out['players']}p**, strength by budget: " + "; ".join(parts) + "."
 
 
 def strength_blocks(out: dict[str, Any], chart: list[Any] | None) -> list[Block]:

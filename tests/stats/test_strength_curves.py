@@ -127,6 +127,8 @@ def test_an_experiment_of_chosen_pairs_reports_its_strength_curve(tmp_path: Path
     assert curve["against"] == "greedy" and [p["multiple"] for p in curve["points"]] == [0.005, 0.02]
     report = (folder / "report.md").read_text()
     assert "Strength by budget" in report and (folder / "charts" / "strength_czech_2p_0.png").is_file()
+    summary = report.split("## Summary", 1)[1].split("\n## ", 1)[0]  # the first screen names the curve too
+    assert "- **czech 2p**, strength by budget: pimc?worlds=32 against greedy " in summary, summary
 
 
 def test_pairs_in_an_experiment_need_the_round_robin(tmp_path: Path) -> None:
