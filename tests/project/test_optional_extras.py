@@ -1,5 +1,5 @@
 """The base install (``pip install -e .``, the README's main job) has none of the optional extras: scipy
-(which open-spiel brings), open-spiel, Dask.  Every module of the product but the OpenSpiel adapter imports
+(which open-spiel brings), open-spiel, Dask, the test tools.  Every module of the product but the OpenSpiel adapter imports
 without them, and the main job runs; the suite itself has them installed, so only a process that refuses
 those imports can tell."""
 
@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-#: what only an extra installs (pyspiel: open-spiel's module; distributed: dask[distributed]'s)
-EXTRAS = ("scipy", "open_spiel", "pyspiel", "dask", "distributed")
+#: what only an extra installs (pyspiel: open-spiel's module; distributed: dask[distributed]'s; the test tools)
+EXTRAS = ("scipy", "open_spiel", "pyspiel", "dask", "distributed", "pytest", "hypothesis", "xdist")
 #: modules that exist for an extra (the adapter and the Dask runner: a command that needs them says so in one
 #: line when the extra is missing)
 FOR_AN_EXTRA = ("analyzer.openspiel", "analyzer.execution.cluster")
