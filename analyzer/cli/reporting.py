@@ -34,7 +34,7 @@ def report(*, folder: Path, quiet: bool = False, svg: bool = False, redraw: bool
         kind = folder_kind(folder)
         if kind is None:
             raise UsageError(f"{folder}: no run's results here (run the experiment first)")
-        if kind in ("compare", "tune"):  # one page and its chart: nothing to keep
+        if kind in ("compare", "tune", "solve"):  # one page (and its chart): nothing to keep
             written = redraw_kind(folder, kind, formats=formats, redraw=redraw)
             pages = [p for p in written if p.suffix in (".md", ".html")]
             typer.echo(f"report written: {' and '.join(map(str, pages))} ({len(written) - len(pages)} other files)")

@@ -36,12 +36,8 @@ from analyzer.cli.common import (
 )
 from analyzer.cli.reporting import REPORT_ERRORS, run_ending, warn_capped_tables
 from analyzer.cli.sim import write_frame
-from analyzer.core.files import write_text
 from analyzer.core.registry import StrategySpecError, get_strategy, parse_spec
 from analyzer.core.rules import parse_rule_args
-from analyzer.exact.run import markdown as solve_markdown
-from analyzer.exact.run import solve_size
-from analyzer.exact.run import summary as solve_summary
 from analyzer.execution import runs
 from analyzer.execution.balance_space import BalanceSpace, parse_space
 from analyzer.execution.benchmark import CASES, run_bench
@@ -50,6 +46,7 @@ from analyzer.execution.experiment import read_toml_file
 from analyzer.execution.rules_pair import play_pair
 from analyzer.execution.runs import compare as compare_run
 from analyzer.execution.runs.balance import BalanceRun
+from analyzer.execution.runs.solve import run_solve, solve_command
 from analyzer.execution.runs.tournament import run_design, store_design
 from analyzer.execution.runs.tune import TuneError, run_tune
 from analyzer.report.balance_view import balance_json, recommendations
@@ -61,6 +58,7 @@ from analyzer.report.compare_view import (
 )
 from analyzer.report.format import num_ci, pct_ci, pp_ci
 from analyzer.report.render import Block, render_rich, render_tsv, terminal
+from analyzer.report.solve_view import write_summary as write_solve_summary
 from analyzer.stats.balance import FAIRNESS_KINDS
 from analyzer.stats.compare import summarize_comparison
 from analyzer.stats.paired import RULES_QUANTITIES, rules_differences
@@ -436,25 +434,22 @@ def solve(*, variant: str, deck: int, hand: int, strategies: str | None, target:
     """``durak solve``: a research size solved by CFR+ (analyzer.exact), the strategies' distance from it."""
     with user_errors():
         if summary is not None:
-            solved = sorted(summary.glob("*/solve.json"))
-            if not solved:
+            page, sizes = write_solve_summary(summary)
+            if not sizes:
                 raise UsageError(f"--summary: no */solve.json in {summary}")
-            write_text(summary / "README.md", solve_summary([json.loads(f.read_text()) for f in solved]))
-            typer.echo(f"wrote {summary / 'README.md'} ({len(solved)} sizes)")
+            typer.echo(f"wrote {page} ({sizes} sizes)")
             return
         if not 0 < target < 1:
             raise UsageError(f"--target must be between 0 and 1, got {target}")
         if draws < 2:
             raise UsageError(f"--draws must be at least 2 (a lower estimate needs two), got {draws}")
         specs = specs_of([strategies], "--strategies") if strategies else None
-        say = (lambda _s: None) if as_json else (lambda s: typer.echo(s, err=True))
-        res = solve_size(variant, deck, hand, strategies=specs, target=target, on_progress=say, draws=draws,
-                         overrides=parse_rule_args(rule or []) or None)
         if out is not None:
             check_out(out)
-            out.mkdir(parents=True, exist_ok=True)
-            write_text(out / "solve.json", json.dumps(res, indent=1) + "\n")
-            write_text(out / "solve.md", solve_markdown(res))
+        say = (lambda _s: None) if as_json else (lambda s: typer.echo(s, err=True))
+        res = run_solve(variant, deck, hand, strategies=specs, target=target, on_progress=say, draws=draws,
+                        overrides=parse_rule_args(rule or []) or None, out=out,
+                        command=solve_command(variant, deck, hand, rule or [], strategies, draws, target, out))
     if as_json:
         keys = ("variant", "deck", "hand", "research_size", "exploitability", "first_mover_value", "strategies",
                 "wild_effect", "iterations", "nodes", "information_sets", "build_seconds", "solve_seconds",

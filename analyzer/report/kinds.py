@@ -2,7 +2,7 @@
 
 A folder's kind is what its manifest says (``kind``); folders written before every kind kept one are known by
 the file their run stores (``results/balance.json``, ``results/tournaments.json``, ``compare.json``,
-``tune.json``, ``results/`` of cells).  Each kind's report is drawn by its own view module; this is the one
+``tune.json``, ``solve.json``, ``results/`` of cells).  Each kind's report is drawn by its own view module; this is the one
 place that maps a kind to it.
 """
 
@@ -17,11 +17,12 @@ from analyzer.report.balance_view import write_balance_report
 from analyzer.report.compare_page import write_compare_page
 from analyzer.report.compare_view import rebuild_tournament_report, write_outputs
 from analyzer.report.format import fenced_command
+from analyzer.report.solve_view import redraw_page
 from analyzer.report.tune_view import rewrite_report
 
 #: the manifest's ``kind`` as each run kind writes it -> the kind (tournaments were written in the plural)
 KIND_NAMES = {"cells": "cells", "tournament": "tournament", "tournaments": "tournament", "balance": "balance",
-              "compare": "compare", "tune": "tune"}
+              "compare": "compare", "tune": "tune", "solve": "solve"}
 
 
 def _manifest(folder: Path) -> dict[str, Any]:
@@ -34,12 +35,13 @@ def _manifest(folder: Path) -> dict[str, Any]:
 
 
 def folder_kind(folder: Path) -> str | None:
-    """``cells``, ``tournament``, ``balance``, ``compare`` or ``tune``; None if nothing here is a run's."""
+    """``cells``, ``tournament``, ``balance``, ``compare``, ``tune`` or ``solve``; None if nothing here is a
+    run's."""
     kind = _manifest(folder).get("kind")
     if isinstance(kind, str) and kind in KIND_NAMES:
         return KIND_NAMES[kind]
     for kind, stored in (("balance", "results/balance.json"), ("tournament", "results/tournaments.json"),
-                         ("compare", "compare.json"), ("tune", "tune.json")):
+                         ("compare", "compare.json"), ("tune", "tune.json"), ("solve", "solve.json")):
         if (folder / stored).is_file():
             return kind
     return "cells" if (folder / "results").is_dir() else None
@@ -56,7 +58,7 @@ def redraw_compare(folder: Path) -> list[Path]:
 
 
 def redraw(folder: Path, kind: str, *, formats: Sequence[str], redraw: bool) -> list[Path]:
-    """The report of a ``tournament``, ``balance``, ``compare`` or ``tune`` folder drawn again (cells reports have
+    """The report of a ``tournament``, ``balance``, ``compare``, ``tune`` or ``solve`` folder drawn again (cells reports have
     their sections and progress: :func:`analyzer.report.build.build_report`); the files written, the report
     pages first."""
     if kind == "balance":
@@ -66,6 +68,8 @@ def redraw(folder: Path, kind: str, *, formats: Sequence[str], redraw: bool) -> 
     if kind == "compare":
         paths = redraw_compare(folder)
         return [folder / "compare.md", folder / "compare.html", *[p for p in paths if p.suffix not in (".md", ".html")]]
+    if kind == "solve":
+        return [redraw_page(folder)]
     if kind == "tune":
         paths = rewrite_report(folder)
         return [folder / "tune.md", *[p for p in paths if p.suffix != ".md"]]

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from analyzer.cli import app as cli_app
-from analyzer.cli import work
-from analyzer.exact.run import markdown
+from analyzer.execution.runs import solve as solve_kind
+from analyzer.report.kinds import folder_kind
+from analyzer.report.solve_view import markdown
 
 FAKE: dict[str, Any] = {
     "variant": "czech", "deck": 8, "hand": 2, "research_size": True, "cards": "11 14", "turn_cap": 12,
@@ -30,7 +31,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         got.append({"variant": variant, "deck": deck, "hand": hand, **kw})
         return FAKE
 
-    monkeypatch.setattr(work, "solve_size", fake)
+    monkeypatch.setattr(solve_kind, "solve_size", fake)
     return got
 
 
@@ -45,10 +46,30 @@ def test_solve_passes_the_size_and_strategies_and_prints_the_json_keys(calls: li
     assert out["strategies"]["greedy"] == {"exploitability": 0.12, "loss": 0.11, "samples": 1}
 
 
-def test_solve_writes_the_report_folder(calls: list[dict[str, Any]], tmp_path: Path) -> None:
-    cli_app.main(["solve", "--out", str(tmp_path / "r")])
-    assert json.loads((tmp_path / "r" / "solve.json").read_text())["first_mover_value"] == 0.45
-    assert (tmp_path / "r" / "solve.md").read_text() == markdown(FAKE)
+def test_solve_writes_the_report_folder(calls: list[dict[str, Any]], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A run folder like every kind's: the numbers, the page, a manifest naming the kind and the command; and
+    ``durak report`` draws the page again from the numbers."""
+    out = tmp_path / "r"
+    cli_app.main(["solve", "--deck", "8", "--hand", "2", "--rule", "turn_cap=4", "--out", str(out)])
+    assert json.loads((out / "solve.json").read_text())["first_mover_value"] == 0.45
+    page = (out / "solve.md").read_text()
+    assert page == markdown(FAKE)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["kind"] == "solve" and folder_kind(out) == "solve"
+    assert manifest["command"].startswith("durak solve --variant czech --deck 8 --hand 2 --rule turn_cap=4 ")
+    (out / "solve.md").unlink()
+    cli_app.main(["report", str(out)])
+    assert (out / "solve.md").read_text() == page
+    assert "solve.md" in capsys.readouterr().out
+
+
+def test_a_bad_out_is_refused_before_any_solving(calls: list[dict[str, Any]], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit) as exc:
+        cli_app.main(["solve", "--out", str(tmp_path / "file" / "r")])
+    assert exc.value.code != 0 and calls == [] and "file" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args,culprit", [

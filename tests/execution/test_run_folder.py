@@ -44,7 +44,7 @@ def test_a_manifest_that_is_not_one_is_one_line(tmp_path: Path) -> None:
 
 
 def test_the_registry_names_a_module_for_every_kind_and_decides_a_files_kind(tmp_path: Path) -> None:
-    assert set(runs.KINDS) == {"cells", "tournament", "balance", "compare", "tune"}
+    assert set(runs.KINDS) == {"cells", "tournament", "balance", "compare", "tune", "solve"}
     assert all(m.__name__ == f"analyzer.execution.runs.{m.__name__.rsplit('.', 1)[1]}" for m in runs.KINDS.values())
     assert runs.kind_of(runs.read_run_file(ROOT / "experiments" / "quick.toml")) == "cells"
     assert runs.kind_of(runs.read_run_file(ROOT / "experiments" / "balance_czech_4p.toml")) == "balance"

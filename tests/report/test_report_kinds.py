@@ -24,6 +24,8 @@ def test_every_committed_report_folder_is_known_by_its_kind() -> None:
         assert folder_kind(ROOT / "reports" / name) == kind, name
     for tuned in (ROOT / "reports" / "tuning").iterdir():
         assert folder_kind(tuned) == "tune", tuned
+    for solved in (ROOT / "reports" / "perfect").glob("*/solve.json"):
+        assert folder_kind(solved.parent) == "solve", solved
     assert folder_kind(ROOT / "experiments") is None
 
 
@@ -49,6 +51,17 @@ def test_a_committed_tuning_report_is_drawn_again_word_for_word(tmp_path: Path) 
         res = runner.invoke(app, ["report", str(copy)])
         assert res.exit_code == 0, res.output
         assert (copy / "tune.md").read_text() == (tuned / "tune.md").read_text(), tuned.name
+
+
+def test_a_committed_solved_size_is_drawn_again_word_for_word(tmp_path: Path) -> None:
+    sizes = sorted(p.parent for p in (ROOT / "reports" / "perfect").glob("*/solve.json"))
+    assert sizes
+    for solved in sizes:
+        copy = tmp_path / solved.name
+        shutil.copytree(solved, copy)
+        res = runner.invoke(app, ["report", str(copy)])
+        assert res.exit_code == 0, res.output
+        assert (copy / "solve.md").read_text() == (solved / "solve.md").read_text(), solved.name
 
 
 def test_a_folder_with_no_run_in_it_is_one_line(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ tournament :mod:`analyzer.execution.runs.tournament`    ``durak run FILE`` (``de
 balance    :mod:`analyzer.execution.runs.balance`       ``durak run FILE`` (``kind = "balance"``), ``durak balance``
 compare    :mod:`analyzer.execution.runs.compare`       ``durak compare`` (field design)
 tune       :mod:`analyzer.execution.runs.tune`          ``durak tune``
+solve      :mod:`analyzer.execution.runs.solve`         ``durak solve`` (a research size, exactly)
 ========== ============================================ ==========================================
 
 This module decides a file's kind (:func:`kind_of`, :func:`read_run_file`: the only place that does), checks
@@ -30,13 +31,14 @@ from typing import Any
 from analyzer.execution.balance_space import BalanceSpace, is_balance_file, load_space
 from analyzer.execution.executor import check_backend, simulator_path, strategy_resolver
 from analyzer.execution.experiment import Experiment, ExperimentError, load_experiment
-from analyzer.execution.runs import balance, cells, compare, tournament, tune
+from analyzer.execution.runs import balance, cells, compare, solve, tournament, tune
 from analyzer.execution.runs.balance import BalanceRun
 from analyzer.execution.runs.cells import CellsRun
 from analyzer.execution.runs.folder import RunFolder
 
 #: every run kind and its module (tests/project/test_architecture.py: each is a module of this package)
-KINDS = {"cells": cells, "tournament": tournament, "balance": balance, "compare": compare, "tune": tune}
+KINDS = {"cells": cells, "tournament": tournament, "balance": balance, "compare": compare, "tune": tune,
+         "solve": solve}
 
 #: Where a run writes unless told (``runs/<name>``): git ignores it, so running an experiment of the repository
 #: leaves a clone clean and the committed example reports under ``reports/`` as they are.
