@@ -142,11 +142,12 @@ class RunProgress:
         if resumed and self._lines is not None:
             self._lines.start_units += units
         if self._progress is not None:
-            fields = {"description": self._describe(), "units": self._units(self.done_units, self.total_units)}
+            described, counted = self._describe(), self._units(self.done_units, self.total_units)
             if resumed:  # rich's rate is over the bar's samples: start them again from here
-                self._progress.reset(self._task, total=max(self.total_units, 1), completed=self.done_units, **fields)
+                self._progress.reset(self._task, total=max(self.total_units, 1), completed=self.done_units,
+                                     description=described, units=counted)
             else:
-                self._progress.update(self._task, advance=units, **fields)
+                self._progress.update(self._task, advance=units, description=described, units=counted)
 
     def step(self, total: int) -> None:
         """One step of a job whose size is known only once it starts: the first call sets the total (steps to
