@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
@@ -44,24 +45,16 @@ def test_a_comparison_folder_keeps_a_manifest_and_its_report_is_drawn_again_the_
     assert {p: (out / p).read_text() for p in first} == first  # the command is kept too (the manifest)
 
 
-def test_a_committed_tuning_report_is_drawn_again_word_for_word(tmp_path: Path) -> None:
-    for tuned in sorted((ROOT / "reports" / "tuning").iterdir()):
-        copy = tmp_path / tuned.name
-        shutil.copytree(tuned, copy)
+@pytest.mark.parametrize("stored, page", [("tuning/*/tune.json", "tune.md"), ("perfect/*/solve.json", "solve.md")])
+def test_a_committed_tuning_or_solve_page_is_drawn_again_word_for_word(tmp_path: Path, stored: str, page: str) -> None:
+    folders = sorted(p.parent for p in (ROOT / "reports").glob(stored))
+    assert folders
+    for folder in folders:
+        copy = tmp_path / folder.name
+        shutil.copytree(folder, copy)
         res = runner.invoke(app, ["report", str(copy)])
         assert res.exit_code == 0, res.output
-        assert (copy / "tune.md").read_text() == (tuned / "tune.md").read_text(), tuned.name
-
-
-def test_a_committed_solved_size_is_drawn_again_word_for_word(tmp_path: Path) -> None:
-    sizes = sorted(p.parent for p in (ROOT / "reports" / "perfect").glob("*/solve.json"))
-    assert sizes
-    for solved in sizes:
-        copy = tmp_path / solved.name
-        shutil.copytree(solved, copy)
-        res = runner.invoke(app, ["report", str(copy)])
-        assert res.exit_code == 0, res.output
-        assert (copy / "solve.md").read_text() == (solved / "solve.md").read_text(), solved.name
+        assert (copy / page).read_text() == (folder / page).read_text(), folder.name
 
 
 def test_a_folder_with_no_run_in_it_is_one_line(tmp_path: Path) -> None:
