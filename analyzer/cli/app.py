@@ -167,7 +167,8 @@ def run(
 
 @app.command()
 def report(folder: Annotated[Path, typer.Argument(help="A run's output folder: an experiment's, a balance "
-                                                       "exploration's, durak compare --out's or durak tune's.")],
+                                                       "exploration's, or the --out of durak compare, tune or "
+                                                       "solve.")],
            quiet: QuietOpt = False,
            svg: Annotated[bool, typer.Option("--svg", help="Also write each chart as SVG (charts/*.svg) beside the "
                                                            "PNG that report.md links and report.html embeds.")] = False,
@@ -175,7 +176,7 @@ def report(folder: Annotated[Path, typer.Argument(help="A run's output folder: a
                                                                  "report was built from the same stored results by "
                                                                  "the same code.")] = False) -> None:
     """Rebuild a run's report from its stored results, without simulating (report.md and report.html; compare.md
-    and compare.html; tune.md): charts drawn on every core, and a folder whose report is already that of its
+    and compare.html; tune.md; solve.md): charts drawn on every core, and a folder whose report is already that of its
     stored results is left as it is."""
     _commands("reporting").report(folder=folder, quiet=quiet, svg=svg, redraw=redraw)
 

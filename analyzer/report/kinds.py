@@ -48,13 +48,14 @@ def folder_kind(folder: Path) -> str | None:
 
 
 def redraw_compare(folder: Path) -> list[Path]:
-    """A field comparison's compare.md, heat map and compare.html again from its compare.json."""
+    """A field comparison's compare.md, heat map and compare.html again from its compare.json; compare.md and
+    compare.html first."""
     result = json.loads((folder / "compare.json").read_text())
     command = _manifest(folder).get("command")
     if command is None and (folder / "compare.md").is_file():  # written before compare folders kept a manifest
         command = fenced_command((folder / "compare.md").read_text())
-    written = write_outputs(result, folder, command=command)
-    return [*written, write_compare_page(result, folder, command=command)]
+    markdown, *charts = write_outputs(result, folder, command=command)
+    return [markdown, write_compare_page(result, folder, command=command), *charts]
 
 
 def redraw(folder: Path, kind: str, *, formats: Sequence[str], redraw: bool) -> list[Path]:
@@ -66,11 +67,9 @@ def redraw(folder: Path, kind: str, *, formats: Sequence[str], redraw: bool) -> 
     if kind == "tournament":
         return rebuild_tournament_report(folder, formats=formats, redraw=redraw)
     if kind == "compare":
-        paths = redraw_compare(folder)
-        return [folder / "compare.md", folder / "compare.html", *[p for p in paths if p.suffix not in (".md", ".html")]]
+        return redraw_compare(folder)
     if kind == "solve":
         return [redraw_page(folder)]
     if kind == "tune":
-        paths = rewrite_report(folder)
-        return [folder / "tune.md", *[p for p in paths if p.suffix != ".md"]]
+        return rewrite_report(folder)  # tune.md first
     raise ValueError(f"no redraw here for a {kind} folder")

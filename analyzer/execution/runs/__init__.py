@@ -80,10 +80,9 @@ def fingerprint_of(plan: Experiment | BalanceSpace, *, engine: str | None = None
                    ) -> str:
     """The fingerprint a run of ``plan`` records in its manifest and its chunk store (its kind's): a folder whose
     manifest has another was made by other code or another file, and a rerun would not resume it."""
-    kind = kind_of(plan)
     if isinstance(plan, BalanceSpace):
         return balance.balance_fingerprint(plan, simulator_path(simulator))[0]
-    if kind == "tournament":
+    if kind_of(plan) == "tournament":
         return tournament.tournament_fingerprint(plan, tournament.tournaments_of(plan), tournament.chunk_decks(plan))[0]
     return cells.fingerprint(plan, simulator=simulator, engine=engine)[0]
 
