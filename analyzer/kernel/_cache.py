@@ -29,6 +29,11 @@ of index and data files treat it so; the file is removed, the kernel compiles
 again and is stored afresh, and one line on stderr names the folder
 (:func:`damaged`).  Saves of one function are serialised across processes by
 a lock file beside its index, so concurrent compiles cannot cross entries.
+
+Loading a cached kernel skips numba's refresh of its compiler's registries (it
+imports and installs every implementation numba has, ~0.4 CPU-s a process,
+which only compiling reads; numba's compiler refreshes them itself before a
+compile): :func:`guard_numba_reads` installs that too.
 """
 
 from __future__ import annotations
@@ -203,6 +208,7 @@ def guard_numba_reads() -> None:
     data file an UnpicklingError, both out of the first kernel call.
     """
     from numba.core import caching
+    from numba.core.runtime import rtsys
 
     cls = caching.IndexDataCacheFile
     if getattr(cls, "_durak_guarded", False):
@@ -245,8 +251,18 @@ def guard_numba_reads() -> None:
         with _saving(Path(self._index_path)):
             save_entry(self, key, data)
 
+    def load_cached(self: Any, sig: Any, target_context: Any) -> Any:
+        # numba's Cache.load_overload refreshes the target context first: that imports and installs every lowering
+        # and typing registry (~0.4 CPU-s, the largest part of a command's kernel load), which rebuilding compiled
+        # code does not read; numba's compiler refreshes them itself before any compile (CompilerBase).  The runtime
+        # (NRT) is what a loaded kernel that allocates needs, so that is initialised here.
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
     load_overload, save_entry = caching.Cache._load_overload, cls.save
     for owner, name, guarded in ((cls, "_load_index", _load_index), (cls, "_load_data", _load_data),
-                                 (caching.Cache, "_load_overload", _load_overload), (cls, "save", save)):
+                                 (caching.Cache, "_load_overload", _load_overload), (cls, "save", save),
+                                 (caching.Cache, "load_overload", load_cached)):
         setattr(owner, name, guarded)
     setattr(cls, "_durak_guarded", True)  # noqa: B010 — a mark on numba's class, not an attribute it declares

@@ -92,3 +92,42 @@ def test_a_dispatcher_can_become_apart_and_its_cache_index_be_read() -> None:
     for attr in ("_cache_hits", "_cache_misses", "targetctx", "py_func"):
         assert hasattr(g, attr), _moved(f"Dispatcher.{attr}", version, "analyzer.kernel.apart")
     assert isinstance(apart.in_cache(g, sig), bool)
+
+
+def _body(source: str, header: str) -> list[str]:
+    """The statements (stripped lines, comments and docstring left out) of the function that starts at ``header``
+    in ``source``."""
+    lines = source.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith(header))
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    body, in_doc = [], False
+    for line in lines[start + 1:]:
+        text = line.strip()
+        if text and len(line) - len(line.lstrip()) <= indent:
+            break
+        if text.startswith('"""'):
+            in_doc = not (in_doc or (text.endswith('"""') and len(text) > 3))
+            continue
+        if in_doc or not text or text.startswith("#"):
+            continue
+        body.append(text)
+    return body
+
+
+def test_numbas_cached_load_is_a_refresh_then_the_load_the_kernel_does_without_the_refresh() -> None:
+    """analyzer.kernel._cache loads cached kernels as numba's Cache.load_overload does, less its refresh of the
+    compiler's registries (only compiles read them, and numba's compiler refreshes them itself): that holds while
+    numba's load is exactly "refresh, then _load_overload under the IO guard" and its compiler refreshes first."""
+    import inspect
+
+    import numba
+    from numba.core import caching, compiler
+
+    ours = "analyzer.kernel._cache.guard_numba_reads (load_cached)"
+    body = _body(inspect.getsource(caching.Cache), "def load_overload(self, sig, target_context):")
+    assert body == ["target_context.refresh()", "with self._guard_against_spurious_io_errors():",
+                    "return self._load_overload(sig, target_context)"], \
+        _moved(f"numba.core.caching.Cache.load_overload (now {body})", numba.__version__, ours)
+    init = _body(inspect.getsource(compiler.CompilerBase), "def __init__(self, typingctx, targetctx,")
+    assert "typingctx.refresh()" in init and "targetctx.refresh()" in init, \
+        _moved("the registry refresh out of numba.core.compiler.CompilerBase.__init__", numba.__version__, ours)
