@@ -166,11 +166,12 @@ def choose_engine(strategies: Sequence[object], *, engine: str | None = None, si
         return "compiled"
     history = serve.reads_history(strategies)
     if history is not None:
-        if mode == "compiled":
-            why = (f"strategy {getattr(history, 'name', history)!r} reads the public history, which only the numpy "
-                   "engine records")
-            raise ExperimentError(f"engine compiled: {why} (use engine auto or numpy)")
-        return "numpy"
+        if mode != "compiled":
+            return "numpy"  # auto: the numpy simulator's streams, which the committed strong-play reports ran on
+        if unit != "deal":
+            why = (f"strategy {getattr(history, 'name', history)!r} reads the public history, which the kernel logs "
+                   "in deals only")
+            raise ExperimentError(f"engine compiled: {why} (use engine auto or numpy for matches)")
     return "compiled+python"
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from analyzer.core.cards import DRAW
 from analyzer.core.outcomes import END_BLOCKED, END_OUT
+from analyzer.kernel import events as E
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import RANK_MASKS, ZERO, bit, ix, lowest, popcount, rank_of, suit_of, wrap
 from analyzer.kernel.jit import helper, inner
@@ -61,8 +62,9 @@ from analyzer.kernel.turn import (
 PYTHON = -1
 #: :func:`decide`'s action at a Python seat's real decision (no card, DRAW or TAKE)
 PAUSE = -3
-#: :func:`run_deal`'s winner when the deal is not over: it goes on (GOING) or waits for Python (PAUSED)
-GOING, PAUSED = -2, -3
+#: :func:`run_deal`'s winner when the deal is not over: it goes on (GOING), waits for Python (PAUSED), or waits
+#: for its public-event log to be read (DRAIN; analyzer.kernel.events)
+GOING, PAUSED, DRAIN = -2, -3, -5
 #: :func:`run_deal`'s ``uniform`` when the seats' kinds are read from ``kinds`` (a line-up not compiled in)
 BY_SEAT = -9
 
@@ -191,6 +193,8 @@ def act(s: tuple, m: np.ndarray, ring: np.ndarray, phase: int, action: int, suit
             return s, END_OUT, s[LAST_ACTOR], action
     elif lead:
         s = put(s, ACTIVE, suit_of(action) if suit < 0 else suit)
+        if p[P.LOG]:  # PR2: the dealer named the suit of his Jack lead
+            E.log_event(m, p, E.NAME, 0, -1, s[ACTIVE], s[TURNS], ZERO, ZERO)
         s = put(s, CUR, 1 % p[P.PLAYERS])
         s = put(s, PHASE, BEGIN)
     elif action == DRAW:
@@ -242,7 +246,9 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
     seats; end, went_out, last card, turns and turnovers are left in ``st``.
     At a real decision of a :data:`PYTHON` seat it stops and returns
     (PAUSED, -1, False), the state at that decision: :func:`resume` carries
-    out the answer, and a further call plays on.
+    out the answer, and a further call plays on.  With the public-event log on
+    (``p[P.LOG]``) it also stops, returning (DRAIN, -1, False), when the log is
+    nearly full: a further call plays on once it has been read.
     ``uniform``: the kind of every seat, a constant folded into a kernel compiled for its line-up (the
     other strategies' code drops out of the loop), or BY_SEAT (omitted): each seat's kind from ``kinds``.
     ``moves``/``nm`` given: every decision (forced ones and the compiled
@@ -253,7 +259,11 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
     """
     s = load(st)
     end, went_out, last_card = -1, -1, -1
+    stop = PAUSED
     while True:
+        if p[P.LOG] and E.log_full(m, p):  # the public-event log is read before the deal goes on
+            stop = DRAIN
+            break
         if s[PHASE] == BEGIN:  # a turn starts; most go on to a decision in this same pass
             s, end = begin_turn(s, m, ring, p)
             if end >= 0:
@@ -269,7 +279,7 @@ def run_deal(st: np.ndarray, m: np.ndarray, ring: np.ndarray, kinds: np.ndarray,
         s, end, went_out, last_card = act(s, m, ring, phase, action, suit, p)
         if end >= 0:
             break
-    win, lose, by_wild = PAUSED, -1, False
+    win, lose, by_wild = stop, -1, False
     if end >= 0:  # one place scores the deal, however it ended (the loop stays small)
         s, win, lose, by_wild = finish(s, m, end, went_out, last_card, p, points, holders)
     store(st, s)

@@ -19,7 +19,7 @@ from analyzer.core.rules import RuleSet
 # scalar slots
 PLAYERS, DECK, HAND, WILD, WILD_ANY, STARTER_KIND, STARTER_EFFECTS, SEVENS, ACCUMULATE, \
     QNK, JACK_DOUBLES, LAST_CALL, FORGET, UNTIL_PLAY, VOLUNTARY, SHUFFLE, SERVE_LAST, TURN_CAP, \
-    LONE_WILD, WILD_RULE, TARGET, IS_SVINYA, EFFECTS = range(23)
+    LONE_WILD, WILD_RULE, TARGET, IS_SVINYA, EFFECTS, LOG = range(24)
 #: per-rank tables (indexed by rank value 0..14) start at these slots
 EFF_DRAW, EFF_SKIP, POINTS = 32, 48, 64
 SIZE = 80
@@ -67,6 +67,16 @@ def rule_params(r: RuleSet) -> NDArray[np.int64]:
         p[POINTS + rank] = r.points[rank]
     # some rank draws or skips (G5): else a played card leaves nothing pending, without a table look-up
     p[EFFECTS] = bool(p[EFF_DRAW:EFF_DRAW + 15].any() or p[EFF_SKIP:EFF_SKIP + 15].any())
+    p[LOG] = 0  # not a rule: the pause path sets it where a strategy reads the public history (logging_params)
     assert KING == 13  # the kernel finds a Queen's King as card + 4 (queen_needs_king)
     p.setflags(write=False)
     return p
+
+
+def logging_params(p: NDArray[np.int64]) -> NDArray[np.int64]:
+    """``p`` with the kernel's public-event log on (analyzer.kernel.events): the deals write every public event
+    into their ``m`` rows, for a line-up that reads the public history on the pause path; read-only."""
+    q = np.array(p, np.int64)
+    q[LOG] = 1
+    q.setflags(write=False)
+    return q

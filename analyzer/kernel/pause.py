@@ -44,13 +44,16 @@ from analyzer.core.cards import DRAW, TAKE, action_token, suit_of
 from analyzer.core.cards import deck as deck_cards
 from analyzer.core.contract import BatchStrategy
 from analyzer.core.outcomes import END_CAPPED, DealResults, MatchResults
+from analyzer.core.public import reads_history
 from analyzer.core.rules import RuleSet, private_copy
 from analyzer.core.streams import deal_key as stream_deal_key
 from analyzer.engine.faults import write_fault_scenario, write_trace_scenario
 from analyzer.engine.match import MAX_DEALS, match_outcome
+from analyzer.kernel import events as E
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import ZERO, bit, popcount, wrap
 from analyzer.kernel.deal import (
+    DRAIN,
     GOING,
     PAUSED,
     PYTHON,
@@ -63,12 +66,13 @@ from analyzer.kernel.deal import (
     store_deal,
 )
 from analyzer.kernel.driver import WINDOW, Broken, empty_results, result_arrays, seat_lineup, seed_word
+from analyzer.kernel.history import EventReader, history
 from analyzer.kernel.jit import Specialised, body, helper, inner, outer
 from analyzer.kernel.lineup import compile_lineup, policy_code
 from analyzer.kernel.matches import match_deal
 from analyzer.kernel.npdecks import next_deck, pcg_state, set_pcg_state
 from analyzer.kernel.rng import deal_key
-from analyzer.kernel.state import CUR, END, HANDS, LEAD, NI, PHASE, RING, RNG
+from analyzer.kernel.state import CUR, END, HANDS, LEAD, NI, PHASE, PLAYED, RING, RNG
 from analyzer.kernel.views import Paused, SimplePath, batch_view, write_view
 from analyzer.sim.calls import StrategyCalls
 from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fault_dir
@@ -76,6 +80,9 @@ from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fa
 #: deals played side by side: more slots make fewer strategy calls per deal, fewer keep the slots' states in the
 #: caches (czech 4p random's Python form: 8192 as fast as 16384 and 32768, 2048 and fewer slower)
 SLOTS = 8192
+#: slots of a line-up that reads the public history: each holds an event log (analyzer.kernel.events, 24 KiB),
+#: and such strategies search for a millisecond a decision, so fewer deals side by side cost nothing
+HISTORY_SLOTS = 1024
 _IDLE = -4  # a slot without a deal (run_deal's codes are seats, -1 and GOING / PAUSED)
 
 
@@ -126,6 +133,8 @@ def advance_slot(b: int, k: int, a: int, p: np.ndarray, kinds: np.ndarray, weigh
             wait[b] = True
             write_view(k, b, job[b], st, m, p, view)
             return k + 1, a
+        if win == DRAIN:  # its public-event log is read before it goes on (the next call)
+            return k, a
         if job[b] >= 0:  # the deal is over
             j = job[b]
             store_deal(j, st, m, win, lose, by_wild, pts, held, n, out)
@@ -147,6 +156,8 @@ def advance_slot(b: int, k: int, a: int, p: np.ndarray, kinds: np.ndarray, weigh
             next_deck(pcg, base, deck)
         m[RNG] = deal_key(seed, j, 0)
         start_from_deck(st, m, ring, deck, p)
+        if p[P.LOG]:
+            E.log_start(m, p, m[PLAYED])
         count_dealt(m, p, dealt)
         for q in range(n):
             wilds_dealt[j, q] = dealt[wrap(q + 1, n)]
@@ -337,7 +348,8 @@ class Answers(StrategyCalls):
 
     def __init__(self, rules: RuleSet, strategies: Sequence[object], rng: np.random.Generator, where: FaultContext,
                  paused: Paused, slot_deck: NDArray[np.int8], base: int,
-                 match_slots: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None) -> None:
+                 match_slots: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+                 public: tuple[EventReader, NDArray[np.int64], NDArray[Any]] | None = None) -> None:
         self.r = rules
         self.n = rules.players
         #: matches: each slot's dealer and deal of its match (strategies are by player, views show scores)
@@ -359,8 +371,11 @@ class Answers(StrategyCalls):
         #: position -> the first position of the same strategy object: one call per object and pause batch
         self.group = np.array([first.get(id(s), -1) for s in self.strats], np.int64)
         self.single = python[0] if len(first) == 1 else None
+        #: the public record and the slots' st and ring rows, where a strategy reads the history; who reads it
+        self.public = public
+        self.reads = [public is not None and getattr(s, "uses_history", False) is True for s in self.strats]
         self.simple_forms = {i: SimplePath(self.view_rules[i], paused, len(slot_deck), self.matches).strategy(s)
-                             for i, s in enumerate(self.strats) if not self.fast[i]}
+                             for i, s in enumerate(self.strats) if not self.fast[i] and not self.reads[i]}
 
     def _unit_at(self, row: int) -> str:
         return f"{'match' if self.matches else 'deal'} {self.where.first + int(self.job[row])}{self.where.describe()}"
@@ -378,7 +393,9 @@ class Answers(StrategyCalls):
             strat = self.strats[g]
             rr = self.rows[rows]
             try:
-                if self.fast[g]:
+                if self.reads[g]:  # the view carries the public history (both paths: the numpy simulator's calls)
+                    a, s = self._call(strat, self.fast[g], self._view_with_history(g, rows), rr)
+                elif self.fast[g]:
                     a, s = self._call(strat, True, batch_view(self.view_rules[g], v, rows, self.matches), rr)
                 else:  # the simple path: DecisionViews straight from the paused fields
                     a, s = self._call(self.simple_forms[g], True, rows, rr)
@@ -391,6 +408,15 @@ class Answers(StrategyCalls):
                 raise
             act[rows] = a
             suit[rows] = s
+
+    def _view_with_history(self, g: int, rows: slice | NDArray[np.int64]) -> Any:
+        """Strategy ``g``'s BatchView of pauses ``rows`` with the public history of their deals."""
+        assert self.public is not None
+        reader, st, ring = self.public
+        v = self.v
+        slots, seat, hand = v.slot[rows].astype(np.int64), v.seat[rows], v.hand[rows]
+        hist = history(reader, slots, seat, hand, st, ring, self.r)
+        return batch_view(self.view_rules[g], v, rows, self.matches, history=hist)
 
     def _name(self, fault: StrategyFault) -> None:
         """The faulty deal, its line-up by seat, deck and stream, as the numpy simulator gives them."""
@@ -427,7 +453,11 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     if len(kinds_pos) != players:
         raise ValueError(f"{players} players need {players} strategies, not {len(kinds_pos)}")
     kinds, weights = seat_lineup(kinds_pos, weights_pos, players)
+    logged = reads_history(strategies)  # the deals log their public events (analyzer.kernel.events)
     p = P.rule_params(rules)
+    if logged:
+        p = P.logging_params(p)
+        slots = min(slots, HISTORY_SLOTS)
     base = np.asarray(deck_cards(size), np.int64)
     deck_mask = ZERO
     for c in base:
@@ -443,7 +473,8 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
         raise ValueError("simulate_paused needs decks or a deck generator")
     b = max(1, min(slots, n))
     # talon and pile as int8 (the kernel's functions take either): a third of a slot's bytes, a third less time
-    state = (np.zeros((b, NI), np.int64), np.zeros((b, HANDS + players), np.uint64), np.zeros((b, RING), np.int8),
+    width = E.log_words(players) if logged else HANDS + players
+    state = (np.zeros((b, NI), np.int64), np.zeros((b, width), np.uint64), np.zeros((b, RING), np.int8),
              np.full(b, -1, np.int64), np.zeros(b, np.bool_), np.zeros((b, size), np.int8))
     paused = Paused.allocate(b, players)
     view = paused.arrays()
@@ -451,7 +482,9 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     out = empty_results(n, players)
     arrays = result_arrays(out)
     broken = np.zeros(n if check else 0, np.bool_)
-    answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed)
+    reader = EventReader(rules, b) if logged else None
+    answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed,
+                      public=None if reader is None else (reader, state[0], state[2]))
     word = seed_word(seed)
     nxt = np.zeros(1, np.int64)
     moves, nm = np.zeros((_trace_room(rules) if trace >= 0 else 0, 3), np.int64), np.zeros(1, np.int64)
@@ -466,12 +499,15 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
             hi = n if given is not None else min(n, hi + WINDOW)
         k = advance(kinds, weights, word, dk, pcg, base, hi, nxt, state, act, suit, arrays, out.wilds_dealt, check,
                     broken, deck_mask, view, trace, moves, nm)
+        if reader is not None:  # every slot's public events, before any strategy is asked
+            reader.read(state[1])
         if k:
             _answer(answers, k, act, suit, trace, moves, nm)
-            if nxt[0] >= n and 2 * k <= span:  # the tail: half the slots in use are free for good
+            # the tail: half the slots in use are free for good (a public record's rows stay with their slots)
+            if nxt[0] >= n and 2 * k <= span and reader is None:
                 span = _compact(state, k)
-        elif hi >= n:
-            break
+        elif hi >= n and (reader is None or not ((state[3] >= 0) & ~state[4]).any()):
+            break  # no deal left, and none stopped for its log to be read
     if given is None and deck_rng is not None:
         set_pcg_state(deck_rng, pcg)  # as shuffled_decks leaves it
     if broken.any():

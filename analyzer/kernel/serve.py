@@ -44,8 +44,8 @@ def not_compiled(strategies: Sequence[object]) -> object | None:
 
 
 def reads_history(strategies: Sequence[object]) -> object | None:
-    """The first strategy that reads the public history (``uses_history = True``), which only the numpy
-    simulator records, or None."""
+    """The first strategy that reads the public history (``uses_history = True``), or None: the pause path then
+    logs the deals' public events (analyzer.kernel.events)."""
     return next((s for s in strategies if getattr(s, "uses_history", False) is True), None)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT
+from analyzer.kernel import events as E
 from analyzer.kernel import params as P
 from analyzer.kernel.bitops import (
     ONE,
@@ -104,10 +105,14 @@ def draw_one(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tuple[
         s = put(s, TURNOVERS, s[TURNOVERS] + 1)
         if p[P.SHUFFLE]:
             shuffle_segment(ring, s[HEAD], s[TCOUNT], d, m, RNG)
+        if p[P.LOG]:
+            E.log_event(m, p, E.TURN_OVER, s[CUR], s[TOP], -1, s[TURNS], ZERO, ZERO)
     if s[TCOUNT] == 0:
         return s, -1
     card = ring[ix(s[HEAD])]
     m[ix(HANDS + s[CUR])] |= bit(card)
+    if p[P.LOG]:
+        E.log_event(m, p, E.DRAW, s[CUR], card, -1, s[TURNS], ZERO, ZERO)
     s = put(s, HEAD, wrap(s[HEAD] + 1, d))
     return put(s, TCOUNT, s[TCOUNT] - 1), card
 
@@ -157,6 +162,8 @@ def take_seven(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tupl
     """CZ8: take the sevens penalty and lose the turn."""
     k = seven_penalty(s[PEND7], p)
     s = put(s, PEND7, 0)
+    if p[P.LOG]:
+        E.log_event(m, p, E.TAKE, s[CUR], -1, -1, s[TURNS], ZERO, ZERO)
     s, _ = penalty(s, m, ring, k, p)
     return advance(s, p)
 
@@ -245,6 +252,8 @@ def settle(s: tuple, m: np.ndarray, p: np.ndarray) -> tuple[tuple, bool]:
         return put(s, PHASE, PLAY), False
     stuck = 0 if s[DREW] else s[STUCK] + 1  # G10: a whole round of passes blocks the deal
     s = put(s, STUCK, stuck)
+    if p[P.LOG]:
+        E.log_event(m, p, E.PASS, s[CUR], -1, -1, s[TURNS], ZERO, ZERO)
     if stuck >= p[P.PLAYERS]:
         return put(s, LAST_ACTOR, s[CUR]), True
     return advance(s, p), False
@@ -262,6 +271,8 @@ def begin_turn(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tupl
     s = put(s, PHASE, PLAY)
     s = put(s, DREW, 0)
     s = put(s, DRAWN_CARD, -1)
+    if p[P.LOG]:
+        E.log_event(m, p, E.TURN, s[CUR], -1, -1, s[TURNS], ZERO, ZERO)
     # a pending 7 (a chain) only under CZ8 sevens, a pending draw or skip only where some rank has one (G5):
     # tested on the rules first, so a kernel compiled for rules without them drops these paths
     if p[P.SEVENS] and s[PEND7]:
@@ -286,6 +297,8 @@ def draw_decision(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> t
 
     Returns END_BLOCKED if the deal blocks here, else -1.
     """
+    if p[P.LOG]:  # with the cards that would have been legal (what the draw proves, G6/G7/SV4)
+        E.log_event(m, p, E.DECIDE_DRAW, s[CUR], -1, -1, s[TURNS], legal_mask(~ZERO, s[TOP], s[ACTIVE], p), ZERO)
     s, card = draw_one(s, m, ring, p)
     s = put(s, DREW, 1)
     s = put(s, STUCK, 0)
@@ -304,6 +317,9 @@ def play_card(s: tuple, m: np.ndarray, ring: np.ndarray, card: int, suit: int, p
     seat = s[CUR]
     hand = m[ix(HANDS + seat)] & ~bit(card)
     m[ix(HANDS + seat)] = hand
+    if p[P.LOG]:  # a wild names a suit: the one chosen, else its own
+        named = (suit if suit >= 0 else suit_of(card)) if rank_of(card) == p[P.WILD] else -1
+        E.log_event(m, p, E.PLAY, seat, card, named, s[TURNS], ZERO, ZERO)
     chain = 0
     if p[P.SEVENS]:  # without CZ8 sevens no 7 is ever pending: the field stays 0 untouched
         chain = s[PEND7] if s[PHASE] == SEVEN else 0

@@ -126,15 +126,17 @@ def _lazy(a: NDArray[Any], rows: slice | NDArray[np.int64]) -> Callable[[], NDAr
     return lambda: _take(a, rows)
 
 
-def batch_view(rules: RuleSet, v: Paused, rows: slice | NDArray[np.int64], matches: bool = False) -> BatchView:
+def batch_view(rules: RuleSet, v: Paused, rows: slice | NDArray[np.int64], matches: bool = False,
+               history: Any = None) -> BatchView:
     """The BatchView of paused decisions ``rows`` (``slice(0, k)`` or indices): fresh read-only copies; hand
     sizes, talon, played cards and (in matches) scores are copied when first read, as the numpy simulator
-    computes them."""
+    computes them; ``history`` the deals' public history (analyzer.kernel.history) for a strategy that reads it."""
     return BatchView(rules=rules, seat=_take(v.seat, rows), hand=_take(v.hand, rows), legal=_take(v.legal, rows),
                      can_draw=_take(v.can_draw, rows), can_take=_take(v.can_take, rows), top=_take(v.top, rows),
                      active_suit=_take(v.active_suit, rows), pending_seven=_take(v.pending_seven, rows),
                      hand_sizes=_lazy(v.hand_sizes, rows), talon_size=_lazy(v.talon_size, rows),
-                     played=_lazy(v.played, rows), scores=_lazy(v.scores, rows) if matches else None)
+                     played=_lazy(v.played, rows), scores=_lazy(v.scores, rows) if matches else None,
+                     history=history)
 
 
 #: DecisionView's fields after ``played``, None in deals without a recorded history

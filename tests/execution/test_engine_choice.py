@@ -123,14 +123,13 @@ def test_which_engine_serves_a_line_up(monkeypatch):
     assert choose_engine(python, engine="compiled") == "compiled+python"
     assert choose_engine(python, unit="match") == "compiled+python"  # matches pause on the kernel too
     assert choose_engine(history, unit="match") == "numpy"
-    assert choose_engine(history) == "numpy"  # only the numpy simulator records the public history
+    assert choose_engine(history) == "numpy"  # auto: the numpy simulator's streams for a history reader
     assert choose_engine(python, engine="numpy") == choose_engine(built_ins, engine="numpy") == "numpy"
     assert choose_engine(built_ins, simulator="tests.fake_sim") == "numpy"
     assert choose_engine(python, engine="compiled", unit="match") == "compiled+python"
     with pytest.raises(ExperimentError, match="'reads-history' reads the public history"):
         choose_engine(history, engine="compiled", unit="match")
-    with pytest.raises(ExperimentError, match="'reads-history' reads the public history"):
-        choose_engine(history, engine="compiled")
+    assert choose_engine(history, engine="compiled") == "compiled+python"  # deals log their public events
     monkeypatch.setenv(ENGINE_ENV, "numpy")
     assert engine_mode() == "numpy" and choose_engine(built_ins) == "numpy"
     monkeypatch.setenv(ENGINE_ENV, "fast")

@@ -1,0 +1,157 @@
+"""The public history on the compiled kernel: its event log read into the numpy simulator's public record.
+
+A strategy that reads the public history (``uses_history = True``) plays on the pause path with the kernel's
+event log on (analyzer.kernel.events); Python feeds the log to the same PublicRecord the numpy simulator keeps
+(analyzer.kernel.history).  Seeded alike, every decision such a strategy meets shows the same history on both
+engines -- every field of the BatchHistory, over every variant and the options that make public events (G6/G7
+forced draws, G8 turn-overs and shuffles, CZ8 sevens chains and forgotten calls, PR2 Jack leads, SV4 passes) --
+a history reader (``tracker``) plays the same deals, and a log nearly full stops a deal without losing an event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from analyzer.core.cards import DRAW, TAKE
+from analyzer.core.contract import BatchView
+from analyzer.core.outcomes import DealResults
+from analyzer.core.registry import get_strategy
+from analyzer.core.rules import make_rules
+from analyzer.execution.executor import choose_engine
+from analyzer.execution.experiment import ExperimentError
+from analyzer.kernel import events
+from analyzer.kernel.state import HANDS
+from analyzer.sim import simulator
+from tests.kernel.test_pause_at_python_decisions import CONFIGS, differing, paused
+
+#: the BatchHistory fields a probe records at each decision (every field the contract gives)
+FIELDS = ("pile", "pile_size", "seen", "known", "may_hold", "cannot_hold", "voids", "hidden", "talon", "drawn",
+          "passes", "takes", "named", "events", "n_events", "turn", "turnovers", "slots", "talon_may")
+
+
+def _row(x: object, i: int) -> object:
+    a = np.asarray(x)[i]
+    return tuple(a.ravel().tolist()) if np.ndim(a) else a.item()
+
+
+class HistoryProbe:
+    """Reads the whole public history at every decision and keeps it; plays its lowest legal card (else takes or
+    draws), so what it sees is all that could differ between engines."""
+
+    uses_history = True
+    name = "history-probe"
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[object, ...]] = []
+
+    def choose(self, view: object, rng: np.random.Generator) -> object:
+        raise AssertionError("the probe is asked on the fast path only")
+
+    def choose_batch(self, view: BatchView, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        h = view.history
+        assert h is not None, "a strategy that reads the history got none"
+        cols = {f: getattr(h, f) for f in FIELDS}
+        acts = []
+        for i in range(len(view.seat)):
+            row = {f: _row(cols[f], i) for f in FIELDS}
+            row["events"] = row["events"][:row["n_events"]]  # the padding's width is the record's capacity
+            self.seen.append((int(view.seat[i]), int(view.hand[i]), int(view.legal[i]), int(view.top[i]),
+                              *row.values()))
+            legal = int(view.legal[i])
+            acts.append((legal & -legal).bit_length() - 1 if legal else (TAKE if view.can_take[i] else DRAW))
+        return np.array(acts, np.int64), np.full(len(acts), -1, np.int64)
+
+
+def _both(variant: str, players: int, options: dict[str, object], line: Sequence[object], second: Sequence[object],
+          n: int, seed: int) -> tuple[DealResults, DealResults]:
+    rules = make_rules(variant, players, options)
+    ss = np.random.SeedSequence(seed)
+    res = simulator.simulate_deals(rules, list(line), n, ss)
+    assert isinstance(res, DealResults)
+    return res, paused(rules, list(second), n, ss)
+
+
+@pytest.mark.parametrize("variant,players,options", CONFIGS, ids=[f"{v}{p}-{o}" for v, p, o in CONFIGS])
+def test_every_decision_sees_the_same_history_on_both_engines(variant: str, players: int,
+                                                             options: dict[str, object]) -> None:
+    a, b = HistoryProbe(), HistoryProbe()
+    others = [get_strategy("greedy") for _ in range(players - 1)]
+    res_np, res_k = _both(variant, players, options, [a, *others], [b, *others], 150, 11)
+    assert not differing(res_np, res_k)
+    assert len(a.seen) > 100
+    assert sorted(a.seen) == sorted(b.seen)
+
+
+def _longest_log(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The most events any read found in one slot's log, kept in a list as reads happen."""
+    from analyzer.kernel import history
+
+    most = [0]
+    read = history.EventReader.read
+
+    def counting(self, m):  # type: ignore[no-untyped-def]
+        most[0] = max(most[0], int(m[:, HANDS + self.n].max()))
+        read(self, m)
+
+    monkeypatch.setattr(history.EventReader, "read", counting)
+    return most
+
+
+@pytest.mark.parametrize("room", [None, events.MARGIN + 6])
+def test_a_nearly_full_log_stops_the_deal_and_loses_no_event(monkeypatch: pytest.MonkeyPatch, room: int | None
+                                                            ) -> None:
+    """A log of ROOM events stops a deal once fewer than MARGIN are free; a log just over MARGIN stops it at
+    almost every step (the compiled MARGIN stays; the room is the ``m`` row's width, set from Python): the
+    logs read are then short, and the histories are still the numpy simulator's."""
+    if room is not None:
+        monkeypatch.setattr(events, "ROOM", room)
+    most = _longest_log(monkeypatch)
+    a, b = HistoryProbe(), HistoryProbe()
+    line = [get_strategy("greedy"), get_strategy("weighted"), get_strategy("suit-keeper")]
+    res_np, res_k = _both("czech", 4, {"sevens": True, "last_card_call": True, "forget_rate": 0.5},
+                          [a, *line], [b, *line], 60, 4)
+    assert not differing(res_np, res_k)
+    assert sorted(a.seen) == sorted(b.seen) and a.seen
+    if room is None:
+        assert most[0] > 40  # a whole stretch of play between a slot's pauses
+    else:
+        assert most[0] <= 6 + 30  # stopped once 7 were logged, each read after at most one more step
+
+
+@pytest.mark.parametrize("variant,players,options", CONFIGS[::2], ids=[f"{v}{p}" for v, p, _ in CONFIGS[::2]])
+def test_tracker_plays_the_numpy_simulators_deals_on_the_kernel(variant: str, players: int,
+                                                               options: dict[str, object]) -> None:
+    line = [get_strategy("tracker"), *[get_strategy("greedy") for _ in range(players - 1)]]
+    res_np, res_k = _both(variant, players, options, line, line, 300, 23)
+    assert not differing(res_np, res_k)
+
+
+def test_an_asked_compiled_engine_serves_a_history_reader_in_deals_not_in_matches() -> None:
+    line = [get_strategy("tracker"), get_strategy("greedy")]
+    assert choose_engine(line, engine="compiled") == "compiled+python"
+    assert choose_engine(line) == "numpy"  # auto keeps the numpy simulator's streams
+    with pytest.raises(ExperimentError, match="logs in deals only"):
+        choose_engine(line, engine="compiled", unit="match")
+
+
+def test_the_probe_would_see_a_wrong_history() -> None:
+    """The comparison is not vacuous: on the kernel, a record that misses the sevens chains taken (CZ8) shows
+    other histories than the numpy simulator's."""
+    from analyzer.kernel import history
+
+    a, b = HistoryProbe(), HistoryProbe()
+    line = [get_strategy("greedy"), get_strategy("greedy")]
+    apply = history.EventReader._apply
+
+    def skip_takes(self, kind, r, w0, mask, extra):  # type: ignore[no-untyped-def]
+        if kind != events.TAKE:
+            apply(self, kind, r, w0, mask, extra)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(history.EventReader, "_apply", skip_takes)
+        _both("czech", 3, {"sevens": True, "seven_chain": "accumulate"}, [a, *line], [b, *line], 100, 2)
+    assert any(row[FIELDS.index("takes") + 4] != (0, 0, 0) for row in a.seen)
+    assert sorted(a.seen) != sorted(b.seen)
