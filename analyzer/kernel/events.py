@@ -22,17 +22,19 @@ from analyzer.kernel import params as P
 from analyzer.kernel.jit import inner
 from analyzer.kernel.state import HANDS
 
-#: event kinds: a deal starts (its hand sizes and the starter), a turn starts, the pile is turned over (G8), a
-#: card is drawn, a player passes (G10/SV4), takes a sevens chain (CZ8), draws at a decision (G6/SV4, with the
-#: cards that would have been legal), plays a card, or the dealer names a Jack lead's suit (PR2)
-START, TURN, TURN_OVER, DRAW, PASS, TAKE, DECIDE_DRAW, PLAY, NAME = range(9)
+#: event kinds: a deal starts (its hand sizes and the starter), the pile is turned over (G8), a card is drawn, a
+#: player passes (G10/SV4), takes a sevens chain (CZ8), draws at a decision (G6/SV4, with the cards that would
+#: have been legal), plays a card, or the dealer names a Jack lead's suit (PR2); every event carries its turn
+START, TURN_OVER, DRAW, PASS, TAKE, DECIDE_DRAW, PLAY, NAME = range(8)
 #: words an event takes: (kind | seat << 4 | (card + 1) << 8 | (suit + 1) << 16 | turn << 24, a card mask, extra)
 WORDS = 3
-#: events a deal's log holds between two reads (the pause path sizes its ``m`` rows with it)
-ROOM = 1024
+#: events a deal's log holds between two reads (the pause path sizes its ``m`` rows with it: 3.3 KiB a deal);
+#: a deal stops for a read once ROOM - MARGIN are logged, which bounds the events one read goes through
+ROOM = 136
 #: a deal stops for its log to be read once fewer than this many events are free: more than one step of play
-#: can write (a turn's draws are bounded by the penalties of the rules, a few dozen cards at the most)
-MARGIN = 256
+#: can write (a step's draws are bounded by the rules' penalties -- a whole sevens chain taken is eight cards,
+#: each perhaps after a turn-over -- so a step writes a few dozen events at the most)
+MARGIN = 96
 
 
 def log_words(players: int) -> int:

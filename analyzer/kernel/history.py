@@ -50,6 +50,9 @@ class EventReader:
         #: a DRAW decision whose card is not yet read: the slot's flag and the cards that would have been legal
         self.deciding = np.zeros(slots, bool)
         self.acc = np.zeros(slots, np.uint64)
+        #: the turn of the slot's last DRAW decision: a pass proves a void only in that turn (SV4; the kernel logs
+        #: no turn starts, where the numpy simulator clears the record's ``drew_at_decision``)
+        self.draw_turn = np.full(slots, -1, np.int64)
         self.void_proof = draw_proves_void(rules)
         self.card_proof = drawn_card_proves(rules)
         self.pass_proof = pass_proves_void(rules)
@@ -66,15 +69,15 @@ class EventReader:
             raise LogOverflow(f"a deal logged {int(count[rows].max())} public events, its log holds {room}")
         most = int(count[rows].max())
         words = m[rows, at + 1: at + 1 + E.WORDS * most].reshape(len(rows), most, E.WORDS)
-        n_ev = count[rows]
+        head = words[:, :, 0].astype(np.int64)
+        kinds = np.where(np.arange(most)[None, :] < count[rows][:, None], head & 15, -1)
         for e in range(most):
-            live = np.flatnonzero(n_ev > e)
-            w0 = words[live, e, 0].astype(np.int64)
-            kind = w0 & 15
-            for k in np.unique(kind).tolist():
-                sel = live[kind == k]
-                w = words[sel, e]
-                self._apply(int(k), rows[sel], w[:, 0].astype(np.int64), w[:, 1], w[:, 2])
+            col = kinds[:, e]
+            for k in np.unique(col).tolist():
+                if k < 0:
+                    continue
+                sel = np.flatnonzero(col == k)
+                self._apply(int(k), rows[sel], head[sel, e], words[sel, e, 1], words[sel, e, 2])
         m[rows, at] = 0
 
     def _apply(self, kind: int, r: NDArray[np.int64], w0: NDArray[np.int64], mask: NDArray[np.uint64],
@@ -89,8 +92,7 @@ class EventReader:
             sizes = np.stack([(extra >> U64(6 * s)) & U64(63) for s in range(self.n)], axis=1).astype(np.int16)
             pub.start(r, sizes, mask)
             self.deciding[r] = False
-        elif kind == E.TURN:
-            pub.drew_at_decision[r] = False
+            self.draw_turn[r] = -1
         elif kind == E.TURN_OVER:
             pub.turned_over(r, card.astype(np.int8), turn, seat)
         elif kind == E.DRAW:
@@ -104,6 +106,7 @@ class EventReader:
                     pub.narrow_hand(rd[nd], sd[nd], np.where(fits, acc, ~acc)[nd], last_only=True)
                 pub.drew_at_decision[rd] = True
                 pub.void_at_draw[rd] = acc
+                self.draw_turn[rd] = turn[d]
                 self.deciding[rd] = False
         elif kind == E.DECIDE_DRAW:
             acc = np.where(mask == _ALL, pub.full, mask).astype(np.uint64)  # an empty pile takes the whole deck
@@ -112,8 +115,8 @@ class EventReader:
             self.deciding[r] = True
             self.acc[r] = acc
         elif kind == E.PASS:
-            if self.pass_proof:  # SV4: drew at a decision, then passed: no legal card at all
-                sv = pub.drew_at_decision[r]
+            if self.pass_proof:  # SV4: drew at a decision this turn, then passed: no legal card at all
+                sv = pub.drew_at_decision[r] & (self.draw_turn[r] == turn)
                 pub.narrow_hand(r[sv], seat[sv], ~pub.void_at_draw[r[sv]])
             pub.passes[r, seat] += 1
             pub.log(r, turn, seat, PASS_EVENT)

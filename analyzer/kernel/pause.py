@@ -80,9 +80,6 @@ from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fa
 #: deals played side by side: more slots make fewer strategy calls per deal, fewer keep the slots' states in the
 #: caches (czech 4p random's Python form: 8192 as fast as 16384 and 32768, 2048 and fewer slower)
 SLOTS = 8192
-#: slots of a line-up that reads the public history: each holds an event log (analyzer.kernel.events, 24 KiB),
-#: and such strategies search for a millisecond a decision, so fewer deals side by side cost nothing
-HISTORY_SLOTS = 1024
 _IDLE = -4  # a slot without a deal (run_deal's codes are seats, -1 and GOING / PAUSED)
 
 
@@ -457,7 +454,6 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     p = P.rule_params(rules)
     if logged:
         p = P.logging_params(p)
-        slots = min(slots, HISTORY_SLOTS)
     base = np.asarray(deck_cards(size), np.int64)
     deck_mask = ZERO
     for c in base:

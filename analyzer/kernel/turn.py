@@ -271,8 +271,6 @@ def begin_turn(s: tuple, m: np.ndarray, ring: np.ndarray, p: np.ndarray) -> tupl
     s = put(s, PHASE, PLAY)
     s = put(s, DREW, 0)
     s = put(s, DRAWN_CARD, -1)
-    if p[P.LOG]:
-        E.log_event(m, p, E.TURN, s[CUR], -1, -1, s[TURNS], ZERO, ZERO)
     # a pending 7 (a chain) only under CZ8 sevens, a pending draw or skip only where some rank has one (G5):
     # tested on the rules first, so a kernel compiled for rules without them drops these paths
     if p[P.SEVENS] and s[PEND7]:

@@ -116,7 +116,7 @@ def test_a_nearly_full_log_stops_the_deal_and_loses_no_event(monkeypatch: pytest
     assert not differing(res_np, res_k)
     assert sorted(a.seen) == sorted(b.seen) and a.seen
     if room is None:
-        assert most[0] > 40  # a whole stretch of play between a slot's pauses
+        assert most[0] > 20  # a stretch of play between a slot's pauses
     else:
         assert most[0] <= 6 + 30  # stopped once 7 were logged, each read after at most one more step
 
