@@ -236,6 +236,8 @@ def start_match_deal(b: int, i: int, p: np.ndarray, kinds_pl: np.ndarray, weight
         slot_deck[b, j] = deck[j]
     m[RNG] = deal_key(seed, i, k)
     start_from_deck(st, m, ring, deck, p)
+    if p[P.LOG]:
+        E.log_start(m, p, m[PLAYED])
     count_dealt(m, p, dealt)
     for s in range(n):
         wilds_dealt[i, (dl + s) % n] = dealt[s]
@@ -277,6 +279,8 @@ def advance_matches(p: np.ndarray, kinds_pl: np.ndarray, weights_pl: np.ndarray,
                 for j in range(n):
                     scores[k, j] = totals[i, (dl + cur + j) % n]
                 k += 1
+                break
+            if win == DRAIN:  # its public-event log is read before it goes on (the next call)
                 break
             if job[b] >= 0:  # a deal of the match is over
                 i, dl = job[b], dealer[b]
@@ -544,7 +548,10 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
     kinds, weights = compile_lineup(strategies, python=PYTHON)
     if len(kinds) != players:
         raise ValueError(f"{players} players need {players} strategies, not {len(kinds)}")
+    logged = reads_history(strategies)  # the deals log their public events (analyzer.kernel.events)
     p = P.rule_params(rules)
+    if logged:
+        p = P.logging_params(p)
     base = np.asarray(deck_cards(size), np.int64)
     deck_mask = ZERO
     for c in base:
@@ -561,7 +568,8 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
     if hands is not None and (hk.shape != (players,) or sorted(hk.tolist()) != list(range(players))):
         raise ValueError(f"hands must be a permutation of 0..{players - 1}, got {list(hands)}")
     b = max(1, min(slots, n))
-    state = (np.zeros((b, NI), np.int64), np.zeros((b, HANDS + players), np.uint64), np.zeros((b, RING), np.int8),
+    width = E.log_words(players) if logged else HANDS + players
+    state = (np.zeros((b, NI), np.int64), np.zeros((b, width), np.uint64), np.zeros((b, RING), np.int8),
              np.full(b, -1, np.int64), np.zeros(b, np.bool_), np.zeros((b, size), np.int8),
              np.zeros((b, players), np.int64), np.zeros((b, players, weights.shape[1]), np.float64),
              np.zeros(b, np.int64), np.zeros(b, np.int64))
@@ -572,7 +580,9 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
     deals, capped, dealt = np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros((n, players), np.int8)
     left = np.zeros((n, players), np.int8)
     broken = np.zeros(n if check else 0, np.bool_)
-    answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed, (state[8], state[9]))
+    reader = EventReader(rules, b) if logged else None
+    answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed, (state[8], state[9]),
+                      public=None if reader is None else (reader, state[0], state[2]))
     word = seed_word(seed)
     nxt = np.zeros(1, np.int64)
     moves, nm = np.zeros((_trace_room(rules) if trace >= 0 else 0, 3), np.int64), np.zeros(1, np.int64)
@@ -580,7 +590,11 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
         k = advance_matches(p, kinds, weights, word, n, nxt, base, dk, max_deals, state, act, suit,
                             (totals, wild, deals, capped, dealt, left), check, broken, deck_mask, hk, view, paused.scores,
                             paused.player, trace, moves, nm)
+        if reader is not None:  # every slot's public events, before any strategy is asked
+            reader.read(state[1])
         if not k:
+            if reader is not None and ((state[3] >= 0) & ~state[4]).any():
+                continue  # a match stopped for its log to be read
             break
         _answer(answers, k, act, suit, trace, moves, nm)
     if broken.any():

@@ -329,10 +329,6 @@ CASES: list[Case] = [
                                          "--variants", "moscow"], lambda f: ["'moscow'"]),
     ("simulate-engine-unknown", lambda f: ["simulate", "--deals", "20", "--engine", "turbo"],
      lambda f: ["engine", "'turbo'"]),
-    ("simulate-engine-compiled-history-strategy-matches",  # the kernel logs public events in deals, not matches
-     lambda f: ["simulate", "--matches", "5", "--players", "2", "--engine", "compiled", "--strategies",
-                "greedy,tracker"],
-     lambda f: ["'tracker'", "reads the public history", "deals only"]),
     ("run-deals-zero", lambda f: ["run", f.exp, "--deals", "0", "--jobs", "1", "--quiet"], lambda f: ["--deals", "0"]),
     ("run-deals-negative", lambda f: ["run", f.exp, "--deals", "-3", "--jobs", "1", "--quiet"],
      lambda f: ["--deals", "-3"]),

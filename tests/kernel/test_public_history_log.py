@@ -21,7 +21,6 @@ from analyzer.core.outcomes import DealResults
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.execution.executor import choose_engine
-from analyzer.execution.experiment import ExperimentError
 from analyzer.kernel import events
 from analyzer.kernel.state import HANDS
 from analyzer.sim import simulator
@@ -129,12 +128,46 @@ def test_tracker_plays_the_numpy_simulators_deals_on_the_kernel(variant: str, pl
     assert not differing(res_np, res_k)
 
 
-def test_an_asked_compiled_engine_serves_a_history_reader_in_deals_not_in_matches() -> None:
+def test_an_asked_compiled_engine_serves_a_history_reader() -> None:
     line = [get_strategy("tracker"), get_strategy("greedy")]
     assert choose_engine(line, engine="compiled") == "compiled+python"
+    assert choose_engine(line, engine="compiled", unit="match") == "compiled+python"
     assert choose_engine(line) == "numpy"  # auto keeps the numpy simulator's streams
-    with pytest.raises(ExperimentError, match="logs in deals only"):
-        choose_engine(line, engine="compiled", unit="match")
+
+
+class ConsistentHistory(HistoryProbe):
+    """A probe that checks, at every decision, what its view and its history must agree on."""
+
+    def choose_batch(self, view: BatchView, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        h = view.history
+        assert h is not None
+        seen, played = np.asarray(h.seen), np.asarray(view.played)
+        assert np.array_equal(seen, played), "the history's seen cards are not the cards played"
+        slots = np.asarray(h.slots)
+        known = np.asarray(h.known)
+        sizes = np.asarray(view.hand_sizes)
+        for j in range(1, sizes.shape[1]):  # another hand: its known cards and one slot per unknown card
+            count = np.array([bin(int(x)).count("1") for x in known[:, j]]) + (slots[:, j] != 0).sum(axis=1)
+            assert np.array_equal(count, sizes[:, j]), f"seat offset {j}: cards in the history != hand size"
+        return super().choose_batch(view, rng)
+
+
+@pytest.mark.parametrize("variant,players,options", [("czech", 3, {"sevens": True}), ("svinya", 2, {}),
+                                                     ("prague", 2, {"target": 60})])
+def test_matches_on_the_kernel_show_each_deal_its_own_history(variant: str, players: int,
+                                                             options: dict[str, object]) -> None:
+    """In matches the kernel's decks are its own, so no deal-by-deal comparison with the numpy simulator: every
+    decision's history must agree with its view (cards seen, hand sizes), deal after deal of a match."""
+    from analyzer.core.streams import child_seed
+    from analyzer.kernel.pause import simulate_paused_matches
+
+    rules = make_rules(variant, players, options)
+    probe = ConsistentHistory()
+    line = [probe, *[get_strategy("greedy") for _ in range(players - 1)]]
+    ss = np.random.SeedSequence(8)
+    res = simulate_paused_matches(rules, line, 40, 99, play_rng=np.random.default_rng(child_seed(ss, 0)))
+    assert int(res.deals.sum()) > 40  # matches of several deals
+    assert len(probe.seen) > 200
 
 
 def test_the_probe_would_see_a_wrong_history() -> None:
