@@ -15,8 +15,9 @@ Rows (a case on an engine), each on one core and on every core:
   row's every-core runs and the same way (analyzer.kernel.probe), the most
   two threads could gain at that moment;
 * ``simple path`` / ``python fast path`` — ``random`` as a user's Python
-  strategy (``choose`` per decision; ``choose_batch``), and the README's simple
-  strategy (``simple path, README's strategy``), on the numpy simulator,
+  strategy (``choose`` per decision; ``choose_batch``), the README's simple
+  strategy (``simple path, README's strategy``) and ``tracker`` in every seat
+  (``history reader``: the public history read on both), on the numpy simulator,
   and ``…, paused kernel``: on the kernel paused at its decisions (what a
   line-up with a Python strategy runs on; the pause kernel compiled for the
   case's rules), measured alternately in CPU time (one core);
@@ -265,20 +266,26 @@ def python_rows(case: str, rules: RuleSet, n_simple: int, n_fast: int, repeats: 
                             ("simple path, README's strategy", HighestCard(), n_simple),
                             ("python fast path", PythonForm(get_strategy("random")), n_fast)):
         rows += _numpy_and_paused(case, label, rules, [strat] * rules.players, n, repeats)
+    # a strategy that reads the public history: the kernel logs the deals' events, Python reads them into the
+    # record the numpy simulator keeps (analyzer.kernel.history); the generic pause kernel (no compile of its own)
+    rows += _numpy_and_paused(case, "history reader (tracker)", rules, [get_strategy("tracker")] * rules.players,
+                              n_fast, repeats, specialise=False)
     return rows
 
 
 def _numpy_and_paused(case: str, label: str, rules: RuleSet, lineup: list[object], n: int,
-                      repeats: int) -> list[Row]:
-    """Both engines on one core (CPU time), alternating; the paused kernel's ratio to numpy per repeat."""
+                      repeats: int, specialise: bool = True) -> list[Row]:
+    """Both engines on one core (CPU time), alternating; the paused kernel's ratio to numpy per repeat.
+    ``specialise``: the pause kernel compiled for these rules, as a process uses after 1M deals of them."""
     def on_numpy() -> Any:
         return simulator.simulate_deals(rules, lineup, n, np.random.SeedSequence(0))
 
-    def paused() -> Any:  # on the pause kernel compiled for these rules, as a process uses after 1M deals of them
-        return serve.simulate_chunk(rules, lineup, n, np.random.SeedSequence(0), matches=False, specialise=True)
+    def paused() -> Any:
+        return serve.simulate_chunk(rules, lineup, n, np.random.SeedSequence(0), matches=False,
+                                    specialise=specialise)
 
     serve.simulate_chunk(rules, lineup, min(n, 500), np.random.SeedSequence(9), matches=False,
-                         specialise=True)  # warm-up: compiled (or loaded) apart
+                         specialise=specialise)  # warm-up: compiled (or loaded) apart
     t_np, t_k = [], []
     for _ in range(repeats):
         t_np.append(_cpu_timed(on_numpy)[0])

@@ -37,7 +37,8 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     rows = {(r["case"], r["engine"]): r for r in out["rows"]}
     for engine in ("numpy", "compiled", "kernel", "kernel, fixed rules", "simple path", "simple path, paused kernel",
                    "simple path, README's strategy", "simple path, README's strategy, paused kernel", "python fast path",
-                   "python fast path, paused kernel", "rules engine"):
+                   "python fast path, paused kernel", "history reader (tracker)", "history reader (tracker), paused kernel",
+                   "rules engine"):
         r = rows[("svinya 2p random", engine)]
         assert r["one_core"] > 0 and r["ns_per_turn"] > 0 and r["turns"] > 0, r
     for engine in ("numpy", "compiled", "kernel"):
@@ -56,6 +57,7 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert rows[("svinya 2p random", "numpy")]["ceiling"] is None
     paused = rows[("svinya 2p random", "python fast path, paused kernel")]
     assert paused["vs_numpy"] > 0 and rows[("svinya 2p random", "python fast path")]["vs_numpy"] is None
+    assert rows[("svinya 2p random", "history reader (tracker), paused kernel")]["vs_numpy"] > 0
     assert len(out["load"]["before"]) == 3 and len(out["load"]["after"]) == 3
     assert out["per_turn_vs_czech"] == {}  # no czech row measured
     assert out["startup"] is None  # --startup-repeats 0: not measured
