@@ -72,7 +72,7 @@ from analyzer.execution.totals import KEYS, TABLES, RunTotals, sum_tables  # noq
 from analyzer.kernel import driver, serve
 from analyzer.kernel.jit import SPECIALISE_FROM
 from analyzer.kernel.lineup import compile_lineup
-from analyzer.kernel.params import rule_params
+from analyzer.kernel.params import logging_params, rule_params
 from analyzer.kernel.pause import ADVANCE
 from analyzer.knowledge.table import simulate_known, simulate_observed
 from analyzer.sim.errors import FaultContext
@@ -263,6 +263,8 @@ def special_in_cache(rules: RuleSet, strategies: Sequence[object]) -> bool:
     p = np.array(rule_params(rules), np.int64)
     if serve.not_compiled(strategies) is None:
         return driver.DEALS.in_cache(p, driver.lineup_code(compile_lineup(strategies)[0]))
+    if serve.reads_history(strategies) is not None:  # the pause kernel with the public-event log on
+        p = np.array(logging_params(p), np.int64)
     return ADVANCE.in_cache(p)
 
 
