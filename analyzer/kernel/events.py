@@ -26,6 +26,7 @@ from analyzer.kernel.state import HANDS
 #: player passes (G10/SV4), takes a sevens chain (CZ8), draws at a decision (G6/SV4, with the cards that would
 #: have been legal), plays a card, or the dealer names a Jack lead's suit (PR2); every event carries its turn
 START, TURN_OVER, DRAW, PASS, TAKE, DECIDE_DRAW, PLAY, NAME = range(8)
+KINDS = 8
 #: words an event takes: (kind | seat << 4 | (card + 1) << 8 | (suit + 1) << 16 | turn << 24, a card mask, extra)
 WORDS = 3
 #: events a deal's log holds between two reads (the pause path sizes its ``m`` rows with it: 3.3 KiB a deal);

@@ -67,17 +67,23 @@ class EventReader:
         room = (m.shape[1] - at - 1) // E.WORDS
         if int(count[rows].max()) > room:
             raise LogOverflow(f"a deal logged {int(count[rows].max())} public events, its log holds {room}")
-        most = int(count[rows].max())
+        # slots with the most events first: the slots with an ``e``-th event are then the first ``live[e]``
+        rows = rows[np.argsort(-count[rows], kind="stable")]
+        n_ev = count[rows]
+        most = int(n_ev[0])
+        live = (n_ev[None, :] > np.arange(most)[:, None]).sum(axis=1)
         words = m[rows, at + 1: at + 1 + E.WORDS * most].reshape(len(rows), most, E.WORDS)
         head = words[:, :, 0].astype(np.int64)
-        kinds = np.where(np.arange(most)[None, :] < count[rows][:, None], head & 15, -1)
-        for e in range(most):
-            col = kinds[:, e]
-            for k in np.unique(col).tolist():
-                if k < 0:
-                    continue
-                sel = np.flatnonzero(col == k)
-                self._apply(int(k), rows[sel], head[sel, e], words[sel, e, 1], words[sel, e, 2])
+        for e in range(most):  # one event of each slot at a time, in order; the slots of one kind together
+            r = int(live[e])
+            col = head[:r, e] & 15
+            order = np.argsort(col, kind="stable")
+            counts = np.bincount(col, minlength=E.KINDS)
+            start = 0
+            for k in np.flatnonzero(counts).tolist():
+                sel = order[start:start + counts[k]]
+                start += counts[k]
+                self._apply(k, rows[sel], head[sel, e], words[sel, e, 1], words[sel, e, 2])
         m[rows, at] = 0
 
     def _apply(self, kind: int, r: NDArray[np.int64], w0: NDArray[np.int64], mask: NDArray[np.uint64],
