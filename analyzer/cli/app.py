@@ -92,8 +92,10 @@ def simulate(
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    engine: Annotated[str | None, typer.Option(help="auto (compiled kernel when every strategy has a compiled form) "
-                                                    "| compiled | numpy; default $DURAK_ENGINE or auto.")] = None,
+    engine: Annotated[str | None, typer.Option(help="auto (the compiled kernel, paused at a Python strategy's "
+                                                    "decisions; the numpy simulator where a strategy reads the public "
+                                                    "history) | compiled (the kernel for every line-up) | numpy; "
+                                                    "default $DURAK_ENGINE or auto.")] = None,
     quiet: QuietOpt = False,
     csv: CsvOpt = None,
     tsv: TsvOpt = False,
