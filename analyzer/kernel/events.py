@@ -40,6 +40,8 @@ MARGIN = 96
 
 def log_words(players: int) -> int:
     """The width of an ``m`` row with room for the log (the hands, the count, ROOM events)."""
+    if ROOM <= MARGIN:  # the deal would stop for a read before every step, and never go on
+        raise ValueError(f"the event log's room ({ROOM}) must exceed its margin ({MARGIN})")
     return HANDS + players + 1 + WORDS * ROOM
 
 

@@ -188,3 +188,27 @@ def test_the_probe_would_see_a_wrong_history() -> None:
         _both("czech", 3, {"sevens": True, "seven_chain": "accumulate"}, [a, *line], [b, *line], 100, 2)
     assert any(row[FIELDS.index("takes") + 4] != (0, 0, 0) for row in a.seen)
     assert sorted(a.seen) != sorted(b.seen)
+
+
+#: the options that make the most events in one step: a sevens chain taken whole, effects drawn on the last card,
+#: forgotten last-card calls every time, on a table of six (turn-overs come often)
+HEAVY = ("czech", 6, {"sevens": True, "seven_chain": "accumulate", "starter_effects": True, "serve_last_effect": True,
+                      "last_card_call": True, "forget_rate": 1.0})
+
+
+@pytest.mark.parametrize("variant,players,options", [*CONFIGS, HEAVY],
+                         ids=[*(f"{v}{p}-{o}" for v, p, o in CONFIGS), "heavy"])
+def test_no_step_of_play_writes_more_than_the_margin(monkeypatch: pytest.MonkeyPatch, variant: str, players: int,
+                                                    options: dict[str, object]) -> None:
+    """A deal stops for a read once 7 events are logged into room for MARGIN + 6: had any one step written more
+    than MARGIN events, the log would overflow and the read refuse it (LogOverflow), under every rule set."""
+    monkeypatch.setattr(events, "ROOM", events.MARGIN + 6)
+    line = [get_strategy("tracker"), *[get_strategy("greedy") for _ in range(players - 1)]]
+    res_np, res_k = _both(variant, players, options, line, line, 80, 17)
+    assert not differing(res_np, res_k)
+
+
+def test_a_log_without_room_beyond_its_margin_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(events, "ROOM", events.MARGIN)
+    with pytest.raises(ValueError, match="must exceed its margin"):
+        events.log_words(2)
