@@ -33,13 +33,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from analyzer.core.contract import Action, DecisionView
+from analyzer.core.contract import Action, BatchView, DecisionView
 from analyzer.core.registry import Param, check_params, register
 from analyzer.engine.deal import Deal
 from analyzer.kernel import params as P
 from analyzer.kernel.endgame import new_table, solve_rows
+from analyzer.kernel.rng import stream_key
+from analyzer.kernel.search import MAX_TABLE, WORLD_STREAM, count_table, draw_worlds, search_scores
 from analyzer.knowledge.observer import Knowledge
-from analyzer.knowledge.search import ViewSearch
+from analyzer.knowledge.search import ViewSearch, view_candidates
+from strategies.inference import log_likelihood, observed_choices, resample
 from strategies.pimc import MIN_WORLDS, Pimc
 
 #: a determinized solve's worlds each get at most this share of the decision's node budget
@@ -57,12 +60,17 @@ class Expert(Pimc):
                    "`solve` > 0 also solves that many sampled worlds while cards are hidden")
 
     params = {**Pimc.params, "nodes": Param(True, 0, 10**9, " of positions an endgame searches (0 = no endgame)"),
-              "solve": Param(True, 0, 4096, " of sampled worlds solved exactly while cards are hidden")}
+              "solve": Param(True, 0, 4096, " of sampled worlds solved exactly while cards are hidden"),
+              "infer": Param(False, 0, 100, " inverse temperature of the opponent model (0 = uniform worlds)"),
+              "pool": Param(True, 1, 65536, " of worlds drawn before the inference resamples them")}
 
-    def __init__(self, *, nodes: int = 40_000, solve: int = 0, **pimc: object) -> None:
-        v = check_params({k: self.params[k] for k in ("nodes", "solve")}, {"nodes": nodes, "solve": solve})
+    def __init__(self, *, nodes: int = 40_000, solve: int = 0, infer: float = 0.0, pool: int = 4096,
+                 **pimc: object) -> None:
+        v = check_params({k: self.params[k] for k in ("nodes", "solve", "infer", "pool")},
+                         {"nodes": nodes, "solve": solve, "infer": infer, "pool": pool})
         super().__init__(**pimc)  # type: ignore[arg-type]
-        self.nodes, self.solve = v["nodes"], v["solve"]
+        self.nodes, self.solve, self.infer, self.pool = v["nodes"], v["solve"], v["infer"], v["pool"]
+        self._view: BatchView | None = None
         self._table = new_table()
         self.solved = 0  # decisions whose ranking the exact search decided (a proven value differed among actions)
         self.positions = 0  # positions the endgame searched
@@ -74,8 +82,12 @@ class Expert(Pimc):
 
     def _search(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
                 keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
-        """pimc's scores, re-ranked by the exact values where the endgame searched the row."""
-        scores, played = super()._search(p, kinds, weights, vs, objective, keys, rng)
+        """pimc's scores (on worlds weighed by the opponent model when ``infer`` > 0), re-ranked by the exact
+        values where the endgame searched the row."""
+        if self.infer > 0 and p[P.PLAYERS] == 2 and self._view is not None:
+            scores, played = self._inferred(p, kinds, weights, vs, objective, keys, self._view)
+        else:
+            scores, played = super()._search(p, kinds, weights, vs, objective, keys, rng)
         if not self.exact(p, vs):
             return scores, played
         tk, tv = self._table
@@ -90,6 +102,50 @@ class Expert(Pimc):
             ranked = ranked_scores(sums[r, :na], scores[r, :na])
             self.solved += int(np.argmax(ranked) != np.argmax(scores[r, :na]))
             scores[r, :na] = ranked
+        return scores, played
+
+    def choose_batch(self, view: BatchView, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """pimc's, with the view kept for the inference (its rows' event logs)."""
+        self._view = view
+        try:
+            return super().choose_batch(view, rng)
+        finally:
+            self._view = None
+
+    def _inferred(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
+                  keys: np.ndarray, view: BatchView) -> tuple[np.ndarray, int]:
+        """Each searched row's scores over ``worlds`` worlds resampled from ``pool`` uniform ones by the
+        likelihood of the opponent's observed plays (:mod:`strategies.inference`), one search a row."""
+        hist = view.history
+        assert hist is not None
+        rows = np.array([i for i, o in enumerate(view_candidates(view)) if len(o) > 1], np.int64)
+        scores = np.full(vs.actions.shape, -np.inf)
+        played = 0
+        for i, r in enumerate(rows.tolist()):
+            c, k, na, key = int(vs.n_pool[i]), int(vs.n_cls[i]), int(vs.n_actions[i]), int(keys[i])
+            fits = np.ascontiguousarray(vs.fits[i, :c, :k])
+            size, owner = vs.size[i, :k].copy(), vs.owner[i, :k].copy()
+            f, stride, tkeys, tstart = count_table(fits, size, MAX_TABLE)
+            ts = int(vs.talon_size[i])
+            known = vs.talon_known[i, :vs.n_known[i]].copy()
+            choices = observed_choices(hist.events[r, :hist.n_events[r]], int(hist.pile[r, 0]),
+                                       int(view.hand_sizes[r, 0]), view.rules)
+            count = self.pool if choices else self.worlds
+            hands, talons = draw_worlds(f, stride, tkeys, tstart, fits, size, owner, vs.pool[i, :c].copy(),
+                                        vs.fixed[i].copy(), known, ts, count,
+                                        int(stream_key(key, 0, 0, WORLD_STREAM)) & (2**63 - 1))
+            if choices:
+                opp = (int(vs.me[i]) + 1) % 2
+                ll = log_likelihood(hands[:, opp], choices, view.rules, self.infer)
+                pick = resample(ll, self.worlds, (key % 1_000_003) / 1_000_003)
+                hands, talons = hands[pick], talons[pick]
+            totals = vs.totals[i] if vs.in_match else None
+            s, _used, _turns, rolled = search_scores(p, kinds, weights, vs.st0[i], vs.m0[i], vs.ring0[i], hands,
+                                                     talons, ts, vs.actions[i, :na].copy(), vs.suits[i, :na].copy(),
+                                                     int(vs.me[i]), objective, key, self.budget, MIN_WORLDS, totals,
+                                                     self.tolerance, self.z)
+            scores[i, :na] = s
+            played += int(rolled)
         return scores, played
 
     def choose_known(self, view: DecisionView, knowledge: Knowledge, table: Deal,
