@@ -33,6 +33,14 @@ PLAY, DRAW_EVENT, TAKE_EVENT, NAME = 0, 1, 3, 4  # analyzer.core.contract.EVENT_
 OPPONENT = 1  # the opponent's seat offset at two players
 
 
+def modelled(rules: RuleSet) -> bool:
+    """Whether the reconstruction holds: a card drawn for want of a legal one is played at once if legal (G6
+    ``draw_one``, no voluntary draw: a play right after a draw is the drawn card), and a legal card is a suit or
+    rank match or a wild (no sevens chain to answer, no Queen needing its King: CZ8)."""
+    return (rules.no_card == "draw_one" and not rules.voluntary_draw and not rules.sevens
+            and not rules.queen_needs_king)
+
+
 @dataclass(frozen=True)
 class Choice:
     """One observed play of the opponent: the public position it chose in and what it chose."""

@@ -16,7 +16,7 @@ from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.execution.executor import play_decks
 from analyzer.kernel.state import HANDS, PLAYED
-from strategies.inference import Choice, log_likelihood, observed_choices, resample
+from strategies.inference import Choice, log_likelihood, modelled, observed_choices, resample
 from strategies.weighted import DEFAULTS, THREAT_FROM
 
 CZECH = make_rules("czech", 2, {})
@@ -44,6 +44,13 @@ def test_the_plays_read_are_those_since_the_last_draw_that_kept_a_card() -> None
     assert [c.card for c in got] == [22, 31]
     assert got[0] == Choice(top=18, active=2, card=22, suit=-1, later=(1 << 26) | (1 << 31), my_size=3)  # drew one, played one since
     assert got[1].top == 27 and got[1].active == 3 and got[1].later == 0 and got[1].my_size == 3
+
+
+def test_the_model_is_used_only_where_the_reconstruction_holds() -> None:
+    assert modelled(CZECH) and modelled(make_rules("prague", 2, {}))
+    assert not modelled(make_rules("svinya", 2, {}))  # SV4: a draw may be followed by another card's play
+    assert not modelled(make_rules("czech", 2, {"sevens": True}))
+    assert not modelled(make_rules("czech", 2, {"queen_needs_king": True}))
 
 
 def test_a_play_the_reconstruction_finds_illegal_is_left_out() -> None:
