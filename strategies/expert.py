@@ -57,7 +57,15 @@ from analyzer.kernel.rng import stream_key
 from analyzer.kernel.search import MAX_TABLE, WORLD_STREAM, count_table, draw_worlds, search_scores
 from analyzer.knowledge.observer import Knowledge
 from analyzer.knowledge.search import ViewSearch, view_candidates
-from strategies.inference import log_likelihood, modelled, observed_choices, resample
+from strategies.inference import (
+    kept_draw,
+    log_likelihood,
+    modelled,
+    observed_choices,
+    older_log_likelihood,
+    reaches_back,
+    resample,
+)
 from strategies.pimc import MIN_WORLDS, Pimc
 
 #: a determinized solve's worlds each get at most this share of the decision's node budget
@@ -79,14 +87,16 @@ class Expert(Pimc):
     params = {**Pimc.params, "nodes": Param(True, 0, 10**9, " of positions an endgame searches (0 = no endgame)"),
               "solve": Param(True, 0, 4096, " of sampled worlds solved exactly while cards are hidden"),
               "infer": Param(False, 0, 100, " inverse temperature of the opponent model (0 = uniform worlds)"),
-              "pool": Param(True, 1, 65536, " of worlds drawn before the inference resamples them")}
+              "pool": Param(True, 1, 65536, " of worlds drawn before the inference resamples them"),
+              "back": Param(True, 0, 1, " (1: the model also reads the plays before the opponent's last kept draw)")}
 
     def __init__(self, *, nodes: int = 40_000, solve: int = 0, infer: float = 1.0, pool: int = 4096,
-                 **pimc: object) -> None:
-        v = check_params({k: self.params[k] for k in ("nodes", "solve", "infer", "pool")},
-                         {"nodes": nodes, "solve": solve, "infer": infer, "pool": pool})
+                 back: int = 0, **pimc: object) -> None:
+        v = check_params({k: self.params[k] for k in ("nodes", "solve", "infer", "pool", "back")},
+                         {"nodes": nodes, "solve": solve, "infer": infer, "pool": pool, "back": back})
         super().__init__(**pimc)  # type: ignore[arg-type]
         self.nodes, self.solve, self.infer, self.pool = v["nodes"], v["solve"], v["infer"], v["pool"]
+        self.back = v["back"]
         self._view: BatchView | None = None
         self._table = new_table()
         self.solved = 0  # decisions whose ranking the exact search decided (a proven value differed among actions)
@@ -145,15 +155,20 @@ class Expert(Pimc):
             f, stride, tkeys, tstart = count_table(fits, size, MAX_TABLE)
             ts = int(vs.talon_size[i])
             known = vs.talon_known[i, :vs.n_known[i]].copy()
-            choices = observed_choices(hist.events[r, :hist.n_events[r]], int(hist.pile[r, 0]),
-                                       int(view.hand_sizes[r, 0]), view.rules)
-            count = self.pool if choices else self.worlds
+            events, bottom, rules = hist.events[r, :hist.n_events[r]], int(hist.pile[r, 0]), view.rules
+            choices = observed_choices(events, bottom, int(view.hand_sizes[r, 0]), rules)
+            older = (observed_choices(events, bottom, int(view.hand_sizes[r, 0]), rules, segment=1)
+                     if self.back and reaches_back(rules) else [])
+            drawn = kept_draw(events, bottom, rules) if older else None
+            count = self.pool if choices or drawn else self.worlds
             hands, talons = draw_worlds(f, stride, tkeys, tstart, fits, size, owner, vs.pool[i, :c].copy(),
                                         vs.fixed[i].copy(), known, ts, count,
                                         int(stream_key(key, 0, 0, WORLD_STREAM)) & (2**63 - 1))
-            if choices:
+            if choices or drawn:
                 opp = (int(vs.me[i]) + 1) % 2
-                ll = log_likelihood(hands[:, opp], choices, view.rules, self.infer)
+                ll = log_likelihood(hands[:, opp], choices, rules, self.infer)
+                if drawn is not None:
+                    ll += older_log_likelihood(hands[:, opp], older, drawn[0], drawn[1], rules, self.infer)
                 pick = resample(ll, self.worlds, (key % 1_000_003) / 1_000_003)
                 hands, talons = hands[pick], talons[pick]
             totals = vs.totals[i] if vs.in_match else None

@@ -18,7 +18,16 @@ from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.execution.executor import play_decks
 from analyzer.kernel.state import PLAYED
-from strategies.inference import Choice, log_likelihood, modelled, observed_choices, resample
+from strategies.inference import (
+    Choice,
+    kept_draw,
+    log_likelihood,
+    modelled,
+    observed_choices,
+    older_log_likelihood,
+    reaches_back,
+    resample,
+)
 from strategies.weighted import DEFAULTS, THREAT_FROM
 
 CZECH = make_rules("czech", 2, {})
@@ -61,12 +70,12 @@ def test_a_play_the_reconstruction_finds_illegal_is_left_out() -> None:
     assert [c.card for c in observed_choices(log, 1, 5, CZECH)] == [13]  # on suit 1 it is legal
 
 
-def _reference(hand: set[int], choices: list[Choice], rules: RuleSet, lam: float) -> float:
+def _reference(hand: set[int], choices: list[Choice], rules: RuleSet, lam: float, without: int = -1) -> float:
     """The model's log-likelihood for one world, card by card in plain Python."""
     w = DEFAULTS
     total = 0.0
     for ch in choices:
-        held = hand | {c for c in range(52) if ch.later >> c & 1} | {ch.card}
+        held = (hand | {c for c in range(52) if ch.later >> c & 1} | {ch.card}) - {without}
         options: list[tuple[float, bool]] = []
         for c in sorted(held):
             rank = c // 4 + 2
@@ -112,6 +121,30 @@ def test_the_likelihood_is_the_readable_softmax_of_default_weighted() -> None:
                 got = log_likelihood(hands, [ch], rules, lam)
                 want = [_reference(h, [ch], rules, lam) for h in worlds]
                 np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+
+
+def test_the_plays_before_the_last_kept_draw_average_over_the_card_it_brought() -> None:
+    log = _log((1, 1, "play", 10, -1),   # read by segment 1: on the starter 2
+               (2, 0, "play", 14, -1),
+               (3, 1, "draw", -1, -1),   # kept: it brought a card not legal on 14 (suit 2, rank value 5)
+               (4, 0, "play", 18, -1),
+               (5, 1, "play", 23, -1))
+    older = observed_choices(log, 2, 3, CZECH, segment=1)
+    assert older == [Choice(top=2, active=2, card=10, suit=-1, later=1 << 23, my_size=5)]
+    drawn = kept_draw(log, 2, CZECH)
+    assert drawn is not None
+    may, since = drawn
+    legal_then = {c for c in range(52) if c % 4 == 2 or c // 4 == 3 or c // 4 + 2 == CZECH.wild_rank}
+    assert {c for c in range(52) if may >> c & 1} == set(range(52)) - legal_then and since == 1 << 23
+    assert observed_choices(log[:2], 2, 3, CZECH, segment=1) == [] and kept_draw(log[:2], 2, CZECH) is None
+    worlds = [{21, 25, 30, 33}, {20, 29, 37, 41}, {24, 26, 34, 46}]  # 26, 34, 46 were legal on 14: never drawn
+    hands = np.array([sum(1 << c for c in h) for h in worlds], np.uint64)
+    got = older_log_likelihood(hands, older, may, since, CZECH, 0.7)
+    for h, g in zip(worlds, got):
+        xs = [x for x in h | {23} if may >> x & 1]
+        want = math.log(np.mean([math.exp(_reference(h, older, CZECH, 0.7, without=x)) for x in xs])) if xs else 0.0
+        assert g == pytest.approx(want, abs=1e-9)
+    assert reaches_back(CZECH) and not reaches_back(make_rules("prague", 2, {}))  # prague: penalty draws
 
 
 def test_resampling_never_picks_a_world_of_no_weight_and_follows_the_weights() -> None:
