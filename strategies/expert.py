@@ -10,7 +10,9 @@ likelihood of the opponent's observed plays under a generic soft model, a
 softmax at inverse temperature ``infer`` over default ``weighted``'s scores
 (:mod:`strategies.inference`; not a tuned preset).  The uniform sampler only
 knows what the opponent could not hold; the model also reads which card it
-chose and which suit it named.  ``infer=0`` searches uniform worlds (pimc's).
+chose and which suit it named.  ``infer=0`` searches uniform worlds (pimc's);
+``back=1`` also reads the plays before the opponent's last kept draw (no
+measurable gain, so off by default).
 In czech 2p against the tuned preset it moved the margin from +7.0 to +9.2 pp
 on the decks ``infer`` was chosen on, and by +2.6 pp [+1.3, +3.8] paired to
 +9.8 [+8.4, +11.2] on 6,000 other decks; docs/perfect_play.md has the
