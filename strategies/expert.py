@@ -14,8 +14,8 @@ chose and which suit it named.  ``infer=0`` searches uniform worlds (pimc's);
 ``back=1`` also reads the plays before the opponent's last kept draw (no
 measurable gain, so off by default).
 In czech 2p against the tuned preset it moved the margin from +7.0 to +9.2 pp
-on the decks ``infer`` was chosen on, and by +2.6 pp [+1.3, +3.8] paired to
-+9.8 [+8.4, +11.2] on 6,000 other decks; docs/perfect_play.md has the
+on the decks ``infer`` was chosen on, and by +1.8 pp [+0.8, +2.8] paired to
++9.5 [+8.4, +10.6] on 10,000 other decks; docs/perfect_play.md has the
 measurements (prague 2p: about +29 pp, against plain pimc: even).
 
 Exact endgame (:mod:`analyzer.kernel.endgame`): at a two-player decision
