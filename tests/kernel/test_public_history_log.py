@@ -212,3 +212,25 @@ def test_a_log_without_room_beyond_its_margin_is_refused(monkeypatch: pytest.Mon
     monkeypatch.setattr(events, "ROOM", events.MARGIN)
     with pytest.raises(ValueError, match="must exceed its margin"):
         events.log_words(2)
+
+
+class SimpleTracker:
+    """tracker through the simple path only (``choose`` per decision, its DecisionView carrying the history)."""
+
+    uses_history = True
+    name = "simple-tracker"
+
+    def __init__(self) -> None:
+        self.inner = get_strategy("tracker")
+
+    def choose(self, view: object, rng: np.random.Generator) -> object:
+        return self.inner.choose(view, rng)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("variant,players,options", [("czech", 3, {"sevens": True}), ("prague", 2, {}),
+                                                     ("svinya", 2, {})])
+def test_a_simple_path_history_reader_plays_the_numpy_simulators_deals(variant: str, players: int,
+                                                                      options: dict[str, object]) -> None:
+    line = [SimpleTracker(), *[get_strategy("greedy") for _ in range(players - 1)]]
+    res_np, res_k = _both(variant, players, options, line, line, 200, 3)
+    assert not differing(res_np, res_k)
