@@ -13,6 +13,7 @@ from pathlib import Path
 
 from analyzer.cli.checks import MAX_COUNT, UsageError, check_jobs, check_seed_jobs, fail, positive
 from analyzer.core.cards import CardError
+from analyzer.core.faults import SimulationError
 from analyzer.core.files import folder_problem
 from analyzer.core.registry import StrategySpecError
 from analyzer.core.rules import RulesError, RuleSet, make_rules, parse_rule_args
@@ -20,7 +21,6 @@ from analyzer.engine.replay import ScenarioError
 from analyzer.execution.experiment import ExperimentError
 from analyzer.execution.lineup import LineupError, cycle, parse_lineup
 from analyzer.execution.progress import RunProgress
-from analyzer.sim.errors import SimulationError
 
 #: the analyzer's user-error exceptions whose modules every command may load
 USER_ERRORS: tuple[type[BaseException], ...] = (RulesError, ScenarioError, ExperimentError, StrategySpecError,

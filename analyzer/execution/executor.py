@@ -58,6 +58,7 @@ from numpy.random import SeedSequence
 from numpy.typing import NDArray
 
 from analyzer.core.cards import rotated_hands, shuffled_decks
+from analyzer.core.faults import FaultContext
 from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.public import needs_table
 from analyzer.core.registry import get_strategy
@@ -75,7 +76,6 @@ from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.params import logging_params, rule_params
 from analyzer.kernel.pause import ADVANCE
 from analyzer.knowledge.table import simulate_known, simulate_observed
-from analyzer.sim.errors import FaultContext
 from analyzer.stats.sums import ROTATION_KIND, ChunkSums, chunk_sums, rotation_counts, stacked_tables  # noqa: F401
 
 DEFAULT_SIMULATOR = "analyzer.sim.simulator"

@@ -12,7 +12,7 @@ and the slot takes the next deal of the chunk) or it reaches a Python seat's
 real decision: the kernel writes that decision's view fields
 (analyzer.kernel.views) and goes on with the next slot.  Python then asks each
 Python strategy once for all its paused decisions, through the numpy
-simulator's own calls and checks (analyzer.sim.calls: the same BatchView,
+simulator's own calls and checks (analyzer.core.calls: the same BatchView,
 ``choose_batch`` or the simple path's ``choose`` per decision, the same
 answer types, the same legality check and messages), and calls the kernel
 again.
@@ -35,14 +35,16 @@ the faulty decision.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.calls import StrategyCalls
 from analyzer.core.cards import DRAW, TAKE, action_token, suit_of
 from analyzer.core.cards import deck as deck_cards
 from analyzer.core.contract import BatchStrategy
+from analyzer.core.faults import FaultContext, SimulationError, StrategyFault, fault_dir
 from analyzer.core.outcomes import END_CAPPED, DealResults, MatchResults
 from analyzer.core.public import reads_history
 from analyzer.core.rules import RuleSet, private_copy
@@ -74,8 +76,6 @@ from analyzer.kernel.npdecks import next_deck, pcg_state, set_pcg_state
 from analyzer.kernel.rng import deal_key
 from analyzer.kernel.state import CUR, END, HANDS, LEAD, NI, PHASE, PLAYED, RING, RNG
 from analyzer.kernel.views import Paused, SimplePath, batch_view, write_view
-from analyzer.sim.calls import StrategyCalls
-from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fault_dir
 
 #: deals played side by side: more slots make fewer strategy calls per deal, fewer keep the slots' states in the
 #: caches (czech 4p random's Python form: 8192 as fast as 16384 and 32768, 2048 and fewer slower)
@@ -340,8 +340,19 @@ def answers_legal(a: np.ndarray, s: np.ndarray, legal: np.ndarray, can_draw: np.
     return True
 
 
+class Answered(NamedTuple):
+    """One batch of checked answers of one strategy: the deals (or matches) asked, the strategy's position (in
+    matches its player), the actions and suits.  Replaying a run, these tell a strategy that is not
+    deterministic (analyzer.kernel.replay)."""
+
+    jobs: NDArray[np.int64]
+    strategy: int
+    act: NDArray[np.int64]
+    suit: NDArray[np.int64]
+
+
 class Answers(StrategyCalls):
-    """The numpy simulator's strategy calls and answer checks (analyzer.sim.calls) over paused decisions.
+    """The numpy simulator's strategy calls and answer checks (analyzer.core.calls) over paused decisions.
 
     Rows are pauses of one kernel call: ``cur``, ``turns`` and ``job`` are the
     paused decisions' seat, turn and deal, which the checks' messages name.
@@ -350,8 +361,10 @@ class Answers(StrategyCalls):
     def __init__(self, rules: RuleSet, strategies: Sequence[object], rng: np.random.Generator, where: FaultContext,
                  paused: Paused, slot_deck: NDArray[np.int8], base: int,
                  match_slots: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
-                 public: tuple[EventReader, NDArray[np.int64], NDArray[Any]] | None = None) -> None:
+                 public: tuple[EventReader, NDArray[np.int64], NDArray[Any]] | None = None,
+                 log: list[Answered] | None = None) -> None:
         self.r = rules
+        self.log = log
         self.n = rules.players
         #: matches: each slot's dealer and deal of its match (strategies are by player, views show scores)
         self.match_slots = match_slots
@@ -409,6 +422,8 @@ class Answers(StrategyCalls):
                 raise
             act[rows] = a
             suit[rows] = s
+            if self.log is not None:
+                self.log.append(Answered(self.job[rows].copy(), g, a.copy(), s.copy()))
 
     def _view_with_history(self, g: int, rows: slice | NDArray[np.int64]) -> Any:
         """Strategy ``g``'s BatchView of pauses ``rows`` with the public history of their deals."""
@@ -438,7 +453,7 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
                     play_rng: np.random.Generator, deck_rng: np.random.Generator | None = None,
                     decks: NDArray[np.integer] | None = None, check: bool = False,
                     where: FaultContext | None = None, slots: int = SLOTS, trace: int = -1,
-                    specialise: bool | None = None) -> DealResults:
+                    specialise: bool | None = None, log: list[Answered] | None = None) -> DealResults:
     """``n`` deals of a line-up (by position) with Python strategies, on the kernel paused at their decisions.
 
     Deal ``j`` is dealt ``decks[j]`` if given, else the ``j``-th deck ``deck_rng`` draws as numpy's
@@ -447,6 +462,7 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     (``where``); ``check``: every deal must end with every card exactly once, else :class:`Broken`.
     ``trace``: deal ``trace``'s moves are recorded, and a fault in it carries them (:class:`Traced`).
     ``specialise``: as in analyzer.kernel.driver.simulate_deals (:data:`ADVANCE`; the same results).
+    ``log``: every batch of answers the Python strategies give is appended to it (:class:`Answered`).
     """
     where = where or FaultContext()
     players, size = rules.players, rules.deck_size
@@ -454,14 +470,7 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     if len(kinds_pos) != players:
         raise ValueError(f"{players} players need {players} strategies, not {len(kinds_pos)}")
     kinds, weights = seat_lineup(kinds_pos, weights_pos, players)
-    logged = reads_history(strategies)  # the deals log their public events (analyzer.kernel.events)
-    p = P.rule_params(rules)
-    if logged:
-        p = P.logging_params(p)
-    base = np.asarray(deck_cards(size), np.int64)
-    deck_mask = ZERO
-    for c in base:
-        deck_mask |= bit(int(c))
+    p, base, deck_mask, width, logged = _table(rules, strategies)
     given = None if decks is None else np.ascontiguousarray(decks, dtype=np.int64)
     if given is not None and given.shape != (n, size):
         raise ValueError(f"decks must be ({n}, {size}), not {given.shape}")
@@ -473,7 +482,6 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
         raise ValueError("simulate_paused needs decks or a deck generator")
     b = max(1, min(slots, n))
     # talon and pile as int8 (the kernel's functions take either): a third of a slot's bytes, a third less time
-    width = E.log_words(players) if logged else HANDS + players
     state = (np.zeros((b, NI), np.int64), np.zeros((b, width), np.uint64), np.zeros((b, RING), np.int8),
              np.full(b, -1, np.int64), np.zeros(b, np.bool_), np.zeros((b, size), np.int8))
     paused = Paused.allocate(b, players)
@@ -483,8 +491,8 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
     arrays = result_arrays(out)
     broken = np.zeros(n if check else 0, np.bool_)
     reader = EventReader(rules, b) if logged else None
-    answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed,
-                      public=None if reader is None else (reader, state[0], state[2]))
+    answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed, public=_public(reader, state),
+                      log=log)
     word = seed_word(seed)
     nxt = np.zeros(1, np.int64)
     moves, nm = np.zeros((_trace_room(rules) if trace >= 0 else 0, 3), np.int64), np.zeros(1, np.int64)
@@ -506,13 +514,41 @@ def simulate_paused(rules: RuleSet, strategies: Sequence[object], n: int, seed: 
             # the tail: half the slots in use are free for good (a public record's rows stay with their slots)
             if nxt[0] >= n and 2 * k <= span and reader is None:
                 span = _compact(state, k)
-        elif hi >= n and (reader is None or not ((state[3] >= 0) & ~state[4]).any()):
+        elif hi >= n and (reader is None or not _parked(state)):
             break  # no deal left, and none stopped for its log to be read
     if given is None and deck_rng is not None:
         set_pcg_state(deck_rng, pcg)  # as shuffled_decks leaves it
     if broken.any():
         raise Broken(int(np.argmax(broken)))
     return out
+
+
+def _table(rules: RuleSet, strategies: Sequence[object]) -> tuple[NDArray[np.int64], NDArray[np.int64], np.uint64,
+                                                                   int, bool]:
+    """What a paused line-up plays by: the rule parameters (the public-event log on where a strategy reads the
+    history, analyzer.kernel.events), the deck's cards and their mask, a slot's ``m`` row width (the log in its
+    tail), and whether the deals log."""
+    logged = reads_history(strategies)
+    p = P.rule_params(rules)
+    if logged:
+        p = P.logging_params(p)
+    base = np.asarray(deck_cards(rules.deck_size), np.int64)
+    deck_mask = ZERO
+    for c in base:
+        deck_mask |= bit(int(c))
+    width = E.log_words(rules.players) if logged else HANDS + rules.players
+    return p, base, deck_mask, width, logged
+
+
+def _public(reader: EventReader | None, state: tuple[NDArray[Any], ...]) -> tuple[EventReader, NDArray[Any],
+                                                                                  NDArray[Any]] | None:
+    """What :class:`Answers` builds a history from: the reader and the slots' ``st`` and ring rows."""
+    return None if reader is None else (reader, state[0], state[2])
+
+
+def _parked(state: tuple[NDArray[Any], ...]) -> bool:
+    """Whether a slot in use stopped without a decision to answer: its log is full (DRAIN), to be read first."""
+    return bool(((state[3] >= 0) & ~state[4]).any())
 
 
 def _compact(state: tuple[NDArray[Any], ...], live: int) -> int:
@@ -536,11 +572,13 @@ def _compact(state: tuple[NDArray[Any], ...], live: int) -> int:
 def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed: int, *,
                             play_rng: np.random.Generator, decks: NDArray[np.integer] | None = None,
                             check: bool = False, hands: Sequence[int] | None = None,
-                            where: FaultContext | None = None, slots: int = SLOTS, trace: int = -1) -> MatchResults:
+                            where: FaultContext | None = None, slots: int = SLOTS, trace: int = -1,
+                            log: list[Answered] | None = None) -> MatchResults:
     """``n`` matches to ``rules.target`` (G11) with Python strategies (by player), on the kernel paused at their
     decisions: the decks, play streams and rotation of analyzer.kernel.matches.simulate_matches (so a line-up
     of compiled strategies' Python forms plays its matches), ``decks`` (n, K, D) and ``hands`` as there.
-    ``trace``: a fault in match ``trace`` carries the moves of its deal (:class:`Traced`)."""
+    ``trace``: a fault in match ``trace`` carries the moves of its deal (:class:`Traced`); ``log`` as in
+    :func:`simulate_paused`."""
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
     where = where or FaultContext()
@@ -548,14 +586,7 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
     kinds, weights = compile_lineup(strategies, python=PYTHON)
     if len(kinds) != players:
         raise ValueError(f"{players} players need {players} strategies, not {len(kinds)}")
-    logged = reads_history(strategies)  # the deals log their public events (analyzer.kernel.events)
-    p = P.rule_params(rules)
-    if logged:
-        p = P.logging_params(p)
-    base = np.asarray(deck_cards(size), np.int64)
-    deck_mask = ZERO
-    for c in base:
-        deck_mask |= bit(int(c))
+    p, base, deck_mask, width, logged = _table(rules, strategies)
     max_deals = MAX_DEALS
     if decks is None:
         dk = np.zeros((0, 0, 0), np.int64)
@@ -568,7 +599,6 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
     if hands is not None and (hk.shape != (players,) or sorted(hk.tolist()) != list(range(players))):
         raise ValueError(f"hands must be a permutation of 0..{players - 1}, got {list(hands)}")
     b = max(1, min(slots, n))
-    width = E.log_words(players) if logged else HANDS + players
     state = (np.zeros((b, NI), np.int64), np.zeros((b, width), np.uint64), np.zeros((b, RING), np.int8),
              np.full(b, -1, np.int64), np.zeros(b, np.bool_), np.zeros((b, size), np.int8),
              np.zeros((b, players), np.int64), np.zeros((b, players, weights.shape[1]), np.float64),
@@ -582,7 +612,7 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
     broken = np.zeros(n if check else 0, np.bool_)
     reader = EventReader(rules, b) if logged else None
     answers = Answers(rules, strategies, play_rng, where, paused, state[5], seed, (state[8], state[9]),
-                      public=None if reader is None else (reader, state[0], state[2]))
+                      public=_public(reader, state), log=log)
     word = seed_word(seed)
     nxt = np.zeros(1, np.int64)
     moves, nm = np.zeros((_trace_room(rules) if trace >= 0 else 0, 3), np.int64), np.zeros(1, np.int64)
@@ -593,7 +623,7 @@ def simulate_paused_matches(rules: RuleSet, strategies: Sequence[object], n: int
         if reader is not None:  # every slot's public events, before any strategy is asked
             reader.read(state[1])
         if not k:
-            if reader is not None and ((state[3] >= 0) & ~state[4]).any():
+            if reader is not None and _parked(state):
                 continue  # a match stopped for its log to be read
             break
         _answer(answers, k, act, suit, trace, moves, nm)

@@ -16,8 +16,8 @@ paused at their decisions (analyzer.kernel.pause), deals seeded the same way
 (matches as the kernel's own matches),
 with the numpy simulator's play generator for the strategies; its faults are
 one line naming the deal with a scenario file that replays it, and ``check``
-also replays a sample on the numpy simulator to catch a strategy that is not
-deterministic, as that simulator's ``--check`` does.
+also plays a sample twice to catch a strategy that is not deterministic
+(analyzer.kernel.replay).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from analyzer.core.faults import FaultContext, SimulationError, StrategyFault
 from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import base_key, child_seed
@@ -33,9 +34,8 @@ from analyzer.kernel._cache import announce_if_cold
 from analyzer.kernel.driver import Broken, simulate_deals
 from analyzer.kernel.lineup import policy_code
 from analyzer.kernel.matches import simulate_matches
-from analyzer.kernel.pause import SLOTS, Traced, fault_error, simulate_paused, simulate_paused_matches
-from analyzer.sim.determinism import check_determinism
-from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault
+from analyzer.kernel.pause import Answered, Traced, fault_error, simulate_paused, simulate_paused_matches
+from analyzer.kernel.replay import check_determinism
 
 
 def not_compiled(strategies: Sequence[object]) -> object | None:
@@ -66,16 +66,16 @@ def _paused_matches(rules: RuleSet, strategies: Sequence[object], n: int, ss: np
     where = where or FaultContext()
     announce_if_cold("pause.advance_matches")
 
-    def run(trace: int = -1) -> MatchResults:
-        return simulate_paused_matches(rules, strategies, n, base_key(ss), play_rng=play_generator(ss), check=check,
-                                       where=where, trace=trace)
+    def run(trace: int = -1, m: int = n, log: list[Answered] | None = None) -> MatchResults:
+        return simulate_paused_matches(rules, strategies, m, base_key(ss), play_rng=play_generator(ss), check=check,
+                                       where=where, trace=trace, log=log)
 
     try:
         out = run()
     except StrategyFault as fault:
         raise fault_error(fault, rules, where, _traced(run, fault), matches=True) from None
-    if check:
-        check_determinism(rules, strategies, n, ss, None, min(SLOTS, n), True, where)
+    if check:  # a Python strategy must be deterministic given its generator
+        check_determinism(lambda m, log: run(m=m, log=log), n, rules, strategies, where, matches=True)
     return out
 
 
@@ -86,17 +86,18 @@ def _paused(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.random.
     where = where or FaultContext()
     announce_if_cold("pause.advance_kernel")
 
-    def run(trace: int = -1) -> DealResults:
-        return simulate_paused(rules, strategies, n, base_key(ss) if key is None else key, play_rng=play_generator(ss),
-                               deck_rng=None if decks is not None else deck_generator(ss), decks=decks, check=check,
-                               where=where, trace=trace, specialise=specialise)
+    def run(trace: int = -1, m: int = n, log: list[Answered] | None = None) -> DealResults:
+        return simulate_paused(rules, strategies, m, base_key(ss) if key is None else key, play_rng=play_generator(ss),
+                               deck_rng=None if decks is not None else deck_generator(ss),
+                               decks=None if decks is None else decks[:m], check=check, where=where, trace=trace,
+                               specialise=specialise, log=log)
 
     try:
         res = run()
     except StrategyFault as fault:
         raise fault_error(fault, rules, where, _traced(run, fault)) from None
-    if check:  # a Python strategy must be deterministic given its generator (the numpy simulator's check)
-        check_determinism(rules, strategies, n, ss, decks, min(SLOTS, n), False, where)
+    if check:  # a Python strategy must be deterministic given its generator
+        check_determinism(lambda m, log: run(m=m, log=log), n, rules, strategies, where, matches=False)
     return res
 
 
@@ -122,7 +123,7 @@ def simulate_chunk(rules: RuleSet, strategies: Sequence[object], n: int, ss: np.
     ``check`` (--check): every deal must end with every card exactly once in hands, talon and pile; a
     deal that does not is a SimulationError naming it as the numpy simulator's check does (results
     unchanged).  The compiled strategies are the built-ins, deterministic given their streams, so the
-    numpy simulator's replay of a sample (a strategy that is not deterministic) has nothing to find here;
+    replay of a sample (a strategy that is not deterministic, analyzer.kernel.replay) has nothing to find here;
     deals with Python strategies are paused at their decisions (:func:`_paused`) and that replay runs.
     ``specialise``: deals on the kernel compiled for these rules (True), on the one for any rules (False), or
     on the first once the process has asked for enough deals (None; analyzer.kernel.jit.Specialised); the

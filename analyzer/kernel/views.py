@@ -3,7 +3,7 @@
 At each decision where the kernel stops for a Python strategy
 (analyzer.kernel.pause), it writes the fields of that decision into row ``k``
 of :class:`Paused`'s arrays, ``k`` counting the pauses of the call.  The
-fields are those the numpy simulator's views hold (analyzer.sim.calls), in the
+fields are those the numpy simulator's views hold (analyzer.core.calls), in the
 same dtypes: the hand (a Jack lead's starter included, PR2), the legal cards,
 whether the player may draw or take a sevens penalty, the top card (-1 on an
 empty pile and while the dealer names a Jack lead's suit), the active suit,
@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analyzer.core.bits import CHUNK_TABLES
+from analyzer.core.calls import answer_arrays
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.contract import BatchView, DecisionView, is_action_int
 from analyzer.core.rules import RuleSet
@@ -35,7 +36,6 @@ from analyzer.kernel.bitops import RANK_MASKS, bit, popcount, wrap
 from analyzer.kernel.jit import inner
 from analyzer.kernel.state import ACTIVE, CUR, DRAWN, DRAWN_CARD, HANDS, LEAD, PEND7, PHASE, PLAYED, SEVEN, TCOUNT, TOP, TURNS
 from analyzer.kernel.turn import can_draw, legal_mask
-from analyzer.sim.calls import answer_arrays
 
 #: Paused's arrays in the order the kernel takes them (a tuple)
 FIELDS = ("seat", "hand", "legal", "can_draw", "can_take", "top", "active_suit", "pending_seven", "hand_sizes",
@@ -368,7 +368,7 @@ class PausedView(DecisionView):
 
 class SimplePath:
     """The simple path on paused decisions: one ``choose`` per decision, with the views the numpy simulator's
-    adapter (analyzer.sim.calls.choose_rows) builds, as :class:`PausedView` (hand and played decoded when read),
+    adapter (analyzer.core.calls.choose_rows) builds, as :class:`PausedView` (hand and played decoded when read),
     and the answers checked the same way (calls.answer_arrays).
 
     Every step but ``choose`` itself runs in C: the fields become lists once,
@@ -385,7 +385,7 @@ class SimplePath:
             raise RuntimeError("DecisionView's fields changed: update analyzer.kernel.views.SimplePath")
 
     def strategy(self, strat: Any) -> _Simple:
-        """``strat`` as a fast-path strategy over paused rows (what the calls and checks of analyzer.sim.calls take)."""
+        """``strat`` as a fast-path strategy over paused rows (what the calls and checks of analyzer.core.calls take)."""
         return _Simple(self, strat)
 
     def answers(self, strat: Any, rows: slice | NDArray[np.int64], rng: np.random.Generator
@@ -468,7 +468,7 @@ _first, _second = itemgetter(0), itemgetter(1)
 
 
 class _Simple:
-    """A simple-path strategy as the calls of analyzer.sim.calls take a fast one: ``choose_batch(rows, rng)``."""
+    """A simple-path strategy as the calls of analyzer.core.calls take a fast one: ``choose_batch(rows, rng)``."""
 
     def __init__(self, path: SimplePath, strat: Any) -> None:
         self.path = path

@@ -21,6 +21,7 @@ import numpy as np
 
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.contract import Action, DecisionView
+from analyzer.core.faults import SimulationError  # the batch simulator's error, raised alike by this runner
 from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import child_seed
@@ -29,7 +30,6 @@ from analyzer.engine.match import arrange_deck
 from analyzer.engine.record import DealRecord
 from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.sampler import World
-from analyzer.sim.errors import SimulationError  # the batch simulator's error, raised alike by this runner
 
 
 @runtime_checkable

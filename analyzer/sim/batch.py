@@ -23,18 +23,18 @@ from numpy.typing import NDArray
 
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.contract import BatchStrategy
+from analyzer.core.faults import FaultContext, SimulationError
 from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet, private_copy
 from analyzer.engine.match import first_dealer
-from analyzer.sim.calls import StrategyCalls
-from analyzer.sim.errors import FaultContext, SimulationError
+from analyzer.sim.calls import SimCalls
 from analyzer.sim.history import MoveRecorder, PublicRecorder
 from analyzer.sim.scoring import Scoring, alloc_results
 from analyzer.sim.state import BEGIN, DONE, LEAD, PLAY, SlotState
 from analyzer.sim.step import PlaySteps
 
 
-class BatchSim(Scoring, StrategyCalls, MoveRecorder, PublicRecorder, PlaySteps):
+class BatchSim(Scoring, SimCalls, MoveRecorder, PublicRecorder, PlaySteps):
     """Slots of deals or matches under one rule set, driven by :meth:`run`."""
 
     def __init__(self, rules: RuleSet, strategies: Sequence[object], *, slots: int,

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from analyzer.core.faults import FaultContext, SimulationError, StrategyFault
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import base_key, child_seed
 from analyzer.sim.batch import BatchSim
-from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault
 
 #: deals (or matches) replayed by the check: enough to meet most strategies' decisions, cheap beside a run
 SAMPLE = 48

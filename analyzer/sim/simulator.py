@@ -12,13 +12,13 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from analyzer.core.faults import FaultContext, SimulationError, StrategyFault, fault_dir
 from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import base_key, child_seed
 from analyzer.engine.faults import write_fault_scenario, write_trace_scenario
 from analyzer.sim.batch import BatchSim
 from analyzer.sim.determinism import check_determinism
-from analyzer.sim.errors import FaultContext, SimulationError, StrategyFault, fault_dir
 from analyzer.sim.state import PHASE_NAMES
 
 __all__ = ["BatchSim", "DEFAULT_SLOTS", "FaultContext", "PHASE_NAMES", "SimulationError", "StrategyFault", "fault_dir",

@@ -27,10 +27,10 @@ from numpy.typing import NDArray
 
 from analyzer.core.bits import BIT, RANK_MASK, RANK_OF, SUIT_MASK, SUIT_OF, U64, chunk_table, popcount
 from analyzer.core.cards import KING, N_CARDS, QUEEN, card_id, deck
+from analyzer.core.faults import SimulationError
 from analyzer.core.rules import RuleSet
 from analyzer.core.streams import deal_keys
 from analyzer.engine.match import arrange_deck
-from analyzer.sim.errors import SimulationError
 
 BEGIN, PLAY, DRAWN, SEVEN, LEAD, IDLE, DONE = 0, 1, 2, 3, 4, 5, 6
 PHASE_NAMES = ("begin", "play", "drawn", "seven", "lead_suit", "idle", "done")

@@ -267,12 +267,12 @@ def test_process_chunks_are_handed_out_last_cell_first(monkeypatch):
 def test_check_on_the_kernel_keeps_the_numbers_and_names_a_broken_deal(monkeypatch):
     """--check keeps the engine: the same numbers with and without it; the kernel's check (every card exactly
     once at the end of each deal) finds a lost or doubled card, and a broken deal is one line naming it."""
+    from analyzer.core.faults import FaultContext, SimulationError
     from analyzer.kernel import serve
     from analyzer.kernel.deal import conserved
     from analyzer.kernel.driver import Broken
     from analyzer.kernel.params import rule_params
     from analyzer.kernel.state import HANDS, HEAD, PCOUNT, TCOUNT, new_state
-    from analyzer.sim.errors import FaultContext, SimulationError
 
     args = ["simulate", "--deals", "600", "--strategies", "random,greedy", "--players", "2", "--json", "--jobs", "1"]
     plain = json.loads(CliRunner().invoke(app, args).stdout)

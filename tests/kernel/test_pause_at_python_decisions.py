@@ -286,9 +286,9 @@ def test_random_python_form_agrees_statistically_with_the_numpy_simulator():
 def test_the_compiled_answer_check_passes_exactly_what_the_numpy_check_passes():
     """pause.answers_legal gates StrategyCalls._check_answers: on random answers (cards, DRAW, TAKE, out of range;
     suits for wilds and others) it accepts a row exactly when the numpy check does."""
+    from analyzer.core.calls import StrategyCalls
+    from analyzer.core.faults import StrategyFault
     from analyzer.kernel.pause import answers_legal
-    from analyzer.sim.calls import StrategyCalls
-    from analyzer.sim.errors import StrategyFault
 
     class Check(StrategyCalls):
         def __init__(self, rules):
@@ -458,9 +458,9 @@ def test_a_fault_names_the_deal_and_its_scenario_replays_to_the_faulty_decision(
     scenario file replays to that decision with that strategy to act (as the numpy simulator's faults)."""
     import re
 
+    from analyzer.core.faults import FaultContext, SimulationError
     from analyzer.engine.replay import fault_state, load_scenario, replay
     from analyzer.kernel.serve import simulate_chunk
-    from analyzer.sim.errors import FaultContext, SimulationError
 
     monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path))
     rules = make_rules("czech", 3, {"last_card_call": True, "forget_rate": 0.5})
@@ -494,9 +494,9 @@ def test_a_fault_among_compiled_random_seats_replays_to_the_faulty_decision(tmp_
     moves up to the faulty decision (a prague Jack lead's suit included, PR2)."""
     import re
 
+    from analyzer.core.faults import SimulationError
     from analyzer.engine.replay import fault_state, load_scenario, replay
     from analyzer.kernel.serve import simulate_chunk
-    from analyzer.sim.errors import SimulationError
 
     monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path))
     rules = make_rules(variant, players, overrides)
@@ -517,8 +517,8 @@ def test_a_fault_among_compiled_random_seats_replays_to_the_faulty_decision(tmp_
 
 def test_check_keeps_the_numbers_and_names_a_strategy_that_is_not_deterministic():
     """--check on the pause path: the same results; a plugin drawing from the global np.random is named."""
+    from analyzer.core.faults import SimulationError
     from analyzer.kernel.serve import simulate_chunk
-    from analyzer.sim.errors import SimulationError
 
     class NumpyGlobal:
         name = "np-global"
@@ -538,9 +538,9 @@ def test_check_keeps_the_numbers_and_names_a_strategy_that_is_not_deterministic(
 
 def test_check_names_a_deal_that_loses_a_card(monkeypatch):
     """The kernel's end-of-deal check (every card exactly once) on the pause path: a broken deal is named."""
+    from analyzer.core.faults import FaultContext, SimulationError
     from analyzer.kernel import pause
     from analyzer.kernel.serve import simulate_chunk
-    from analyzer.sim.errors import FaultContext, SimulationError
 
     calls = []
 

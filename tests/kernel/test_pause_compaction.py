@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from analyzer.core.faults import StrategyFault
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.core.streams import base_key, child_seed
 from analyzer.kernel import pause
 from analyzer.kernel.serve import deck_generator
-from analyzer.sim.errors import StrategyFault
 from tests.plugin_example import HighestCard
 
 

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from analyzer.core.bits import nth_set_card
+from analyzer.core.calls import BadAnswer, answer_arrays
 from analyzer.core.cards import DRAW, TAKE
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.kernel.views import _LEGAL, _SIZES, _answer_arrays, _split, _Table, pack_sizes
-from analyzer.sim.calls import BadAnswer, answer_arrays
 from strategies import random_legal
 from strategies.masks import nth_card, popcount
 from strategies.random_legal import _wild_actions

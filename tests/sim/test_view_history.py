@@ -139,7 +139,7 @@ def test_batch_history_equals_the_observers_knowledge_at_every_decision(variant:
 
 def test_fast_path_history_equals_the_simple_paths() -> None:
     """``BatchView.history`` (arrays by row) says what the simple path's ``History`` says, row by row."""
-    from analyzer.sim.calls import row_histories
+    from analyzer.core.public import row_histories
     rules = make_rules("czech", 3, {"sevens": True})
     seen: list[tuple[BatchHistory, list[History]]] = []
 
@@ -175,8 +175,7 @@ def test_the_turn_and_the_turnovers_are_what_the_event_log_says(variant: str, pl
     ``turnovers`` (TURN_OVER events) read off the log's last entry and a counter equal the whole log's count,
     at every decision of deals long enough to turn the pile over; and ``one_row_view`` (pimc's simple path)
     gives the row the same."""
-    from analyzer.core.public import TURN_OVER
-    from analyzer.sim.calls import row_histories
+    from analyzer.core.public import TURN_OVER, row_histories
     from strategies.pimc import one_row_view
 
     rules = make_rules(variant, players, options)

@@ -1,4 +1,4 @@
-"""What the simulator raises: a one-line fault naming the culprit, and where fault files go."""
+"""What a run raises: a one-line fault naming the culprit, and where fault files go (every engine alike)."""
 
 from __future__ import annotations
 
