@@ -27,14 +27,14 @@ built-ins with a compiled form runs on the compiled kernel
 deterministic line-ups give the same numbers on both; deals whose line-up holds
 a Python strategy run on the kernel paused at that strategy's decisions
 (``compiled+python``, :mod:`analyzer.kernel.pause`), and so do matches with one;
-a strategy that reads the public history (``uses_history = True``), which
-only the numpy simulator records, runs on the numpy simulator.
+a strategy that reads the public history (``uses_history = True``) runs on
+the numpy simulator unless the kernel is asked for (``compiled``: the kernel
+then logs the public events for it, analyzer.kernel.events).
 ``engine=`` or ``$DURAK_ENGINE`` (``auto`` | ``compiled`` | ``numpy``) forces
 one for checking.  ``--check`` keeps the engine (results unchanged): the kernel
 checks that every deal ends with every card exactly once; the numpy simulator
-checks every step; both replay a sample on the numpy simulator to catch a
-Python strategy that is not deterministic (built-ins cannot fault and are
-deterministic).  Compiled chunks run in this process on threads (the kernel
+checks every step; both play a sample twice to catch a Python strategy that
+is not deterministic (built-ins cannot fault and are deterministic).  Compiled chunks run in this process on threads (the kernel
 releases the GIL): no worker start-up, and a run of one chunk still uses every
 core; chunks with Python strategies hold the GIL, so they go to the workers as
 numpy chunks do.
