@@ -141,16 +141,16 @@ def save_figure(fig: Figure, stem: str | Path, dpi: int = 110, formats: Sequence
     fig.dpi = dpi  # as savefig(dpi=...) does while it saves
     try:
         with rc_context({"svg.hashsalt": "durak"}):
+            canvas = FigureCanvasAgg(fig)  # one renderer: the text measured for the layout is not measured again
             engine = fig.get_layout_engine()
             if engine is not None:
-                FigureCanvasAgg(fig)  # measure the text as the PNG draws it
                 engine.execute(fig)
                 fig.set_layout_engine("none")
             for ext in (f for f in FORMATS if f in formats):
                 p = stem.with_suffix(f".{ext}")
                 with naming(p):
                     if ext == "png":
-                        FigureCanvasAgg(fig).print_png(p, metadata=meta[ext])
+                        canvas.print_png(p, metadata=meta[ext])
                     else:
                         from matplotlib.backends.backend_svg import FigureCanvasSVG
 
