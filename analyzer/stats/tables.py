@@ -648,7 +648,10 @@ def hist_table(res: Results, kind: str, pooled: bool = False) -> pd.DataFrame:
         g = h.groupby(GROUP_COLUMNS + ["bin"], dropna=False, sort=True)
         h = g.agg(count=("count", "sum"), cell=("cell", "min"), seatings=("lineup", "nunique")).reset_index()
         h["lineup"] = ""
-        h["label"] = [cell_text(r) for r in h.to_dict("records")]
+        # one text per group, not per bin (thousands of rows)
+        keys = list(zip(h["variant"], h["players"], h["rules"]))
+        text = {k: cell_text({"variant": k[0], "players": k[1], "rules": k[2]}) for k in set(keys)}
+        h["label"] = [text[k] for k in keys]
     return h.sort_values(["cell", "bin"]).reset_index(drop=True)
 
 
