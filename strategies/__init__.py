@@ -1,4 +1,4 @@
-"""The built-in strategies (each module registers its own on import).
+"""The built-in strategies (each module registers its own on import, when one of its names is first asked for).
 
 The contract they follow (views, protocols, the action layout) and the
 registry live in the core, :mod:`analyzer.core.contract` and
@@ -22,9 +22,26 @@ from analyzer.core.registry import (
     register,
     validate_strategy,
 )
-from strategies import aggressive, expert, greedy, ismcts, pimc, random_legal, suit_keeper, tracker, weighted, wilds  # noqa: E402,F401  (registers them)
+
+#: Built-in name -> the module whose import registers it (its ``@register``).  The registry imports a module
+#: when one of its names is first built, so ``get_strategy("greedy")`` does not import the search strategies
+#: (expert, pimc, ismcts) and the compiled kernels they need; listing the built-ins imports them all.
+BUILTINS: dict[str, str] = {
+    "aggressive": "strategies.aggressive",
+    "expert": "strategies.expert",
+    "greedy": "strategies.greedy",
+    "ismcts": "strategies.ismcts",
+    "pimc": "strategies.pimc",
+    "random": "strategies.random_legal",
+    "suit-keeper": "strategies.suit_keeper",
+    "tracker": "strategies.tracker",
+    "weighted": "strategies.weighted",
+    "wild-dumper": "strategies.wilds",
+    "wild-keeper": "strategies.wilds",
+}
 
 __all__ = [
+    "BUILTINS",
     "BatchStrategy",
     "BatchView",
     "DecisionView",

@@ -44,11 +44,17 @@ from analyzer.core.contract import Action, DecisionView, Strategy
 ENTRY_POINT_GROUP = "durak.strategies"
 #: The package(s) whose import registers the built-in strategies.  Declared as
 #: entry points (pyproject.toml) so that the core never imports ``strategies``:
-#: strategies depend on the core, not the reverse.
+#: strategies depend on the core, not the reverse.  A package with a ``BUILTINS``
+#: mapping (name -> the module that registers it) has its modules imported one by
+#: one, when a name is first asked for: building ``greedy`` then does not import
+#: the search strategies and their compiled kernels (numba), a second of a
+#: report's time.  A package without one registers everything on its import.
 BUILTIN_GROUP = "durak.builtins"
 
 #: Built-in name -> factory (a class or a callable returning a strategy).
 _REGISTRY: dict[str, Callable[..., Any]] = {}
+#: Built-in name -> the module whose import registers it (not imported yet, or imported: see ``_builtin``).
+_LAZY: dict[str, str] = {}
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,13 +87,38 @@ _builtins_loaded = False
 
 
 def _load_builtins() -> None:
-    """Import the packages that register the built-ins (entry-point group ``durak.builtins``)."""
+    """Import the packages that register the built-ins (entry-point group ``durak.builtins``) and note the
+    modules their ``BUILTINS`` maps name, without importing those."""
     global _builtins_loaded
     if _builtins_loaded:
         return
     for ep in importlib.metadata.entry_points(group=BUILTIN_GROUP):
-        ep.load()
+        lazy = getattr(ep.load(), "BUILTINS", None)
+        if isinstance(lazy, Mapping):
+            for name, module in lazy.items():
+                _LAZY.setdefault(str(name), str(module))
     _builtins_loaded = True
+
+
+def _builtin(name: str) -> Callable[..., Any] | None:
+    """The factory of built-in ``name``, its module imported on first use; None if no built-in has the name."""
+    _load_builtins()
+    if name not in _REGISTRY and name in _LAZY:
+        module = _LAZY[name]
+        try:
+            importlib.import_module(module)
+        except Exception as e:
+            raise StrategyLoadError(f"strategy {name}: cannot import module {module!r}: {_one_line(e)}") from e
+        if name not in _REGISTRY:
+            raise StrategyLoadError(f"strategy {name}: module {module!r} does not register it")
+    return _REGISTRY.get(name)
+
+
+def _load_all_builtins() -> None:
+    """Every built-in registered: what listing them needs (their descriptions and parameters)."""
+    _load_builtins()
+    for name in sorted(_LAZY):
+        _builtin(name)
 
 
 def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
@@ -110,7 +141,7 @@ def available() -> dict[str, str]:
     Entry points are described by their target without importing it (a broken
     plugin must not break the listing).
     """
-    _load_builtins()
+    _load_all_builtins()
     out = {name: _describe(f) for name, f in sorted(_REGISTRY.items())}
     for name, ep in sorted(_entry_points().items()):
         out.setdefault(name, f"plugin {ep.value}")
@@ -124,8 +155,7 @@ def parameters(name: str) -> list[str]:
     ``name?k=v`` accepts.  An entry point is not imported (a broken plugin must
     not break the listing): it shows none.
     """
-    _load_builtins()
-    factory = _REGISTRY.get(name)
+    factory = _builtin(name)
     if factory is None:
         return []
     try:
@@ -323,9 +353,9 @@ def get_strategy(spec: str) -> Strategy:
     if not isinstance(spec, str):
         raise StrategySpecError(f"strategy spec must be a string, not {type(spec).__name__}")
     target, kwargs = parse_spec(spec)
-    _load_builtins()
-    if target in _REGISTRY:
-        return _build(_REGISTRY[target], spec.strip(), kwargs)
+    factory = _builtin(target)
+    if factory is not None:
+        return _build(factory, spec.strip(), kwargs)
     where, colon, attr = target.rpartition(":")
     if colon and where and attr and not ("/" in attr or "\\" in attr):
         module = _load_file(where, spec) if _is_path(where) else _load_module(where, spec)
@@ -341,7 +371,7 @@ def get_strategy(spec: str) -> Strategy:
                 f"strategy {spec}: cannot load entry point {eps[target].value!r}: {_one_line(e)}"
             ) from e
         return _build(obj, spec.strip(), kwargs)
-    known = ", ".join(sorted(set(_REGISTRY) | set(eps)))
+    known = ", ".join(sorted(set(_REGISTRY) | set(_LAZY) | set(eps)))
     hint = " (a file needs :Name, e.g. my.py:MyStrategy)" if target.endswith(".py") else ""
     raise UnknownStrategy(
         f"unknown strategy {target!r}{hint}; known: {known}; or use module:Name or path/file.py:Name"

@@ -135,30 +135,47 @@ def save_figure(fig: Figure, stem: str | Path, dpi: int = 110, formats: Sequence
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     out = []
-    # no date and fixed element ids: the same numbers give byte-identical files (clean diffs of reports/)
-    meta = {"png": {"Software": None}, "svg": {"Date": None}}
+    # no date, no metadata and fixed element ids: the same numbers give byte-identical files (clean diffs of reports/)
     shown = fig.dpi
     fig.dpi = dpi  # as savefig(dpi=...) does while it saves
     try:
         with rc_context({"svg.hashsalt": "durak"}):
+            canvas = FigureCanvasAgg(fig)  # one renderer: the text measured for the layout is not measured again
             engine = fig.get_layout_engine()
             if engine is not None:
-                FigureCanvasAgg(fig)  # measure the text as the PNG draws it
                 engine.execute(fig)
                 fig.set_layout_engine("none")
             for ext in (f for f in FORMATS if f in formats):
                 p = stem.with_suffix(f".{ext}")
                 with naming(p):
                     if ext == "png":
-                        FigureCanvasAgg(fig).print_png(p, metadata=meta[ext])
+                        _write_png(canvas, p, dpi)
                     else:
                         from matplotlib.backends.backend_svg import FigureCanvasSVG
 
-                        FigureCanvasSVG(fig).print_svg(p, metadata=meta[ext])
+                        FigureCanvasSVG(fig).print_svg(p, metadata={"Date": None})
                 out.append(p)
     finally:
         fig.dpi = shown
     return out
+
+
+#: zlib's level for the PNGs: 3 packs a chart's flat colours a few per cent looser than the default 6 in half the time
+PNG_LEVEL = 3
+
+
+def _write_png(canvas: Any, path: Path, dpi: float) -> None:
+    """Draw ``canvas`` (a FigureCanvasAgg) and write it as a PNG without metadata but its resolution.
+
+    matplotlib writes RGBA; a chart is opaque (a white figure), so where every pixel is, it is written as RGB:
+    the same image, a quarter less to compress and store.
+    """
+    from PIL import Image
+
+    canvas.draw()
+    rgba = np.asarray(canvas.buffer_rgba())
+    pixels = np.ascontiguousarray(rgba[..., :3]) if bool((rgba[..., 3] == 255).all()) else rgba
+    Image.fromarray(pixels).save(path, format="png", dpi=(dpi, dpi), compress_level=PNG_LEVEL)
 
 
 def prune(folder: Path, keep: Sequence[Path], pattern: str = "*") -> list[Path]:

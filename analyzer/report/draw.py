@@ -2,8 +2,9 @@
 
 A builder asks for a chart with a function that makes its figure (:meth:`Drawer.add`) and gets the chart's
 file paths at once, so the report's blocks are built first and the drawing, most of a report's time, comes
-last (:meth:`Drawer.draw`): in this process on one core; on several, in children made with ``fork`` (POSIX),
-which inherit the functions and the tables they draw, so nothing is pickled and nothing is imported again.
+last (:meth:`Drawer.draw`): in this process on one core; on several, in children made with ``fork`` (POSIX)
+once this process has drawn the first chart, so they inherit the functions and the tables they draw and what
+drawing loads: nothing is pickled and nothing is imported again.
 Each process takes the next chart off a shared counter (the charts differ in cost), this one too.  A chart no
 process reported drawn (a child that failed or died) is drawn again here, so a fault is raised as on one core.
 Every chart is drawn the same way in any process: the files are byte-identical whatever the number of workers.
@@ -89,9 +90,12 @@ class Drawer:
 
     def _forked(self, workers: int) -> None:
         """Draw on ``workers`` processes: this one and ``workers - 1`` forked children."""
-        counter = multiprocessing.get_context("fork").Value("i", 0)
+        # the first chart is drawn here before the fork: the children inherit what a first drawing loads
+        # (matplotlib's figure and axes modules, the fonts of each size, its caches), which each would load again
+        self._draw(0)
+        counter = multiprocessing.get_context("fork").Value("i", 1)
         children: list[tuple[int, int]] = []
-        done: set[int] = set()
+        done: set[int] = {0}
         gc.freeze()  # the inherited objects stay out of the children's collections: fewer pages copied
         try:
             for _ in range(workers - 1):

@@ -3,7 +3,8 @@
 The sections, the summary and :mod:`analyzer.stats.tables` itself ask for some
 tables of the same results again (the keeper-against-dumper table: the wild
 section, the Jack headline, and twice inside the wild rule's table; the pooled
-first-mover table: its section and its headline).  Inside :func:`tables_once`
+first-mover table: its section and its headline; the per-position sums under
+five position tables, pooled or not).  Inside :func:`tables_once`
 each of :data:`SHARED` answers a second call with the same results object and
 arguments from the first (a copy: a caller may change what it gets).  Outside
 it, and for other results, they compute as always.
@@ -21,7 +22,7 @@ from analyzer.stats.tables import Results
 
 #: the table functions of analyzer.stats.tables that a report computes more than once
 SHARED = ("keeper_vs_dumper", "jack_effects", "jack_rule_effect", "first_player_advantage", "seat_fairness",
-          "worst_positions", "wild_summary", "game_length", "win_loss_by_position")
+          "worst_positions", "wild_summary", "game_length", "win_loss_by_position", "_positions", "_pooled_positions")
 
 
 @contextmanager

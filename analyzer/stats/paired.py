@@ -61,12 +61,13 @@ def _pair(cells: list[tuple[float, pd.DataFrame]], a: str, b: str, metric: str,
     ``log(rate_a / rate_b)`` for the same shared games.
     """
     col = CROSS_METRICS[metric]
-    m_a = sum(n * int((g["strategy"] == a).sum()) for n, g in cells)
-    m_b = sum(n * int((g["strategy"] == b).sum()) for n, g in cells)
+    seats = [g["strategy"].to_numpy() for _, g in cells]  # compared as arrays: a pandas comparison per seat is slow
+    m_a = sum(n * int((s == a).sum()) for (n, _), s in zip(cells, seats))
+    m_b = sum(n * int((s == b).sum()) for (n, _), s in zip(cells, seats))
     est, var, shared = 0.0, 0.0, 0
-    for n, g in cells:
-        wa = ka * (g["strategy"] == a).to_numpy() / m_a
-        wb = kb * (g["strategy"] == b).to_numpy() / m_b
+    for (n, g), s_ in zip(cells, seats):
+        wa = ka * (s_ == a) / m_a
+        wb = kb * (s_ == b) / m_b
         w = wa - wb  # z = w · x for the game's outcome vector x
         if not w.any():
             continue

@@ -6,6 +6,7 @@ without them and loads a command's module only when that command runs (analyzer.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -55,7 +56,8 @@ def _loaded_by(argv: list[str], modules: tuple[str, ...]) -> list[str]:
 def test_commands_load_only_what_they_use(tmp_path: Path) -> None:
     """A command imports what it uses: neither rules nor simulate draws, so neither loads matplotlib (nor the
     report builders, the API or the other commands' work); the report draws but plays nothing, so no executor or
-    runner (it may load strategies, and with them numba: a report asks the registry which two are wild twins).
+    runner, nor numba: a report builds strategies (to ask which two are wild twins), and the registry imports a
+    built-in's module alone (strategies.BUILTINS), not the search strategies and their compiled kernels.
     simulate loads its kernels from the cache (the suite's warm-up compiled them) without numba's compiler
     registries (numba.np.arraymath is one of them), which only a compile reads (analyzer.kernel._cache)."""
     drawing = ("matplotlib", "analyzer.report.build", "analyzer.api", "analyzer.cli.work")
@@ -66,4 +68,21 @@ def test_commands_load_only_what_they_use(tmp_path: Path) -> None:
 
     folder = write_results(tmp_path / "r")
     playing = ("analyzer.execution.executor", "analyzer.execution.runs.cells", "analyzer.api", "analyzer.cli.work")
-    assert _loaded_by(["report", str(folder), "-q"], playing) == []
+    assert _loaded_by(["report", str(folder), "-q"], playing + ("numba",)) == []
+
+
+def test_the_quick_report_loads_no_numba(tmp_path: Path) -> None:
+    """The README's first report (reports/quick: random against greedy), rebuilt, plays and compiles nothing."""
+    folder = tmp_path / "quick"
+    shutil.copytree(ROOT / "reports" / "quick", folder)
+    assert _loaded_by(["report", str(folder), "-q", "--redraw"], ("numba", "llvmlite", "analyzer.kernel")) == []
+
+
+def test_the_objects_left_at_exit_are_not_walked_again() -> None:
+    """The script's main freezes what is left as it returns: Python's collections while it shuts down skip it
+    (half a CPU-second after a report, whose charts leave much garbage)."""
+    code = ("import atexit, gc\nfrom analyzer.cli import main\n"
+            "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))\nmain(['rules', 'prague'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "frozen True"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.metadata
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ from strategies import (
 
 BUILTINS = {"random", "greedy", "wild-keeper", "wild-dumper", "aggressive", "suit-keeper", "weighted"}
 PLUGIN = Path(__file__).resolve().parents[1] / "plugin_example.py"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def view(hand: str = "8H 9H KH 10C", top: str = "7H") -> DecisionView:
@@ -209,3 +212,32 @@ def test_register_and_validate() -> None:
         validate_strategy(object())
     with pytest.raises(StrategyLoadError, match="choose_batch"):
         validate_strategy(type("X", (), {"name": "x", "choose": lambda s, v, r: (0, None), "choose_batch": 3})())
+
+
+def test_builtins_map_names_each_registration_and_its_module() -> None:
+    """strategies.BUILTINS, which the registry imports from, names every built-in and the module whose
+    @register makes it: a name added, moved or renamed in a module without the map fails here."""
+    available()  # every built-in module imported
+    registered = {name: f.__module__ for name, f in analyzer.core.registry._REGISTRY.items()
+                  if f.__module__.startswith("strategies.")}
+    assert registered == strategies.BUILTINS
+
+
+def test_a_light_builtin_imports_no_search_strategy() -> None:
+    """Building greedy or weighted (what a report's wild-twin check does) imports their modules alone, not the
+    search strategies and their compiled kernels (numba), which take a second to import."""
+    code = ("import sys\nfrom strategies import get_strategy\nfrom analyzer.core.registry import wild_twins\n"
+            "get_strategy('greedy'); get_strategy('weighted?w_wild=-2'); get_strategy('random')\n"
+            "assert wild_twins('wild-keeper', 'wild-dumper')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite')\n"
+            "             or m.startswith(('analyzer.kernel', 'strategies.expert', 'strategies.pimc', 'strategies.ismcts'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_builtin_whose_module_fails_to_import_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(analyzer.core.registry._LAZY, "test-only-missing", "strategies.no_such_module")
+    with pytest.raises(StrategyLoadError, match="no_such_module") as e:
+        get_strategy("test-only-missing")
+    assert "\n" not in str(e.value)

@@ -108,6 +108,30 @@ def test_saved_charts_are_byte_identical_for_the_same_numbers(tmp_path) -> None:
         assert a.read_bytes() == b.read_bytes(), a.suffix
 
 
+def test_an_opaque_chart_is_written_as_rgb_with_matplotlibs_pixels(tmp_path: Path) -> None:
+    """A chart's PNG holds the pixels matplotlib draws, in RGB where all are opaque (a quarter less to compress
+    and store), its resolution and no other metadata; a see-through figure keeps its alpha."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    def square(face: str) -> Figure:
+        fig = charts.figure(figsize=(3, 2), layout="constrained", facecolor=face)
+        ax = fig.add_subplot()
+        ax.errorbar([0, 1], [0.4, 0.6], yerr=[0.02, 0.03], fmt="o", label="a")
+        ax.set_title("pixels")
+        return fig
+
+    for face, mode in (("white", "RGB"), ("none", "RGBA")):
+        [png] = charts.save_figure(square(face), tmp_path / face, dpi=90)
+        reference = square(face)
+        reference.dpi = 90
+        FigureCanvasAgg(reference).print_png(tmp_path / f"{face}_mpl.png")
+        with Image.open(png) as ours, Image.open(tmp_path / f"{face}_mpl.png") as theirs:
+            assert ours.mode == mode and round(ours.info["dpi"][0]) == 90 and set(ours.info) == {"dpi"}
+            assert np.array_equal(np.asarray(ours.convert("RGBA")), np.asarray(theirs.convert("RGBA")))
+
+
 def test_a_chart_is_one_png_unless_svg_is_asked_for(tmp_path: Path) -> None:
     """One format per chart by default: the PNG that the Markdown links and the HTML embeds; no SVG drawn."""
     ax = charts.plot_hist(pd.DataFrame({"cell": 0, "label": "czech 2p", "lineup": "a,b", "bin": range(4),

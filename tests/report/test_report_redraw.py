@@ -4,6 +4,7 @@
   and a later build without them deletes them (no stale image files stay in ``charts/``);
 - charts drawn in forked children are byte-identical to charts drawn in one process, a chart that fails in a
   child is drawn again in the parent (its fault raised there), and one whose child died is drawn all the same;
+  the children are forked once the parent has drawn the first chart (they inherit what drawing loads);
 - a second build from the same stored results (a rerun, ``durak report`` twice) draws nothing; a resumed run,
   whose manifest only changes its times, rewrites the text and keeps the charts; changed results redraw.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -91,6 +93,35 @@ def test_a_chart_a_child_could_not_draw_is_drawn_by_the_parent(tmp_path: Path) -
     bad.add(broken, tmp_path / "broken")
     with pytest.raises(ValueError, match="no such column"):
         bad.draw()
+
+
+@pytest.mark.skipif(not draw.can_fork(), reason="forked drawing needs fork")
+def test_children_are_forked_after_the_first_chart_is_drawn(tmp_path: Path) -> None:
+    """What a first drawing loads (matplotlib's modules, fonts, caches) is loaded once, before the fork: a child
+    starts with the first chart already made in its memory, so it does not load all that again."""
+    parent, made, log = os.getpid(), [], tmp_path / "made.txt"
+
+    def chart(i: int):  # noqa: ANN202
+        def make():  # noqa: ANN202
+            with log.open("a", encoding="utf-8") as f:  # who makes chart i, and which charts it had seen made
+                f.write(f"{os.getpid()} {i} {sorted(made)}\n")
+            made.append(i)
+            if os.getpid() == parent and i:
+                time.sleep(0.2)  # leave the child charts to draw
+            return _square(f"c{i}")()
+        return make
+
+    d = draw.Drawer(workers=2)
+    for i in range(5):
+        d.add(chart(i), tmp_path / f"c{i}")
+    d.draw()
+    rows = [line.split(" ", 2) for line in log.read_text(encoding="utf-8").splitlines()]
+    firsts: dict[str, str] = {}
+    for pid, _i, seen in rows:
+        firsts.setdefault(pid, seen)
+    assert rows[0][:2] == [str(parent), "0"]
+    children = {pid: seen for pid, seen in firsts.items() if pid != str(parent)}
+    assert children and all(seen == "[0]" for seen in children.values())
 
 
 def test_unchanged_results_are_not_drawn_again(tmp_path: Path) -> None:
