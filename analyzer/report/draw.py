@@ -100,7 +100,7 @@ class Drawer:
         try:
             for _ in range(workers - 1):
                 read, write = os.pipe()
-                pid = os.fork()
+                pid = _fork()
                 if pid == 0:  # the child: draw until the counter runs out, report each chart, never return
                     os.close(read)
                     _child(self, counter, write)
@@ -125,6 +125,21 @@ class Drawer:
         for i in range(len(self.charts)):
             if i not in done:  # a child failed on it (or died): draw it here, where its fault is raised
                 self._draw(i)
+
+
+def _fork() -> int:
+    """``os.fork``, the child stopped by SIGTERM at once, whatever handler this process has for it.
+
+    This process may hold a SIGTERM handler that raises (the command line's clean stop): a child stopped by the
+    parent (which it is when the parent fails on a chart) would raise in its copy of the parent's stack and go
+    on running the parent's code -- in a test, the test runner's -- if the signal came before the child entered
+    :func:`_child`.  SIGTERM is held back across the fork, and the child takes the default action first."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    return pid
 
 
 def _take(counter: Any, n: int) -> Iterator[int]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import time
 from pathlib import Path
 
@@ -175,3 +176,45 @@ def test_a_resumed_run_keeps_its_charts(tmp_path: Path) -> None:
     assert json.loads((out / "manifest.json").read_text())["chunks_resumed"] > 0
     assert {p: p.read_bytes() for p in sorted((out / "results").iterdir())} == results  # the same bytes
     assert _times(sorted((out / "charts").glob("*.png"))) == before  # not drawn again
+
+
+@pytest.mark.skipif(not draw.can_fork(), reason="forked drawing needs fork")
+def test_a_child_the_parent_stops_ends_at_once_whatever_this_process_does_on_sigterm(tmp_path: Path,
+                                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parent fails on a chart while its child draws: it stops the child with SIGTERM.  Under a handler that
+    raises (the command line's clean stop, installed in this process), the child must not run it -- raised in
+    the child's copy of the parent's stack, it would go on running the parent's code -- but end at once."""
+    parent = os.getpid()
+    statuses: list[int] = []
+    real_wait = os.waitpid
+
+    def waitpid(pid: int, options: int) -> tuple[int, int]:
+        out = real_wait(pid, options)
+        statuses.append(out[1])
+        return out
+
+    def sits_or_fails():  # noqa: ANN202 -- whichever of the two charts the child takes, it sits in it
+        if os.getpid() != parent:
+            time.sleep(30)
+            return _square("late")()
+        time.sleep(0.5)  # the child has taken the other chart and sits in it
+        raise ValueError("no such column")
+
+    def stop(signum, frame):  # noqa: ANN001,ANN202
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "waitpid", waitpid)
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        d = draw.Drawer(workers=2)
+        d.add(_square("first"), tmp_path / "first")
+        d.add(sits_or_fails, tmp_path / "one")
+        d.add(sits_or_fails, tmp_path / "two")
+        start = time.monotonic()
+        with pytest.raises(ValueError, match="no such column"):
+            d.draw()
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert time.monotonic() - start < 20, "the stopped child went on drawing"
+    assert os.getpid() == parent
+    assert statuses and all(os.WIFSIGNALED(s) and os.WTERMSIG(s) == signal.SIGTERM for s in statuses), statuses
