@@ -202,7 +202,13 @@ def bounded(progress: Sized | None = None, decisions: int = 1, limit: float | No
     """
     limit = decision_limit() if limit is None else limit
     if limit <= 0:
-        yield
+        try:
+            yield
+        except Exception as exc:
+            hidden = hidden_interruption(exc)
+            if hidden is None:
+                raise
+            raise hidden from exc
         return
     w = _Watch(limit * (1 if progress is not None else max(decisions, 1)), progress)
     if w.main:
@@ -217,6 +223,16 @@ def bounded(progress: Sized | None = None, decisions: int = 1, limit: float | No
         if progress is not None and "answered" not in vars(exc):  # the innermost count names the decision
             exc.answered = len(progress)
         raise
+    except Exception as exc:  # a timeout or Ctrl-C that C code wrapped (hidden_interruption) is not the strategy's error
+        fired = _leave(w)
+        hidden = hidden_interruption(exc)
+        if fired or isinstance(hidden, DecisionTimeout):
+            late = DecisionTimeout()
+            late.answered = len(progress) if progress is not None else 0
+            raise late from exc
+        if hidden is not None:
+            raise hidden from exc
+        raise
     except BaseException:
         _leave(w)
         raise
@@ -224,6 +240,24 @@ def bounded(progress: Sized | None = None, decisions: int = 1, limit: float | No
         late = DecisionTimeout()
         late.answered = max(len(progress) - 1, 0) if progress is not None else 0
         raise late
+
+
+def hidden_interruption(exc: BaseException) -> BaseException | None:
+    """The DecisionTimeout or KeyboardInterrupt (SIGTERM's Terminated too) hidden behind ``exc``, if any.
+
+    Both are raised asynchronously, by a signal handler or another thread, and so may land while C code is
+    running Python code of its own: numba's dispatcher, for one, goes on and returns its result with the
+    exception still set, which Python reports as a SystemError caused by it.  Such an error is no fault of
+    the strategy that was asked: the time limit or the stop is what happened.
+    """
+    seen: set[int] = set()
+    cause = exc.__cause__ if isinstance(exc, SystemError) else None
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, (DecisionTimeout, KeyboardInterrupt)):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ if isinstance(cause, SystemError) else None
+    return None
 
 
 def _leave(w: _Watch) -> bool:

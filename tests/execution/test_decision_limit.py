@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from analyzer.core.cards import parse_card
-from analyzer.core.timelimit import LIMIT_ENV, DecisionTimeout, bounded
+from analyzer.core.timelimit import LIMIT_ENV, DecisionTimeout, bounded, hidden_interruption
+from analyzer.execution.lifeline import Terminated
 from tests.cli.test_bad_input import assert_user_error, invoke
 
 PLUGIN = '''
@@ -36,16 +37,23 @@ class Stuck:
         if len(view.played) >= 4 if self.how != "rare" else len(view.played) in (4, 5) and sum(view.hand) % 3 == 0:
             if self.how == "sleep":
                 time.sleep(3600)
+            if self.how == "wrapped":  # as C code that runs Python and returns with the exception set (numba's)
+                try:
+                    while True:
+                        pass
+                except BaseException as exc:
+                    raise SystemError("<built-in method> returned a result with an exception set") from exc
             while True:
                 pass
         return view.legal[0], None
 '''
 
 
-@pytest.mark.parametrize("how", ["loop", "sleep", "rare"])
+@pytest.mark.parametrize("how", ["loop", "sleep", "rare", "wrapped"])
 def test_a_strategy_that_never_answers_ends_the_run_in_one_line_naming_it(tmp_path: Path, monkeypatch, how) -> None:
     """The scenario is of the deal that got stuck (the replay meets the stuck decision again), also when other
-    deals of the same batch were answered."""
+    deals of the same batch were answered, and also when the timeout reached the strategy inside C code that
+    handed it back as a SystemError (it is still the limit, not an error of the strategy's)."""
     monkeypatch.setenv(LIMIT_ENV, "10")  # put back after the run (the option sets it for worker processes)
     monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path / "faults"))
     (tmp_path / "stuck.py").write_text(PLUGIN, encoding="utf-8")
@@ -135,3 +143,36 @@ def test_a_bad_limit_is_one_line(tmp_path: Path, monkeypatch, args: list[str], c
 def test_a_bad_limit_in_the_environment_is_one_line(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv(LIMIT_ENV, "soon")
     assert_user_error(invoke(["rules", "czech"], tmp_path), f"${LIMIT_ENV}", "'soon'")
+
+
+def _wrapped(inner: BaseException) -> SystemError:
+    """What CPython raises when C code returns a result while ``inner`` is set (the cause is the exception)."""
+    try:
+        try:
+            raise inner
+        except BaseException as exc:
+            raise SystemError("<numba dispatcher> returned a result with an exception set") from exc
+    except SystemError as wrapped:
+        return wrapped
+
+
+@pytest.mark.parametrize("limit", [0, 5.0])
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, Terminated])
+def test_a_stop_that_c_code_wrapped_in_a_system_error_is_still_a_stop(stop: type, limit: float) -> None:
+    """Ctrl-C or SIGTERM landing inside numba's dispatcher surfaces as a SystemError caused by it: the run is
+    stopped (one line, its chunks kept), the strategy being asked is not blamed with a fault."""
+    with pytest.raises(stop):
+        with bounded(limit=limit):
+            raise _wrapped(stop())
+
+
+def test_only_a_timeout_or_a_stop_behind_a_system_error_is_hidden() -> None:
+    assert isinstance(hidden_interruption(_wrapped(DecisionTimeout())), DecisionTimeout)
+    assert hidden_interruption(_wrapped(ValueError("a plugin's own"))) is None
+    assert hidden_interruption(RuntimeError("x")) is None
+    plain = RuntimeError("plugin")
+    plain.__cause__ = KeyboardInterrupt()  # only C code's SystemError hides one: a plugin's own error stays its own
+    assert hidden_interruption(plain) is None
+    with pytest.raises(SystemError):
+        with bounded(limit=5.0):
+            raise _wrapped(ValueError("a plugin's own"))
