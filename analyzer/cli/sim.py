@@ -1,7 +1,7 @@
 """``durak simulate``: one line-up, many deals, rates with 95% intervals.
 
 Its own module, loaded by :mod:`analyzer.cli.app` only when the command runs,
-so that it imports what playing one cell needs (the executor, numba, pandas)
+so that it imports what playing one cell needs (the executor, numba; pandas only for --csv or --tsv)
 and nothing a command that plays no cell uses: no report builders, no
 tournaments, no matplotlib (``tests/test_cli_startup.py``).
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import typer
 from rich.table import Table
 
@@ -21,6 +21,9 @@ from analyzer.core.registry import get_strategy
 from analyzer.execution import executor, play
 from analyzer.execution.experiment import single_cell
 from analyzer.report.render import Block, render_rich, render_tsv, terminal
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def simulate(*, variant: str, players: int | None, strategies: str, deals: int, matches: int | None, seed: int,
@@ -43,7 +46,7 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
             with progress(n, "matches" if matches else "deals", "simulate", quiet) as bar:
                 t0 = time.perf_counter()  # the executor straight away: six calls of ours from the command to a kernel
                 tables = play.cell_tables(executor.simulate_cells(
-                    [cell], seed=seed, jobs=jobs, check=check, engine=engine,
+                    [cell], seed=seed, jobs=jobs, check=check, engine=engine, columns=True,
                     on_chunk=lambda _cell, units: bar.advance(units)), cell.index)
                 elapsed = time.perf_counter() - t0
         else:
@@ -54,7 +57,9 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
         if csv is not None:
             from analyzer import api  # here: the table of --csv only; the API loads the run kinds
 
-            write_frame(api.cell_frame(cell, tables), csv=csv)
+            from analyzer.execution.totals import as_frames
+
+            write_frame(api.cell_frame(cell, as_frames(tables)), csv=csv)
     out_json = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used,
                 **stored}
     if as_json:
@@ -105,6 +110,8 @@ def _print_summary(out: dict, tsv: bool = False) -> None:
                                 f"{out['stored'] or 'the user cache'}; {out['deals_this_run']:,} {units} played now"))
     lines += [Block("p", note) for note in out.get("notes", [])]
     if tsv:
+        import pandas as pd  # here: the table for scripts only
+
         render_tsv([Block("table", pd.DataFrame(rows, columns=list(columns)), title), *lines])
         return
     t = Table(title=title)

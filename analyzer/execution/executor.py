@@ -50,10 +50,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from itertools import chain, starmap
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import pandas as pd
 from numpy.random import SeedSequence
 from numpy.typing import NDArray
 
@@ -77,6 +76,9 @@ from analyzer.kernel.params import logging_params, rule_params
 from analyzer.kernel.pause import ADVANCE
 from analyzer.knowledge.table import simulate_known, simulate_observed
 from analyzer.stats.sums import ROTATION_KIND, ChunkSums, chunk_sums, rotation_counts, stacked_tables  # noqa: F401
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_SIMULATOR = "analyzer.sim.simulator"
 SIMULATOR_ENV = "DURAK_SIMULATOR"
@@ -489,9 +491,10 @@ def ordered_parts(cells: Iterable[Cell], done: dict[tuple[int, int], dict[str, p
 
 def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, simulator: str | None = None,
                    jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
-                   on_chunk: Callable[[int, int], None] | None = None, engine: str | None = None
-                   ) -> dict[str, pd.DataFrame]:
-    """Every chunk of ``cells`` run and summed per cell (no chunk store: ``simulate``, the API).
+                   on_chunk: Callable[[int, int], None] | None = None, engine: str | None = None,
+                   columns: bool = False) -> dict[str, Any]:
+    """Every chunk of ``cells`` run and summed per cell (no chunk store: ``simulate``, the API): frames, or with
+    ``columns`` each table as its columns (analyzer.stats.sums.Columns; no pandas imported).
 
     ``on_chunk(cell index, units)`` is called as each chunk finishes (a progress bar).
     """
@@ -502,4 +505,4 @@ def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, sim
         totals.add(ci, k, sums)
         if on_chunk is not None:
             on_chunk(ci, n)
-    return totals.tables()
+    return totals.columns() if columns else totals.tables()

@@ -11,15 +11,18 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+import numpy as np
 
 from analyzer.core.rules import RuleSet
 from analyzer.execution.executor import simulate_cells
 from analyzer.execution.experiment import DEFAULT_CHUNK, Cell, Experiment, single_cell
 from analyzer.report.footnotes import wild_held_notes
 from analyzer.stats.intervals import mean_from_sums, wilson
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Chunk size of ``durak bench`` (the experiments' default chunk is used by simulate).
 CHUNK = 100_000
@@ -35,10 +38,17 @@ def keeps_chunks(cell: Cell) -> bool:
     return cell.n >= (int(given) if given else KEEP_FROM[cell.unit])
 
 
-def cell_tables(tables: dict[str, pd.DataFrame], cell: int = 0) -> dict[str, pd.DataFrame]:
-    """One cell's rows of summed tables (``cell`` column dropped, positions in order)."""
-    return {name: df[df["cell"] == cell].drop(columns="cell").reset_index(drop=True)
-            for name, df in tables.items()}
+def cell_tables(tables: dict[str, Any], cell: int = 0) -> dict[str, Any]:
+    """One cell's rows of summed tables (``cell`` column dropped, positions in order): frames, or columns
+    (executor.simulate_cells' ``columns``) as columns."""
+    out: dict[str, Any] = {}
+    for name, table in tables.items():
+        if isinstance(table, dict):
+            mine = table["cell"] == cell
+            out[name] = {c: v[mine] for c, v in table.items() if c != "cell"}
+        else:
+            out[name] = table[table["cell"] == cell].drop(columns="cell").reset_index(drop=True)
+    return out
 
 
 def play_cell(cell: Cell, *, seed: int = 0, jobs: int = 1, check: bool = False, backend: str = "loky",
@@ -72,25 +82,28 @@ def play(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, jobs: i
     return play_cell(cell, seed=seed, jobs=jobs, check=check, on_chunk=on_chunk, engine=engine)
 
 
-def summary_json(rules: RuleSet, tables: dict[str, pd.DataFrame], elapsed: float, *,
+def summary_json(rules: RuleSet, tables: dict[str, Any], elapsed: float, *,
                  seed: int, matches: bool) -> dict[str, Any]:
-    """The ``--json`` object of ``durak simulate``: every rate with its 95% Wilson interval."""
-    pos, tot = tables["positions"], tables["totals"].iloc[0]
+    """The ``--json`` object of ``durak simulate``: every rate with its 95% Wilson interval (``tables``: one
+    cell's, frames or columns)."""
+    positions = tables["positions"]
+    pos = {c: np.asarray(positions[c]) for c in positions}  # a frame iterates over its column names too
+    tot = {c: np.asarray(tables["totals"][c])[0] for c in tables["totals"]}
     n = int(tot["n"])
-    win = wilson(pos["wins"].to_numpy(), n)
-    loss = wilson(pos["losses"].to_numpy(), n)
-    wild = wilson(pos["wild_held"].to_numpy(), n)
-    pts = mean_from_sums(pos["points_sum"].to_numpy(), pos["points_sq"].to_numpy(), n)
+    win = wilson(pos["wins"], n)
+    loss = wilson(pos["losses"], n)
+    wild = wilson(pos["wild_held"], n)
+    pts = mean_from_sums(pos["points_sum"], pos["points_sq"], n)
     r2 = lambda a: [round(float(x), 6) for x in a]  # noqa: E731
     out: dict[str, Any] = {
         "variant": rules.variant, "players": rules.players, "rules": rules.describe(),
-        "strategies": pos["strategy"].tolist(), "unit": "match" if matches else "deal",
+        "strategies": [str(s) for s in pos["strategy"]], "unit": "match" if matches else "deal",
         "seed": seed, "deals": int(tot["deals_sum"]),
         "win_rate": r2(win.rate), "win_ci": [r2(x) for x in zip(win.lo, win.hi)],
         "loser_rate": r2(loss.rate), "loser_ci": [r2(x) for x in zip(loss.lo, loss.hi)],
         "mean_points": r2(pts.est), "mean_points_ci": [r2(x) for x in zip(pts.lo, pts.hi)],
         "wild_held_rate": r2(wild.rate), "wild_held_ci": [r2(x) for x in zip(wild.lo, wild.hi)],
-        "loser_by_wild_rate": r2(pos["losses_by_wild"].to_numpy() / n),
+        "loser_by_wild_rate": r2(pos["losses_by_wild"] / n),
         "blocked": int(tot["blocked"]), "capped": int(tot["capped"]),
         "deals_per_second": round(float(tot["deals_sum"]) / elapsed, 1) if elapsed > 0 else None,
         "notes": wild_held_notes(rules, "match" if matches else "deal"),  # why a rate is 0 by the rules

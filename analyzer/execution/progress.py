@@ -13,22 +13,29 @@ import sys
 import threading
 import time
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.text import Text
+
+if TYPE_CHECKING:  # the bar's module is imported only where a bar is drawn (a terminal): a tenth of a second
+    from rich.progress import Progress
 
 
-class _RateColumn(ProgressColumn):
-    """Units per second, e.g. ``84.2k deals/s``."""
+def _bar(unit: str, console: Console) -> Progress:
+    """The rich bar: description, bar, units, rate, elapsed, time left."""
+    from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.text import Text
 
-    def __init__(self, unit: str) -> None:
-        super().__init__()
-        self.unit = unit
+    class RateColumn(ProgressColumn):
+        """Units per second, e.g. ``84.2k deals/s``."""
 
-    def render(self, task: Task) -> Text:
-        speed = task.speed
-        return Text("-- " + self.unit + "/s" if speed is None else f"{_si(speed)} {self.unit}/s")
+        def render(self, task: Any) -> Text:
+            speed = task.speed
+            return Text("-- " + unit + "/s" if speed is None else f"{_si(speed)} {unit}/s")
+
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[units]}"),
+                    RateColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                    console=console, transient=False)
 
 
 def _si(x: float) -> str:
@@ -110,12 +117,7 @@ class RunProgress:
         self._stepping = False
         self._lines = _Lines(self, _line_seconds()) if enabled and not console.is_terminal else None
         if self.enabled:
-            self._progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(),
-                TextColumn("{task.fields[units]}"), _RateColumn(unit),
-                TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-                console=console, transient=False,
-            )
+            self._progress = _bar(unit, console)
             self._task = self._progress.add_task(
                 self._describe(), total=max(total_units, 1), completed=done_units,
                 units=self._units(done_units, total_units))

@@ -25,12 +25,14 @@ order, and so the same for any ``--jobs``, backend, finishing order or number of
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from analyzer.stats.sums import ChunkSums, stacked_tables
+from analyzer.stats.sums import ChunkSums, Columns, stacked_columns
+
+if TYPE_CHECKING:  # a frame is built only when asked for (:meth:`RunTotals.tables`): ``durak simulate`` needs none
+    import pandas as pd
 
 #: Tables a run sums and the key columns of each (besides ``cell``); every other column is summed.
 TABLES = ("positions", "totals", "hist")
@@ -39,9 +41,27 @@ KEYS = {"positions": ["position", "strategy"], "totals": [], "hist": ["kind", "b
 #: table of many chunks folds in about the time of one chunk's.
 BATCH = 32
 
-Tables = dict[str, pd.DataFrame]
+Tables = dict[str, "pd.DataFrame"]
+#: a table handed in: a frame, or its columns (analyzer.stats.sums.Columns)
+Table = Any
 #: what a chunk is handed in as: its tables, its sums, or a call that reads its tables (from the chunk store)
 Chunk = Tables | ChunkSums | Callable[[], Tables]
+
+
+def _columns(table: Table) -> tuple[Columns, dict[str, Any]]:
+    """A table's columns as arrays, and each column's dtype as the table holds it (a frame's own dtypes)."""
+    if isinstance(table, dict):
+        return table, {c: v.dtype for c, v in table.items()}
+    return {c: table[c].to_numpy() for c in table.columns}, dict(table.dtypes.items())
+
+
+def _typed_key(dtype: Any) -> bool:
+    """A key column rebuilt with this dtype (a frame's own, or a number's); text from columns: pandas infers it."""
+    return dtype is not None and not (isinstance(dtype, np.dtype) and dtype.kind == "O")
+
+
+def _rows(columns: Columns) -> int:
+    return len(next(iter(columns.values()))) if columns else 0
 
 
 class GroupSums:
@@ -64,17 +84,17 @@ class GroupSums:
         self._fsum = np.zeros((0, 0), np.float64)
         self._comp = np.zeros((0, 0), np.float64)
 
-    def _start(self, df: pd.DataFrame) -> None:
-        self._columns = [c for c in df.columns if c not in self.keys]
-        self._key_dtypes = {k: df[k].dtype for k in self.keys}
+    def _start(self, columns: Columns, dtypes: dict[str, Any]) -> None:
+        self._columns = [c for c in columns if c not in self.keys]
+        self._key_dtypes = {k: dtypes[k] for k in self.keys}
         for c in self._columns:
-            kind = df[c].dtype.kind if isinstance(df[c].dtype, np.dtype) else "?"
+            kind = dtypes[c].kind if isinstance(dtypes[c], np.dtype) else "?"
             if kind in "iub":
                 self._ints.append(c)
             elif kind == "f":
                 self._floats.append(c)
             else:
-                raise TypeError(f"column {c!r}: cannot sum a {df[c].dtype} column")
+                raise TypeError(f"column {c!r}: cannot sum a {dtypes[c]} column")
         self._isum = np.zeros((0, len(self._ints)), np.int64)
         self._fsum = np.zeros((0, len(self._floats)), np.float64)
         self._comp = np.zeros((0, len(self._floats)), np.float64)
@@ -87,19 +107,21 @@ class GroupSums:
             self._fsum = np.vstack([self._fsum, np.zeros((more, self._fsum.shape[1]), np.float64)])
             self._comp = np.vstack([self._comp, np.zeros((more, self._comp.shape[1]), np.float64)])
 
-    def add(self, df: pd.DataFrame) -> None:
-        """Add the rows of ``df`` (after every row added before, in their order)."""
+    def add(self, table: Table) -> None:
+        """Add the rows of ``table`` (a frame or its columns; after every row added before, in their order)."""
+        columns, dtypes = _columns(table)
         if self._columns is None:
-            self._start(df)
-        elif [c for c in df.columns if c not in self.keys] != self._columns:
+            self._start(columns, dtypes)
+        elif [c for c in columns if c not in self.keys] != self._columns:
             raise ValueError("a table with other columns than the ones summed so far")
-        if len(df) == 0:
+        n = _rows(columns)
+        if n == 0:
             return
-        keys = zip(*(df[k].tolist() for k in self.keys)) if self.keys else (() for _ in range(len(df)))
+        keys = zip(*(columns[k].tolist() for k in self.keys)) if self.keys else (() for _ in range(n))
         groups = np.array([self._groups.setdefault(key, len(self._groups)) for key in keys], np.intp)
         self._grow(len(self._groups))
-        ints = df[self._ints].to_numpy(np.int64) if self._ints else None
-        floats = df[self._floats].to_numpy(np.float64) if self._floats else None
+        ints = np.column_stack([columns[c] for c in self._ints]).astype(np.int64) if self._ints else None
+        floats = np.column_stack([columns[c] for c in self._floats]).astype(np.float64) if self._floats else None
         if ints is not None:
             np.add.at(self._isum, groups, ints)  # exact: any order
         if floats is None:
@@ -128,26 +150,48 @@ class GroupSums:
         self._fsum[groups] = np.where(skip, total, t)
         self._comp[groups] = np.where(skip, comp, c)
 
-    def frame(self) -> pd.DataFrame:
+    def columns(self) -> Columns:
         """The sums, one row per group in key order: the key columns, then the summed ones in their order."""
         if self._columns is None:
             raise ValueError("nothing was added")
         seen = list(self._groups)
         order = sorted(range(len(seen)), key=seen.__getitem__)
         keys = [seen[i] for i in order]
-        data: dict[str, Any] = {k: pd.Series([key[j] for key in keys], dtype=self._key_dtypes[k])
-                                for j, k in enumerate(self.keys)}
+        out: Columns = {}
+        for j, k in enumerate(self.keys):
+            dtype = self._key_dtypes[k]
+            numeric = isinstance(dtype, np.dtype) and dtype.kind in "iubf"
+            out[k] = np.array([key[j] for key in keys], dtype=dtype if numeric else object)
         ints = dict(zip(self._ints, self._isum[order].T))
         floats = dict(zip(self._floats, self._fsum[order].T))
         for c in self._columns:
-            data[c] = pd.Series(ints[c] if c in ints else floats[c])
-        return pd.DataFrame(data, index=pd.RangeIndex(len(keys)))
+            out[c] = ints[c] if c in ints else floats[c]
+        return out
+
+    def frame(self) -> pd.DataFrame:
+        """:meth:`columns` as a frame, each key column of the dtype it came in (text: pandas' text column)."""
+        import pandas as pd
+
+        columns = self.columns()
+        data = {c: pd.Series(v, dtype=self._key_dtypes[c]) if _typed_key(self._key_dtypes.get(c)) else pd.Series(v)
+                for c, v in columns.items()}
+        return pd.DataFrame(data, index=pd.RangeIndex(_rows(columns)))
+
+
+def as_frames(tables: dict[str, Table]) -> Tables:
+    """Tables as frames: columns (:meth:`RunTotals.columns`) become frames as :meth:`GroupSums.frame` builds them
+    (text: pandas' text column), frames stay as they are."""
+    import pandas as pd
+
+    return {name: pd.DataFrame(t) if isinstance(t, dict) else t for name, t in tables.items()}
 
 
 def sum_tables(parts: dict[str, list[pd.DataFrame]]) -> Tables:
     """Every chunk's tables (with a ``cell`` column), summed per cell at once: what :class:`RunTotals` gives when
     the tables come in (cell, chunk) order (the order :func:`~analyzer.execution.executor.ordered_parts` lists
     them in)."""
+    import pandas as pd
+
     out = {}
     for name in TABLES:
         sums = GroupSums(["cell", *KEYS[name]])
@@ -207,18 +251,28 @@ class RunTotals:
             if isinstance(first, ChunkSums):
                 while j < len(ready) and ready[j][0] == cell and isinstance(ready[j][1], ChunkSums):
                     j += 1
-                tables = stacked_tables([s for _, s in ready[i:j]])  # type: ignore[misc]
+                stacked = stacked_columns([s for _, s in ready[i:j]])  # type: ignore[misc]
+                for name in TABLES:
+                    columns = stacked[name]
+                    self._sums[name].add({**columns, "cell": np.full(_rows(columns), cell, np.int64)})
             else:
-                tables = first
-            for name in TABLES:
-                self._sums[name].add(tables[name].assign(cell=cell))
+                for name in TABLES:
+                    self._sums[name].add(first[name].assign(cell=cell))
             i = j
 
-    def tables(self) -> Tables:
-        """Every cell's summed tables (``cell`` column first); every chunk must be in."""
+    def _complete(self) -> None:
         self._fold()
         missing = [(c, self._next[c]) for c in self._count if self._next[c] < self._count[c]]
         if missing:
             cell, k = missing[0]
             raise RuntimeError(f"chunk {k} of cell {cell} was never added ({len(missing)} cells incomplete)")
+
+    def tables(self) -> Tables:
+        """Every cell's summed tables (``cell`` column first); every chunk must be in."""
+        self._complete()
         return {name: self._sums[name].frame() for name in TABLES}
+
+    def columns(self) -> dict[str, Columns]:
+        """:meth:`tables` as columns, without pandas (``durak simulate``)."""
+        self._complete()
+        return {name: self._sums[name].columns() for name in TABLES}

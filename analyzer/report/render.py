@@ -11,11 +11,13 @@ import html
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:  # tables arrive as frames; this module builds none (durak simulate prints without pandas)
+    import pandas as pd
 
 
 @dataclass

@@ -15,11 +15,13 @@ difference, 1 for a ratio) is *not distinguishable* (:func:`distinguishable`).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:  # a frame only where one is asked for (rate_frame)
+    import pandas as pd
 
 #: Two-sided 95 % normal quantile.
 Z95 = 1.959963984540054
@@ -122,6 +124,8 @@ def wilson(successes: ArrayLike, n: ArrayLike, z: float = Z95) -> Rate:
 def rate_frame(successes: ArrayLike, n: ArrayLike, prefix: str = "", z: float = Z95) -> pd.DataFrame:
     """:func:`wilson` as DataFrame columns ``{prefix}rate, lo, hi, n`` (for tables)."""
     r = wilson(successes, n, z)
+    import pandas as pd
+
     return pd.DataFrame({f"{prefix}rate": np.atleast_1d(r.rate), f"{prefix}lo": np.atleast_1d(r.lo),
                          f"{prefix}hi": np.atleast_1d(r.hi), f"{prefix}n": np.atleast_1d(r.n)})
 

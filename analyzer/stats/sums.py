@@ -53,10 +53,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: ``durak simulate`` sums and prints without it
+    import pandas as pd
+
+#: a table as its columns, in order (what a run sums without pandas: analyzer.execution.totals)
+Columns = dict[str, np.ndarray]
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, POINT_BINS, TURN_BINS, DealResults, MatchResults
 from analyzer.core.rules import RuleSet
@@ -274,20 +279,30 @@ class ChunkSums:
         return ChunkSums(self.positions, self.totals, [*self.hists, (kind, counts)])
 
 
+def stacked_columns(chunks: list[ChunkSums]) -> dict[str, Columns]:
+    """The tables of ``chunks`` one under the other, in order, as columns (no pandas): ``positions``, ``totals``
+    and ``hist``, each column one array (the strategy names and histogram kinds as arrays of str objects)."""
+    def column(name: str) -> np.ndarray:  # an array a position, or the strategy names (a list)
+        parts = [ch.positions[name] for ch in chunks]
+        if isinstance(parts[0], list):
+            return np.array([x for part in parts for x in part], dtype=object)
+        return np.concatenate(parts)
+
+    positions = {name: column(name) for name in chunks[0].positions}
+    kinds = np.array([k for ch in chunks for k, h in ch.hists for _ in range(len(h))], dtype=object)
+    hist = {"kind": kinds,
+            "bin": np.concatenate([np.arange(len(h)) for ch in chunks for _, h in ch.hists]),
+            "count": np.concatenate([h.astype(np.int64) for ch in chunks for _, h in ch.hists])}
+    return {"positions": positions, "totals": rows_columns([ch.totals for ch in chunks]), "hist": hist}
+
+
 def stacked_tables(chunks: list[ChunkSums]) -> dict[str, pd.DataFrame]:
     """The tables of ``chunks`` one under the other, in order: ``pd.concat`` of each one's tables, the same
-    values, dtypes and rows, built as one table each rather than three a chunk."""
-    def column(name: str) -> Any:  # an array a position, or the strategy names (a list: pandas' text column)
-        parts = [ch.positions[name] for ch in chunks]
-        return [x for part in parts for x in part] if isinstance(parts[0], list) else np.concatenate(parts)
+    values, dtypes and rows, built as one table each rather than three a chunk (pandas makes a column of str
+    objects its text column)."""
+    import pandas as pd
 
-    positions = pd.DataFrame({name: column(name) for name in chunks[0].positions})
-    totals = rows_frame([ch.totals for ch in chunks])
-    kinds = [k for ch in chunks for k, h in ch.hists for _ in range(len(h))]
-    hist = pd.DataFrame({"kind": kinds,
-                         "bin": np.concatenate([np.arange(len(h)) for ch in chunks for _, h in ch.hists]),
-                         "count": np.concatenate([h.astype(np.int64) for ch in chunks for _, h in ch.hists])})
-    return {"positions": positions, "totals": totals, "hist": hist}
+    return {name: pd.DataFrame(columns) for name, columns in stacked_columns(chunks).items()}
 
 
 def summarize(res: DealResults | MatchResults, strategies: list[str],
@@ -394,16 +409,28 @@ def rotation_counts(res: DealResults, rotations: int) -> np.ndarray:
     return np.bincount(wins * ROTATION_BASE + decided, minlength=ROTATION_BASE * ROTATION_BASE).astype(np.int64)
 
 
+def rows_columns(rows: list[dict[str, Any]]) -> Columns:
+    """Rows of dicts with the same keys, all int or float values, as columns (int64 and float64, in the first
+    row's order); other values as object columns."""
+    first = rows[0]
+    out: Columns = {}
+    for k, v in first.items():
+        values = [r[k] for r in rows]
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            out[k] = np.array(values, dtype=object)
+        else:
+            out[k] = np.array(values, dtype=np.int64 if isinstance(v, (int, np.integer)) else np.float64)
+    return out
+
+
 def rows_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """``pd.DataFrame(rows)`` of dicts with the same keys -- int64 and float64 columns in the first one's order --
-    built from one block per dtype: pandas infers ~350 columns one by one, about half of a 2,000-match chunk's
-    table time."""
-    keys = list(rows[0])
+    built column by column (:func:`rows_columns`): pandas infers ~350 columns one by one, about half of a
+    2,000-match chunk's table time."""
+    import pandas as pd
+
     first = rows[0]
-    ints = [k for k in keys if isinstance(first[k], (int, np.integer)) and not isinstance(first[k], (bool, np.bool_))]
-    floats = [k for k in keys if isinstance(first[k], (float, np.floating))]
-    if len(ints) + len(floats) != len(keys):  # anything else: pandas' own inference
-        return pd.DataFrame(rows)
-    blocks = [pd.DataFrame(np.array([[r[k] for k in cols] for r in rows], dtype=dtype), columns=cols)
-              for cols, dtype in ((ints, np.int64), (floats, np.float64)) if cols]
-    return pd.concat(blocks, axis=1)[keys]
+    if not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+               for v in first.values()):
+        return pd.DataFrame(rows)  # anything else: pandas' own inference
+    return pd.DataFrame(rows_columns(rows))

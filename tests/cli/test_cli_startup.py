@@ -55,7 +55,8 @@ def _loaded_by(argv: list[str], modules: tuple[str, ...]) -> list[str]:
 
 def test_commands_load_only_what_they_use(tmp_path: Path) -> None:
     """A command imports what it uses: neither rules nor simulate draws, so neither loads matplotlib (nor the
-    report builders, the API or the other commands' work); the report draws but plays nothing, so no executor or
+    report builders, the API or the other commands' work), and simulate builds no frame, so it loads no pandas
+    (a third of its start-up); the report draws but plays nothing, so no executor or
     runner, nor numba: a report builds strategies (to ask which two are wild twins), and the registry imports a
     built-in's module alone (strategies.BUILTINS), not the search strategies and their compiled kernels.
     simulate loads its kernels from the cache (the suite's warm-up compiled them) without numba's compiler
@@ -64,6 +65,8 @@ def test_commands_load_only_what_they_use(tmp_path: Path) -> None:
     assert _loaded_by(["rules", "prague"], drawing + ("pandas", "numba")) == []
     compiler = ("numba.np.arraymath", "numba.np.linalg", "numba.typed.typeddict")
     assert _loaded_by(["simulate", "--deals", "200", "--jobs", "1", "--quiet", "--json"], drawing + compiler) == []
+    frames = ("pandas", "pyarrow")  # its sums fold and print as columns: pandas only for --csv, --tsv or --out
+    assert _loaded_by(["simulate", "--deals", "200", "--jobs", "1", "--quiet"], frames) == []
     from tests.stats.test_tables import write_results
 
     folder = write_results(tmp_path / "r")

@@ -125,3 +125,27 @@ def test_a_chunk_added_twice_or_missing_is_an_error() -> None:
         totals.add(0, 0, chunks[(0, 0)])
     with pytest.raises(RuntimeError, match="chunk 1 of cell 0 was never added"):
         totals.tables()
+
+
+def test_sums_folded_as_columns_give_the_frames_of_their_tables_and_the_same_columns() -> None:
+    """``durak simulate`` folds chunk sums as columns and never builds a frame (RunTotals.columns): the frames of
+    the same chunks handed in as tables are the same bit for bit, text columns included, and so are the columns."""
+    cells = parse(TWO_CELLS).cells
+    sums = {(c.index, k): executor.run_chunk(c, k, n, executor.cell_seed(2, c, k), False, simulator="tests.fake_sim")
+            for c in cells for k, n in c.chunks()}
+    as_sums, as_tables = RunTotals(cells), RunTotals(cells)
+    for (ci, k), s in sums.items():
+        as_sums.add(ci, k, s)
+        as_tables.add(ci, k, s.tables())
+    columns, frames = as_sums.columns(), as_tables.tables()
+    want = executor.sum_tables(executor.ordered_parts(cells, {key: s.tables() for key, s in sums.items()}))
+    for name in executor.TABLES:
+        pd.testing.assert_frame_equal(frames[name], want[name], check_exact=True)
+        assert list(columns[name]) == list(want[name].columns)
+        for c in want[name].columns:
+            assert np.array_equal(columns[name][c], want[name][c].to_numpy()), (name, c)
+    folded = RunTotals(cells)
+    for (ci, k), s in sums.items():
+        folded.add(ci, k, s)
+    for name, frame in folded.tables().items():  # sums in, frames out: the same frames as tables in
+        pd.testing.assert_frame_equal(frame, want[name], check_exact=True)
