@@ -583,7 +583,7 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 PARSE_ERRORS = [
-    (["simulate", "--players", "four"], ["'--players'", "valid integer", "durak simulate --help"]),
+    (["simulate", "--players", "four"], ["Invalid value for '--players'", "durak simulate --help"]),
     (["simulate", "--colour", "red"], ["No such option: --colour"]),
     (["frobnicate"], ["No such command 'frobnicate'"]),
     (["simulate", "--deals"], ["'--deals' requires an argument"]),
