@@ -40,23 +40,32 @@ def check_determinism(play: Callable[[int, list[Answered]], object], n: int, rul
     found = first_difference(first, second)
     if found is None:
         return
-    a, b, row, asked = found
-    who = strategies[a.strategy]
+    here, a, b, row, asked = found
+    who = strategies[here.strategy]
     name = getattr(who, "name", repr(who))
-    shown = lambda x: "(no decision)" if x is None else describe_action(int(x.act[row]), int(x.suit[row]))  # noqa: E731
+    if a is not None and b is not None and (a.strategy != b.strategy or not np.array_equal(a.jobs, b.jobs)):
+        then = f"{_shown(a, row)}, then a question to another strategy or about other deals"
+    else:
+        then = f"{_shown(a, row)} then {_shown(b, row)}"
     unit = "match" if matches else "deal"
     raise SimulationError(
         f"strategy {name!r} is not deterministic: the same seed played {rules.variant} {unit} "
-        f"{where.first + int(a.jobs[row])}{where.describe()} differently at its Python decision {asked} "
-        f"({shown(a)} then {shown(b)}); a strategy must draw from the rng it is handed, not the global random "
-        "or np.random")
+        f"{where.first + int(here.jobs[row])}{where.describe()} differently at its Python decision {asked} "
+        f"({then}); a strategy must draw from the rng it is handed, not the global random or np.random")
+
+
+def _shown(batch: Answered | None, row: int) -> str:
+    """An answer of a log, or "(no decision)" where the log had ended."""
+    return "(no decision)" if batch is None else describe_action(int(batch.act[row]), int(batch.suit[row]))
 
 
 def first_difference(first: Sequence[Answered], second: Sequence[Answered]
-                     ) -> tuple[Answered, Answered | None, int, int] | None:
-    """Where two answer logs of one seed part, or None if they agree: the batch of ``first`` (of ``second`` if
-    ``first`` ended before it), the other log's batch there (None if that log had ended), the row of the batch
-    that differs, and how many decisions of its deal or match the Python strategies had answered before."""
+                     ) -> tuple[Answered, Answered | None, Answered | None, int, int] | None:
+    """Where two answer logs of one seed part, or None if they agree: the batch that names the decision (of
+    ``first``, of ``second`` if ``first`` ended before it), the two logs' batches there (None for a log that had
+    ended; two batches asking other strategies or about other deals where the runs asked other questions), the
+    row of the batch that differs, and how many decisions of its deal or match the Python strategies had
+    answered before."""
     asked: dict[int, int] = {}
     for e in range(max(len(first), len(second))):
         a = first[e] if e < len(first) else None
@@ -64,11 +73,11 @@ def first_difference(first: Sequence[Answered], second: Sequence[Answered]
         if a is None or b is None or b.strategy != a.strategy or not np.array_equal(b.jobs, a.jobs):
             here = a if a is not None else b
             assert here is not None
-            return here, b if a is not None else None, 0, asked.get(int(here.jobs[0]), 0)
+            return here, a, b, 0, asked.get(int(here.jobs[0]), 0)
         differ = np.flatnonzero((a.act != b.act) | (a.suit != b.suit))
         if len(differ):
             row = int(differ[0])
-            return a, b, row, asked.get(int(a.jobs[row]), 0)
+            return a, a, b, row, asked.get(int(a.jobs[row]), 0)
         for j in a.jobs.tolist():
             asked[j] = asked.get(j, 0) + 1
     return None

@@ -16,7 +16,7 @@ from analyzer.core.faults import FaultContext, SimulationError
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.kernel.pause import Answered
-from analyzer.kernel.replay import first_difference
+from analyzer.kernel.replay import check_determinism, first_difference
 from analyzer.kernel.serve import simulate_chunk
 
 
@@ -30,7 +30,8 @@ def test_the_first_differing_answer_in_the_runs_order_is_named() -> None:
     b = [_batch([1, 3], [5, 6]), _batch([3, 1], [0, 8]), _batch([1], [2])]
     found = first_difference(a, b)
     assert found is not None
-    here, there, row, asked = found
+    here, mine, there, row, asked = found
+    assert here is mine and there is not None
     assert (int(here.jobs[row]), asked, int(here.act[row]), int(there.act[row])) == (3, 1, 7, 0)
     assert first_difference(a, a) is None
 
@@ -38,10 +39,32 @@ def test_the_first_differing_answer_in_the_runs_order_is_named() -> None:
 def test_a_run_that_asks_another_strategy_or_stops_early_parts_there() -> None:
     a = [_batch([0, 2], [5, 6]), _batch([2], [7], strategy=1)]
     other = [_batch([0, 2], [5, 6]), _batch([2], [7], strategy=0)]
-    here, there, row, asked = first_difference(a, other)  # type: ignore[misc]
-    assert (here.strategy, int(here.jobs[row]), asked) == (1, 2, 1)
-    here, there, row, asked = first_difference(a[:1], a)  # type: ignore[misc]
-    assert there is None and (here.strategy, int(here.jobs[row]), asked) == (1, 2, 1)
+    here, mine, there, row, asked = first_difference(a, other)  # type: ignore[misc]
+    assert (here.strategy, int(here.jobs[row]), asked) == (1, 2, 1) and there is not None and there.strategy == 0
+    here, mine, there, row, asked = first_difference(a[:1], a)  # type: ignore[misc]
+    assert mine is None and there is here and (here.strategy, int(here.jobs[row]), asked) == (1, 2, 1)
+    here, mine, there, row, asked = first_difference(a, a[:1])  # type: ignore[misc]
+    assert there is None and mine is here
+
+
+class _Named:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+@pytest.mark.parametrize("second, shown", [
+    ([_batch([0, 2], [5, 6]), _batch([0], [9], strategy=0)], ", then a question to another strategy or about other deals"),
+    ([_batch([0, 2], [5, 6])], "then \\(no decision\\)"),
+])
+def test_the_message_shows_two_answers_only_where_both_runs_asked_the_same_question(second, shown) -> None:
+    """Runs that asked another strategy (or about other deals) show no answer of the other question as if it
+    were the second answer to this one; a run that ended shows "(no decision)"."""
+    first = [_batch([0, 2], [5, 6]), _batch([2], [7], strategy=1)]
+    logs = iter([first, second])
+    with pytest.raises(SimulationError, match=shown) as caught:
+        check_determinism(lambda m, log: log.extend(next(logs)), 10, make_rules("czech", 2),
+                          [_Named("zero"), _Named("one")], FaultContext(first=100), matches=False)
+    assert "strategy 'one'" in str(caught.value) and "deal 102" in str(caught.value)
 
 
 class GlobalRandom:
