@@ -20,6 +20,7 @@ from analyzer.cli.common import UsageError, check_seed_jobs, lineup_of, positive
 from analyzer.core.registry import get_strategy
 from analyzer.execution import executor, play
 from analyzer.execution.experiment import single_cell
+from analyzer.execution.totals import as_frames
 from analyzer.report.render import Block, render_rich, render_tsv, terminal
 
 if TYPE_CHECKING:
@@ -56,8 +57,6 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
                                                      quiet=quiet)
         if csv is not None:
             from analyzer import api  # here: the table of --csv only; the API loads the run kinds
-
-            from analyzer.execution.totals import as_frames
 
             write_frame(api.cell_frame(cell, as_frames(tables)), csv=csv)
     out_json = {**play.summary_json(rules, tables, elapsed, seed=seed, matches=bool(matches)), "engine": used,

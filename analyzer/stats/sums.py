@@ -57,14 +57,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, POINT_BINS, TURN_BINS, DealResults, MatchResults
+from analyzer.core.rules import RuleSet
+
 if TYPE_CHECKING:  # pandas is imported where a frame is built: ``durak simulate`` sums and prints without it
     import pandas as pd
 
 #: a table as its columns, in order (what a run sums without pandas: analyzer.execution.totals)
 Columns = dict[str, np.ndarray]
-
-from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, POINT_BINS, TURN_BINS, DealResults, MatchResults
-from analyzer.core.rules import RuleSet
 
 
 def _compiled() -> Any:
