@@ -6,7 +6,8 @@ and then; once one decision has taken longer than the limit, it raises
 :class:`DecisionTimeout` in the thread that asked, and the caller reports the
 strategy on one line as it reports any other fault.
 
-The limit is ``$DURAK_DECISION_LIMIT`` seconds (``durak --decision-limit``),
+The limit is ``$DURAK_DECISION_LIMIT`` seconds (``durak --decision-limit``) of wall time less the time the
+asking thread waited for a CPU held by other work (:func:`_clock`; Linux says how long, elsewhere it is wall time),
 :data:`DEFAULT_LIMIT` if unset, none if 0.  It is generous on purpose: a search
 player may think for seconds.  A call that answers many decisions at once
 (``choose_batch``) gets the limit once per decision.  The exception is raised
@@ -85,16 +86,34 @@ def describe_limit(limit: float) -> str:
 class _Watch:
     """One call being bounded: its thread, how many decisions it may take, how far it got."""
 
-    __slots__ = ("thread", "allowed", "progress", "seen", "since", "fired", "main")
+    __slots__ = ("thread", "native", "allowed", "progress", "seen", "since", "fired", "main")
 
     def __init__(self, allowed: float, progress: Sized | None) -> None:
         self.thread = threading.get_ident()
+        self.native = threading.get_native_id()
         self.main = threading.current_thread() is threading.main_thread()
         self.allowed = allowed
         self.progress = progress
         self.seen = 0
-        self.since = time.monotonic()
+        self.since = _clock(self.native)
         self.fired = False
+
+
+def _run_delay(native: int) -> float:
+    """Seconds the thread ``native`` has waited, runnable, for a CPU that other work held (Linux's schedstat of
+    the thread); 0.0 where the system does not tell."""
+    try:
+        with open(f"/proc/self/task/{native}/schedstat", "rb") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _clock(native: int) -> float:
+    """A decision's clock for the thread ``native``: wall time less the time it waited for a CPU.  A run beside
+    other work (a niced background run, a suite) is not timed out for the cores it was not given; a strategy
+    that loops or sleeps runs the clock at full speed."""
+    return time.monotonic() - _run_delay(native)
 
 
 _lock = threading.Lock()
@@ -167,9 +186,9 @@ def _watch_loop() -> None:
     while True:
         compiling = _compiling()
         with _lock:
-            now = time.monotonic()
             fired_threads = set()
             for w in _watches:
+                now = _clock(w.native)
                 if compiling:  # compile time is no strategy's: the clocks stand still
                     w.since = now
                     continue

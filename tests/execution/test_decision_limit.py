@@ -8,6 +8,8 @@ seconds (analyzer.core.timelimit); the time numba spends compiling is nobody's.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import threading
 import time
 from pathlib import Path
@@ -118,6 +120,60 @@ def test_time_numba_spends_compiling_counts_against_no_decision() -> None:
     with bounded(limit=0.3):
         with global_compiler_lock:  # as while a search player's first decision compiles its kernels
             time.sleep(1.0)
+
+
+def _busy_until(t_end: float) -> None:
+    while time.monotonic() < t_end:
+        pass
+
+
+def test_time_spent_waiting_for_a_cpu_counts_against_no_decision(monkeypatch) -> None:
+    """A run beside other work (a niced background run, a suite on the same cores) is not timed out for the cores
+    it was not given: the clock is wall time less the thread's wait for a CPU (here told that 90% of the time
+    went waiting, so 1.2 s of wall time is 0.12 s of the decision's); the same decision with no wait is stopped."""
+    from analyzer.core import timelimit
+
+    t0 = time.monotonic()
+    monkeypatch.setattr(timelimit, "_run_delay", lambda native: 0.9 * (time.monotonic() - t0))
+    with bounded(limit=0.3):
+        _busy_until(time.monotonic() + 1.2)
+    monkeypatch.setattr(timelimit, "_run_delay", lambda native: 0.0)
+    with pytest.raises(DecisionTimeout):
+        with bounded(limit=0.3):
+            _busy_until(time.monotonic() + 5.0)
+
+
+def _hog(cpu: int, seconds: float) -> None:
+    os.sched_setaffinity(0, {cpu})
+    _busy_until(time.monotonic() + seconds)
+
+
+@pytest.mark.skipif(not Path(f"/proc/self/task/{threading.get_native_id()}/schedstat").exists()
+                    or not hasattr(os, "sched_setaffinity"),
+                    reason="the system does not tell a thread's wait for a CPU (Linux does): the clock is wall time")
+def test_a_threads_wait_for_a_cpu_is_read_from_the_system() -> None:
+    """Two processes busy on this thread's one CPU: the wait the clock takes off grows by about two thirds of
+    the time (at least a third, whatever else runs on the machine)."""
+    from analyzer.core.timelimit import _run_delay
+
+    native = threading.get_native_id()
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    ctx = multiprocessing.get_context("fork")
+    hogs = [ctx.Process(target=_hog, args=(cpu, 3.0)) for _ in range(2)]
+    try:
+        os.sched_setaffinity(0, {cpu})
+        for h in hogs:
+            h.start()
+        time.sleep(0.3)  # the hogs are running
+        waited0, t0 = _run_delay(native), time.monotonic()
+        _busy_until(t0 + 1.5)
+        waited, took = _run_delay(native) - waited0, time.monotonic() - t0
+    finally:
+        os.sched_setaffinity(0, before)
+        for h in hogs:
+            h.join()
+    assert waited >= took / 3, (waited, took)
 
 
 def test_an_answer_that_comes_after_the_limit_is_still_too_late() -> None:
