@@ -48,11 +48,23 @@ Table = Any
 Chunk = Tables | ChunkSums | Callable[[], Tables]
 
 
-def _columns(table: Table) -> tuple[Columns, dict[str, Any]]:
-    """A table's columns as arrays, and each column's dtype as the table holds it (a frame's own dtypes)."""
+def _dtypes(table: Table) -> dict[str, Any]:
+    """Each column's dtype as the table holds it (a frame's own dtypes), in the table's order."""
     if isinstance(table, dict):
-        return table, {c: v.dtype for c, v in table.items()}
-    return {c: table[c].to_numpy() for c in table.columns}, dict(table.dtypes.items())
+        return {c: v.dtype for c, v in table.items()}
+    return dict(table.dtypes.items())
+
+
+def _values(table: Table, names: list[str], dtype: type) -> np.ndarray:
+    """The columns ``names`` of a table as one (rows, len(names)) array of ``dtype`` (a frame's in one step:
+    column by column, a frame of ~350 columns took ten times as long)."""
+    if isinstance(table, dict):
+        return np.column_stack([table[c] for c in names]).astype(dtype)
+    return table[names].to_numpy(dtype)
+
+
+def _column(table: Table, name: str) -> list[Any]:
+    return table[name].tolist()  # an array's or a frame's column alike
 
 
 def _typed_key(dtype: Any) -> bool:
@@ -84,8 +96,8 @@ class GroupSums:
         self._fsum = np.zeros((0, 0), np.float64)
         self._comp = np.zeros((0, 0), np.float64)
 
-    def _start(self, columns: Columns, dtypes: dict[str, Any]) -> None:
-        self._columns = [c for c in columns if c not in self.keys]
+    def _start(self, dtypes: dict[str, Any]) -> None:
+        self._columns = [c for c in dtypes if c not in self.keys]
         self._key_dtypes = {k: dtypes[k] for k in self.keys}
         for c in self._columns:
             kind = dtypes[c].kind if isinstance(dtypes[c], np.dtype) else "?"
@@ -109,19 +121,18 @@ class GroupSums:
 
     def add(self, table: Table) -> None:
         """Add the rows of ``table`` (a frame or its columns; after every row added before, in their order)."""
-        columns, dtypes = _columns(table)
         if self._columns is None:
-            self._start(columns, dtypes)
-        elif [c for c in columns if c not in self.keys] != self._columns:
+            self._start(_dtypes(table))
+        elif [c for c in (table if isinstance(table, dict) else table.columns) if c not in self.keys] != self._columns:
             raise ValueError("a table with other columns than the ones summed so far")
-        n = _rows(columns)
+        n = _rows(table) if isinstance(table, dict) else len(table)
         if n == 0:
             return
-        keys = zip(*(columns[k].tolist() for k in self.keys)) if self.keys else (() for _ in range(n))
+        keys = zip(*(_column(table, k) for k in self.keys)) if self.keys else (() for _ in range(n))
         groups = np.array([self._groups.setdefault(key, len(self._groups)) for key in keys], np.intp)
         self._grow(len(self._groups))
-        ints = np.column_stack([columns[c] for c in self._ints]).astype(np.int64) if self._ints else None
-        floats = np.column_stack([columns[c] for c in self._floats]).astype(np.float64) if self._floats else None
+        ints = _values(table, self._ints, np.int64) if self._ints else None
+        floats = _values(table, self._floats, np.float64) if self._floats else None
         if ints is not None:
             np.add.at(self._isum, groups, ints)  # exact: any order
         if floats is None:
