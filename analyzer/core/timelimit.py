@@ -224,10 +224,8 @@ def bounded(progress: Sized | None = None, decisions: int = 1, limit: float | No
         try:
             yield
         except Exception as exc:
-            hidden = hidden_interruption(exc)
-            if hidden is None:
-                raise
-            raise hidden from exc
+            _raise_hidden(exc)
+            raise
         return
     w = _Watch(limit * (1 if progress is not None else max(decisions, 1)), progress)
     if w.main:
@@ -243,14 +241,11 @@ def bounded(progress: Sized | None = None, decisions: int = 1, limit: float | No
             exc.answered = len(progress)
         raise
     except Exception as exc:  # a timeout or Ctrl-C that C code wrapped (hidden_interruption) is not the strategy's error
-        fired = _leave(w)
-        hidden = hidden_interruption(exc)
-        if fired or isinstance(hidden, DecisionTimeout):
+        if _leave(w):
             late = DecisionTimeout()
             late.answered = len(progress) if progress is not None else 0
             raise late from exc
-        if hidden is not None:
-            raise hidden from exc
+        _raise_hidden(exc)
         raise
     except BaseException:
         _leave(w)
@@ -277,6 +272,13 @@ def hidden_interruption(exc: BaseException) -> BaseException | None:
         seen.add(id(cause))
         cause = cause.__cause__ if isinstance(cause, SystemError) else None
     return None
+
+
+def _raise_hidden(exc: Exception) -> None:
+    """Raise the timeout or stop hidden behind ``exc`` (:func:`hidden_interruption`), if there is one."""
+    hidden = hidden_interruption(exc)
+    if hidden is not None:
+        raise hidden from exc
 
 
 def _leave(w: _Watch) -> bool:

@@ -429,8 +429,7 @@ def rows_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     2,000-match chunk's table time."""
     import pandas as pd
 
-    first = rows[0]
-    if not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-               for v in first.values()):
-        return pd.DataFrame(rows)  # anything else: pandas' own inference
-    return pd.DataFrame(rows_columns(rows))
+    columns = rows_columns(rows)
+    if any(c.dtype == object for c in columns.values()):
+        return pd.DataFrame(rows)  # anything but numbers: pandas' own inference
+    return pd.DataFrame(columns)
