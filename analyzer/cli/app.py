@@ -17,7 +17,7 @@ import typer
 
 from analyzer import __version__
 from analyzer.cli.checks import check_numbers, fail
-from analyzer.core.timelimit import DEFAULT_LIMIT, LIMIT_ENV, check_limit
+from analyzer.core.timelimit import DEFAULT_LIMIT, LIMIT_ENV, check_limit, hidden_interruption
 from analyzer.core.timelimit import decision_limit as current_limit
 from analyzer.execution.lifeline import interrupt_line, on_sigterm, was_terminated
 
@@ -426,6 +426,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     except KeyboardInterrupt:
         _interrupted()
+    except SystemError as exc:  # Ctrl-C or SIGTERM that landed inside C code (numba's dispatcher) is still a stop
+        if isinstance(hidden_interruption(exc), KeyboardInterrupt):
+            _interrupted()
+        raise
     if code == 130:  # newer typers turn Ctrl-C into exit code 130
         _interrupted()
     if isinstance(code, int) and code:
