@@ -407,7 +407,7 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
     if not quiet:
         typer.echo(f"{space.variant} {space.players}p: {len(space.arms):,} rule sets", err=True)
     done = runs.explore(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
-                        command=command, on_round=None if quiet else (lambda line: typer.echo(line, err=True)),
+                        command=runs.engine_command(command), on_round=None if quiet else (lambda line: typer.echo(line, err=True)),
                         progress=not quiet)
     if as_json:
         typer.echo(json.dumps(balance_json(folder)))

@@ -181,6 +181,13 @@ def choose_engine(strategies: Sequence[object], *, engine: str | None = None, si
 SEEDINGS = ("base", "table")
 
 
+def run_seeding(engine: str) -> str:
+    """The key a tournament or balance run on engine mode ``engine`` plays its decks with: ``table`` under
+    ``auto`` (their stored runs and committed reports were made so), ``base`` -- every other command's key --
+    where an engine is forced (``compiled``: every line-up on the kernel, the one engine those runs move to)."""
+    return "table" if engine == "auto" else "base"
+
+
 def decks_key(ss: SeedSequence, seeding: str = "base") -> int:
     """The stream key of deals on given decks (:data:`SEEDINGS`)."""
     if seeding == "table":

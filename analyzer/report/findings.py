@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,9 @@ from analyzer.stats import tables
 
 #: Where the generated page lives, relative to the project root.
 FINDINGS_PATH = Path("docs/findings.md")
+
+#: The two-sided 95% normal quantile (the page's intervals are 95%).
+Z95 = NormalDist().inv_cdf(0.975)
 
 #: What a Monte Carlo number does under another seed.
 NOISE = "another seed moves each number within its interval"
@@ -62,6 +66,19 @@ def _ratio(x: float, lo: float, hi: float) -> str:
 
 # ---------------------------------------------------------------- going first
 
+def same_verdict_again(diff: float, lo: float, hi: float, distinguishable: bool) -> float:
+    """The chance that an independent run of the same size gives the same verdict, by plug-in: its estimate
+    taken as normal around this one with the standard error this interval implies, and called distinguishable
+    outside +-1.96 of those errors.  A verdict near the line (an interval ending close to zero) is one another
+    seed may turn, and the page says how likely that is."""
+    se = (hi - lo) / (2 * Z95)
+    if not se > 0:
+        return 1.0
+    run = NormalDist(diff, se)
+    outside = run.cdf(-Z95 * se) + 1.0 - run.cdf(Z95 * se)
+    return outside if distinguishable else 1.0 - outside
+
+
 def _first_mover_table(res: tables.Results, with_fairness: bool) -> pd.DataFrame:
     fpa = tables.first_player_advantage(res, pooled=True)
     rows = []
@@ -73,7 +90,9 @@ def _first_mover_table(res: tables.Results, with_fairness: bool) -> pd.DataFrame
                "wins [95% CI]": pct_ci(r["rate"], r["lo"], r["hi"]), "fair share": pct(r["fair"]),
                "× fair share": _ratio(r["ratio"], r["ratio_lo"], r["ratio_hi"]),
                "advantage": pp_ci(r["diff"], r["diff_lo"], r["diff_hi"]),
-               "verdict": "distinguishable" if r["distinguishable"] else "not distinguishable"}
+               "verdict": "distinguishable" if r["distinguishable"] else "not distinguishable",
+               "same verdict on another seed": pct(same_verdict_again(r["diff"], r["diff_lo"], r["diff_hi"],
+                                                                      bool(r["distinguishable"])))}
         if fair is not None:
             f = fair.loc[r["label"]]
             row["seat fairness (every seat, wins and дурак)"] = (
@@ -92,6 +111,8 @@ def going_first(root: Path) -> list[Block]:
                    "the dealer's opponent in svinya (SV2), and **the dealer** in prague (PR2). Seat fairness is the "
                    "largest deviation of any seat's win or дурак share from the fair share 1/players "
                    "(`analyzer/stats/fairness.py`)."),
+        Block("p", "A verdict near the line can turn with the seed: \"same verdict on another seed\" is, by "
+                   "plug-in, the chance that an independent run of the same size reaches the same verdict."),
         Block("h3", "Under random play"),
         _where(root, "first_player", _seed(root, "first_player")),
         Block("table", _first_mover_table(res, with_fairness=True)),

@@ -11,6 +11,7 @@ streams, other numbers), while compare played both on the kernel.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,8 @@ from analyzer import api
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
+from analyzer.execution import runs
+from analyzer.execution.balance_space import load_space
 from analyzer.execution.balance_tables import play_chunk
 from analyzer.execution.executor import cell_engines, decks_engine, play_decks, run_chunk, strategy_resolver
 from analyzer.execution.experiment import single_cell
@@ -27,6 +30,7 @@ from analyzer.execution.lineup import build
 from analyzer.execution.runs import compare as compare_run
 from analyzer.execution.runs.tournament import tournament_chunk
 from analyzer.execution.runs.tune import hero_objective
+from analyzer.execution.seeds import chunk_seed, content_text
 from analyzer.stats.tournament import hero, round_robin
 
 PLUGIN = '''
@@ -45,6 +49,9 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     (tmp_path / "py_greedy.py").write_text(PLUGIN)
     monkeypatch.chdir(tmp_path)
     return "py_greedy.py:PyGreedy"
+
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _built(specs: list[str]) -> list[object]:
@@ -118,3 +125,35 @@ def test_a_line_up_that_reads_the_history_keeps_its_engine() -> None:
     stored tournament and balance runs were made on (the balance fingerprint names it)."""
     for spec in ("pimc", "tracker"):
         assert decks_engine([get_strategy(spec), get_strategy("random")]) == "numpy"
+
+
+def test_a_forced_engine_plays_a_tournament_on_the_kernel_keyed_as_every_other_command() -> None:
+    """``DURAK_ENGINE=compiled``: a tournament's line-up that reads the history plays on the kernel, its decks keyed
+    as compare's and the API's are (``base``), not by the key stored tournaments were made with."""
+    rules = make_rules("czech", 2, {})
+    design = round_robin(["tracker", "random"], 2)
+    got = tournament_chunk(rules, design, 80, 5, 0, "compiled")
+    deck_ss, sim_ss = chunk_seed(5, "tournament", content_text(rules, [], "deal"), 0).spawn(2)
+    decks = shuffled_decks(rules.deck_size, 80, np.random.default_rng(deck_ss))
+    entrants = _built(list(design.entrants))
+    for table, wins in zip(design.tables, got):
+        assert table.hands == (0, 1)
+        res = play_decks(rules, [entrants[e] for e in table.seats], decks, sim_ss, engine="compiled")
+        assert np.array_equal(wins, (res.winner[:, None] == np.arange(2)).astype(np.float64))
+    assert not all(np.array_equal(a, b) for a, b in zip(got, tournament_chunk(rules, design, 80, 5, 0)))
+
+
+def test_a_forced_engine_is_in_the_fingerprint_the_manifest_and_the_command(tmp_path: Path) -> None:
+    """A run on a forced engine draws other numbers: its fingerprint is not auto's (a folder made on one is never
+    resumed on the other), and the command its manifest records sets the engine."""
+    exp = tmp_path / "t.toml"
+    exp.write_text('name = "t"\nvariants = ["czech"]\nplayers = [2]\nfield = ["tracker", "random"]\n'
+                   'design = "round-robin"\ndeals = 20\nseed = 3\nchunk_size = 20\n')
+    plan = runs.read_run_file(exp)
+    assert runs.fingerprint_of(plan, engine="compiled") != runs.fingerprint_of(plan, engine="auto")
+    space = load_space(ROOT / "experiments" / "balance_prague_3p.toml")
+    assert runs.fingerprint_of(space, engine="compiled") != runs.fingerprint_of(space, engine="auto")
+    done = runs.play_experiment(exp, out=tmp_path / "out", jobs=1, quiet=True, report=False, engine="compiled")
+    manifest = json.loads((done.folder / "manifest.json").read_text())
+    assert manifest["engine"] == "compiled" and manifest["command"].startswith("DURAK_ENGINE=compiled durak run")
+    assert manifest["fingerprint"] == runs.fingerprint_of(plan, engine="compiled")

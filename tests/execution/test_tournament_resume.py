@@ -48,7 +48,7 @@ def test_an_interrupted_tournament_experiment_resumes_with_the_numbers_of_a_stra
     real = tr._job
 
     def job(*args: Any) -> Any:
-        played.append(args[3:])  # (seed, chunk) of each chunk played
+        played.append(args[3:5])  # (seed, chunk) of each chunk played
         return real(*args)
 
     monkeypatch.setattr(tr, "_job", job)

@@ -88,3 +88,15 @@ def test_check_fails_on_a_page_that_differs(tmp_path: Path, capsys: pytest.Captu
     page.write_text("# the page\n", encoding="utf-8")
     main(["findings", "--root", str(ROOT), "--out", str(page), "--check"])  # returns: exit code 0
     assert "is up to date" in capsys.readouterr().out
+
+
+def test_a_verdict_near_the_line_is_one_another_seed_may_turn() -> None:
+    """The plug-in chance that an independent run of the same size agrees: near certain far from zero, a coin
+    toss for an estimate on the line, about 95% for a null estimate of zero, and falling as the interval nears it."""
+    assert findings.same_verdict_again(10.0, 8.0, 12.0, True) > 0.999
+    assert abs(findings.same_verdict_again(1.96, 0.0, 3.92, True) - 0.5) < 0.01
+    assert abs(findings.same_verdict_again(0.0, -2.0, 2.0, False) - 0.95) < 0.005
+    again = findings.same_verdict_again
+    near, far = again(2.0, -0.2, 4.2, False), again(0.5, -1.7, 2.7, False)
+    assert near < far < 0.95
+    assert findings.same_verdict_again(3.6, 1.5, 5.8, True) < findings.same_verdict_again(5.4, 3.4, 7.5, True)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.execution.balance_space import BalanceSpace, is_balance_file, load_space
-from analyzer.execution.executor import check_backend, simulator_path, strategy_resolver
+from analyzer.execution.executor import ENGINE_ENV, check_backend, engine_mode, simulator_path, strategy_resolver
 from analyzer.execution.experiment import Experiment, ExperimentError, load_experiment
 from analyzer.execution.runs import balance, cells, compare, solve, tournament, tune
 from analyzer.execution.runs.balance import BalanceRun
@@ -81,20 +81,28 @@ def fingerprint_of(plan: Experiment | BalanceSpace, *, engine: str | None = None
     """The fingerprint a run of ``plan`` records in its manifest and its chunk store (its kind's): a folder whose
     manifest has another was made by other code or another file, and a rerun would not resume it."""
     if isinstance(plan, BalanceSpace):
-        return balance.balance_fingerprint(plan, simulator_path(simulator))[0]
+        return balance.balance_fingerprint(plan, simulator_path(simulator), engine_mode(engine))[0]
     if kind_of(plan) == "tournament":
-        return tournament.tournament_fingerprint(plan, tournament.tournaments_of(plan), tournament.chunk_decks(plan))[0]
+        return tournament.tournament_fingerprint(plan, tournament.tournaments_of(plan), tournament.chunk_decks(plan),
+                                                 engine_mode(engine))[0]
     return cells.fingerprint(plan, simulator=simulator, engine=engine)[0]
 
 
-def run_command(exp: Experiment, deals: int | None, out: Path | None) -> str:
+def run_command(exp: Experiment, deals: int | None, out: Path | None, engine: str | None = None) -> str:
     """The ``durak run`` command that reproduces an experiment's folder (its manifest records it)."""
     argv = ["durak", "run", exp.source]
     if deals is not None:
         argv += ["--deals", str(deals)]
     if out is not None:
         argv += ["--out", str(out)]
-    return shlex.join(argv)
+    return engine_command(shlex.join(argv), engine)
+
+
+def engine_command(command: str, engine: str | None = None) -> str:
+    """``command`` as a manifest records it: a forced engine (``$DURAK_ENGINE``) is part of it, since its streams are
+    not ``auto``'s."""
+    mode = engine_mode(engine)
+    return command if mode == "auto" else f"{ENGINE_ENV}={mode} {command}"
 
 
 def run_experiment(experiment: str | Path | Experiment, **kw: Any) -> Path:
@@ -141,10 +149,10 @@ def play_experiment(
     folder = RunFolder(Path(out) if out is not None else RUNS / exp.name)
     if problem := folder.problem():
         raise ExperimentError(f"--out {folder.root}: {problem}")
-    command = run_command(exp, deals, Path(out) if out is not None else None)
+    command = run_command(exp, deals, Path(out) if out is not None else None, engine)
     if kind_of(exp) == "tournament":  # every line-up of a tournament on the same decks
         root = tournament.run_tournaments(exp, folder.root, jobs=jobs, quiet=quiet, report=report,
-                                          fresh=fresh or not resume, command=command)
+                                          fresh=fresh or not resume, command=command, engine=engine)
         return Finished("tournament", root, None)
     done = cells.run_cells(exp, folder, command=command, jobs=jobs, backend=backend, scheduler=scheduler,
                            fresh=fresh or not resume, quiet=quiet, check=check, simulator=simulator, report=report,

@@ -49,7 +49,7 @@ from analyzer.core.rules import RuleSet
 from analyzer.engine.match import arrange_deck, first_dealer
 from analyzer.execution import lineup as lineups
 from analyzer.execution.cores import cores
-from analyzer.execution.executor import decks_engine, play_decks, run_tasks
+from analyzer.execution.executor import decks_engine, engine_mode, play_decks, run_seeding, run_tasks
 from analyzer.execution.experiment import Experiment, ExperimentError, fill_spec
 from analyzer.execution.progress import RunProgress
 from analyzer.execution.runs.folder import RunFolder
@@ -75,8 +75,10 @@ SEQ_CHUNK = 1_000
 FloatArray = NDArray[np.float64]
 
 
-def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int) -> list[FloatArray]:
-    """Chunk ``c``: ``n`` decks through every table; per table, (n, players) win shares by position."""
+def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int, engine: str = "auto"
+                     ) -> list[FloatArray]:
+    """Chunk ``c``: ``n`` decks through every table; per table, (n, players) win shares by position (``engine``: the
+    run's engine mode, fixed in the parent: :func:`~analyzer.execution.executor.run_seeding`)."""
     deck_ss, sim_ss = chunk_seed(seed, "tournament", content_text(rules, [], "deal"), c).spawn(2)
     decks = shuffled_decks(rules.deck_size, n, np.random.default_rng(deck_ss))
     entrants = lineups.build(list(design.entrants), get_strategy)  # one object per distinct spec
@@ -87,14 +89,14 @@ def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int) 
         if table.hands not in dealt:  # canonical hands to other players: the deck rearranged (first dealer, G10a)
             dealt[table.hands] = arrange_deck(decks, first_dealer(rules.players), table.hands,
                                               players=rules.players, hand_size=rules.hand_size)
-        res = play_decks(rules, [entrants[e] for e in table.seats], dealt[table.hands], sim_ss, engine="auto",
-                         seeding="table")
+        res = play_decks(rules, [entrants[e] for e in table.seats], dealt[table.hands], sim_ss, engine=engine,
+                         seeding=run_seeding(engine))
         wins.append((res.winner[:, None] == seats).astype(np.float64))
     return wins
 
 
-def _job(rules: RuleSet, design: Design, n: int, seed: int, c: int) -> tuple[int, list[FloatArray]]:
-    return c, tournament_chunk(rules, design, n, seed, c)
+def _job(rules: RuleSet, design: Design, n: int, seed: int, c: int, engine: str) -> tuple[int, list[FloatArray]]:
+    return c, tournament_chunk(rules, design, n, seed, c, engine)
 
 
 def watched(design: Design, wins: Sequence[FloatArray], sprt: bool = False) -> FloatArray:
@@ -143,7 +145,7 @@ class ChunkDone(Protocol):
 
 
 def _play(rules: RuleSet, design: Design, seed: int, jobs: int, todo: Sequence[tuple[int, int]],
-          cache: ChunkCache | None) -> Iterator[tuple[int, list[FloatArray], bool]]:
+          cache: ChunkCache | None, engine: str) -> Iterator[tuple[int, list[FloatArray], bool]]:
     """Chunks ``(c, n)`` of ``todo`` with whether each was stored: stored ones from ``cache`` first, then the
     rest played on the executor (each kept in ``cache`` as it finishes, and what the cache gives back is used)."""
     left = []
@@ -154,17 +156,18 @@ def _play(rules: RuleSet, design: Design, seed: int, jobs: int, todo: Sequence[t
         else:
             yield c, got, True
     sizes = dict(left)
-    for c, wins in run_tasks(_job, [(rules, design, n, seed, c) for c, n in left], jobs=jobs):
+    for c, wins in run_tasks(_job, [(rules, design, n, seed, c, engine) for c, n in left], jobs=jobs):
         yield c, (cache.put(c, sizes[c], wins) if cache is not None else wins), False
 
 
 def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: int = 1, chunk: int = CHUNK_DECKS,
                boot: int = 1000, rule: Rule | None = None, on_chunk: ChunkDone | None = None,
-               seq_chunk: int = SEQ_CHUNK, cache: ChunkCache | None = None) -> dict[str, Any]:
+               seq_chunk: int = SEQ_CHUNK, cache: ChunkCache | None = None, engine: str = "auto") -> dict[str, Any]:
     """Play ``n`` duplicate decks through every table of ``design`` (or, with ``rule``, chunks of
     ``seq_chunk`` decks until the rule stops, ``n`` decks at most); the JSON-ready summary.
 
-    ``cache``: finished chunks to reuse and to keep (a resumable experiment, :class:`StoredChunks`).
+    ``cache``: finished chunks to reuse and to keep (a resumable experiment, :class:`StoredChunks`); ``engine``:
+    the engine mode (:func:`~analyzer.execution.executor.run_seeding`).
     """
     lineups.build(list(design.entrants), get_strategy)  # an unknown strategy fails before any work
     t0 = time.perf_counter()
@@ -172,7 +175,7 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
     parts: dict[int, list[FloatArray]] = {}
     if rule is None:
         sizes = chunk_sizes(n, chunk)
-        for c, wins, stored in _play(rules, design, seed, jobs, list(enumerate(sizes)), cache):
+        for c, wins, stored in _play(rules, design, seed, jobs, list(enumerate(sizes)), cache, engine):
             parts[c] = wins
             if on_chunk is not None:
                 on_chunk(sizes[c], resumed=stored)
@@ -183,7 +186,7 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
         watched(design, [np.zeros((1, rules.players))] * len(design.tables), is_sprt)  # a one-line error now
 
         def mapper(_f: Callable[[int], Any], idx: Sequence[int]) -> list[FloatArray]:
-            for c, wins, stored in _play(rules, design, seed, jobs, [(c, sizes[c]) for c in idx], cache):
+            for c, wins, stored in _play(rules, design, seed, jobs, [(c, sizes[c]) for c in idx], cache, engine):
                 parts[c] = wins
                 if on_chunk is not None:
                     on_chunk(sizes[c], resumed=stored)
@@ -300,12 +303,13 @@ def chunk_decks(exp: Experiment) -> int:
     return SEQ_CHUNK if exp.until_ci is not None else min(exp.chunk_size, CHUNK_DECKS)
 
 
-def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design]], chunk: int
-                           ) -> tuple[str, dict[str, Any]]:
+def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design]], chunk: int,
+                           engine: str = "auto") -> tuple[str, dict[str, Any]]:
     """Hash of everything that sets a tournament chunk's content, and the record it hashes.
 
     Neither the deal count nor the ``until_ci`` target is in it (a chunk depends on neither: raising ``deals``
-    or tightening the target reuses finished chunks).
+    or tightening the target reuses finished chunks).  A forced engine (``engine``, not ``auto``) plays on other
+    streams: the record says so (the ``auto`` record is the one stored runs were made with).
     """
     plugins: dict[str, str] = {}
     tournaments = []
@@ -318,18 +322,20 @@ def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design
         tournaments.append({
             "index": i, "design": design.name, "entrants": list(design.entrants),
             "tables": [{"seats": list(t.seats), "hands": list(t.hands)} for t in design.tables],
-            "engines": sorted({decks_engine([entrants[e] for e in t.seats], engine="auto") for t in design.tables}),
+            "engines": sorted({decks_engine([entrants[e] for e in t.seats], engine=engine) for t in design.tables}),
             "rules": {"variant": rules.variant, "players": rules.players, **rules.options()},
         })
     record = {"kind": "tournaments", "format": CHUNK_FORMAT, "layout": "per-deck win shares v1",
               "version": __version__, "seed": exp.seed, "seeding": "tournament-v1", "plugins": plugins,
               "chunk_decks": chunk, "tournaments": tournaments}
+    if engine != "auto":
+        record["seeding"] = f"tournament-v1 {run_seeding(engine)}"
     canon = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canon.encode()).hexdigest(), record
 
 
 def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bool = False,
-                    command: str = "", report: bool = True, fresh: bool = False) -> Path:
+                    command: str = "", report: bool = True, fresh: bool = False, engine: str | None = None) -> Path:
     """Play every tournament of a design experiment; write results/tournaments.json, manifest.json and the report.
 
     Resumable chunk by chunk (module doc): finished chunks go to ``out_dir/chunks``
@@ -341,7 +347,8 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
     plan = tournaments_of(exp)
     decks = [exp.deals_for(rules.variant, rules.players) for rules, _ in plan]  # cell_deals, else deals
     chunk = chunk_decks(exp)
-    fp, record = tournament_fingerprint(exp, plan, chunk)
+    mode = engine_mode(engine)
+    fp, record = tournament_fingerprint(exp, plan, chunk, mode)
     store = ChunkStore(out_dir / "chunks", fp)
     store.open(fresh=fresh, record=record, experiment=exp.to_dict())  # refuses a foreign --out or a changed file
     t0 = time.perf_counter()
@@ -353,7 +360,7 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
                 rule = UntilCI(exp.until_ci / 100) if exp.until_ci is not None else None
                 cache = StoredChunks(store, i, design)
                 out = run_design(rules, design, decks[i], seed=exp.seed, jobs=jobs, chunk=chunk, seq_chunk=chunk,
-                                 rule=rule, on_chunk=bar.advance, cache=cache)
+                                 rule=rule, on_chunk=bar.advance, cache=cache, engine=mode)
                 out["label"] = rules.label()
                 results.append(out)
                 resumed += cache.resumed
@@ -367,6 +374,7 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
     deals = sum(o["deals_played"] for o in results)
     folder.write_manifest({"name": exp.name, "description": exp.description, "experiment": exp.to_dict(),
                            "seed": exp.seed, "version": __version__, "kind": "tournaments", "fingerprint": fp,
+                           "engine": mode,
                            "tournaments": len(results), "total_deals": deals, "deals_this_run": played,
                            "chunks_resumed": resumed,
                            "deals_per_second": round(played / seconds, 1) if seconds > 0 else None,
