@@ -513,3 +513,39 @@ def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, sim
         if on_chunk is not None:
             on_chunk(ci, n)
     return totals.columns() if columns else totals.tables()
+
+
+def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int,
+                   seed: int | SeedSequence | None = None, *, decks: NDArray[np.integer] | None = None,
+                   check: bool = False, where: FaultContext | None = None) -> DealResults:
+    """``n`` deals of a line-up by position (``strategies[p]`` plays position p) on the kernel: the engine every
+    line-up that the engine's table runner does not serve plays on when forced (``compiled``), Python strategies
+    paused at their decisions and the public history logged for those that read it.  Deals come from the seed's
+    shuffles or from ``decks`` (N, D).  For scripts and tests that want deals, not a run's sums."""
+    ss = seed if isinstance(seed, SeedSequence) else SeedSequence(seed)
+    if needs_table(strategies):
+        known = (simulate_known(rules, list(strategies), n, ss, "deal") if decks is None
+                 else simulate_observed(rules, list(strategies), np.asarray(decks)[:n], ss))
+        assert isinstance(known, DealResults)
+        return known
+    out = serve.simulate_chunk(rules, list(strategies), n, ss, matches=False, check=check, where=where,
+                               decks=None if decks is None else np.asarray(decks)[:n])
+    assert isinstance(out, DealResults)
+    return out
+
+
+def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int,
+                     seed: int | SeedSequence | None = None, *, check: bool = False,
+                     where: FaultContext | None = None) -> MatchResults:
+    """``n`` matches to ``rules.target`` (G11; ``strategies[i]`` is player i, who leads deal 1) on the kernel, as
+    :func:`simulate_deals` plays deals."""
+    if rules.target is None:
+        raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
+    ss = seed if isinstance(seed, SeedSequence) else SeedSequence(seed)
+    if needs_table(strategies):
+        known = simulate_known(rules, list(strategies), n, ss, "match")
+        assert isinstance(known, MatchResults)
+        return known
+    out = serve.simulate_chunk(rules, list(strategies), n, ss, matches=True, check=check, where=where)
+    assert isinstance(out, MatchResults)
+    return out

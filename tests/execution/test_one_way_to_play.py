@@ -24,7 +24,15 @@ from analyzer.core.rules import make_rules
 from analyzer.execution import runs
 from analyzer.execution.balance_space import load_space
 from analyzer.execution.balance_tables import play_chunk
-from analyzer.execution.executor import cell_engines, decks_engine, play_decks, run_chunk, strategy_resolver
+from analyzer.execution.executor import (
+    cell_engines,
+    decks_engine,
+    play_decks,
+    run_chunk,
+    simulate_deals,
+    simulate_matches,
+    strategy_resolver,
+)
 from analyzer.execution.experiment import single_cell
 from analyzer.execution.lineup import build
 from analyzer.execution.runs import compare as compare_run
@@ -157,3 +165,25 @@ def test_a_forced_engine_is_in_the_fingerprint_the_manifest_and_the_command(tmp_
     manifest = json.loads((done.folder / "manifest.json").read_text())
     assert manifest["engine"] == "compiled" and manifest["command"].startswith("DURAK_ENGINE=compiled durak run")
     assert manifest["fingerprint"] == runs.fingerprint_of(plan, engine="compiled")
+
+
+def test_the_executors_deals_play_every_line_up_on_the_kernel() -> None:
+    """``executor.simulate_deals`` (deals for scripts and tests): a deterministic line-up's deals are the numpy
+    simulator's, deal by deal, on the same seed; a line-up that reads the history plays on the kernel, its deals
+    those of a cell forced onto the kernel; matches too."""
+    from analyzer.sim import simulator  # the retiring engine, for the comparison only
+
+    rules = make_rules("czech", 3, {})
+    line = _built(["greedy", "weighted", "greedy"])
+    a, b = simulate_deals(rules, line, 200, 5), simulator.simulate_deals(rules, line, 200, np.random.SeedSequence(5))
+    for name in ("winner", "loser", "points", "turns", "end"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    searching = ["pimc?worlds=4,budget=300", "greedy", "pimc?worlds=4,budget=300"]
+    cell = single_cell(rules, searching, n=60)
+    assert cell_engines([cell], engine="compiled") == ["compiled+python"]
+    got = simulate_deals(rules, _built(searching), 60, 8)
+    sums = run_chunk(cell, 0, 60, np.random.SeedSequence(8), False, engine="compiled").tables()["positions"]
+    assert np.bincount(got.winner, minlength=3).tolist() == sums.sort_values("position")["wins"].astype(int).tolist()
+    assert np.array_equal(got.turns, simulate_deals(rules, _built(searching), 60, 8).turns)
+    matches = simulate_matches(make_rules("czech", 2, {}), _built(["tracker", "greedy"]), 4, 1)
+    assert len(matches.deals) == 4
