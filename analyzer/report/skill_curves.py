@@ -18,8 +18,8 @@ and rules this section follows, step by step:
   CZ7 acts on a match's last deal only, svinya has no such rule).
 
 It consumes those tables and computes no rate of its own.  Whether skill
-raises the first mover's advantage is read off the two strongest steps
-(the ladder's last two) against the weakest (``random``) and against the
+raises the first mover's advantage is read off the strongest steps
+(:func:`strongest_steps`: each search family at its full budget) against the weakest (``random``) and against the
 tuned preset: two cells on decks of
 their own, so the difference is of independent proportions, with the one
 verdict rule.  One chart per question, a panel per variant and player count,
@@ -113,15 +113,29 @@ def _compare(a: pd.Series, b: pd.Series) -> tuple[float, float, float, float]:
     return d, d - stats.Z95 * se, d + stats.Z95 * se, float(stats.z_test_p(d, se))
 
 
-def raise_table(st: pd.DataFrame, tops: int = 2) -> pd.DataFrame:
-    """Per group: the first-mover rate of each of the ``tops`` strongest steps (the ladder's last: in
-    experiments/skill_curves.toml pimc at 1,024 worlds and ismcts, the two search families at their full
-    budgets) against the weakest step's and the tuned preset's (independent proportions: every cell plays
-    decks of its own), Holm over every comparison, the one verdict rule."""
+def strongest_steps(g: pd.DataFrame) -> pd.DataFrame:
+    """A group's strongest steps: past the tuned preset, the last (largest) step of each strategy -- in
+    experiments/skill_curves.toml pimc at 1,024 worlds, ismcts and expert, each search family at its full budget.
+    A ladder without a tuned preset: the last step of each strategy past the weakest; one that ends at the preset:
+    its last two steps."""
+    g = g.sort_values("step")
+    preset = g.index[g["label"] == "tuned preset"]
+    start = g.index.get_loc(preset[0]) + 1 if len(preset) else 1
+    if start >= len(g):
+        return g.iloc[max(1, len(g) - 2):]
+    later = g.iloc[start:]
+    family = later["first_strategy"].astype(str).str.split("?").str[0]
+    return later[~family.duplicated(keep="last")]
+
+
+def raise_table(st: pd.DataFrame) -> pd.DataFrame:
+    """Per group: the first-mover rate of each of the strongest steps (:func:`strongest_steps`) against the
+    weakest step's and the tuned preset's (independent proportions: every cell plays decks of its own), Holm
+    over every comparison, the one verdict rule."""
     rows = []
     for group, g in st.groupby("group", sort=False):
         g = g.sort_values("step")
-        for _, top in g.iloc[max(1, len(g) - tops):].iterrows():
+        for _, top in strongest_steps(g).iterrows():
             for name, base in (("weakest", g.iloc[0]), ("tuned preset", g[g["label"] == "tuned preset"])):
                 if isinstance(base, pd.DataFrame):
                     if base.empty:
@@ -359,7 +373,7 @@ def skill_section(ctx: Any) -> Any:
                                "Position 0's win rate minus the fair share, per ladder step (the same strategy in "
                                f"every seat), {how}"))
     s.details.append(Block("table", _show_raise(rt),
-                           "The two strongest steps' first-mover rate against the weakest's and the tuned preset's: "
+                           "The strongest steps' first-mover rate against the weakest's and the tuned preset's: "
                            "cells on decks of their own, so independent estimates (each with its own standard "
                            "error); Holm over the rows, a verdict needs the interval and the Holm p to agree."))
     s.details.append(ctx.chart("skill_jack_dealt", partial(plot_jack_dealt, st),

@@ -11,7 +11,7 @@ import pytest
 
 from analyzer.execution.experiment import ExperimentError
 from analyzer.execution.runs import run_experiment
-from analyzer.report.skill_curves import raise_table, skill_sentence, skill_table, step_label
+from analyzer.report.skill_curves import raise_table, skill_sentence, skill_table, step_label, strongest_steps
 from analyzer.stats import tables
 from tests.helpers_experiments import parse
 
@@ -120,3 +120,14 @@ def test_the_headline_names_a_strong_step_that_moved_the_edge_even_when_the_last
     assert "raises the first mover's edge in **svinya 2p** (pimc 1024: +3.2 pp [+1.2, +5.2])" in got
     assert "no distinguishable amount in **czech 2p**" in got and "svinya 2p**;" not in got.split("raises")[0]
     assert got.startswith("From random play to pimc 1024 and ismcts in every seat")
+
+
+def test_the_strongest_steps_are_each_search_family_at_its_full_budget() -> None:
+    """Past the tuned preset, the last step of each strategy: pimc at its largest worlds, ismcts and expert; a
+    ladder without a preset reads its steps past the weakest the same way."""
+    specs = ["random", "greedy", "weighted?preset=czech-2p", "pimc?worlds=64", "pimc?worlds=1024", "ismcts", "expert"]
+    g = pd.DataFrame({"step": range(len(specs)), "first_strategy": specs,
+                      "label": [step_label(s) for s in specs]})
+    assert strongest_steps(g)["first_strategy"].tolist() == ["pimc?worlds=1024", "ismcts", "expert"]
+    plain = g.iloc[[0, 1, 3, 4]].assign(step=range(4))
+    assert strongest_steps(plain)["first_strategy"].tolist() == ["greedy", "pimc?worlds=1024"]
