@@ -226,3 +226,15 @@ def test_the_history_check_finds_each_kind_and_spares_rule_ids_and_colours() -> 
     kinds = [line.split(": ")[1] for line in history_references(planted)]
     assert kinds == list(HISTORY)
     assert history_references("CZ3 and G10; color:#999; greedy#2; from datetime import UTC; points 10/20") == []
+
+
+def test_every_interval_the_readme_quotes_is_one_the_findings_page_gives() -> None:
+    """The README's answers are the committed reports' numbers: each rate with its interval it quotes stands,
+    as written, on docs/findings.md (generated from the reports), so a rerun that moves a number fails here until
+    the README says the new one."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
+    quoted = re.findall(r"[+-]?\d[\d,.]*(?: ?(?:%|pp|Elo))? \[[+-]?\d[\d.]*, [+-]?\d[\d.]*\]", readme)
+    assert len(quoted) >= 5
+    missing = [q for q in quoted if q not in page]
+    assert not missing, f"README quotes numbers docs/findings.md does not give: {missing}"
