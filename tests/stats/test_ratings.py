@@ -12,7 +12,7 @@ import pytest
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
-from analyzer.sim.simulator import simulate_deals
+from analyzer.execution.executor import simulate_deals
 from analyzer.stats.intervals import paired_difference
 from analyzer.stats.ratings import (
     ELO,
