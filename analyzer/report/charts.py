@@ -82,7 +82,10 @@ def _settled_class() -> type:
                          cl.reset_margins)
             except (ImportError, AttributeError):  # another matplotlib's private layout: its whole algorithm
                 return super().execute(fig)
-            return _one_pass(fig, self, *steps)
+            try:
+                return _one_pass(fig, self, *steps)
+            except (TypeError, KeyError, AttributeError):  # its steps take other arguments there: the whole one
+                return super().execute(fig)
 
     return SettledLayout
 

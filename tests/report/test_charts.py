@@ -215,6 +215,27 @@ def test_constrained_layout_is_settled_in_one_pass_and_lands_where_matplotlibs_d
     assert ours.get_suptitle() and np.allclose(ours._suptitle.get_position(), theirs._suptitle.get_position())
 
 
+def test_a_matplotlib_whose_layout_steps_take_other_arguments_gets_its_whole_algorithm(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one pass calls matplotlib's private layout steps: where they do not take the arguments it gives
+    (another matplotlib), the figure is laid out by matplotlib's own two passes, where they would put it."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    def moved(*args: object, **kwargs: object) -> None:
+        raise TypeError("make_layout_margins() got an unexpected keyword argument 'h_pad'")
+
+    monkeypatch.setattr(charts, "_one_pass", moved)
+    passes = _passes(monkeypatch)
+    ours = _panels()
+    _laid_out(ours)
+    assert len(passes) == 2
+    theirs = _panels()
+    theirs.set_layout_engine(ConstrainedLayoutEngine())
+    _laid_out(theirs)
+    for a, b in zip(ours.axes, theirs.axes, strict=True):
+        assert np.allclose(a.get_position().bounds, b.get_position().bounds)
+
+
 def test_a_figure_with_a_colorbar_gets_both_passes_and_keeps_its_label_inside(monkeypatch: pytest.MonkeyPatch) -> None:
     """One pass places a colorbar without room for its label: such a figure gets matplotlib's two passes."""
     passes = _passes(monkeypatch)
