@@ -87,23 +87,30 @@ def _paused_matches() -> None:
 
 
 def _search() -> None:
-    """The search kernels (analyzer.kernel.search) of ``pimc``: a batch of decisions on the numpy simulator
-    (``choose_batch``), and one decision at a time on the rules engine (``choose_known``), in a deal and in a
-    match (the match's totals are another argument type of ``search_scores``)."""
+    """The search kernel of ``pimc`` one decision at a time (analyzer.kernel.search.search_scores) on the rules
+    engine (``choose_known``), in a deal and in a match (the match's totals are another argument type)."""
     from analyzer.core.registry import get_strategy
     from analyzer.core.rules import make_rules
     from analyzer.engine.deal import Deal
     from analyzer.kernel.driver import deck_orders
     from analyzer.knowledge.table import play_observed, simulate_observed_matches
-    from analyzer.sim.simulator import simulate_deals
 
     rules = make_rules("czech", 2, {})
-    simulate_deals(rules, [get_strategy("pimc?worlds=2,budget=0"), get_strategy("random")], 2, 1)
     deal = Deal.from_deck(rules, deck_orders(rules, 1, 1)[0].tolist(), rng=np.random.default_rng(1))
     play_observed(deal, [get_strategy("pimc?worlds=2,budget=0"), get_strategy("greedy")], np.random.default_rng(1))
     simulate_observed_matches(make_rules("czech", 2, {"target": 30}),
                               [get_strategy("pimc?worlds=2,budget=0"), get_strategy("greedy")], None,
                               np.random.SeedSequence(1), n=1)
+
+
+def _paused_search() -> None:
+    """The batch search of ``pimc`` (``choose_batch``: analyzer.kernel.search.search_rows) on the pause kernel
+    with the public events logged, as the executor's ``simulate_deals`` plays a line-up that reads the history."""
+    from analyzer.core.registry import get_strategy
+    from analyzer.core.rules import make_rules
+    from analyzer.execution.executor import simulate_deals
+
+    simulate_deals(make_rules("czech", 2, {}), [get_strategy("pimc?worlds=2,budget=0"), get_strategy("random")], 2, 1)
 
 
 #: The parts run side by side, split by what they compile: the pause kernels (a slot's talon and pile are int8) call
@@ -112,7 +119,10 @@ def _search() -> None:
 #: paused matches and search in the other) both parts compiled both trees side by side: 164 CPU-s cold where one
 #: process compiling every step in turn spends 122.  Steps alone, cold, one after the other (CPU-s): paused deals 52,
 #: paused matches then 14; deals 28, matches then 16, search then 28 (the parts share only the small helpers).
-PARTS: dict[str, list[Callable[[], None]]] = {"int64": [_deals, _matches, _search], "paused": [_paused, _paused_matches]}
+#: pimc's batch search plays on the pause kernel, so it comes last in the paused part, where that kernel is loaded;
+#: the search kernel's own (int64) turn functions are by then usually in the cache from the int64 part.
+PARTS: dict[str, list[Callable[[], None]]] = {"int64": [_deals, _matches, _search],
+                                              "paused": [_paused, _paused_matches, _paused_search]}
 
 
 def warm(parts: list[str]) -> None:

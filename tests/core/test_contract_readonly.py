@@ -16,9 +16,10 @@ import pytest
 from analyzer.core.bits import BIT
 from analyzer.core.cards import DRAW
 from analyzer.core.contract import BatchView, StrategyError
+from analyzer.core.faults import SimulationError
 from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal, play_deal
-from analyzer.sim.simulator import SimulationError, simulate_deals
+from analyzer.execution.executor import simulate_deals
 from strategies import get_strategy
 
 

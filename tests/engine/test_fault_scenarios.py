@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from analyzer.core.cards import DRAW
+from analyzer.core.faults import SimulationError
 from analyzer.core.rules import make_rules
 from analyzer.engine.replay import fault_state, load_scenario, replay
-from analyzer.sim.simulator import SimulationError, simulate_deals
+from analyzer.execution.executor import simulate_deals
 from strategies import get_strategy
 
 
@@ -123,8 +124,8 @@ def test_faulty_strategy_kinds_are_named(tmp_path, monkeypatch, strategy, needle
 ])
 def test_fault_among_random_players_replays_to_the_faulty_decision(tmp_path, monkeypatch, variant, players,
                                                                     overrides):
-    """Random co-players: the simulator replays its own seeded run and records the faulty deal's moves."""
-    from analyzer.sim.simulator import simulate_matches
+    """Random co-players: the kernel replays its own seeded run and records the faulty deal's moves."""
+    from analyzer.execution.executor import simulate_matches
 
     monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path))
     rules = make_rules(variant, players, overrides)

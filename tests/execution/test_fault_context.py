@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 from analyzer.core.cards import DRAW
+from analyzer.core.faults import FaultContext, SimulationError
 from analyzer.core.rules import make_rules
 from analyzer.engine.replay import fault_state, load_scenario, replay
-from analyzer.sim.simulator import FaultContext, SimulationError, simulate_deals, simulate_matches
+from analyzer.execution.executor import simulate_deals, simulate_matches
 from strategies import get_strategy
 
 

@@ -217,13 +217,12 @@ def test_the_jack_comparisons_take_a_rotated_deck_as_one_cluster() -> None:
     same-game sums behind the dealt and held Jack gaps' intervals are summed per deck first: the dealt moments
     ``dm`` and the per-strategy products ``hv`` of a chunk summarised in clusters of two equal the outer products of
     each pair of deals' summed vectors (and the per-position counts do not change)."""
-    from analyzer.sim.simulator import simulate_deals
     from analyzer.stats import sums
     from strategies import get_strategy
 
     rules = make_rules("czech", 2)
     decks = rotated_hands(shuffled_decks(rules.deck_size, 300, np.random.default_rng(3)), 2, rules.hand_size, 2)
-    res = simulate_deals(rules, [get_strategy("greedy")] * 2, len(decks), seed=5, decks=decks)
+    res = executor.simulate_deals(rules, [get_strategy("greedy")] * 2, len(decks), seed=5, decks=decks)
     one, two = sums.summarize(res, ["g", "g"], rules), sums.summarize(res, ["g", "g"], rules, cluster=2)
     loss, _ = sums.deal_losses(res, False)
     dec = (res.end != 2)[:, None]

@@ -16,15 +16,16 @@ from analyzer.core.cards import shuffled_decks
 from analyzer.core.contract import StrategyError
 from analyzer.core.registry import StrategySpecError, get_strategy
 from analyzer.core.rules import make_rules
+from analyzer.execution.executor import simulate_deals
 from analyzer.kernel.deal import GOING, PAUSED, PYTHON, resume, run_deal, scratch
 from analyzer.kernel.ismcts import MAX_CANDIDATES, candidates_at
 from analyzer.kernel.params import rule_params
 from analyzer.kernel.state import PHASE
 from analyzer.kernel.views import Paused, batch_view, write_view
 from analyzer.knowledge.search import view_candidates
-from analyzer.sim.simulator import simulate_deals, simulate_matches
 from strategies.ismcts import Ismcts
 from tests.helpers_engine import assert_deals_alike, make_deal
+from tests.knowledge.test_pimc import matches_on_decks
 from tests.knowledge.test_search_kernel import LONG_CZECH
 
 CASES: list[tuple[str, int, dict[str, object]]] = [
@@ -42,7 +43,7 @@ class FixedKeys(Ismcts):
 
 
 class SimplePath:
-    """The simple path of a searcher (choose only), so the simulator asks it one decision at a time."""
+    """The simple path of a searcher (choose only), so the paused kernel asks it one decision at a time."""
 
     uses_history = True
 
@@ -55,7 +56,7 @@ class SimplePath:
 
 @pytest.mark.parametrize("variant,players,options", CASES[:3], ids=IDS[:3])
 def test_ismcts_plays_whole_deals_legally_and_deterministically(variant: str, players: int, options: dict) -> None:
-    """Every move is checked against the legal ones by the simulator; a seed fixes every move, another
+    """Every move is checked against the legal ones by the kernel; a seed fixes every move, another
     seed changes some."""
     rules = make_rules(variant, players, options)
     lineup = lambda: [get_strategy("ismcts?iterations=40")] + [get_strategy("weighted")] * (players - 1)  # noqa: E731
@@ -86,8 +87,8 @@ def test_choose_plays_matches_as_choose_batch() -> None:
     decks = shuffled_decks(rules.deck_size, n * k, np.random.default_rng(3)).reshape(n, k, rules.deck_size)
     simple_s, fast_s = FixedKeys(iterations=20), FixedKeys(iterations=20)
     others = [get_strategy("weighted"), get_strategy("greedy")]
-    simple = simulate_matches(rules, [SimplePath(simple_s), *others], n, 1, decks=decks)
-    fast = simulate_matches(rules, [fast_s, *others], n, 1, decks=decks)
+    simple = matches_on_decks(rules, [SimplePath(simple_s), *others], decks, 1)
+    fast = matches_on_decks(rules, [fast_s, *others], decks, 1)
     assert simple_s.decisions == fast_s.decisions > 0
     for field in ("totals", "win_share", "loss_share", "deals"):
         assert np.array_equal(getattr(simple, field), getattr(fast, field)), field

@@ -1,4 +1,4 @@
-"""``pimc`` on the table runner, on the simulator's fast path (choose_batch), on its simple
+"""``pimc`` on the table runner, on the paused kernel's fast path (choose_batch), on its simple
 path and in the rules engine's play_deal (choose: a one-row search by choose_batch): legal, deterministic,
 honest about its contract; every path chooses as the others do, move for move; a fault beside it replays.
 
@@ -13,13 +13,27 @@ import pytest
 
 from analyzer.core.cards import deck, parse_card
 from analyzer.core.contract import StrategyError
+from analyzer.core.outcomes import MatchResults
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal
+from analyzer.execution.executor import simulate_deals
+from analyzer.kernel.matches import simulate_matches
+from analyzer.kernel.pause import simulate_paused_matches
+from analyzer.kernel.serve import not_compiled
 from analyzer.knowledge.table import play_observed, public_table
 from strategies.pimc import Pimc
 from tests.helpers_engine import assert_deals_alike, make_deal
 from tests.knowledge.test_search_kernel import LONG_CZECH
+
+
+def matches_on_decks(rules, strategies, decks: np.ndarray, seed: int, hands=None) -> MatchResults:
+    """Matches on given decks (n, K, D) on the kernel, by player: compiled built-ins on the match kernel, a
+    line-up with Python strategies paused at their decisions (the executor's matches shuffle their own decks)."""
+    if not_compiled(strategies) is None:
+        return simulate_matches(rules, strategies, len(decks), seed, decks=decks, hands=hands)
+    return simulate_paused_matches(rules, strategies, len(decks), seed, play_rng=np.random.default_rng(seed),
+                                   decks=decks, hands=hands)
 
 
 def run(variant: str, players: int, seed: int, spec: str = "pimc?worlds=3") -> list[tuple]:
@@ -71,11 +85,10 @@ def test_bad_parameters_are_one_line_errors() -> None:
             get_strategy(spec)
 
 
-def test_table_runner_gives_the_simulators_results_for_players_without_memory() -> None:
-    """simulate_observed (engine + knowledge) = the batch simulator, deal by deal, by position (G2)."""
+def test_table_runner_gives_the_kernels_results_for_players_without_memory() -> None:
+    """simulate_observed (engine + knowledge) = the compiled kernel, deal by deal, by position (G2)."""
     from analyzer.core.cards import shuffled_decks
     from analyzer.knowledge.table import simulate_observed
-    from analyzer.sim.simulator import simulate_deals
 
     for variant, players in (("czech", 3), ("prague", 3), ("svinya", 2)):
         rules = make_rules(variant, players, {})
@@ -117,12 +130,11 @@ class Remembers:
 
 @pytest.mark.parametrize("variant,players,target,by_player", [("czech", 3, 60, False), ("prague", 2, 80, False),
                                                                ("svinya", 2, 40, True)])
-def test_table_runner_matches_equal_the_simulators_matches_on_the_same_decks(variant: str, players: int,
-                                                                            target: int, by_player: bool) -> None:
-    """G11/CZ2/SV2 rotation, totals, CZ7/PR7/SV7 outcome: a knowing line-up's matches = the batch simulator's."""
+def test_table_runner_matches_equal_the_kernels_matches_on_the_same_decks(variant: str, players: int,
+                                                                          target: int, by_player: bool) -> None:
+    """G11/CZ2/SV2 rotation, totals, CZ7/PR7/SV7 outcome: a knowing line-up's matches = the match kernel's."""
     from analyzer.core.cards import shuffled_decks
     from analyzer.knowledge.table import simulate_observed_matches
-    from analyzer.sim.simulator import simulate_matches
 
     rules = make_rules(variant, players, {"target": target})
     n, k = 12, 40
@@ -130,15 +142,14 @@ def test_table_runner_matches_equal_the_simulators_matches_on_the_same_decks(var
     specs = ("greedy", "wild-keeper", "suit-keeper")[:players]
     hands = list(range(players))[::-1] if by_player else None
     ours = simulate_observed_matches(rules, [Remembers(s) for s in specs], decks, np.random.SeedSequence(1), hands=hands)
-    theirs = simulate_matches(rules, [get_strategy(s) for s in specs], n, np.random.SeedSequence(1), decks=decks,
-                              hands=hands)
+    theirs = matches_on_decks(rules, [get_strategy(s) for s in specs], decks, 1, hands=hands)
     assert ours.deals.sum() > 2 * n  # several deals per match: the rotation is exercised
     for field in ("totals", "win_share", "loss_share", "loser_by_wild", "wild_held", "deals", "capped_deals",
                   "wilds_dealt"):
         assert np.array_equal(getattr(ours, field), getattr(theirs, field)), (variant, field)
 
 
-# ---------------------------------------------------------------- the fast path: choose_batch on the simulator
+# ---------------------------------------------------------------- the fast path: choose_batch on the kernel
 class FixedKeys(Pimc):
     """pimc with one key for every decision, whichever path asks: its choice is then a function of its view."""
 
@@ -157,12 +168,11 @@ BATCH_CASES: list[tuple[str, int, dict[str, object]]] = [("czech", 2, {}), ("svi
 
 @pytest.mark.parametrize("variant,players,options", BATCH_CASES, ids=[f"{v}{p}{''.join(o)}" for v, p, o in BATCH_CASES])
 def test_choose_batch_chooses_as_choose_known_move_for_move(variant: str, players: int, options: dict) -> None:
-    """Same decks, same key per decision: the simulator's fast path (choose_batch on BatchView.history, every
+    """Same decks, same key per decision: the paused kernel's fast path (choose_batch on BatchView.history, every
     deal's search in one compiled call) and the table runner (choose_known on the observer's Knowledge)
     search the same worlds and rollouts, so every deal ends alike (points, turns, turn-overs, who won)."""
     from analyzer.core.cards import shuffled_decks
     from analyzer.knowledge.table import simulate_observed
-    from analyzer.sim.simulator import simulate_deals
 
     rules = make_rules(variant, players, options)
     n = 8
@@ -179,7 +189,6 @@ def test_choose_batch_plays_matches_as_the_table_runner_does() -> None:
     """Matches (G11): the totals in the batch views reach the search by seat (CZ7's match outcome)."""
     from analyzer.core.cards import shuffled_decks
     from analyzer.knowledge.table import simulate_observed_matches
-    from analyzer.sim.simulator import simulate_matches
 
     rules = make_rules("czech", 3, {"target": 60})
     n, k = 3, 40
@@ -187,18 +196,21 @@ def test_choose_batch_plays_matches_as_the_table_runner_does() -> None:
     table_p, fast_p = FixedKeys(worlds=4, budget=0), FixedKeys(worlds=4, budget=0)
     others = [get_strategy("weighted"), get_strategy("greedy")]
     ours = simulate_observed_matches(rules, [table_p, *others], decks, np.random.SeedSequence(1))
-    theirs = simulate_matches(rules, [fast_p, *others], n, np.random.SeedSequence(1), decks=decks)
+    theirs = matches_on_decks(rules, [fast_p, *others], decks, 1)
     assert fast_p.decisions == table_p.decisions > 0
     for field in ("totals", "win_share", "loss_share", "deals"):
         assert np.array_equal(getattr(ours, field), getattr(theirs, field)), field
 
 
 def test_choose_batch_is_deterministic_for_a_seed_and_uses_its_rng() -> None:
-    from analyzer.sim.simulator import simulate_deals
+    """On the same decks: a seed fixes every move; another seed changes only pimc's own generator (weighted is
+    deterministic), and some deal ends otherwise."""
+    from analyzer.core.cards import shuffled_decks
 
     rules = make_rules("svinya", 2, {})
-    runs = [simulate_deals(rules, [get_strategy("pimc?worlds=4,budget=0"), get_strategy("weighted")], 12, seed)
-            for seed in (7, 7, 8)]
+    decks = shuffled_decks(rules.deck_size, 12, np.random.default_rng(7)).astype(np.int8)
+    runs = [simulate_deals(rules, [get_strategy("pimc?worlds=4,budget=0"), get_strategy("weighted")], 12, seed,
+                           decks=decks) for seed in (7, 7, 8)]
     assert np.array_equal(runs[0].points, runs[1].points) and np.array_equal(runs[0].turns, runs[1].turns)
     assert not np.array_equal(runs[0].turns, runs[2].turns)
 
@@ -215,7 +227,7 @@ class Auditor:
         self.big = 0  # rows past the dense counting table (drawn from the reachable room vectors)
 
     def choose(self, view, rng):  # pragma: no cover - the fast path only
-        raise AssertionError("the simulator calls choose_batch")
+        raise AssertionError("the paused kernel calls choose_batch")
 
     def choose_batch(self, view, rng):
         from analyzer.core.bits import BIT, popcount
@@ -260,8 +272,6 @@ class Auditor:
 @pytest.mark.parametrize("variant,players,options", [("czech", 3, {}), ("svinya", 2, {}),
                                                       ("czech", 2, {"reshuffle": "shuffle"})])
 def test_the_batch_sampler_never_contradicts_the_view(variant: str, players: int, options: dict) -> None:
-    from analyzer.sim.simulator import simulate_deals
-
     rules = make_rules(variant, players, options)
     audit = Auditor()
     simulate_deals(rules, [audit] + [get_strategy("weighted")] * (players - 1), 6, 2)
@@ -269,10 +279,8 @@ def test_the_batch_sampler_never_contradicts_the_view(variant: str, players: int
 
 
 def test_worlds_from_the_sparse_counting_table_never_contradict_the_view() -> None:
-    """Long czech 3p deals reach rows whose dense counting table would pass MAX_TABLE (17 of ~770 here): their
+    """Long czech 3p deals reach rows whose dense counting table would pass MAX_TABLE (57 of ~1,280 here): their
     worlds, drawn from the reachable room vectors, fit the view as every other row's do."""
-    from analyzer.sim.simulator import simulate_deals
-
     audit = Auditor()
     simulate_deals(make_rules("czech", 3, LONG_CZECH), [audit] + [get_strategy("random")] * 2, 12, 2)
     assert audit.big > 5 and audit.rows > 100
@@ -281,8 +289,6 @@ def test_worlds_from_the_sparse_counting_table_never_contradict_the_view() -> No
 def test_a_row_past_the_dense_table_is_searched_in_the_kernel_alike_on_both_paths() -> None:
     """Long czech 3p deals (rows with ~1e7-1e8 dense entries): pimc's fast path (every row in one kernel call)
     and the table runner (choose_known, one decision at a time) play them, each alike for a seed."""
-    from analyzer.sim.simulator import simulate_deals
-
     rules = make_rules("czech", 3, LONG_CZECH)
     runs = [simulate_deals(rules, [Pimc(worlds=4, budget=0)] + [get_strategy("weighted")] * 2, 3, 4) for _ in range(2)]
     assert np.array_equal(runs[0].points, runs[1].points) and np.array_equal(runs[0].turns, runs[1].turns)
@@ -296,7 +302,7 @@ def test_a_row_past_the_dense_table_is_searched_in_the_kernel_alike_on_both_path
 
 # ---------------------------------------------------------------- the simple path and the rules engine: choose
 class SimplePath:
-    """pimc asked through ``choose`` alone (no choose_batch): the simulator's simple path, one view at a time."""
+    """pimc asked through ``choose`` alone (no choose_batch): the paused kernel's simple path, one view at a time."""
 
     uses_history = True
 
@@ -312,7 +318,6 @@ def test_choose_chooses_as_choose_batch_move_for_move(variant: str, players: int
     """Same decks, same key per decision: the simple path (choose on DecisionView.history, a one-row search by
     choose_batch's own code) and the fast path (every deal's search in one call) end every deal alike."""
     from analyzer.core.cards import shuffled_decks
-    from analyzer.sim.simulator import simulate_deals
 
     rules = make_rules(variant, players, options)
     n = 6
@@ -328,15 +333,14 @@ def test_choose_chooses_as_choose_batch_move_for_move(variant: str, players: int
 def test_choose_plays_matches_as_choose_batch() -> None:
     """Matches (G11): the totals of the simple path's views reach the one-row search as the batch's do."""
     from analyzer.core.cards import shuffled_decks
-    from analyzer.sim.simulator import simulate_matches
 
     rules = make_rules("czech", 3, {"target": 60})
     n, k = 2, 40
     decks = shuffled_decks(rules.deck_size, n * k, np.random.default_rng(3)).reshape(n, k, rules.deck_size)
     simple_p, fast_p = FixedKeys(worlds=4, budget=0), FixedKeys(worlds=4, budget=0)
     others = [get_strategy("weighted"), get_strategy("greedy")]
-    simple = simulate_matches(rules, [SimplePath(simple_p), *others], n, 1, decks=decks)
-    fast = simulate_matches(rules, [fast_p, *others], n, 1, decks=decks)
+    simple = matches_on_decks(rules, [SimplePath(simple_p), *others], decks, 1)
+    fast = matches_on_decks(rules, [fast_p, *others], decks, 1)
     assert simple_p.decisions == fast_p.decisions > 0
     for field in ("totals", "win_share", "loss_share", "deals"):
         assert np.array_equal(getattr(simple, field), getattr(fast, field)), field
@@ -386,38 +390,43 @@ class FaultsLate:
 
 
 def test_a_fault_beside_pimc_is_reproduced_by_the_engine_and_replays(tmp_path, monkeypatch, capsys) -> None:
-    """A plugin's fault in a line-up with pimc: the simulator's scenario replays to it (``durak replay``), and
-    the rules engine, pimc playing through choose, meets the same fault at the same move
-    (faults.write_fault_scenario), rather than pimc's own refusal."""
+    """A plugin's fault in a line-up with pimc: the kernel's scenario replays to it (``durak replay``), and
+    the rules engine, pimc playing through choose, meets the same fault at the same move as the kernel's trace
+    of the deal (faults.write_fault_scenario), rather than pimc's own refusal."""
     import json
+    import re
 
+    import analyzer.kernel.pause as pause
     from analyzer.cli.app import main
     from analyzer.core.cards import shuffled_decks
-    from analyzer.core.streams import base_key
+    from analyzer.core.faults import SimulationError
     from analyzer.engine.faults import write_fault_scenario
     from analyzer.engine.replay import load_scenario, replay
-    from analyzer.sim.batch import BatchSim
-    from analyzer.sim.simulator import SimulationError, simulate_deals
 
-    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path / "sim"))
+    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path / "kernel"))
     rules = make_rules("czech", 2, {})
     with pytest.raises(SimulationError, match="faults-late") as err:
         simulate_deals(rules, [get_strategy("pimc?worlds=4,budget=200"), FaultsLate()], 20, 3)
     assert "replays to the faulty decision" in str(err.value)
-    main(["replay", str(next((tmp_path / "sim").glob("fault-*.toml"))), "--json"])
+    main(["replay", str(next((tmp_path / "kernel").glob("fault-*.toml"))), "--json"])
     assert json.loads(capsys.readouterr().out)["stopped_at_fault"] is True
 
-    pimc = FixedKeys(worlds=4, budget=0)
+    def engine_fallback(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the kernel's own trace must write its scenario, not the engine's reproduction")
+
     decks = shuffled_decks(rules.deck_size, 20, np.random.default_rng(4)).astype(np.int8)
-    sim = BatchSim(rules, [pimc, FaultsLate()], slots=1, rng=np.random.default_rng(0), trace_jobs=set(range(20)),
-                   stream_base=base_key(np.random.SeedSequence(1)))
-    with pytest.raises(Exception, match="faults-late"):
-        sim.run(20, decks)
-    job = max(sim.histories)  # slots=1: the deal that faulted is the last one started
-    path, met = write_fault_scenario(rules, [FaultsLate(), pimc], decks[job].tolist(), tmp_path / "engine", "pimc")
+    with monkeypatch.context() as m:
+        m.setattr(pause, "write_fault_scenario", engine_fallback)
+        with pytest.raises(SimulationError, match="faults-late") as err:
+            simulate_deals(rules, [FixedKeys(worlds=4, budget=0), FaultsLate()], 20, 1, decks=decks)
+    msg = str(err.value)
+    job = int(re.search(r"deal (\d+)", msg).group(1))
+    traced = load_scenario(re.search(r"durak replay (\S+)$", msg).group(1))
+    path, met = write_fault_scenario(rules, [FaultsLate(), FixedKeys(worlds=4, budget=0)], decks[job].tolist(),
+                                     tmp_path / "engine", "pimc")
     assert met, "the engine did not meet the fault again"
     sc = load_scenario(path)
-    assert sc.moves == sim.histories[job], "the engine's pimc played otherwise than the simulator's"
+    assert len(sc.moves) > 8 and sc.moves == traced.moves, "the engine's pimc played otherwise than the kernel's"
     assert sc.fault is not None and "faults-late" in sc.fault and "pimc" in sc.names[1]
     deal, out = replay(sc)
     assert out is None and "faults-late" in sc.names[deal.current]

@@ -10,8 +10,8 @@ import pytest
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import StrategySpecError, get_strategy
 from analyzer.core.rules import make_rules
+from analyzer.execution.executor import simulate_deals
 from analyzer.kernel.search import prune, tally
-from analyzer.sim.simulator import simulate_deals
 
 
 def _searched(worlds: np.ndarray, tolerance: float = 0.005, z: float = 2.5) -> tuple[np.ndarray, int]:

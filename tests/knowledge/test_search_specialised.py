@@ -15,8 +15,8 @@ import analyzer.knowledge.search as search
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
+from analyzer.execution.executor import simulate_deals
 from analyzer.kernel.jit import Specialised
-from analyzer.sim.simulator import simulate_deals
 
 
 def _searched_rows(variant: str, players: int, decks: int, options: dict[str, Any] | None = None,

@@ -46,7 +46,7 @@ def _quick_results():
     import numpy as np  # noqa: F401
 
     from analyzer.core.rules import make_rules
-    from analyzer.sim.simulator import simulate_deals
+    from analyzer.execution.executor import simulate_deals
     from strategies import get_strategy
     from tests.stats.test_jack_question import results_of
 

@@ -14,7 +14,7 @@ import pytest
 from analyzer.core.outcomes import END_OUT, DealResults
 from analyzer.core.rules import make_rules
 from analyzer.engine.match import match_outcome
-from analyzer.sim.simulator import simulate_deals
+from analyzer.execution.executor import simulate_deals
 from analyzer.stats.sums import deal_losses, summarize
 from strategies import get_strategy
 

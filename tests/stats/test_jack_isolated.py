@@ -21,8 +21,8 @@ from analyzer.core.outcomes import DealResults
 from analyzer.core.registry import wild_twins
 from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal, play_deal
+from analyzer.execution.executor import simulate_deals
 from analyzer.report import sentences, summary
-from analyzer.sim.simulator import simulate_deals
 from analyzer.stats import intervals as stats
 from analyzer.stats import tables
 from analyzer.stats.sums import LEFT_CLASSES, _isolating_sums, deal_losses, summarize

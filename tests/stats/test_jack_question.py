@@ -9,7 +9,7 @@ import pytest
 
 from analyzer.core.outcomes import NOT_RECORDED
 from analyzer.core.rules import make_rules
-from analyzer.sim.simulator import simulate_deals, simulate_matches
+from analyzer.execution.executor import simulate_deals, simulate_matches
 from analyzer.stats import intervals as stats
 from analyzer.stats import tables
 from analyzer.stats.sums import deal_losses, summarize

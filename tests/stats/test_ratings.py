@@ -12,7 +12,7 @@ import pytest
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
-from analyzer.sim.simulator import simulate_deals
+from analyzer.execution.executor import simulate_deals
 from analyzer.stats.intervals import paired_difference
 from analyzer.stats.ratings import (
     ELO,
@@ -211,7 +211,7 @@ def test_ratings_frame_is_tidy() -> None:
 
 
 def test_round_robin_of_two_names_for_one_strategy_is_a_dead_heat_on_every_deck() -> None:
-    """End to end through the simulator: the duplicate design cancels the deal and the seat exactly, so two
+    """End to end through the kernel: the duplicate design cancels the deal and the seat exactly, so two
     specs that play alike (weighted with its default w_points spelled out) differ by 0 on every deck."""
     rules = make_rules("czech", players=2)
     specs = ["weighted", "weighted?w_points=1.0", "random"]

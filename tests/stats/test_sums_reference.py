@@ -18,7 +18,7 @@ import pytest
 
 from analyzer.core.outcomes import END_BLOCKED, END_CAPPED, END_OUT, POINT_BINS, TURN_BINS, DealResults
 from analyzer.core.rules import make_rules
-from analyzer.sim.simulator import simulate_deals, simulate_matches
+from analyzer.execution.executor import simulate_deals, simulate_matches
 from analyzer.stats import sums
 from strategies import get_strategy
 

@@ -1,5 +1,6 @@
 """``tracker``: uses known voids of the next player; the same moves on the table runner and on
-both paths of the batch simulator (its views carry the public history); plays weighted without history."""
+both paths of the kernel paused at its decisions (its views carry the public history the kernel logs); plays
+weighted without history."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from analyzer.core.cards import DRAW, parse_card, shuffled_decks, suit_of
 from analyzer.core.contract import DecisionView
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
+from analyzer.execution.executor import simulate_deals
 from analyzer.knowledge.observer import Knowledge, Public
 from analyzer.knowledge.table import public_table, simulate_observed
-from analyzer.sim.simulator import simulate_deals
 from strategies.tracker import Tracker, known_voids
 from tests.helpers_engine import assert_deals_alike, make_deal, play
 
@@ -40,7 +41,7 @@ def test_without_history_tracker_plays_weighted() -> None:
 
 
 class SimplePath:
-    """tracker through the simple path only (no choose_batch): the simulator calls ``choose`` row by row."""
+    """tracker through the simple path only (no choose_batch): the paused kernel calls ``choose`` row by row."""
 
     name = "tracker-simple"
     uses_history = True
@@ -57,11 +58,12 @@ LINEUPS = [("czech", 2, ("tracker", "weighted")), ("czech", 4, ("tracker", "gree
 
 
 @pytest.mark.parametrize("variant,players,names", LINEUPS, ids=[f"{v}{p}" for v, p, _ in LINEUPS])
-def test_tracker_plays_alike_on_the_table_runner_and_on_both_paths_of_the_simulator(
+def test_tracker_plays_alike_on_the_table_runner_and_on_both_paths_of_the_kernel(
         variant: str, players: int, names: tuple[str, ...]) -> None:
-    """Same decks: the table runner (choose_known on the observer's Knowledge), the simulator's fast path
-    (choose_batch on BatchView.history) and its simple path (choose on DecisionView.history) end every
-    deal alike -- points, turns, last card, turn-overs, winner and loser (the moves are deterministic)."""
+    """Same decks: the table runner (choose_known on the observer's Knowledge), the paused kernel's fast path
+    (choose_batch on BatchView.history, read from the kernel's event log) and its simple path (choose on
+    DecisionView.history) end every deal alike -- points, turns, last card, turn-overs, winner and loser (the
+    moves are deterministic)."""
     rules = make_rules(variant, players, {})
     n = 30
     decks = shuffled_decks(rules.deck_size, n, np.random.default_rng([players, 5])).astype(np.int8)
