@@ -348,13 +348,13 @@ def test_choose_plays_matches_as_choose_batch() -> None:
 
 @pytest.mark.parametrize("variant,players,options", [("czech", 3, {"sevens": True}), ("prague", 3, {}),
                                                       ("svinya", 2, {"reshuffle": "shuffle"})])
-def test_the_rules_engine_plays_pimc_as_the_simulator_does(variant: str, players: int, options: dict) -> None:
-    """engine.deal.play_deal (the deal records its history for pimc) plays every deal move for move as the
-    simulator's fast path, for the same deck, deal stream and key per decision."""
+def test_the_rules_engine_plays_pimc_as_the_paused_kernel_does(variant: str, players: int, options: dict) -> None:
+    """engine.deal.play_deal (the deal records its history for pimc) plays every deal as the kernel paused at
+    pimc's fast path does -- every field of its outcome -- for the same deck, deal stream and key per decision."""
     from analyzer.core.cards import shuffled_decks
     from analyzer.core.streams import base_key, deal_key
-    from analyzer.engine.deal import MoveHistory, play_deal
-    from analyzer.sim.batch import BatchSim
+    from analyzer.engine.deal import play_deal
+    from analyzer.execution.executor import simulate_deals
 
     rules = make_rules(variant, players, options)
     n = 4
@@ -362,16 +362,12 @@ def test_the_rules_engine_plays_pimc_as_the_simulator_does(variant: str, players
     pimc = FixedKeys(worlds=4, budget=0)
     lineup = [pimc, *[get_strategy("weighted") for _ in range(players - 1)]]
     ss = np.random.SeedSequence(9)
-    sim = BatchSim(rules, lineup, slots=3, rng=np.random.default_rng(0), trace_jobs=set(range(n)),
-                   stream_base=base_key(ss))
-    sim.run(n, decks)
+    res = simulate_deals(rules, lineup, n, ss, decks=decks)
     searched = pimc.decisions
     for i in range(n):
-        hist = MoveHistory()
         deal = Deal.from_deck(rules, decks[i].tolist(), stream_key=deal_key(base_key(ss), i), record=True)
-        play_deal(deal, [lineup[(s - 1) % players] for s in range(players)], np.random.default_rng(0), history=hist)
-        assert sim.histories[i] == hist.tokens, f"deal {i}: first difference at move " + str(
-            next((k for k, (a, b) in enumerate(zip(sim.histories[i], hist.tokens)) if a != b), "end"))
+        out = play_deal(deal, [lineup[(s - 1) % players] for s in range(players)], np.random.default_rng(0))
+        assert res.row(i) == out.by_position(), f"deal {i}: kernel {res.row(i)} != engine {out.by_position()}"
     assert pimc.decisions == 2 * searched > n
 
 
