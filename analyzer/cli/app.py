@@ -174,7 +174,7 @@ def report(folder: Annotated[Path, typer.Argument(help="A run's output folder: a
                                                                  "report was built from the same stored results by "
                                                                  "the same code.")] = False) -> None:
     """Rebuild a run's report from its stored results, without simulating (report.md and report.html; compare.md
-    and compare.html; tune.md; solve.md): charts drawn on every core, and a folder whose report is already that of its
+    and compare.html; tune.md; solve.md): charts drawn on every idle core, and a folder whose report is already that of its
     stored results is left as it is."""
     _commands("reporting").report(folder=folder, quiet=quiet, svg=svg, redraw=redraw)
 

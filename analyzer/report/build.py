@@ -4,7 +4,7 @@ Writes ``DIR/report.md``, a self-contained ``DIR/report.html`` and
 ``DIR/charts/*.png`` (the Markdown links each chart's PNG, the HTML embeds
 it; ``svg=True`` adds ``*.svg`` beside them).  The sections are built first,
 then every chart is drawn at once (:class:`analyzer.report.draw.Drawer`: on
-every core), and chart files no longer part of the report are deleted.  A
+every idle core), and chart files no longer part of the report are deleted.  A
 folder whose stored results, manifest and report code are those of its last
 build is left as it is; if only the manifest's facts of one sitting changed
 (a resumed run), the text is written again and the charts kept
@@ -64,7 +64,7 @@ def build_report(path: str | Path, on_section: Callable[[int], None] | None = No
 
     ``on_section(sections)`` hears the number of sections to build, once before the first and after each one
     (the command's progress).  ``svg``: each chart as SVG too.  ``workers``: processes drawing the charts (None:
-    every core).  ``redraw``: build and draw even if the folder's report is already that of its results.
+    every idle core).  ``redraw``: build and draw even if the folder's report is already that of its results.
     """
     d = Path(path)
     formats = charts.FORMATS if svg else charts.DEFAULT_FORMATS

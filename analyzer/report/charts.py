@@ -17,6 +17,7 @@ nothing (``durak simulate``) should not pay a third of a second for it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from itertools import cycle
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -38,10 +39,76 @@ GREYS = ("0.15", "0.55", "0.8", "0.35", "0.65", "0.9")
 
 
 def figure(**kwargs: Any) -> Figure:
-    """A new :class:`matplotlib.figure.Figure` (not pyplot's: nothing to close, no backend chosen)."""
+    """A new :class:`matplotlib.figure.Figure` (not pyplot's: nothing to close, no backend chosen).
+
+    ``layout="constrained"`` is constrained layout settled in one pass where that is enough (:func:`settled_layout`).
+    """
     from matplotlib.figure import Figure
 
+    if kwargs.get("layout") == "constrained":
+        kwargs["layout"] = settled_layout()
     return Figure(**kwargs)
+
+
+def settled_layout() -> Any:
+    """matplotlib's constrained layout, its algorithm run once instead of twice where that places it as well.
+
+    matplotlib runs it twice because the first placement can change the decorations it measured (tick labels
+    of a longer or shorter axis, a legend anchored below its axes, a colorbar placed beside its axes, the
+    extent of an axes that keeps its aspect ratio): on a figure with a colorbar one pass leaves the colorbar's
+    label outside the figure, and an axes of fixed aspect (an image's) lands elsewhere, so such a figure gets
+    both.  Elsewhere the second pass measures every axis, tick label and title again for at most a few
+    pixels: where the decorations keep their size it leaves the layout as it was, and a legend anchored below
+    its axes sits a little lower in its margin.  The layout was about half of drawing a chart, its second pass
+    half of that.
+    """
+    return _settled_class()()
+
+
+@cache
+def _settled_class() -> type:
+    """The engine of :func:`settled_layout` (a class made once matplotlib is imported: this module does not)."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    class SettledLayout(ConstrainedLayoutEngine):
+        def execute(self, fig: Figure) -> Any:
+            if getattr(self, "_compress", False) or any(ax.get_label() == "<colorbar>" or ax.get_aspect() != "auto"
+                                                        for ax in fig.axes):
+                return super().execute(fig)
+            try:
+                from matplotlib import _constrained_layout as cl
+                steps = (cl.make_layoutgrids, cl.make_layout_margins, cl.make_margin_suptitles,
+                         cl.match_submerged_margins, cl.check_no_collapsed_axes, cl.reposition_axes,
+                         cl.reset_margins)
+            except (ImportError, AttributeError):  # another matplotlib's private layout: its whole algorithm
+                return super().execute(fig)
+            try:
+                return _one_pass(fig, self, *steps)
+            except (TypeError, KeyError, AttributeError):  # its steps take other arguments there: the whole one
+                return super().execute(fig)
+
+    return SettledLayout
+
+
+def _one_pass(fig: Figure, engine: Any, grids: Any, margins: Any, suptitles: Any, submerged: Any, whole: Any,
+              reposition: Any, reset: Any) -> Any:
+    """One pass of ``matplotlib._constrained_layout.do_constrained_layout`` (3.8-3.11; not compressed), the steps
+    given."""
+    width, height = fig.get_size_inches()
+    p = engine.get()
+    w_pad, h_pad = p["w_pad"] / width, p["h_pad"] / height
+    renderer = cast(Any, fig)._get_renderer()  # as matplotlib's own engine asks for it
+    layoutgrids = grids(fig, None, rect=p["rect"])
+    if not layoutgrids["hasgrids"]:  # axes placed by hand: nothing to lay out
+        return layoutgrids
+    margins(layoutgrids, fig, renderer, h_pad=h_pad, w_pad=w_pad, hspace=p["hspace"], wspace=p["wspace"])
+    suptitles(layoutgrids, fig, renderer, h_pad=h_pad, w_pad=w_pad)
+    submerged(layoutgrids, fig)
+    layoutgrids[fig].update_variables()
+    if whole(layoutgrids, fig):  # else matplotlib warns that the axes collapsed and leaves them where they are
+        reposition(layoutgrids, fig, renderer, h_pad=h_pad, w_pad=w_pad, hspace=p["hspace"], wspace=p["wspace"])
+    reset(layoutgrids, fig)
+    return layoutgrids
 
 
 def _axes(ax: Axes | None, size: tuple[float, float] = (8.0, 5.5)) -> Axes:
@@ -125,9 +192,10 @@ DEFAULT_FORMATS = ("png",)
 def save_figure(fig: Figure, stem: str | Path, dpi: int = 110, formats: Sequence[str] = DEFAULT_FORMATS) -> list[Path]:
     """Write ``stem.png`` (and ``stem.svg`` where ``formats`` asks for it); return the paths, PNG first.
 
-    The layout (constrained layout, the figure's engine) is settled once, at the PNG's resolution, and serves
-    every format; each file is then one draw of the figure.  ``Figure.savefig`` would run the layout inside a
-    whole draw that renders nothing, then draw again to render, for each format: a fifth of a chart's time.
+    The layout (the figure's engine: :func:`settled_layout` for ``figure(layout="constrained")``) is settled
+    once, at the PNG's resolution, and serves every format; each file is then one draw of the figure.
+    ``Figure.savefig`` would run the layout inside a whole draw that renders nothing, then draw again to render,
+    for each format: a fifth of a chart's time.
     """
     from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg

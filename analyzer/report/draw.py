@@ -1,10 +1,10 @@
-"""A report's charts, drawn together once its text is built: in forked worker processes where there are cores.
+"""A report's charts, drawn together once its text is built: in forked worker processes where cores are idle.
 
 A builder asks for a chart with a function that makes its figure (:meth:`Drawer.add`) and gets the chart's
 file paths at once, so the report's blocks are built first and the drawing, most of a report's time, comes
-last (:meth:`Drawer.draw`): in this process on one core; on several, in children made with ``fork`` (POSIX)
-once this process has drawn the first chart, so they inherit the functions and the tables they draw and what
-drawing loads: nothing is pickled and nothing is imported again.
+last (:meth:`Drawer.draw`): in this process on one core or a busy machine; on several idle cores, in children
+made with ``fork`` (POSIX) once this process has drawn the first chart, so they inherit the functions and the
+tables they draw and what drawing loads: nothing is pickled and nothing is imported again.
 Each process takes the next chart off a shared counter (the charts differ in cost), this one too.  A chart no
 process reported drawn (a child that failed or died) is drawn again here, so a fault is raised as on one core.
 Every chart is drawn the same way in any process: the files are byte-identical whatever the number of workers.
@@ -47,6 +47,17 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+def idle_cores() -> int:
+    """The cores nothing else is running on, by the last minute's load average (rounded; at least 1, this
+    process's own): where another job keeps a core busy, a child drawing there would only share it, paying
+    its start (copied pages, caches built again) for no earlier end."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average here (Windows): count every core idle
+        return cores()
+    return max(1, min(cores(), round(cores() - load)))
+
+
 def can_fork() -> bool:
     return hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
@@ -54,8 +65,8 @@ def can_fork() -> bool:
 class Drawer:
     """The charts of one report, drawn by :meth:`draw` in ``formats`` (:data:`analyzer.report.charts.FORMATS`).
 
-    ``workers``: processes drawing at once, this one included (None: one per core, at most one per chart;
-    1: all in this process).
+    ``workers``: processes drawing at once, this one included (None: one per idle core, :func:`idle_cores`, at
+    most one per chart; 1: all in this process).
     """
 
     def __init__(self, formats: Sequence[str] = DEFAULT_FORMATS, workers: int | None = None) -> None:
@@ -75,7 +86,7 @@ class Drawer:
     def draw(self) -> list[Path]:
         """Draw and save every chart asked for; the paths written, in the order asked."""
         n = len(self.charts)
-        workers = min(n, cores() if self.workers is None else max(1, self.workers))
+        workers = min(n, idle_cores() if self.workers is None else max(1, self.workers))
         if workers > 1 and can_fork():
             _prepare(self.formats)
             self._forked(workers)

@@ -149,3 +149,120 @@ def test_long_legend_labels_drop_shared_words_into_the_title() -> None:
     short = pd.DataFrame({"cell": [0, 1], "label": ["czech 2p (2 seatings pooled)", "czech 3p (2 seatings pooled)"]})
     assert charts.series_labels(short) == {0: "czech 2p (2 seatings pooled)", 1: "czech 3p (2 seatings pooled)"}
     assert charts.legend_title(short) is None
+
+
+def _laid_out(fig):  # noqa: ANN001, ANN202 -- a matplotlib Figure in, its renderer out
+    """``fig`` laid out by its engine at 100 dpi, as save_figure does; its renderer."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig.dpi = 100
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.get_layout_engine().execute(fig)
+    return renderer
+
+
+def _passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the passes of constrained layout (each measures the margins once) into the list returned."""
+    from matplotlib import _constrained_layout as cl
+
+    calls: list[int] = []
+    margins = cl.make_layout_margins
+
+    def counted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls.append(1)
+        return margins(*args, **kwargs)
+
+    monkeypatch.setattr(cl, "make_layout_margins", counted)
+    return calls
+
+
+def _panels(colorbar: bool = False, aspect: str = "auto"):  # noqa: ANN202 -- a matplotlib Figure
+    fig = charts.figure(figsize=(7, 3), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    left.plot([0, 1, 2], [0.1, 0.5, 0.3], label="a series")
+    left.set(title="left", xlabel="x (units)", ylabel="y (units)")
+    left.legend()
+    left.set_xticks([0, 1, 2], ["0", "1", "2+"])  # fixed ticks, none at the edge: decorations of one size
+    left.set_xlim(-0.5, 2.5)
+    left.set_yticks([0.1, 0.3, 0.5])
+    im = right.imshow(np.arange(4.0).reshape(2, 2), aspect=aspect)
+    right.set_xticks([0, 1], ["greedy", "random"])
+    right.set_yticks([0, 1], ["greedy", "random"])
+    right.set(title="right", xlabel="opponent", ylabel="strategy")
+    if colorbar:
+        fig.colorbar(im, ax=right, label="a colorbar's label")
+    fig.suptitle("a figure's title")
+    return fig
+
+
+def test_constrained_layout_is_settled_in_one_pass_and_lands_where_matplotlibs_does(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chart's figure without colorbars or axes of fixed aspect is laid out in one pass of constrained layout
+    (the second measures everything again); where its decorations keep their size, the axes land where
+    matplotlib's two passes put them."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    passes = _passes(monkeypatch)
+    ours = _panels()
+    _laid_out(ours)
+    assert len(passes) == 1
+    theirs = _panels()
+    theirs.set_layout_engine(ConstrainedLayoutEngine())
+    _laid_out(theirs)
+    assert len(passes) == 3
+    for a, b in zip(ours.axes, theirs.axes, strict=True):
+        assert np.allclose(a.get_position().bounds, b.get_position().bounds)
+    assert ours.get_suptitle() and np.allclose(ours._suptitle.get_position(), theirs._suptitle.get_position())
+
+
+def test_a_matplotlib_whose_layout_steps_take_other_arguments_gets_its_whole_algorithm(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one pass calls matplotlib's private layout steps: where they do not take the arguments it gives
+    (another matplotlib), the figure is laid out by matplotlib's own two passes, where they would put it."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    def moved(*args: object, **kwargs: object) -> None:
+        raise TypeError("make_layout_margins() got an unexpected keyword argument 'h_pad'")
+
+    monkeypatch.setattr(charts, "_one_pass", moved)
+    passes = _passes(monkeypatch)
+    ours = _panels()
+    _laid_out(ours)
+    assert len(passes) == 2
+    theirs = _panels()
+    theirs.set_layout_engine(ConstrainedLayoutEngine())
+    _laid_out(theirs)
+    for a, b in zip(ours.axes, theirs.axes, strict=True):
+        assert np.allclose(a.get_position().bounds, b.get_position().bounds)
+
+
+def test_a_figure_with_a_colorbar_gets_both_passes_and_keeps_its_label_inside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One pass places a colorbar without room for its label: such a figure gets matplotlib's two passes."""
+    passes = _passes(monkeypatch)
+    fig = _panels(colorbar=True)
+    renderer = _laid_out(fig)
+    assert len(passes) == 2
+    _laid_out(_panels(aspect="equal"))  # an image's axes keeps its aspect: where it lands depends on the first pass
+    assert len(passes) == 4
+    whole = fig.bbox
+    for ax in fig.axes:
+        box = ax.get_tightbbox(renderer)
+        assert whole.x0 - 1 <= box.x0 and box.x1 <= whole.x1 + 1 and whole.y0 - 1 <= box.y0 and box.y1 <= whole.y1 + 1
+
+
+@pytest.mark.parametrize("chart", ["hist", "win_by_position"])
+def test_a_legend_below_its_axes_stays_inside_the_chart(res: tables.Results, chart: str) -> None:
+    """A legend anchored below its axes moves with the axes' height, which one pass measured before placing
+    them: nothing of the legend, the labels or the title is cut off."""
+    if chart == "hist":
+        ax = charts.plot_hist(tables.hist_table(res, "turns"), "turns")
+    else:
+        ax = charts.plot_win_by_position(tables.win_loss_by_position(res), variant="prague")
+    fig = ax.figure
+    renderer = _laid_out(fig)
+    whole = fig.bbox
+    box = ax.get_tightbbox(renderer)
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert legend.y1 < ax.get_window_extent(renderer).y0  # below the axes
+    for b in (box, legend):
+        assert whole.x0 <= b.x0 and b.x1 <= whole.x1 and whole.y0 <= b.y0 and b.y1 <= whole.y1

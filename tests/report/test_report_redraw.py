@@ -218,3 +218,21 @@ def test_a_child_the_parent_stops_ends_at_once_whatever_this_process_does_on_sig
     assert time.monotonic() - start < 20, "the stopped child went on drawing"
     assert os.getpid() == parent
     assert statuses and all(os.WIFSIGNALED(s) and os.WTERMSIG(s) == signal.SIGTERM for s in statuses), statuses
+
+
+@pytest.mark.parametrize(("load", "workers"), [(0.1, 4), (1.6, 2), (2.4, 2), (3.4, 1), (9.0, 1)])
+def test_charts_are_drawn_on_the_idle_cores_only(monkeypatch: pytest.MonkeyPatch, load: float, workers: int) -> None:
+    """By default one process draws per idle core (four cores, the last minute's load average rounded): on a
+    busy machine a forked child would only share a core with another job."""
+    monkeypatch.setattr(draw, "cores", lambda: 4)
+    monkeypatch.setattr(draw.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    assert draw.idle_cores() == workers
+    used: list[int] = []
+    d = draw.Drawer()
+    monkeypatch.setattr(d, "_forked", used.append)
+    monkeypatch.setattr(d, "_draw", lambda i: used.append(-1))
+    monkeypatch.setattr(draw, "_prepare", lambda formats: None)
+    for i in range(6):
+        d.add(lambda: None, Path(f"c{i}"))  # type: ignore[arg-type, return-value]
+    d.draw()
+    assert used == ([workers] if workers > 1 and draw.can_fork() else [-1] * 6)
