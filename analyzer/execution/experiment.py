@@ -24,6 +24,8 @@ optional)::
     ladder = ["random", "pimc"]     # instead of lineup or field: one cell per entry with that
                                     # strategy in every seat (skill curves: the same questions
                                     # asked of tables of ever stronger players).
+    ladder_players = { "expert" = [2] }  # a ladder step played at these player counts only
+                                    # (expert differs from pimc at two players alone)
     design = "round-robin"          # with field: a tournament per variant x players x grid
                                     # (analyzer.stats.tournament): "round-robin" (2 players:
                                     # every pair in both seatings), "hero" (each strategy in
@@ -99,7 +101,7 @@ DEFAULT_REPORTS = ("first_player", "positions")
 KNOWN_KEYS = (
     "name", "description", "variant", "variants", "players", "lineup", "field", "ladder", "rules",
     "grid", "deals", "matches", "seed", "chunk_size", "match_chunk_size", "reports", "design", "reference",
-    "until_ci", "hand_rotations", "cell_deals", "pairs",
+    "until_ci", "hand_rotations", "cell_deals", "pairs", "ladder_players",
 )
 #: Tournament designs of an experiment (analyzer.stats.tournament.DESIGNS, kept apart: no stats import here).
 DESIGNS = ("round-robin", "hero", "field")
@@ -202,6 +204,8 @@ class Experiment:
     reference: str = "weighted"
     until_ci: float | None = None  # tournaments: stop at this 95 % half-width, in points of win rate
     ladder: tuple[str, ...] | None = None  # one cell per entry, that strategy in every seat
+    #: ladder steps played at some player counts only: (step, player counts); None: every step at every count
+    ladder_players: tuple[tuple[str, tuple[int, ...]], ...] | None = None
     rotations: tuple[tuple[int, int], ...] | None = None  # (players, hand rotations); players 0: every count
     #: single-deal cells of a variant (players 0) or of a variant at a player count: deals instead of ``deals``
     cell_deals: tuple[tuple[str, int, int], ...] | None = None
@@ -217,7 +221,8 @@ class Experiment:
         """Lineups by position at ``players``: the cycled lineup, the field's rotations, or one lineup per
         ladder step (its strategy in every seat)."""
         if self.ladder is not None:
-            return [(s,) * players for s in self.ladder]
+            only = dict(self.ladder_players or ())
+            return [(s,) * players for s in self.ladder if players in only.get(s, (players,))]
         if self.field is not None:
             k = len(self.field)
             rot = [tuple(self.field[(i + r) % k] for i in range(players)) for r in range(k)]
@@ -275,6 +280,8 @@ class Experiment:
             d["cell_deals"] = {f"{v} {p}p" if p else v: n for v, p, n in self.cell_deals}
         if self.ladder is not None:
             d["ladder"] = list(self.ladder)
+            if self.ladder_players is not None:
+                d["ladder_players"] = {s: list(ps) for s, ps in self.ladder_players}
         elif self.field is not None:
             d["field"] = list(self.field)
         else:
@@ -344,6 +351,7 @@ def parse_experiment(
     players = _players(data, variants, err)
     lineup, fld = _strategies(data, err)
     ladder = _ladder(data, lineup, fld, err)
+    ladder_players = _ladder_players(data, ladder, err)
 
     rules, variant_rules = _rules(data.get("rules", {}), variants, err)
     grid = _grid(data.get("grid", {}), rules, variant_rules, err)
@@ -377,7 +385,7 @@ def parse_experiment(
         lineup=lineup, field=fld, rules=rules, variant_rules=variant_rules, grid=grid,
         counts=counts, seed=seed, chunk_size=chunk_size, match_chunk_size=match_chunk,
         reports=reports, source=source, design=design, reference=reference, until_ci=until_ci, ladder=ladder,
-        rotations=rotations, cell_deals=cell_deals, pairs=pairs,
+        ladder_players=ladder_players, rotations=rotations, cell_deals=cell_deals, pairs=pairs,
     )
     n_players = len(players) if players else max(len(p) for p in PLAYERS.values())
     upper = (len(counts) * len(variants) * n_players * (len(fld) if fld else len(ladder) if ladder else 1)
@@ -486,6 +494,27 @@ def _ladder(data: Mapping[str, Any], lineup: tuple[str, ...] | None, fld: tuple[
     if len(set(names)) != len(names):
         raise err("ladder", "lists a strategy twice")
     return names
+
+
+def _ladder_players(data: Mapping[str, Any], ladder: tuple[str, ...] | None,
+                    err: Callable[[str, str], ExperimentError]) -> tuple[tuple[str, tuple[int, ...]], ...] | None:
+    """``ladder_players = { STEP = [players, ...] }``: a ladder step played at those player counts only."""
+    if "ladder_players" not in data:
+        return None
+    raw = data["ladder_players"]
+    if ladder is None:
+        raise err("ladder_players", "goes with a ladder")
+    if not isinstance(raw, dict) or not raw:
+        raise err("ladder_players", f"must be a table of ladder steps and player counts, got {_show(raw)}")
+    out = []
+    for step, counts in raw.items():
+        if step not in ladder:
+            raise err("ladder_players", f"{step!r} is not a step of the ladder")
+        if (not isinstance(counts, list) or not counts
+                or any(isinstance(c, bool) or not isinstance(c, int) or not 2 <= c <= 8 for c in counts)):
+            raise err("ladder_players", f"{step}: must be a non-empty list of player counts (2-8), got {_show(counts)}")
+        out.append((step, tuple(sorted(set(counts)))))
+    return tuple(out)
 
 
 def _design(data: Mapping[str, Any], fld: tuple[str, ...] | None, counts: dict[str, int],

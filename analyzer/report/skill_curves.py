@@ -69,13 +69,22 @@ def _group_name(row: dict[str, Any]) -> str:
     return f"{row['variant']} {int(row['players'])}p" + (" matches" if row["unit"] == "match" else "") + extra
 
 
+def _ladder_step(ladder: list[str], only: dict[str, list[int]], players: int, k: int) -> int:
+    """The ladder index of a group's ``k``-th cell at ``players``: the steps played there, in ladder order."""
+    present = [i for i, s in enumerate(ladder) if players in only.get(s, [players])]
+    return present[k] if k < len(present) else k
+
+
 def skill_table(res: Results) -> pd.DataFrame:
     """One row per cell: its group (variant, players, unit, rules), ladder ``step`` and ``label``, the first
     player's advantage, the Jack question's rates and the wild rule's share of losers, with intervals."""
     fpa = tables.first_player_advantage(res)
     fpa = fpa.sort_values("cell").reset_index(drop=True)
-    fpa["step"] = fpa.groupby(GROUP_COLUMNS, dropna=False).cumcount()
-    ladder = (res.manifest.get("experiment") or {}).get("ladder") or []
+    exp = res.manifest.get("experiment") or {}
+    ladder, only = exp.get("ladder") or [], exp.get("ladder_players") or {}
+    # a group's k-th cell plays the k-th ladder step played at its player count (ladder_players leaves some out)
+    fpa["step"] = [_ladder_step(ladder, only, int(p), k)
+                   for p, k in zip(fpa["players"], fpa.groupby(GROUP_COLUMNS, dropna=False).cumcount())]
     fpa["label"] = [step_label(ladder[s]) if s < len(ladder) else step_label(str(f))
                     for s, f in zip(fpa["step"], fpa["first_strategy"])]
     fpa["group"] = [_group_name(r) for r in fpa.to_dict("records")]

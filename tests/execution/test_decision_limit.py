@@ -201,7 +201,7 @@ def test_a_bad_limit_in_the_environment_is_one_line(tmp_path: Path, monkeypatch)
     assert_user_error(invoke(["rules", "czech"], tmp_path), f"${LIMIT_ENV}", "'soon'")
 
 
-def _wrapped(inner: BaseException) -> SystemError:
+def wrapped_by_c_code(inner: BaseException) -> SystemError:
     """What CPython raises when C code returns a result while ``inner`` is set (the cause is the exception)."""
     try:
         try:
@@ -219,16 +219,16 @@ def test_a_stop_that_c_code_wrapped_in_a_system_error_is_still_a_stop(stop: type
     stopped (one line, its chunks kept), the strategy being asked is not blamed with a fault."""
     with pytest.raises(stop):
         with bounded(limit=limit):
-            raise _wrapped(stop())
+            raise wrapped_by_c_code(stop())
 
 
 def test_only_a_timeout_or_a_stop_behind_a_system_error_is_hidden() -> None:
-    assert isinstance(hidden_interruption(_wrapped(DecisionTimeout())), DecisionTimeout)
-    assert hidden_interruption(_wrapped(ValueError("a plugin's own"))) is None
+    assert isinstance(hidden_interruption(wrapped_by_c_code(DecisionTimeout())), DecisionTimeout)
+    assert hidden_interruption(wrapped_by_c_code(ValueError("a plugin's own"))) is None
     assert hidden_interruption(RuntimeError("x")) is None
     plain = RuntimeError("plugin")
     plain.__cause__ = KeyboardInterrupt()  # only C code's SystemError hides one: a plugin's own error stays its own
     assert hidden_interruption(plain) is None
     with pytest.raises(SystemError):
         with bounded(limit=5.0):
-            raise _wrapped(ValueError("a plugin's own"))
+            raise wrapped_by_c_code(ValueError("a plugin's own"))

@@ -22,6 +22,7 @@ import pytest
 import analyzer.execution.executor as executor
 from analyzer.cli.app import main
 from analyzer.execution import lifeline
+from tests.execution.test_decision_limit import wrapped_by_c_code
 
 ROOT = Path(__file__).resolve().parents[2]
 EXP = 'name = "sig"\nvariant = "czech"\nplayers = 2\ndeals = 60\nchunk_size = 10\nreports = []\n'
@@ -143,24 +144,13 @@ def test_interrupt_line_names_resuming_only_for_run() -> None:
     assert lifeline.interrupt_line(["compare", "a", "b"]) == "durak: interrupted"
 
 
-def _system_error_from(inner: BaseException) -> SystemError:
-    """What CPython raises when C code returns a result while ``inner`` is set (its cause is ``inner``)."""
-    try:
-        try:
-            raise inner
-        except BaseException as exc:
-            raise SystemError("<numba dispatcher> returned a result with an exception set") from exc
-    except SystemError as wrapped:
-        return wrapped
-
-
 def test_ctrl_c_that_c_code_wrapped_in_a_system_error_is_still_one_line_and_exit_130(monkeypatch, capsys) -> None:
     """Ctrl-C landing inside numba's dispatcher, outside any strategy call, surfaces as a SystemError caused by
     it: the command still ends in its one line; a SystemError with no stop behind it is not mistaken for one."""
     import analyzer.cli.app as app_module
 
     def stopped(**_kwargs):
-        raise _system_error_from(KeyboardInterrupt())
+        raise wrapped_by_c_code(KeyboardInterrupt())
 
     monkeypatch.setattr(app_module, "app", stopped)
     with pytest.raises(SystemExit) as ei:
@@ -169,7 +159,7 @@ def test_ctrl_c_that_c_code_wrapped_in_a_system_error_is_still_one_line_and_exit
     assert capsys.readouterr().err.strip().splitlines() == ["durak: interrupted"]
 
     def broken(**_kwargs):
-        raise _system_error_from(ValueError("not a stop"))
+        raise wrapped_by_c_code(ValueError("not a stop"))
 
     monkeypatch.setattr(app_module, "app", broken)
     with pytest.raises(SystemError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -200,26 +201,32 @@ def test_constrained_layout_is_settled_in_one_pass_and_lands_where_matplotlibs_d
     """A chart's figure without colorbars or axes of fixed aspect is laid out in one pass of constrained layout
     (the second measures everything again); where its decorations keep their size, the axes land where
     matplotlib's two passes put them."""
-    from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     passes = _passes(monkeypatch)
     ours = _panels()
     _laid_out(ours)
     assert len(passes) == 1
+    theirs = _as_matplotlib_lays_it_out(ours)
+    assert len(passes) == 3
+    assert ours.get_suptitle() and np.allclose(ours._suptitle.get_position(), theirs._suptitle.get_position())
+
+
+def _as_matplotlib_lays_it_out(ours: Any) -> Any:
+    """The same panels laid out by matplotlib's own constrained layout; every axes of ``ours`` where it is there."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
     theirs = _panels()
     theirs.set_layout_engine(ConstrainedLayoutEngine())
     _laid_out(theirs)
-    assert len(passes) == 3
     for a, b in zip(ours.axes, theirs.axes, strict=True):
         assert np.allclose(a.get_position().bounds, b.get_position().bounds)
-    assert ours.get_suptitle() and np.allclose(ours._suptitle.get_position(), theirs._suptitle.get_position())
+    return theirs
 
 
 def test_a_matplotlib_whose_layout_steps_take_other_arguments_gets_its_whole_algorithm(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The one pass calls matplotlib's private layout steps: where they do not take the arguments it gives
     (another matplotlib), the figure is laid out by matplotlib's own two passes, where they would put it."""
-    from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     def moved(*args: object, **kwargs: object) -> None:
         raise TypeError("make_layout_margins() got an unexpected keyword argument 'h_pad'")
@@ -229,11 +236,7 @@ def test_a_matplotlib_whose_layout_steps_take_other_arguments_gets_its_whole_alg
     ours = _panels()
     _laid_out(ours)
     assert len(passes) == 2
-    theirs = _panels()
-    theirs.set_layout_engine(ConstrainedLayoutEngine())
-    _laid_out(theirs)
-    for a, b in zip(ours.axes, theirs.axes, strict=True):
-        assert np.allclose(a.get_position().bounds, b.get_position().bounds)
+    _as_matplotlib_lays_it_out(ours)
 
 
 def test_a_figure_with_a_colorbar_gets_both_passes_and_keeps_its_label_inside(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -131,3 +131,31 @@ def test_the_strongest_steps_are_each_search_family_at_its_full_budget() -> None
     assert strongest_steps(g)["first_strategy"].tolist() == ["pimc?worlds=1024", "ismcts", "expert"]
     plain = g.iloc[[0, 1, 3, 4]].assign(step=range(4))
     assert strongest_steps(plain)["first_strategy"].tolist() == ["greedy", "pimc?worlds=1024"]
+
+
+def test_a_ladder_step_can_be_played_at_some_player_counts_only(tmp_path: Path) -> None:
+    """``ladder_players``: a step left out at a player count has no cell there, and the report still names every
+    other cell's step by its place on the ladder (a step left out in the middle shifts nothing)."""
+    text = ('name = "lp"\nvariants = ["czech"]\nplayers = [2, 3]\nladder = ["random", "greedy", "weighted"]\n'
+            'ladder_players = { greedy = [2] }\ndeals = 300\nseed = 5\nchunk_size = 300\nreports = ["skill_curves"]\n')
+    exp = parse(text)
+    assert [(c.players, c.lineup[0]) for c in exp.cells] == [(2, "random"), (2, "greedy"), (2, "weighted"),
+                                                             (3, "random"), (3, "weighted")]
+    assert parse(text).to_dict()["ladder_players"] == {"greedy": [2]}
+    path = tmp_path / "lp.toml"
+    path.write_text(text, encoding="utf-8")
+    st = skill_table(tables.load_results(run_experiment(path, out=tmp_path / "out", jobs=1, quiet=True)))
+    three = st[st["players"] == 3]
+    assert list(three["label"]) == ["random", "weighted"] and list(three["step"]) == [0, 2]
+
+
+@pytest.mark.parametrize("extra,needle", [
+    ('ladder_players = { pimc = [2] }\n', "'pimc' is not a step"),
+    ('ladder_players = { greedy = [1] }\n', "player counts (2-8)"),
+    ('ladder_players = { greedy = "2" }\n', "player counts (2-8)"),
+    ('ladder_players = [2]\n', "a table of ladder steps"),
+])
+def test_a_bad_ladder_players_table_is_one_line_naming_it(extra: str, needle: str) -> None:
+    with pytest.raises(ExperimentError) as e:
+        parse('name = "l"\nvariants = ["czech"]\nplayers = [2]\n' + LADDER + extra + "deals = 10\n")
+    assert "'ladder_players'" in str(e.value) and needle in str(e.value) and "\n" not in str(e.value)
