@@ -386,38 +386,43 @@ class FaultsLate:
 
 
 def test_a_fault_beside_pimc_is_reproduced_by_the_engine_and_replays(tmp_path, monkeypatch, capsys) -> None:
-    """A plugin's fault in a line-up with pimc: the simulator's scenario replays to it (``durak replay``), and
-    the rules engine, pimc playing through choose, meets the same fault at the same move
-    (faults.write_fault_scenario), rather than pimc's own refusal."""
+    """A plugin's fault in a line-up with pimc: the kernel's scenario replays to it (``durak replay``), and
+    the rules engine, pimc playing through choose, meets the same fault at the same move as the kernel's trace
+    of the deal (faults.write_fault_scenario), rather than pimc's own refusal."""
     import json
+    import re
 
+    import analyzer.kernel.pause as pause
     from analyzer.cli.app import main
     from analyzer.core.cards import shuffled_decks
-    from analyzer.core.streams import base_key
+    from analyzer.core.faults import SimulationError
     from analyzer.engine.faults import write_fault_scenario
     from analyzer.engine.replay import load_scenario, replay
-    from analyzer.sim.batch import BatchSim
-    from analyzer.sim.simulator import SimulationError, simulate_deals
 
-    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path / "sim"))
+    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path / "kernel"))
     rules = make_rules("czech", 2, {})
     with pytest.raises(SimulationError, match="faults-late") as err:
         simulate_deals(rules, [get_strategy("pimc?worlds=4,budget=200"), FaultsLate()], 20, 3)
     assert "replays to the faulty decision" in str(err.value)
-    main(["replay", str(next((tmp_path / "sim").glob("fault-*.toml"))), "--json"])
+    main(["replay", str(next((tmp_path / "kernel").glob("fault-*.toml"))), "--json"])
     assert json.loads(capsys.readouterr().out)["stopped_at_fault"] is True
 
-    pimc = FixedKeys(worlds=4, budget=0)
+    def engine_fallback(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the kernel's own trace must write its scenario, not the engine's reproduction")
+
     decks = shuffled_decks(rules.deck_size, 20, np.random.default_rng(4)).astype(np.int8)
-    sim = BatchSim(rules, [pimc, FaultsLate()], slots=1, rng=np.random.default_rng(0), trace_jobs=set(range(20)),
-                   stream_base=base_key(np.random.SeedSequence(1)))
-    with pytest.raises(Exception, match="faults-late"):
-        sim.run(20, decks)
-    job = max(sim.histories)  # slots=1: the deal that faulted is the last one started
-    path, met = write_fault_scenario(rules, [FaultsLate(), pimc], decks[job].tolist(), tmp_path / "engine", "pimc")
+    with monkeypatch.context() as m:
+        m.setattr(pause, "write_fault_scenario", engine_fallback)
+        with pytest.raises(SimulationError, match="faults-late") as err:
+            simulate_deals(rules, [FixedKeys(worlds=4, budget=0), FaultsLate()], 20, 1, decks=decks)
+    msg = str(err.value)
+    job = int(re.search(r"deal (\d+)", msg).group(1))
+    traced = load_scenario(re.search(r"durak replay (\S+)$", msg).group(1))
+    path, met = write_fault_scenario(rules, [FaultsLate(), FixedKeys(worlds=4, budget=0)], decks[job].tolist(),
+                                     tmp_path / "engine", "pimc")
     assert met, "the engine did not meet the fault again"
     sc = load_scenario(path)
-    assert sc.moves == sim.histories[job], "the engine's pimc played otherwise than the simulator's"
+    assert len(sc.moves) > 8 and sc.moves == traced.moves, "the engine's pimc played otherwise than the kernel's"
     assert sc.fault is not None and "faults-late" in sc.fault and "pimc" in sc.names[1]
     deal, out = replay(sc)
     assert out is None and "faults-late" in sc.names[deal.current]
