@@ -99,7 +99,9 @@ def test_duplicate_match_comparisons_replay_with_more_decks_when_a_match_outlast
     monkeypatch.setattr(compare_run, "simulate_chunk", spy)
     short = compare_run.compare_chunk(rules, specs, 40, 5, 0, True, match_decks=2)  # 2 decks: must grow
     assert calls[0] == 2 and max(calls) > 2
-    assert np.allclose(short["scores"]["win"].sum(axis=1), 1.0)
+    # each strategy's score is its mean win share over its k - 1 pairs, each pair's win shared out whole:
+    # k (k - 1) / 2 pairs over k - 1 pairs a strategy is k / 2 a deck
+    assert np.allclose(short["scores"]["win"].sum(axis=1), len(specs) / 2)
 
 
 def test_svinya_match_comparisons_on_the_kernel_keep_the_duplicate_narrowing(monkeypatch) -> None:
