@@ -213,27 +213,36 @@ class _Table:
     """A column of views' values from a column of keys: the values of the keys seen so far, sorted by key
     (``keys`` and the object array ``values`` beside it), looked up in C (``searchsorted`` and a take) instead of
     one dict look-up per decision (a third of a view's making); ``decode`` gives a new key's value, once.
-    Bounded as the dict tables are (it starts again when full)."""
+    Bounded as the dict tables are (it starts again when full).
+
+    The tables are shared by every thread that serves paused decisions, so the keys and their values are one
+    tuple, replaced whole: a reader takes both from one version (two attributes, replaced one after the other,
+    let a reader between them take the new keys' positions in the old values -- another decision's legal
+    actions)."""
 
     def __init__(self, decode: Callable[[int], Any], dtype: type, room: int = _DECODED) -> None:
         self.decode, self.dtype, self.room = decode, dtype, room
-        self.keys: NDArray[Any] = np.zeros(0, dtype)
-        self.values: NDArray[np.object_] = np.zeros(0, object)
+        self.table: tuple[NDArray[Any], NDArray[np.object_]] = (np.zeros(0, dtype), np.zeros(0, object))
+
+    @property
+    def keys(self) -> NDArray[Any]:
+        return self.table[0]
 
     def column(self, keys: NDArray[Any]) -> list[Any]:
         """The values of ``keys`` in order, as a list."""
-        known = self.keys
+        known, values = self.table
         at = np.searchsorted(known, keys)
         if len(known) == 0 or not np.array_equal(known[np.minimum(at, len(known) - 1)], keys):
             new = np.setdiff1d(keys, known)
             if len(known) + len(new) > self.room:  # start again: only this column's keys
-                known, self.values, new = np.zeros(0, self.dtype), np.zeros(0, object), np.unique(keys)
+                known, values, new = np.zeros(0, self.dtype), np.zeros(0, object), np.unique(keys)
             # fromiter: each value one object (an array built from tuples would spread them over a second axis)
-            values = np.fromiter(map(self.decode, new.tolist()), object, len(new))
+            decoded = np.fromiter(map(self.decode, new.tolist()), object, len(new))
             where = np.searchsorted(known, new)
-            self.keys, self.values = np.insert(known, where, new), np.insert(self.values, where, values)
-            at = np.searchsorted(self.keys, keys)
-        return self.values[at].tolist()
+            known, values = np.insert(known, where, new), np.insert(values, where, decoded)
+            self.table = (known, values)
+            at = np.searchsorted(known, keys)
+        return values[at].tolist()
 
 
 _HANDS, _LEGAL, _PLAYED_SETS, _SIZES = _Cards(), _Legal(), _Played(), _Sizes()
