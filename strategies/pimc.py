@@ -42,7 +42,7 @@ match is scored by the match's outcome instead (G11; CZ7's Jack rule acts
 there), so the search knows that a Jack kept into the last deal loses.
 
 Perfect memory needs the public history of the deal.  On the fast path
-(``choose_batch``, the numpy simulator records the history for strategies that
+(``choose_batch``, the kernel logs the history for strategies that
 declare ``uses_history = True``) every deal of the batch where pimc must choose
 is searched in ONE compiled call (:func:`analyzer.kernel.search.search_rows`):
 each row's knowledge read off its :class:`~analyzer.core.contract.BatchHistory`

@@ -92,10 +92,6 @@ def simulate(
     jobs: Annotated[int, typer.Option(help="Parallel jobs (-1 = all cores).")] = -1,
     check: Annotated[bool, typer.Option(help="Verify card conservation on every step (slow).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    engine: Annotated[str | None, typer.Option(help="auto (the compiled kernel, paused at a Python strategy's "
-                                                    "decisions; the numpy simulator where a strategy reads the public "
-                                                    "history) | compiled (the kernel for every line-up) | numpy; "
-                                                    "default $DURAK_ENGINE or auto.")] = None,
     quiet: QuietOpt = False,
     csv: CsvOpt = None,
     tsv: TsvOpt = False,
@@ -106,7 +102,7 @@ def simulate(
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     check_numbers(("--deals", deals), ("--matches", matches), seed=seed, jobs=jobs)
     _commands("sim").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
-                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=engine, quiet=quiet, csv=csv, tsv=tsv,
+                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=None, quiet=quiet, csv=csv, tsv=tsv,
                   out=out)
 
 
@@ -142,7 +138,7 @@ def bench(
                                                   "docs/performance.md), between its 'durak bench' markers.")] = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
+    """Per second on 1 core and all cores: the compiled kernel, the paused kernel, rules engine, rollouts,
     `durak simulate` end to end beside a plain numba comparator, and the CPU seconds a command starts with."""
     _commands("work").bench(deals=deals, simple_deals=simple_deals, engine_deals=engine_deals, rollouts=rollouts,
                variants=variants, search=search, repeats=repeats, as_json=as_json, e2e_deals=e2e_deals, quiet=quiet,

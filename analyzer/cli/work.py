@@ -99,7 +99,7 @@ def deals(*, variant: str, players: int | None, strategies: str, n: int, seed: i
 def bench(*, deals: int, simple_deals: int, engine_deals: int, rollouts: int, variants: str, search: bool,
           repeats: int, as_json: bool, e2e_deals: int = 0, quiet: bool = False, startup_repeats: int = 0,
           doc: Path | None = None) -> None:
-    """Per second on 1 core and all cores: numpy simulator, compiled kernel, simple path, rules engine, rollouts,
+    """Per second on 1 core and all cores: the compiled kernel, the paused kernel, rules engine, rollouts,
     and ``durak simulate`` end to end (``e2e_deals`` a run, prague 4p random; 0: none)."""
     with user_errors(*HEAVY_ERRORS):
         positive("--deals", deals)
@@ -407,7 +407,7 @@ def _balance_run(space: Any, out: Path | None, *, jobs: int, backend: str, sched
     if not quiet:
         typer.echo(f"{space.variant} {space.players}p: {len(space.arms):,} rule sets", err=True)
     done = runs.explore(space, folder, jobs=jobs, backend=backend, scheduler=scheduler, fresh=fresh,
-                        command=runs.engine_command(command), on_round=None if quiet else (lambda line: typer.echo(line, err=True)),
+                        command=command, on_round=None if quiet else (lambda line: typer.echo(line, err=True)),
                         progress=not quiet)
     if as_json:
         typer.echo(json.dumps(balance_json(folder)))

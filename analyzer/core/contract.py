@@ -94,7 +94,7 @@ class DecisionView(NamedTuple):
 
     rules: RuleSet
     seat: int
-    hand: tuple[int, ...]
+    hand: tuple[int, ...]  # ascending card ids (every engine shows the same order)
     legal: tuple[int, ...]  # legal actions: card ids, DRAW and/or TAKE
     top: int | None  # top card of the pile, None on an empty pile (svinya lead)
     active_suit: int | None

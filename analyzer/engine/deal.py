@@ -511,9 +511,9 @@ class Deal:
         """What the player to act may know (the strategy view); ``history``: with the public
         history of the deal, which a deal started with ``record=True`` keeps."""
         n, s = self.rules.players, self.current
-        hand = tuple(self.hands[s])
-        if self.phase == "lead_suit":
-            hand = hand + (self.pile[-1],)
+        # the contract's order (ascending card ids, as every path shows it), not the order cards were drawn in:
+        # a plugin that reads ``hand[0]`` must play the same on the engine and on the kernel
+        hand = tuple(sorted(self.hands[s] + [self.pile[-1]] if self.phase == "lead_suit" else self.hands[s]))
         return DecisionView(
             rules=self.rules_for(s), seat=s, hand=hand, legal=tuple(self.legal_actions()),
             top=None if self.phase == "lead_suit" else self.top, active_suit=self.active_suit,

@@ -24,7 +24,6 @@ from analyzer.execution.executor import (
     DEFAULT_SIMULATOR,
     import_simulator,
     play_decks,
-    run_seeding,
     strategy_resolver,
 )
 from analyzer.execution.seeds import chunk_seed
@@ -80,7 +79,7 @@ def play_chunk(rules: RuleSet, entrants: Sequence[object], decks: NDArray[np.int
 def _play(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8], sim_ss: np.random.SeedSequence,
           simulator: str, engine: str) -> Any:
     if simulator == DEFAULT_SIMULATOR:
-        return play_decks(rules, lineup, decks, sim_ss, engine=engine, seeding=run_seeding(engine))
+        return play_decks(rules, lineup, decks, sim_ss, engine=engine)
     # a stand-in simulator (tests), called as the numpy one is
     return import_simulator(simulator).simulate_deals(rules, list(lineup), len(decks), sim_ss, decks=decks)
 

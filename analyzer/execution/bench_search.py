@@ -4,16 +4,16 @@
 For each case, ``pimc`` plays ``weighted`` on a few duplicate decks (both
 seatings), on each of its two paths:
 
-* ``batch`` -- the numpy simulator's fast path: ``choose_batch`` searches every
-  deal of the batch where pimc must choose in one compiled call (what
-  experiments, compare and tournaments use);
+* ``batch`` -- the fast path on the kernel paused at pimc's decisions:
+  ``choose_batch`` searches every paused deal where pimc must choose in one
+  compiled call (what experiments, compare and tournaments use);
 * ``table`` -- the engine's table runner: ``choose_known``, one search per
   decision, the observer's Knowledge kept in Python.
 
 Each path gives two rows:
 
 * ``decisions`` -- searched decisions per second of the whole run (the
-  simulator or table runner, the other players and the searches: what a
+  kernel or table runner, the other players and the searches: what a
   tournament pays; 1000 / that = ms per decision, shown in the case);
 * ``rollouts`` -- (world x action) deals played to their end per second inside
   the searches alone (sampling worlds, applying every action, the rollouts).
@@ -22,7 +22,7 @@ The first deals (compiling, or loading the kernels from numba's cache) are
 played before the clock starts, pimc's batch search on the kernel compiled for
 the case's rules and rollout line-up (what a run gets after its first few
 thousand decisions: analyzer.kernel.search.ROWS).  Times are CPU seconds of this process (one
-core; the simulator and the kernel run no threads here).
+core; the kernel runs no threads here).
 
 The batch ``decisions`` rows also give ``all_cores``: one process per core, each
 warmed up, then started together at a barrier, each playing as many decks as the
@@ -48,10 +48,10 @@ import numpy as np
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
+from analyzer.execution.executor import simulate_deals
 from analyzer.kernel.probe import two_thread_scaling
 from analyzer.kernel.search import rows_kernel
 from analyzer.knowledge.table import simulate_observed
-from analyzer.sim.simulator import simulate_deals
 
 #: (variant, players, duplicate decks) of the rows
 CASES = (("czech", 2, 200), ("svinya", 2, 40), ("czech", 4, 60))

@@ -2,9 +2,7 @@
 
 Rows (a case on an engine), each on one core and on every core:
 
-* ``numpy`` — the numpy lock-step simulator through the executor (what
-  ``durak simulate --engine numpy`` does, chunk sums included);
-* ``compiled`` — the compiled kernel through the executor (``--engine compiled``);
+* ``compiled`` — the compiled kernel through the executor (what ``durak simulate`` does, chunk sums included);
 * ``kernel`` — the kernel alone (no chunk sums): the engine's own speed; its
   one-core figure is CPU time (one thread in this process), so that the
   shared machine's load does not count; ``kernel, fixed rules``: the same on
@@ -17,10 +15,10 @@ Rows (a case on an engine), each on one core and on every core:
 * ``simple path`` / ``python fast path`` — ``random`` as a user's Python
   strategy (``choose`` per decision; ``choose_batch``), the README's simple
   strategy (``simple path, README's strategy``) and ``tracker`` in every seat
-  (``history reader``: the public history read on both), on the numpy simulator,
-  and ``…, paused kernel``: on the kernel paused at its decisions (what a
+  (``history reader``: the kernel logs the public events, Python reads them),
+  ``…, paused kernel``: on the kernel paused at its decisions (what a
   line-up with a Python strategy runs on; the pause kernel compiled for the
-  case's rules), measured alternately in CPU time (one core);
+  case's rules), in CPU time (one core);
 * ``rules engine`` — the rules engine (one core);
 * ``rollouts`` — czech 2p positions played out by the compiled ``greedy``
   policy (what search spends its time on);
@@ -70,7 +68,6 @@ from analyzer.kernel.params import rule_params
 from analyzer.kernel.policies import GREEDY
 from analyzer.kernel.positions import POSITIONS, Positions, encode_deal, play_from_positions, positions_kernel
 from analyzer.kernel.probe import two_thread_scaling
-from analyzer.sim import simulator
 
 #: (label, variant, players, strategies by position): the deal cases
 CASES = [
@@ -101,7 +98,6 @@ class Row:
     turns: float | None  # mean turns per unit (matches: deals per match)
     one_core_median: float | None = None  # median of the repeats (one_core is the best of them)
     repeats: int = 1
-    vs_numpy: float | None = None  # paused-kernel rows: median over repeats of (this / numpy in the same repeat)
     ceiling: float | None = None  # kernel rows: the machine's two-thread speed-up of pure arithmetic beside them
     all_cores_median: float | None = None  # median of the every-core repeats (all_cores is the best), where repeated
 
@@ -144,7 +140,7 @@ def executor_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[R
     cores = os.cpu_count() or 1
     chunk = max(1, min(CHUNK, n // cores))
     warm = min(n, 20_000)
-    for engine in ("numpy", "compiled"):
+    for engine in ("compiled",):
         # warm-up (the worker pool, caches): a chunk per core, so the pool starts here, not in the timed run
         play(rules, specs, warm, seed=99, jobs=-1, chunk=max(1, min(10_000, warm // cores)), engine=engine)
         tables, t1 = play(rules, specs, n, seed=1, jobs=1, chunk=chunk, engine=engine)
@@ -153,15 +149,14 @@ def executor_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[R
     return rows
 
 
-#: the compiled match rows play this many times the numpy rows' matches: 10,000 compiled matches are 0.1 s, a run
-#: whose fixed costs (the cell's set-up, the tables' sum) weigh as much as a few chunks on two cores
+#: the match rows play this many times ``n`` matches: 10,000 compiled matches are 0.1 s, a run whose fixed costs
+#: (the cell's set-up, the tables' sum) weigh as much as a few chunks on two cores
 COMPILED_MATCHES = 10
 
 
 def match_rows(n: int, repeats: int = REPEATS) -> list[Row]:
-    """czech 4p random matches to 100 through the executor, default match chunks: ``n`` on numpy (a run of one
-    chunk uses one core there), :data:`COMPILED_MATCHES` times as many on the kernel (threads over chunks, and
-    over blocks of matches for the last).
+    """czech 4p random matches to 100 through the executor, default match chunks: :data:`COMPILED_MATCHES` times
+    ``n`` on the kernel (threads over chunks, and over blocks of matches for the last).
 
     The warm-up plays as many matches as a timed run: a run of 100,000 matches or more switches to the kernel
     compiled for its rules (analyzer.kernel.jit.Specialised), and that switch (a load from the cache, or a
@@ -170,7 +165,7 @@ def match_rows(n: int, repeats: int = REPEATS) -> list[Row]:
     every core: the best and the median of each."""
     rules = make_rules("czech", 4, {"target": 100})
     rows = []
-    for engine, count in (("numpy", n), ("compiled", COMPILED_MATCHES * n)):
+    for engine, count in (("compiled", COMPILED_MATCHES * n),):
         play(rules, ["random"], count, seed=99, jobs=-1, matches=True, engine=engine)  # warm-up, as big as a run
         one, every = [], []
         for _ in range(repeats):
@@ -230,10 +225,10 @@ def kernel_rows(case: str, rules: RuleSet, specs: list[str], n: int, repeats: in
 
 
 def _repeated(case: str, engine: str, n: int, times: list[float], tn: float | None, turns: float | None,
-              vs_numpy: float | None = None) -> Row:
+              ) -> Row:
     """A row from repeated one-core times: the best, and the median beside it."""
     row = _row(case, engine, n, min(times), tn, turns)
-    row.one_core_median, row.repeats, row.vs_numpy = n / float(np.median(times)), len(times), vs_numpy
+    row.one_core_median, row.repeats = n / float(np.median(times)), len(times)
     return row
 
 
@@ -259,42 +254,35 @@ class HighestCard:
 
 
 def python_rows(case: str, rules: RuleSet, n_simple: int, n_fast: int, repeats: int = REPEATS) -> list[Row]:
-    """random as a Python strategy, simple path and fast path, and the README's simple strategy, on the numpy
-    simulator and on the paused kernel (alternating, ``repeats`` times each, the same seed and deals)."""
+    """random as a Python strategy, simple path and fast path, the README's simple strategy and tracker (which
+    reads the public history), on the kernel paused at their decisions (``repeats`` times each)."""
     rows = []
     for label, strat, n in (("simple path", SimpleOnly(get_strategy("random")), n_simple),
                             ("simple path, README's strategy", HighestCard(), n_simple),
                             ("python fast path", PythonForm(get_strategy("random")), n_fast)):
-        rows += _numpy_and_paused(case, label, rules, [strat] * rules.players, n, repeats)
+        rows += _paused(case, label, rules, [strat] * rules.players, n, repeats)
     # a strategy that reads the public history: the kernel logs the deals' events, Python reads them into the
-    # record the numpy simulator keeps (analyzer.kernel.history); the generic pause kernel (no compile of its own)
-    rows += _numpy_and_paused(case, "history reader (tracker)", rules, [get_strategy("tracker")] * rules.players,
+    # public record (analyzer.kernel.history); the generic pause kernel (no compile of its own)
+    rows += _paused(case, "history reader (tracker)", rules, [get_strategy("tracker")] * rules.players,
                               n_fast, repeats, specialise=False)
     return rows
 
 
-def _numpy_and_paused(case: str, label: str, rules: RuleSet, lineup: list[object], n: int,
-                      repeats: int, specialise: bool = True) -> list[Row]:
-    """Both engines on one core (CPU time), alternating; the paused kernel's ratio to numpy per repeat.
+def _paused(case: str, label: str, rules: RuleSet, lineup: list[object], n: int, repeats: int,
+            specialise: bool = True) -> list[Row]:
+    """The line-up on the kernel paused at its decisions, on one core (CPU time), ``repeats`` times.
     ``specialise``: the pause kernel compiled for these rules, as a process uses after 1M deals of them."""
-    def on_numpy() -> Any:
-        return simulator.simulate_deals(rules, lineup, n, np.random.SeedSequence(0))
-
     def paused() -> Any:
         return serve.simulate_chunk(rules, lineup, n, np.random.SeedSequence(0), matches=False,
                                     specialise=specialise)
 
     serve.simulate_chunk(rules, lineup, min(n, 500), np.random.SeedSequence(9), matches=False,
                          specialise=specialise)  # warm-up: compiled (or loaded) apart
-    t_np, t_k = [], []
+    t_k = []
     for _ in range(repeats):
-        t_np.append(_cpu_timed(on_numpy)[0])
         t, res = _cpu_timed(paused)
         t_k.append(t)
-    ratio = float(np.median([a / b for a, b in zip(t_np, t_k, strict=True)]))
-    turns = float(res.turns.mean())
-    return [_repeated(case, label, n, t_np, None, turns),
-            _repeated(case, f"{label}, paused kernel", n, t_k, None, turns, ratio)]
+    return [_repeated(case, f"{label}, paused kernel", n, t_k, None, float(res.turns.mean()))]
 
 
 def _cpu_timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -517,14 +505,14 @@ def run_bench(*, deals: int, simple_deals: int, engine_deals: int, variants: lis
     cores = result["cores"]
     table = Table(title=f"durak bench — default rules; {cores} cores; per second; best (median) of "
                         f"{result['repeats']} repeats where given")
-    for col in ("case", "engine", "unit", "1 core", "median", f"{cores} cores", "speed-up", "machine", "vs numpy",
-                "ns/turn", "turns"):
+    for col in ("case", "engine", "unit", "1 core", "median", f"{cores} cores", "speed-up", "machine", "ns/turn",
+                "turns"):
         table.add_column(col, justify="left" if col in ("case", "engine", "unit") else "right")
     fmt = lambda x, f: "" if x is None else format(x, f)  # noqa: E731
     for r in result["rows"]:
         up = None if r["all_cores"] is None else r["all_cores"] / r["one_core"]
         table.add_row(r["case"], r["engine"], r["unit"], f"{r['one_core']:,.0f}", fmt(r["one_core_median"], ",.0f"),
-                      _every(r), fmt(up, ".2f"), fmt(r["ceiling"], ".2f"), fmt(r["vs_numpy"], ".2f"),
+                      _every(r), fmt(up, ".2f"), fmt(r["ceiling"], ".2f"),
                       fmt(r["ns_per_turn"], ",.0f"), fmt(r["turns"], ".1f"))
     c = Console(width=max(170, Console().width))
     c.print(table)
@@ -573,13 +561,13 @@ def bench_markdown(result: dict[str, Any], command: str) -> str:
     """The run as a Markdown section: the command, the table (best and median of the repeats), the lines under it."""
     cores = result["cores"]
     head = ["case", "engine", "unit", "1 core, best", "1 core, median", f"{cores} cores", "speed-up", "machine",
-            "vs numpy", "ns/turn", "turns"]
+            "ns/turn", "turns"]
     fmt = lambda x, f: "" if x is None else format(x, f)  # noqa: E731
     rows = []
     for r in result["rows"]:
         up = None if r["all_cores"] is None else r["all_cores"] / r["one_core"]
         rows.append([r["case"], r["engine"], r["unit"], f"{r['one_core']:,.0f}", fmt(r["one_core_median"], ",.0f"),
-                     _every(r), fmt(up, ".2f"), fmt(r["ceiling"], ".2f"), fmt(r["vs_numpy"], ".2f"),
+                     _every(r), fmt(up, ".2f"), fmt(r["ceiling"], ".2f"),
                      fmt(r["ns_per_turn"], ",.0f"), fmt(r["turns"], ".1f")])
     table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     table += ["| " + " | ".join(row) + " |" for row in rows]

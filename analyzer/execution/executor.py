@@ -16,28 +16,20 @@ seed derivation (:mod:`analyzer.execution.seeds`) and one way to run chunks:
   :func:`~analyzer.execution.totals.sum_tables` is the same sum of every chunk
   at once (the reference).
 
-The simulator is imported by module path (default ``analyzer.sim.simulator``;
-``simulator=`` or ``$DURAK_SIMULATOR`` for a stand-in such as
-``tests.fake_sim``); the path travels with every task so that workers import
-the same module as the parent.  A stand-in may define ``get_strategy`` too.
+A stand-in simulator (``simulator=`` or ``$DURAK_SIMULATOR``, a module path such as ``tests.fake_sim`` with
+``simulate_deals`` and ``simulate_matches``) replaces the project's engines for tests; the path travels with
+every task so that workers import the same module as the parent.  A stand-in may define ``get_strategy`` too.
 
-Engines: with the default simulator, a chunk whose line-up is all
-built-ins with a compiled form runs on the compiled kernel
-(:mod:`analyzer.kernel.serve`), seeded as the numpy simulator is, so
-deterministic line-ups give the same numbers on both; deals whose line-up holds
-a Python strategy run on the kernel paused at that strategy's decisions
-(``compiled+python``, :mod:`analyzer.kernel.pause`), and so do matches with one;
-a strategy that reads the public history (``uses_history = True``) runs on
-the numpy simulator unless the kernel is asked for (``compiled``: the kernel
-then logs the public events for it, analyzer.kernel.events).
-``engine=`` or ``$DURAK_ENGINE`` (``auto`` | ``compiled`` | ``numpy``) forces
-one for checking.  ``--check`` keeps the engine (results unchanged): the kernel
-checks that every deal ends with every card exactly once; the numpy simulator
-checks every step; both play a sample twice to catch a Python strategy that
-is not deterministic (built-ins cannot fault and are deterministic).  Compiled chunks run in this process on threads (the kernel
-releases the GIL): no worker start-up, and a run of one chunk still uses every
-core; chunks with Python strategies hold the GIL, so they go to the workers as
-numpy chunks do.
+Engines: the project's are the compiled kernel and, for players who remember only through ``choose_known``, the
+rules engine's table runner.  A chunk whose line-up is all built-ins with a compiled form runs on the kernel
+alone (``compiled``, :mod:`analyzer.kernel.serve`); one whose line-up holds a Python strategy runs on the
+kernel paused at that strategy's decisions (``compiled+python``, :mod:`analyzer.kernel.pause`), deals and
+matches, the public history logged for a strategy that reads it (``uses_history = True``,
+analyzer.kernel.events).  ``--check`` keeps the engine (results unchanged): the kernel checks that every deal
+ends with every card exactly once, and plays a sample twice to catch a Python strategy that is not
+deterministic (built-ins cannot fault and are deterministic).  Compiled chunks run in this process on threads
+(the kernel releases the GIL): no worker start-up, and a run of one chunk still uses every core; chunks with
+Python strategies hold the GIL, so they go to the workers.
 """
 
 from __future__ import annotations
@@ -74,20 +66,23 @@ from analyzer.kernel.jit import SPECIALISE_FROM
 from analyzer.kernel.lineup import compile_lineup
 from analyzer.kernel.params import logging_params, rule_params
 from analyzer.kernel.pause import ADVANCE
-from analyzer.knowledge.table import simulate_known, simulate_observed
+from analyzer.knowledge.table import simulate_known, simulate_observed, simulate_observed_matches
 from analyzer.stats.sums import ROTATION_KIND, ChunkSums, chunk_sums, rotation_counts, stacked_tables  # noqa: F401
 
 if TYPE_CHECKING:
     import pandas as pd
 
+#: The simulator setting of the project's own engines (no module is imported for it).  Runs record it under the
+#: module path a numpy simulator had before the kernel replaced it, so that stored runs keep their fingerprints.
 DEFAULT_SIMULATOR = "analyzer.sim.simulator"
 SIMULATOR_ENV = "DURAK_SIMULATOR"
 ENGINE_ENV = "DURAK_ENGINE"
-ENGINES = ("auto", "compiled", "numpy")
+#: ``compiled`` is ``auto``'s synonym: runs made while another engine was the default name it in their manifests
+ENGINES = ("auto", "compiled")
 #: the version of each engine's random streams, bumped whenever an engine gives the same seed other numbers
 #: (new streams, another deck source): a run's fingerprint records it, so a chunk stored before
 #: the change is never resumed into a run after it.  ``compiled+python`` 2: its matches deal the kernel's
-#: decks (they dealt numpy's before).
+#: decks.  ``numpy`` names a stand-in simulator's chunks.
 STREAMS = {"numpy": 1, "compiled": 1, "compiled+python": 2}
 
 
@@ -130,7 +125,7 @@ def simulator_path(simulator: str | None = None) -> str:
 
 
 def import_simulator(path: str) -> ModuleType:
-    """The simulator module at ``path`` (``--simulator``: the numpy simulator or a stand-in with its functions)."""
+    """The stand-in simulator module at ``path`` (``--simulator``: ``simulate_deals`` and ``simulate_matches``)."""
     return importlib.import_module(path)
 
 
@@ -150,6 +145,9 @@ def strategy_resolver(simulator: str | None = None) -> Callable[[str], Any]:
 def engine_mode(engine: str | None = None) -> str:
     """The engine asked for: the argument, else $DURAK_ENGINE, else ``auto``."""
     mode = engine or os.environ.get(ENGINE_ENV) or "auto"
+    if mode == "numpy":
+        raise ExperimentError("engine: the numpy simulator is retired; every line-up plays on the compiled kernel"
+                              + ("" if engine else f" (unset ${ENGINE_ENV})"))
     if mode not in ENGINES:
         raise ExperimentError(f"engine: must be one of {', '.join(ENGINES)}, got {mode!r}"
                               + ("" if engine else f" (from ${ENGINE_ENV})"))
@@ -158,70 +156,36 @@ def engine_mode(engine: str | None = None) -> str:
 
 def choose_engine(strategies: Sequence[object], *, engine: str | None = None, simulator: str | None = None,
                   unit: str = "deal") -> str:
-    """``compiled``, ``compiled+python`` or ``numpy`` for a line-up playing ``unit``s (see the module notes); a
-    forced engine that cannot serve it is a user error naming why."""
-    mode = engine_mode(engine)
-    if mode == "numpy" or simulator_path(simulator) != DEFAULT_SIMULATOR:
-        return "numpy"  # a stand-in simulator is its own engine: it is called as the numpy one is
-    python = serve.not_compiled(strategies)
-    if python is None:
-        return "compiled"
-    if serve.reads_history(strategies) is not None and mode != "compiled":
-        return "numpy"  # auto: the numpy simulator's streams, which the committed strong-play reports ran on
-    return "compiled+python"
-
-
-#: how a run on given decks keys the kernel's streams: ``base`` -- :func:`~analyzer.core.streams.base_key` of the
-#: chunk's seed, which the numpy simulator's streams follow too, so a deterministic line-up gives the same deals on
-#: both engines (compare, the API, rules side by side); ``table`` -- the key the tournaments, the balance explorer
-#: and tuning have seeded the kernel with (the first word of the seed's state), kept so that their stored runs and
-#: committed reports reproduce; under it the kernel's deals differ from the numpy simulator's where the rules or a
-#: player draw at random.  Those runs also pick their engine by the line-up alone (``engine="auto"``: their
-#: workers do not read ``$DURAK_ENGINE``).  Moving them to ``base`` means rerunning their reports.
-SEEDINGS = ("base", "table")
-
-
-def run_seeding(engine: str) -> str:
-    """The key a tournament or balance run on engine mode ``engine`` plays its decks with: ``table`` under
-    ``auto`` (their stored runs and committed reports were made so), ``base`` -- every other command's key --
-    where an engine is forced (``compiled``: every line-up on the kernel, the one engine those runs move to)."""
-    return "table" if engine == "auto" else "base"
-
-
-def decks_key(ss: SeedSequence, seeding: str = "base") -> int:
-    """The stream key of deals on given decks (:data:`SEEDINGS`)."""
-    if seeding == "table":
-        return int(ss.generate_state(1, np.uint32)[0])
-    if seeding != "base":
-        raise ValueError(f"seeding must be one of {', '.join(SEEDINGS)}, got {seeding!r}")
-    return base_key(ss)
+    """``compiled`` or ``compiled+python`` for a line-up playing ``unit``s (see the module notes); ``numpy``
+    names a stand-in simulator (``simulator``), called with the functions of the numpy simulator it replaced.
+    ``engine`` is checked (:func:`engine_mode`); every mode plays on the kernel."""
+    engine_mode(engine)
+    if simulator_path(simulator) != DEFAULT_SIMULATOR:
+        return "numpy"
+    return "compiled" if serve.not_compiled(strategies) is None else "compiled+python"
 
 
 def decks_engine(strategies: Sequence[object], *, engine: str | None = None) -> str:
-    """The engine :func:`play_decks` plays a line-up on (``table``, ``numpy``, ``compiled``, ``compiled+python``;
-    run fingerprints record it: engines draw differently)."""
+    """The engine :func:`play_decks` plays a line-up on (``table``, ``compiled``, ``compiled+python``; run
+    fingerprints record it: engines draw differently)."""
     if needs_table(strategies):
         return "table"
     return choose_engine(strategies, engine=engine)
 
 
 def play_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArray[np.integer], ss: SeedSequence, *,
-               engine: str | None = None, seeding: str = "base") -> DealResults:
+               engine: str | None = None) -> DealResults:
     """The one way to play deals on given decks (line-up by position), for every command and API call.
 
     The engine is :func:`decks_engine`'s: players who remember only through ``choose_known`` on the engine's
-    table runner; line-ups that read the public history on the numpy simulator; every other on the compiled
-    kernel (paused at a Python strategy's decisions), keyed by :func:`decks_key` (``seeding``) on either, so a
-    deterministic line-up gives the same deals there whether its strategies are built-ins or Python.
+    table runner; every other line-up on the compiled kernel (paused at a Python strategy's decisions), its
+    streams keyed by :func:`~analyzer.core.streams.base_key` of ``ss``, so a deterministic line-up gives the
+    same deals whether its strategies are built-ins or Python, and every command the same numbers.
     """
     mode = decks_engine(strategies, engine=engine)
     if mode == "table":
         return simulate_observed(rules, list(strategies), np.asarray(decks), ss)
-    if mode == "numpy":
-        res: DealResults = import_simulator(DEFAULT_SIMULATOR).simulate_deals(rules, strategies, len(decks), ss,
-                                                                              decks=decks)
-        return res
-    key = decks_key(ss, seeding)
+    key = base_key(ss)
     if mode == "compiled" and _special_ready(rules, strategies):  # the same deals, faster
         return driver.simulate_deals(rules, strategies, len(decks), key, decks=decks, threads=1, specialise=True)
     out = serve.simulate_chunk(rules, strategies, len(decks), ss, matches=False, decks=decks, key=key)
@@ -535,17 +499,21 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int,
 
 
 def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int,
-                     seed: int | SeedSequence | None = None, *, check: bool = False,
+                     seed: int | SeedSequence | None = None, *, decks: NDArray[np.integer] | None = None,
+                     hands: Sequence[int] | None = None, check: bool = False,
                      where: FaultContext | None = None) -> MatchResults:
     """``n`` matches to ``rules.target`` (G11; ``strategies[i]`` is player i, who leads deal 1) on the kernel, as
-    :func:`simulate_deals` plays deals."""
+    :func:`simulate_deals` plays deals; ``decks`` (n, K, D): the first K decks of each match, ``hands``: dealt by
+    player (analyzer.kernel.matches)."""
     if rules.target is None:
         raise ValueError(f"{rules.variant} has no match target; set the rule target=POINTS")
     ss = seed if isinstance(seed, SeedSequence) else SeedSequence(seed)
     if needs_table(strategies):
-        known = simulate_known(rules, list(strategies), n, ss, "match")
+        known = (simulate_known(rules, list(strategies), n, ss, "match") if decks is None and hands is None
+                 else simulate_observed_matches(rules, list(strategies), np.asarray(decks), ss, hands=hands))
         assert isinstance(known, MatchResults)
         return known
-    out = serve.simulate_chunk(rules, list(strategies), n, ss, matches=True, check=check, where=where)
+    out = serve.simulate_chunk(rules, list(strategies), n, ss, matches=True, check=check, where=where,
+                               decks=None if decks is None else np.asarray(decks), hands=hands)
     assert isinstance(out, MatchResults)
     return out

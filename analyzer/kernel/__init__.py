@@ -16,7 +16,7 @@ Modules, from the bottom up:
 The benchmark (``durak bench``) is analyzer.execution.benchmark.
 
 Results are by position (column q = seat q + 1), exactly as
-analyzer.core.outcomes.DealResults / MatchResults of the numpy simulator.
+analyzer.core.outcomes.DealResults / MatchResults.
 """
 
 from analyzer.kernel import _cache  # noqa: F401  (must run before numba is imported)

@@ -9,9 +9,9 @@ Every random number of deal ``j`` comes from streams keyed by (seed, j)
 only — not on threads, block sizes or how a run is split.
 
 The play stream of deal ``j`` is core.streams' ``deal_key(seed, j)``, the key
-the numpy simulator gives deal ``j`` of a chunk whose base key is ``seed``;
-given that simulator's decks too (:func:`analyzer.kernel.npdecks.numpy_decks`),
-a deterministic line-up plays the same deals in both engines.
+the rules engine gives deal ``j`` of a chunk whose base key is ``seed``; given
+the same decks (:func:`analyzer.kernel.npdecks.numpy_decks`), a deterministic
+line-up plays the same deals on the kernel and the rules engine.
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def simulate_deals(rules: RuleSet, strategies: Sequence[object], n: int, seed: i
 
     Deal ``j``'s deck is ``decks[j]`` if given (tests build the same decks for
     the engine), else the next of ``deck_rng`` as numpy's ``shuffled_decks``
-    draws it (the numpy simulator's decks), else a shuffle from its own stream.
+    draws it, else a shuffle from its own stream.
     ``threads`` (default: every core) play pieces of the run side by side;
     results do not depend on it.  ``check``: every deal must end with every
     card exactly once in hands, talon and pile, else :class:`Broken` names

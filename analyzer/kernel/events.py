@@ -8,10 +8,10 @@ The phase functions write them where the event happens (a draw in ``turn.draw_on
 ``turn.play_card`` ...), so every path that draws or plays logs the same way; with ``p[LOG]`` 0 (every other
 kernel) the writes are never reached, and a kernel compiled for its rules drops them.
 
-Python reads the log at every pause and feeds it to the one public record the numpy simulator keeps too
-(analyzer.core.public.PublicRecord, through analyzer.kernel.history), so a strategy's history is built by the
-same code on both engines.  A log nearly full stops the deal (:func:`log_full`: the pause path then reads it
-and lets the deal go on), so no event is ever lost.
+Python reads the log at every pause and feeds it to the one public record
+(analyzer.core.public.PublicRecord, through analyzer.kernel.history), the code that builds a strategy's
+history.  A log nearly full stops the deal (:func:`log_full`: the pause path then reads it and lets the deal
+go on), so no event is ever lost.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
-"""The public history of paused deals: the kernel's event logs read into the numpy simulator's public record.
+"""The public history of paused deals: the kernel's event logs read into the public record.
 
 On the pause path a line-up that reads the public history (``uses_history = True``) plays with the kernel's
 event log on (analyzer.kernel.events).  After every kernel call :meth:`EventReader.read` feeds each slot's new
 events, in order, to one :class:`analyzer.core.public.PublicRecord` whose rows are the slots -- the record and
-the inference rules (G6/G7 forced draws, G6 drawn cards, SV4 passes) the numpy simulator uses, called in the
-order that simulator calls them -- and :func:`history` gives a pause's BatchHistory from it and the slot's
-talon and pile, as the numpy simulator's views do.  So a strategy sees the same history on both engines.
+the inference rules (G6/G7 forced draws, G6 drawn cards, SV4 passes), called in the order the events
+happened -- and :func:`history` gives a pause's BatchHistory from it and the slot's talon and pile.
 """
 
 from __future__ import annotations
@@ -51,7 +50,7 @@ class EventReader:
         self.deciding = np.zeros(slots, bool)
         self.acc = np.zeros(slots, np.uint64)
         #: the turn of the slot's last DRAW decision: a pass proves a void only in that turn (SV4; the kernel logs
-        #: no turn starts, where the numpy simulator clears the record's ``drew_at_decision``)
+        #: no turn starts, which would clear the record's ``drew_at_decision``)
         self.draw_turn = np.full(slots, -1, np.int64)
         self.void_proof = draw_proves_void(rules)
         self.card_proof = drawn_card_proves(rules)
@@ -88,7 +87,7 @@ class EventReader:
 
     def _apply(self, kind: int, r: NDArray[np.int64], w0: NDArray[np.int64], mask: NDArray[np.uint64],
                extra: NDArray[np.uint64]) -> None:
-        """One event in each of rows ``r`` (all of one kind), as the numpy simulator's step code records it."""
+        """One event in each of rows ``r`` (all of one kind), recorded as the rules define it."""
         pub = self.record
         seat = (w0 >> 4) & 15
         card = ((w0 >> 8) & 255) - 1

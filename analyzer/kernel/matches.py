@@ -2,16 +2,16 @@
 
 Each match runs its deals in sequence, on one thread, to the target: the
 rotation of analyzer.engine.deal.play_match, the outcome by the same
-analyzer.engine.match.match_outcome the engine and the numpy simulator use.
+analyzer.engine.match.match_outcome the engine uses.
 Deal ``k`` of match ``j`` draws from streams keyed by (seed, j, k): its deck from
 the kernel's own stream, its play from core.streams' ``deal_key(seed, j, k)``
-(the numpy simulator's key for that deal).
+(the rules engine's key for that deal).
 
 Hands by player (a duplicate design's hook, analyzer.stats.tournament "Dealing
 by strategy"): with ``hands``, player ``p`` receives canonical hand
 ``hands[p]`` of every deck whoever deals (:func:`arrange_hands`, the kernel's
-form of analyzer.engine.match.arrange_deck, which the numpy simulator
-applies at deal time); without it hands are dealt by seat (G10a).
+form of analyzer.engine.match.arrange_deck); without it hands are dealt by
+seat (G10a).
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def simulate_matches(rules: RuleSet, strategies: Sequence[object], n: int, seed:
 
     ``decks`` (n, K, D) fixes the deck of each match's first K deals (duplicate designs, tests).
     ``hands`` (a permutation of the players): player ``p`` receives canonical hand ``hands[p]`` of every deck
-    whoever deals, as ``analyzer.sim.simulator.simulate_matches(hands=...)`` deals it; by default by seat (G10a).
+    whoever deals (analyzer.engine.match.arrange_deck); by default by seat (G10a).
     ``specialise``: as in analyzer.kernel.driver.simulate_deals (same results).
     """
     if rules.target is None:

@@ -1,11 +1,10 @@
 """numpy's deck shuffles, compiled: the decks ``analyzer.core.cards.shuffled_decks`` draws, bit for bit.
 
-The numpy simulator deals deal ``j`` of a chunk the ``j``-th row of
+Deal ``j`` of a chunk is dealt the ``j``-th row of
 ``rng.permuted(tile(deck), axis=1)`` (a Fisher-Yates per row, numpy's
-``random_interval``: masked rejection on 32-bit draws of PCG64).  The kernel
-serves the same chunk with the same decks, so a deterministic line-up gives
-the numbers of the numpy simulator deal by deal (and the executor may pick
-either engine).  ``rng.permuted`` costs ~1 µs a deck; this port of PCG64
+``random_interval``: masked rejection on 32-bit draws of PCG64), the decks
+``shuffled_decks`` gives the rules engine and the tests from the same
+generator.  ``rng.permuted`` costs ~1 µs a deck; this port of PCG64
 (O'Neill 2014, XSL-RR output, numpy's 128-bit multiplier and 32-bit buffer)
 ~0.1 µs, and it leaves ``rng`` in the state numpy would.  :func:`next_deck`
 draws one deck; the pause path (analyzer.kernel.pause) calls it as each deal

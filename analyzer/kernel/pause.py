@@ -17,12 +17,10 @@ simulator's own calls and checks (analyzer.core.calls: the same BatchView,
 answer types, the same legality check and messages), and calls the kernel
 again.
 
-Seeds are the numpy simulator's (analyzer.kernel.serve): deal ``j`` of a chunk
-gets the ``j``-th deck of the chunk's deck generator and the play stream
-``deal_key(base, j)``, and the strategies get the simulator's play generator,
-so a deterministic line-up gives the numpy simulator's results deal by deal.
-A random Python strategy draws from that generator in another order (the
-batches differ), so it agrees with the numpy simulator statistically.
+Seeds are analyzer.kernel.serve's: deal ``j`` of a chunk gets the ``j``-th
+deck of the chunk's deck generator and the play stream ``deal_key(base, j)``,
+and the strategies get the chunk's play generator, so a line-up of compiled
+strategies' Python forms gives the compiled line-up's results deal by deal.
 
 Matches (:func:`advance_matches`) play each slot's match deal after deal with
 the decks, play streams and rotation of the kernel's own matches
@@ -172,7 +170,7 @@ def advance_deals(p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, seed: n
     or ends (results to row ``job`` of ``out``); a free slot takes deal ``nxt[0]`` while it is below
     ``hi``, whose deck is ``decks[nxt[0]]`` if decks are given, else the next deck numpy's shuffled_decks
     draws from the PCG64 state ``pcg`` (deals are taken in order, so deal ``j`` gets the ``j``-th deck, as on
-    the numpy simulator, and no window of decks is stored).  Deal ``trace`` (-1: none) records its decisions
+    the compiled kernel alone, and no window of decks is stored).  Deal ``trace`` (-1: none) records its decisions
     in ``moves`` (:func:`analyzer.kernel.deal.run_deal` given ``moves``; ``nm[0]`` of them).  Returns the
     number of pauses written.
     """
@@ -352,7 +350,7 @@ class Answered(NamedTuple):
 
 
 class Answers(StrategyCalls):
-    """The numpy simulator's strategy calls and answer checks (analyzer.core.calls) over paused decisions.
+    """The strategy calls and answer checks of analyzer.core.calls over paused decisions.
 
     Rows are pauses of one kernel call: ``cur``, ``turns`` and ``job`` are the
     paused decisions' seat, turn and deal, which the checks' messages name.
@@ -407,7 +405,7 @@ class Answers(StrategyCalls):
             strat = self.strats[g]
             rr = self.rows[rows]
             try:
-                if self.reads[g]:  # the view carries the public history (both paths: the numpy simulator's calls)
+                if self.reads[g]:  # the view carries the public history (both paths)
                     a, s = self._call(strat, self.fast[g], self._view_with_history(g, rows), rr)
                 elif self.fast[g]:
                     a, s = self._call(strat, True, batch_view(self.view_rules[g], v, rows, self.matches), rr)
@@ -435,7 +433,7 @@ class Answers(StrategyCalls):
         return batch_view(self.view_rules[g], v, rows, self.matches, history=hist)
 
     def _name(self, fault: StrategyFault) -> None:
-        """The faulty deal, its line-up by seat, deck and stream, as the numpy simulator gives them."""
+        """The faulty deal, its line-up by seat, deck and stream (what a scenario file replays)."""
         row = fault.row
         slot = int(self.v.slot[row])
         fault.job = int(self.job[row])
@@ -445,7 +443,7 @@ class Answers(StrategyCalls):
             dealer, deal = int(self.match_slots[0][slot]), int(self.match_slots[1][slot])
         fault.seat_strategies = [self.strats[(dealer + s) % self.n] for s in range(self.n)]
         fault.deck = self.slot_deck[slot].tolist()
-        random_options = self.r.reshuffle == "shuffle" or self.r.last_card_call  # as analyzer.sim.state
+        random_options = self.r.reshuffle == "shuffle" or self.r.last_card_call  # the rule options that draw at random
         fault.stream_key = stream_deal_key(self.base, fault.job, deal) if random_options else None
 
 
@@ -660,8 +658,8 @@ class Traced(Exception):
         self.moves = moves.copy()
 
     def tokens(self) -> tuple[list[str], int | None]:
-        """The replay tokens of the moves and the suit named for a Jack lead (PR2), as the numpy simulator's
-        move recorder gives them (analyzer.sim.history)."""
+        """The replay tokens of the moves and the suit named for a Jack lead (PR2), as a scenario file holds
+        them (analyzer.engine.replay)."""
         tokens: list[str] = []
         lead_suit = None
         for phase, action, suit in self.moves.tolist():

@@ -49,8 +49,8 @@ def stream_key(seed: int, index: int, sub: int, purpose: int) -> np.uint64:
 def deal_key(base: np.uint64, index: int, sub: int) -> np.uint64:
     """The play stream (strategies, forget_rate, reshuffles) of deal ``sub`` of job ``index``.
 
-    analyzer.core.streams.deal_key, the key the numpy simulator and the rules
-    engine give the same deal, so the options' draws agree deal by deal.
+    analyzer.core.streams.deal_key, the key the rules engine gives the same
+    deal, so the options' draws agree deal by deal.
     """
     return mix(mix(base + GOLDEN * np.uint64(index + 1)) + GOLDEN * np.uint64(sub + 1))
 

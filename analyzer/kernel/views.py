@@ -3,13 +3,13 @@
 At each decision where the kernel stops for a Python strategy
 (analyzer.kernel.pause), it writes the fields of that decision into row ``k``
 of :class:`Paused`'s arrays, ``k`` counting the pauses of the call.  The
-fields are those the numpy simulator's views hold (analyzer.core.calls), in the
+fields are those a BatchView holds (analyzer.core.calls), in the
 same dtypes: the hand (a Jack lead's starter included, PR2), the legal cards,
 whether the player may draw or take a sevens penalty, the top card (-1 on an
 empty pile and while the dealer names a Jack lead's suit), the active suit,
 the sevens chain being answered, hand sizes by seat offset, the talon size and
-the cards played.  :func:`batch_view` gives a strategy fresh read-only copies,
-as the numpy simulator does; :class:`SimplePath` builds the simple path's
+the cards played.  :func:`batch_view` gives a strategy fresh read-only copies;
+:class:`SimplePath` builds the simple path's
 DecisionViews from them.
 """
 
@@ -79,7 +79,7 @@ class Paused:
 
 @inner
 def write_view(k: int, slot: int, job: int, st: np.ndarray, m: np.ndarray, p: np.ndarray, view: tuple) -> None:
-    """Row ``k`` of the paused decisions: the decision in ``st``/``m`` as the numpy simulator's view shows it."""
+    """Row ``k`` of the paused decisions: the decision in ``st``/``m`` as a BatchView shows it."""
     seat, hand, legal, can_draw_v, can_take, top, active, pending, sizes, talon, played, turn, jobs, slots = view
     n = p[P.PLAYERS]
     cur, phase = st[CUR], st[PHASE]
@@ -129,8 +129,8 @@ def _lazy(a: NDArray[Any], rows: slice | NDArray[np.int64]) -> Callable[[], NDAr
 def batch_view(rules: RuleSet, v: Paused, rows: slice | NDArray[np.int64], matches: bool = False,
                history: Any = None) -> BatchView:
     """The BatchView of paused decisions ``rows`` (``slice(0, k)`` or indices): fresh read-only copies; hand
-    sizes, talon, played cards and (in matches) scores are copied when first read, as the numpy simulator
-    computes them; ``history`` the deals' public history (analyzer.kernel.history) for a strategy that reads it."""
+    sizes, talon, played cards and (in matches) scores are copied when first read; ``history`` the deals'
+    public history (analyzer.kernel.history) for a strategy that reads it."""
     return BatchView(rules=rules, seat=_take(v.seat, rows), hand=_take(v.hand, rows), legal=_take(v.legal, rows),
                      can_draw=_take(v.can_draw, rows), can_take=_take(v.can_take, rows), top=_take(v.top, rows),
                      active_suit=_take(v.active_suit, rows), pending_seven=_take(v.pending_seven, rows),
@@ -148,7 +148,7 @@ _DECODED = 1 << 16
 
 
 class _Cards(dict[int, tuple[int, ...]]):
-    """Card mask -> its card ids, lowest first (the numpy simulator's ``bits.cards_tuple``), kept once decoded."""
+    """Card mask -> its card ids, lowest first (``bits.cards_tuple``), kept once decoded."""
 
     __slots__ = ()
 
@@ -213,27 +213,36 @@ class _Table:
     """A column of views' values from a column of keys: the values of the keys seen so far, sorted by key
     (``keys`` and the object array ``values`` beside it), looked up in C (``searchsorted`` and a take) instead of
     one dict look-up per decision (a third of a view's making); ``decode`` gives a new key's value, once.
-    Bounded as the dict tables are (it starts again when full)."""
+    Bounded as the dict tables are (it starts again when full).
+
+    The tables are shared by every thread that serves paused decisions, so the keys and their values are one
+    tuple, replaced whole: a reader takes both from one version (two attributes, replaced one after the other,
+    let a reader between them take the new keys' positions in the old values -- another decision's legal
+    actions)."""
 
     def __init__(self, decode: Callable[[int], Any], dtype: type, room: int = _DECODED) -> None:
         self.decode, self.dtype, self.room = decode, dtype, room
-        self.keys: NDArray[Any] = np.zeros(0, dtype)
-        self.values: NDArray[np.object_] = np.zeros(0, object)
+        self.table: tuple[NDArray[Any], NDArray[np.object_]] = (np.zeros(0, dtype), np.zeros(0, object))
+
+    @property
+    def keys(self) -> NDArray[Any]:
+        return self.table[0]
 
     def column(self, keys: NDArray[Any]) -> list[Any]:
         """The values of ``keys`` in order, as a list."""
-        known = self.keys
+        known, values = self.table
         at = np.searchsorted(known, keys)
         if len(known) == 0 or not np.array_equal(known[np.minimum(at, len(known) - 1)], keys):
             new = np.setdiff1d(keys, known)
             if len(known) + len(new) > self.room:  # start again: only this column's keys
-                known, self.values, new = np.zeros(0, self.dtype), np.zeros(0, object), np.unique(keys)
+                known, values, new = np.zeros(0, self.dtype), np.zeros(0, object), np.unique(keys)
             # fromiter: each value one object (an array built from tuples would spread them over a second axis)
-            values = np.fromiter(map(self.decode, new.tolist()), object, len(new))
+            decoded = np.fromiter(map(self.decode, new.tolist()), object, len(new))
             where = np.searchsorted(known, new)
-            self.keys, self.values = np.insert(known, where, new), np.insert(self.values, where, values)
-            at = np.searchsorted(self.keys, keys)
-        return self.values[at].tolist()
+            known, values = np.insert(known, where, new), np.insert(values, where, decoded)
+            self.table = (known, values)
+            at = np.searchsorted(known, keys)
+        return values[at].tolist()
 
 
 _HANDS, _LEGAL, _PLAYED_SETS, _SIZES = _Cards(), _Legal(), _Played(), _Sizes()
@@ -279,7 +288,7 @@ class PausedView(DecisionView):
     The tuple holds those two fields as card masks; the fields (``view.hand``,
     ``view.played``), indexing, iteration, unpacking, comparison, ``repr``,
     ``_asdict``, ``_replace``, copies and pickles all give the decoded values,
-    equal to the numpy simulator's DecisionView of that decision.  Read-only
+    equal to the rules engine's DecisionView of that decision.  Read-only
     as any NamedTuple (no ``__dict__``).  Building it costs a third of a
     DecisionView's (a set of 20 played cards costs more than the rest of a view),
     and a strategy that reads neither field never pays for them.
@@ -367,7 +376,7 @@ class PausedView(DecisionView):
 
 
 class SimplePath:
-    """The simple path on paused decisions: one ``choose`` per decision, with the views the numpy simulator's
+    """The simple path on paused decisions: one ``choose`` per decision, with the views the simple path's
     adapter (analyzer.core.calls.choose_rows) builds, as :class:`PausedView` (hand and played decoded when read),
     and the answers checked the same way (calls.answer_arrays).
 

@@ -44,11 +44,28 @@ Z95 = NormalDist().inv_cdf(0.975)
 NOISE = "another seed moves each number within its interval"
 
 
+#: What the page says of a report played (in part) on the numpy simulator of earlier versions.
+EARLIER_ENGINE = ("played, all or in part, on the numpy simulator of earlier versions, whose random streams were not the "
+                  "kernel's: `durak run` of its file today draws other deals")
+
+
+def earlier_engine(manifest: dict[str, Any]) -> bool:
+    """Was the run played, in whole or in part, on the numpy simulator that earlier versions had?  A cells run's
+    manifest names each cell's engine; a tournament's or a balance run's names none when it is that old (every run
+    since records its engine)."""
+    if "engines" in manifest:
+        return "numpy" in manifest["engines"]
+    return manifest.get("kind") in ("tournaments", "balance") and "engine" not in manifest
+
+
 def _where(root: Path, rel: str, seed: Any, note: str = NOISE) -> Block:
     """The line under a finding's heading: its report, how it was made, and what the seed does."""
     man = root / "reports" / rel / "manifest.json"
-    command = json.loads(man.read_text(encoding="utf-8")).get("command") if man.exists() else None
+    manifest = json.loads(man.read_text(encoding="utf-8")) if man.exists() else {}
+    command = manifest.get("command")
     made = f" (`{command}`)" if command else ""
+    if earlier_engine(manifest):
+        note = f"{note}; {EARLIER_ENGINE}"
     return Block("p", f"From [`reports/{rel}`](../reports/{rel}/){made}, seed {seed}: {note}.")
 
 

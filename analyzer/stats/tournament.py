@@ -47,12 +47,9 @@ each deck once), and hero puts the hero on every hand once.  For single deals
 and for CZ2/PR7 matches (the deal passes to the left whatever happens) the
 dealer of deal ``k`` is the same at every table, so the arrangement changes
 nothing that matters; it is needed where the dealer follows play (SV2).
-The numpy simulator applies it at deal time (``SlotState.deal_hands``, set by
-``simulate_matches(hands=...)``); ``durak compare --matches`` sets it for svinya
-(:func:`analyzer.execution.runs.compare.deals_by_player`).  The compiled kernel
-does the same (``analyzer.kernel.matches.simulate_matches(hands=...)``, equal to
-the numpy simulator match by match for deterministic line-ups), so duplicate
-match comparisons of compiled line-ups run on it.
+The kernel applies it at deal time (``analyzer.kernel.matches.simulate_matches``
+and the paused matches, ``hands=...``); ``durak compare --matches`` sets it for
+svinya (:func:`analyzer.execution.runs.compare.deals_by_player`).
 Measured with the rules engine (svinya matches, greedy against weighted, 400
 stacks of decks, both seatings, 95 % half-width of the paired margin of match
 win shares): ±7.8 pp dealt by seat, ±7.1 pp with an independent stack per

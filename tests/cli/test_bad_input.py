@@ -327,8 +327,6 @@ CASES: list[Case] = [
      lambda f: ["--simple-deals", "-5"]),
     ("bench-unknown-variant", lambda f: ["bench", "--deals", "10", "--simple-deals", "10", "--engine-deals", "10",
                                          "--variants", "moscow"], lambda f: ["'moscow'"]),
-    ("simulate-engine-unknown", lambda f: ["simulate", "--deals", "20", "--engine", "turbo"],
-     lambda f: ["engine", "'turbo'"]),
     ("run-deals-zero", lambda f: ["run", f.exp, "--deals", "0", "--jobs", "1", "--quiet"], lambda f: ["--deals", "0"]),
     ("run-deals-negative", lambda f: ["run", f.exp, "--deals", "-3", "--jobs", "1", "--quiet"],
      lambda f: ["--deals", "-3"]),

@@ -101,8 +101,8 @@ def _tables(rules: RuleSet, lineup: list[object], n: int) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("variant,players,others,engine", [
-    ("czech", 2, ["pimc?worlds=8,budget=2000"], "numpy"),
-    ("prague", 3, ["ismcts?iterations=40,budget=2000", "greedy"], "numpy"),
+    ("czech", 2, ["pimc?worlds=8,budget=2000"], "compiled+python"),
+    ("prague", 3, ["ismcts?iterations=40,budget=2000", "greedy"], "compiled+python"),
     ("czech", 4, ["greedy", "weighted", "suit-keeper"], "compiled+python"),
 ])
 def test_a_strategy_writing_to_its_view_changes_no_other_play(variant, players, others, engine):

@@ -6,13 +6,13 @@ fault scenarios).
   :class:`~analyzer.core.contract.History` -- pile, cards seen and known,
   what each opponent cannot hold (G6/G7 forced draws, SV4 passes after
   drawing), voids, the hidden cards, a talon of known order (G8), the
-  counters and every event -- as on the numpy simulator's simple path, for the
+  counters and every event -- as on the paused kernel's simple path, for the
   same deck and deal stream, on several variants and option sets.
-* ``tracker`` plays the same moves on the engine as on the simple path, deal by
-  deal, and in matches; a fault among trackers is reproduced by the engine
-  (``faults.write_fault_scenario``) and ``durak replay`` plays the scenario to
-  the faulty decision.
-* Line-ups without a history reader record nothing (tests/sim/test_view_history.py).
+* ``tracker`` plays the same deals on the engine as on the paused kernel's simple
+  path, deal by deal, and in matches; a fault among trackers is reproduced by the
+  engine (``faults.write_fault_scenario``) move for move as the kernel traced it,
+  and ``durak replay`` plays the scenario to the faulty decision.
+* Line-ups without a history reader record nothing (tests/kernel/test_view_history.py).
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from numpy.typing import NDArray
 
 from analyzer.core.cards import DRAW, card_id, shuffled_decks
 from analyzer.core.contract import DecisionView
+from analyzer.core.faults import SimulationError
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.core.streams import base_key, deal_key, deal_keys
 from analyzer.engine.deal import Deal, MoveHistory, play_deal, play_match
 from analyzer.engine.faults import reproduce, write_fault_scenario
 from analyzer.engine.replay import load_scenario, replay
-from analyzer.sim.batch import BatchSim
-from analyzer.sim.simulator import simulate_deals, simulate_matches
-from tests.sim.test_view_history import hashed_choice
+from analyzer.execution.executor import simulate_deals, simulate_matches
+from tests.kernel.test_view_history import hashed_choice
 
 #: (variant, players, options, the kinds of event the deals must meet, a hoarder in the last position?)
 CONFIGS: list[tuple[str, int, dict[str, object], set[str], bool]] = [
@@ -154,22 +154,22 @@ class SimplePath:
 
 @pytest.mark.parametrize("variant,players,options,names", TRACKER_LINEUPS,
                          ids=[f"{v}{p}-{'-'.join(o) or 'default'}" for v, p, o, _ in TRACKER_LINEUPS])
-def test_tracker_plays_the_same_moves_on_the_engine_as_on_the_simple_path(variant, players, options, names) -> None:
+def test_tracker_plays_the_same_deals_on_the_engine_as_on_the_simple_path(variant, players, options, names) -> None:
+    """Every field of every deal's outcome (points, turns, turnovers, the last card, winner, дурак): the kernel
+    paused at the trackers' simple path and the engine's play loop, the same decks and deal streams."""
     rules = make_rules(variant, players, options)
     n = 20
     decks = shuffled_decks(rules.deck_size, n, np.random.default_rng(11)).astype(np.int8)
     lineup = [SimplePath() if x == "tracker" else get_strategy(x) for x in names]
     ss = np.random.SeedSequence(9)
-    sim = BatchSim(rules, lineup, slots=7, rng=np.random.default_rng(0), trace_jobs=set(range(n)),
-                   stream_base=base_key(ss))
-    sim.run(n, decks)
+    res = simulate_deals(rules, lineup, n, ss, decks=decks)
     weighted_differs = 0
     for i in range(n):
         hist = MoveHistory()
         deal = Deal.from_deck(rules, decks[i].tolist(), stream_key=deal_key(base_key(ss), i), record=True)
-        play_deal(deal, [lineup[(s - 1) % players] for s in range(players)], np.random.default_rng(0), history=hist)
-        assert sim.histories[i] == hist.tokens, f"deal {i}: first difference at move " + str(
-            next((k for k, (a, b) in enumerate(zip(sim.histories[i], hist.tokens)) if a != b), "end"))
+        out = play_deal(deal, [lineup[(s - 1) % players] for s in range(players)], np.random.default_rng(0),
+                        history=hist)
+        assert res.row(i) == out.by_position(), f"deal {i}: kernel {res.row(i)} != engine {out.by_position()}"
         plain = MoveHistory()
         as_weighted = [get_strategy("weighted") if x == "tracker" else get_strategy(x) for x in names]
         play_deal(Deal.from_deck(rules, decks[i].tolist(), stream_key=deal_key(base_key(ss), i)),
@@ -179,13 +179,13 @@ def test_tracker_plays_the_same_moves_on_the_engine_as_on_the_simple_path(varian
     assert weighted_differs > 0
 
 
-def test_tracker_matches_on_the_engine_equal_the_simulators() -> None:
-    """G11: play_match records each deal's history for the trackers, as simulate_matches does."""
+def test_tracker_matches_on_the_engine_equal_the_kernels() -> None:
+    """G11: play_match records each deal's history for the trackers, as the paused kernel's matches do."""
     rules = make_rules("czech", 3, {"target": 60})
     m, k = 6, 40
     decks = shuffled_decks(rules.deck_size, m * k, np.random.default_rng(2)).reshape(m, k, -1)
     lineup = [SimplePath(), get_strategy("weighted"), SimplePath()]
-    res = simulate_matches(rules, lineup, m, 3, decks=decks, slots=4)
+    res = simulate_matches(rules, lineup, m, 3, decks=decks)
     for i in range(m):
         it = iter(decks[i].tolist())
         out = play_match(rules, lineup, np.random.default_rng(0), it.__next__)
@@ -204,24 +204,26 @@ class FaultsLate:
         return get_strategy("weighted").choose(view, rng)
 
 
-def test_a_fault_among_trackers_is_reproduced_by_the_engine_and_replays(tmp_path, capsys) -> None:
+def test_a_fault_among_trackers_is_reproduced_by_the_engine_and_replays(tmp_path, capsys, monkeypatch) -> None:
     """faults.write_fault_scenario plays the deal on the engine, trackers with their history: it meets the
-    simulator's fault again at the same move, and ``durak replay`` stops at it."""
+    kernel's fault again, move for move as the kernel traced it, and ``durak replay`` stops at it."""
     from analyzer.cli.app import main
 
     rules = make_rules("czech", 3, {"sevens": True})
     lineup = [get_strategy("tracker"), FaultsLate(), get_strategy("tracker")]
     decks = shuffled_decks(rules.deck_size, 40, np.random.default_rng(4)).astype(np.int8)
-    sim = BatchSim(rules, [SimplePath(), FaultsLate(), SimplePath()], slots=1, rng=np.random.default_rng(0),
-                   trace_jobs=set(range(40)), stream_base=base_key(np.random.SeedSequence(1)))
-    with pytest.raises(Exception, match="faults-late"):
-        sim.run(40, decks)
-    job = max(sim.histories)  # slots=1: the deal that faulted is the last one started
+    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path / "kernel"))
+    with pytest.raises(SimulationError, match="faults-late") as caught:
+        simulate_deals(rules, [SimplePath(), FaultsLate(), SimplePath()], 40, 1, decks=decks)
+    traced = load_scenario(next((tmp_path / "kernel").glob("*.toml")))  # the kernel's moves up to its fault
+    assert "scenario" in str(caught.value)
+    dealt = [sorted(map(sorted, Deal.from_deck(rules, d.tolist()).hands)) for d in decks]
+    job = dealt.index(sorted(map(sorted, traced.hands)))  # the deck the kernel's fault was dealt
     by_seat = [lineup[(s - 1) % 3] for s in range(3)]
     path, met = write_fault_scenario(rules, by_seat, decks[job].tolist(), tmp_path, "tracker")
     assert met, "the engine did not meet the fault again"
     sc = load_scenario(path)
-    assert sc.moves == sim.histories[job], "the engine's trackers played otherwise than the simulator's"
+    assert sc.moves == traced.moves, "the engine's trackers played otherwise than the kernel's"
     as_weighted = [get_strategy("weighted"), FaultsLate(), get_strategy("weighted")]
     assert reproduce(rules, [as_weighted[(s - 1) % 3] for s in range(3)], decks[job].tolist())[0] != sc.moves, \
         "in this deal the trackers' memory does not matter: the test would prove nothing"

@@ -35,29 +35,26 @@ def test_bench_json_reports_every_engine_for_each_case(monkeypatch) -> None:
     assert set(apart) == {"kernels", "seconds", "cpu_seconds", "peak_mib"} and apart["kernels"] >= 0
     assert (apart["peak_mib"] > 0) == (apart["kernels"] > 0) and apart["peak_mib"] < 1024
     rows = {(r["case"], r["engine"]): r for r in out["rows"]}
-    for engine in ("numpy", "compiled", "kernel", "kernel, fixed rules", "simple path", "simple path, paused kernel",
-                   "simple path, README's strategy", "simple path, README's strategy, paused kernel", "python fast path",
-                   "python fast path, paused kernel", "history reader (tracker)", "history reader (tracker), paused kernel",
-                   "rules engine"):
+    for engine in ("compiled", "kernel", "kernel, fixed rules", "simple path, paused kernel",
+                   "simple path, README's strategy, paused kernel", "python fast path, paused kernel",
+                   "history reader (tracker), paused kernel", "rules engine"):
         r = rows[("svinya 2p random", engine)]
         assert r["one_core"] > 0 and r["ns_per_turn"] > 0 and r["turns"] > 0, r
-    for engine in ("numpy", "compiled", "kernel"):
+    for engine in ("compiled", "kernel"):
         assert rows[("svinya 2p greedy vs greedy", engine)]["all_cores"] > 0
+    assert not any(engine == "numpy" for _, engine in rows)  # the retired simulator is not measured
     roll = rows[("czech 2p greedy from positions", "kernel")]
     assert roll["unit"] == "rollouts" and roll["n"] >= 1000 and roll["all_cores"] > 0
     assert rows[("czech 2p pimc", "search")]["one_core"] == 5.0
     assert not any(case.startswith(("czech 4p", "prague")) for case, _ in rows)
-    # repeated rows: the best of the repeats and their median beside it; paused rows against numpy's
+    # repeated rows: the best of the repeats and their median beside it
     assert out["repeats"] == 2
-    for engine in ("kernel", "kernel, fixed rules", "simple path", "python fast path, paused kernel"):
+    for engine in ("kernel", "kernel, fixed rules", "simple path, paused kernel", "python fast path, paused kernel"):
         r = rows[("svinya 2p random", engine)]
         assert r["repeats"] == 2 and 0 < r["one_core_median"] <= r["one_core"], r
     for engine in ("kernel", "kernel, fixed rules"):  # the machine's two-thread ceiling measured beside them
         assert rows[("svinya 2p random", engine)]["ceiling"] > 0
-    assert rows[("svinya 2p random", "numpy")]["ceiling"] is None
-    paused = rows[("svinya 2p random", "python fast path, paused kernel")]
-    assert paused["vs_numpy"] > 0 and rows[("svinya 2p random", "python fast path")]["vs_numpy"] is None
-    assert rows[("svinya 2p random", "history reader (tracker), paused kernel")]["vs_numpy"] > 0
+    assert rows[("svinya 2p random", "compiled")]["ceiling"] is None
     assert len(out["load"]["before"]) == 3 and len(out["load"]["after"]) == 3
     assert out["per_turn_vs_czech"] == {}  # no czech row measured
     assert out["startup"] is None  # --startup-repeats 0: not measured
@@ -91,7 +88,7 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     engines = [(r["case"], r["engine"]) for r in out["rows"]]
-    assert engines == [("prague 4p random", e) for e in ("numpy", "compiled", "kernel", "kernel, fixed rules",
+    assert engines == [("prague 4p random", e) for e in ("compiled", "kernel", "kernel, fixed rules",
                                                          "durak simulate --json (its deals/s)",
                                                          "durak simulate, whole process")] + \
         [("4p shedding prototype", "prototype kernel (benchmarks/proto_game.py)")]
@@ -205,11 +202,11 @@ def test_match_rows_warm_up_as_big_as_a_timed_run_and_repeat(monkeypatch) -> Non
 
     monkeypatch.setattr(benchmark, "play", recording)
     rows = benchmark.match_rows(40, repeats=2)
-    for engine, count in (("numpy", 40), ("compiled", 40 * benchmark.COMPILED_MATCHES)):
+    for engine, count in (("compiled", 40 * benchmark.COMPILED_MATCHES),):
         mine = [c for c in calls if c[0] == engine]
         assert mine[0] == (engine, count, -1, 99)  # the warm-up: as big as a timed run, another seed
         assert [c[1:3] for c in mine[1:]] == [(count, 1), (count, -1)] * 2  # two rounds of one core, every core
-    assert [r.engine for r in rows] == ["numpy", "compiled"]
+    assert [r.engine for r in rows] == ["compiled"]
     for r in rows:
         assert r.unit == "matches" and r.repeats == 2 and r.turns > 1
         assert 0 < r.one_core_median <= r.one_core and 0 < r.all_cores_median <= r.all_cores
@@ -221,7 +218,7 @@ def test_bench_doc_keeps_the_run_between_its_markers_and_leaves_the_page_around_
     from analyzer.execution import benchmark
 
     row = {"case": "svinya 2p random", "engine": "kernel", "unit": "deal", "one_core": 1000.0, "one_core_median": 900.0,
-           "all_cores": 1800.0, "all_cores_median": 1700.0, "ceiling": 1.9, "vs_numpy": 9.0, "ns_per_turn": 25.0,
+           "all_cores": 1800.0, "all_cores_median": 1700.0, "ceiling": 1.9, "ns_per_turn": 25.0,
            "turns": 40.0}
     result = {"cores": 2, "compile": {"deals_s": 0.1, "matches_s": 0.1, "positions_s": 0.1, "cache_hits": 3,
                                       "rules_kernels": 1, "rules_s": 0.2, "rules_cached": 1},
@@ -235,7 +232,7 @@ def test_bench_doc_keeps_the_run_between_its_markers_and_leaves_the_page_around_
     assert CliRunner().invoke(app, args).exit_code == 0
     first = page.read_text()
     assert first.startswith("# Performance\n\nCurated words.\n\n" + benchmark.DOC_BEGIN)
-    assert "| svinya 2p random | kernel | deal | 1,000 | 900 | 1,800 (1,700) | 1.80 | 1.90 | 9.00 | 25 | 40.0 |" in first
+    assert "| svinya 2p random | kernel | deal | 1,000 | 900 | 1,800 (1,700) | 1.80 | 1.90 | 25 | 40.0 |" in first
     assert "- load average (1, 5, 15 min) before [0.5, 0.4, 0.3]" in first and "best and median of 3 repeats" in first
     page.write_text(first + "\n## Later words\n")
     row["one_core"] = 2000.0

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import analyzer.sim.simulator as simulator
 from analyzer.cli.app import app
 from analyzer.core.rules import make_rules
 from analyzer.execution.runs import compare as compare_run
@@ -36,26 +35,19 @@ def test_lineups_rotate_every_strategy_through_every_position(k: int, players: i
         assert sorted(up[p] for up in ups) == list(range(k))
 
 
-@pytest.fixture(autouse=True)
-def _numpy_engine(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests spy on the numpy simulator; the kernel would serve the built-ins (tests/execution/test_engine_choice.py
-    holds compare equal on both engines)."""
-    monkeypatch.setenv("DURAK_ENGINE", "numpy")
-
-
 def test_labels_tell_a_repeated_spec_apart() -> None:
     assert design.labels(["greedy", "random", "greedy", "greedy"]) == ["greedy", "random", "greedy#2", "greedy#3"]
 
 
-def test_simulator_gets_the_rotated_lineups_on_the_same_decks(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_engine_gets_the_rotated_lineups_on_the_same_decks(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[list[str], np.ndarray]] = []
-    real = simulator.simulate_deals
+    real = compare_run.play_decks
 
-    def spy(rules: Any, strategies: list[Any], n: int, seed: Any, **kw: Any) -> Any:
-        calls.append(([s.name for s in strategies], kw["decks"].copy()))
-        return real(rules, strategies, n, seed, **kw)
+    def spy(rules: Any, strategies: list[Any], decks: np.ndarray, seed: Any, **kw: Any) -> Any:
+        calls.append(([s.name for s in strategies], decks.copy()))
+        return real(rules, strategies, decks, seed, **kw)
 
-    monkeypatch.setattr(simulator, "simulate_deals", spy)
+    monkeypatch.setattr(compare_run, "play_decks", spy)
     compare_run.run_compare(CZECH4, ["greedy", "random", "weighted"], 50, seed=3)
     assert [c[0] for c in calls] == [["greedy", "random", "weighted", "greedy"],
                                       ["random", "weighted", "greedy", "random"],
@@ -65,16 +57,16 @@ def test_simulator_gets_the_rotated_lineups_on_the_same_decks(monkeypatch: pytes
 
 def test_scores_are_means_over_the_places_a_strategy_held(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fake game won by the first seat of strategy A: A scores k/N per deck, the others 0."""
-    real = simulator.simulate_deals
+    real = compare_run.play_decks
 
-    def fake(rules: Any, strategies: list[Any], n: int, seed: Any, **kw: Any) -> Any:
-        res = real(rules, strategies, n, seed, **kw)
+    def fake(rules: Any, strategies: list[Any], decks: np.ndarray, seed: Any, **kw: Any) -> Any:
+        res = real(rules, strategies, decks, seed, **kw)
         first_a = next(p for p, s in enumerate(strategies) if s.name == "wild-keeper")
         res.winner[:] = first_a
         res.loser[:] = (first_a + 1) % rules.players
         return res
 
-    monkeypatch.setattr(simulator, "simulate_deals", fake)
+    monkeypatch.setattr(compare_run, "play_decks", fake)
     cmp = compare_run.run_compare(CZECH4, ["wild-keeper", "greedy", "random"], 40, seed=1)
     assert np.allclose(cmp.scores["win"], [[3 / 4, 0, 0]])
     assert np.allclose(cmp.scores["win_rot"].sum(axis=1), cmp.scores["win"])
@@ -146,7 +138,7 @@ def test_matches_use_win_share_and_replay_with_more_decks_when_short() -> None:
 
 def test_tracker_and_pimc_play_on_the_batch_views_in_deals_and_matches(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tracker and pimc read the batch views' history (no table runner), in deals and in matches (G11):
-    pimc's matches play on the batch simulator, every rotation on the same decks, hands dealt by player under SV2."""
+    pimc's matches play on the paused kernel, every rotation on the same decks, hands dealt by player under SV2."""
     def refuse(*_a: Any, **_k: Any) -> Any:
         raise AssertionError("tracker and pimc must not need the table runner")
 
@@ -157,13 +149,13 @@ def test_tracker_and_pimc_play_on_the_batch_views_in_deals_and_matches(monkeypat
     part = compare_run.compare_chunk(make_rules("czech", 2), ["tracker", "weighted"], 20, 0, 0, False)
     assert np.allclose(part["scores"]["win"].sum(axis=1), 1.0)
     seen: list[Any] = []
-    real = compare_run.simulator.simulate_matches
+    real = compare_run.simulate_chunk
 
     def spy(rules: Any, strategies: list[Any], n: int, seed: Any, **kw: Any) -> Any:
         seen.append((kw["decks"].copy(), kw.get("hands")))
         return real(rules, strategies, n, seed, **kw)
 
-    monkeypatch.setattr(compare_run.simulator, "simulate_matches", spy)
+    monkeypatch.setattr(compare_run, "simulate_chunk", spy)
     rules = make_rules("svinya", 2, {"target": "30"})
     part = compare_run.compare_chunk(rules, ["pimc?budget=300,worlds=8", "greedy"], 2, 0, 0, True)
     assert len(seen) == 2 and np.array_equal(seen[0][0], seen[1][0])  # both seatings, the same decks

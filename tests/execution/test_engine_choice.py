@@ -1,9 +1,9 @@
-"""The executor's engines: the compiled kernel where it can serve a cell, the numpy simulator elsewhere.
+"""The executor's engine: the compiled kernel alone where every strategy has a compiled form, paused at the
+Python strategies' decisions elsewhere.
 
-A chunk on the kernel is seeded as the numpy simulator seeds it (the same
-decks, the same per-deal option streams), so deterministic line-ups give the
-same deals on both engines, field for field, and the same sums through the
-executor; random play agrees statistically.  Results do not depend on --jobs.
+A chunk of Python strategies on the paused kernel is seeded as the kernel alone seeds it (the same decks, the
+same per-deal option streams), so the Python forms of deterministic built-ins give the built-ins' deals, field
+for field, and the same sums through the executor.  Results do not depend on --jobs.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.core.streams import base_key
+from analyzer.execution.benchmark import PythonForm
 from analyzer.execution.executor import ENGINE_ENV, choose_engine, engine_mode, simulate_cells
 from analyzer.execution.experiment import ExperimentError, single_cell
 from analyzer.execution.runs.cells import fingerprint
 from analyzer.kernel.matches import simulate_matches as kernel_matches
+from analyzer.kernel.pause import simulate_paused_matches
 from analyzer.kernel.serve import simulate_chunk
-from analyzer.sim import simulator
-from analyzer.stats.intervals import wilson
 from tests.plugin_example import HighestCard
 
 DETERMINISTIC = ["greedy", "weighted", "wild-keeper", "wild-dumper", "aggressive", "suit-keeper"]
@@ -44,25 +44,26 @@ def _same(a: DealResults | MatchResults, b: DealResults | MatchResults) -> list[
     ("czech", 3, {"sevens": True, "last_card_call": True, "forget_rate": 0.4}),  # CZ8
     ("svinya", 2, {"hand_size": 7}),
 ])
-def test_a_chunk_on_the_kernel_equals_the_numpy_simulator_deal_by_deal(variant, players, overrides):
+def test_a_chunk_of_python_forms_on_the_paused_kernel_equals_the_kernel_alone(variant, players, overrides):
     """Same chunk seed: every field of every deal equal (wilds_dealt too), deterministic line-ups."""
     rules = make_rules(variant, players, overrides)
     strats = [get_strategy(DETERMINISTIC[(p + players) % len(DETERMINISTIC)]) for p in range(players)]
     ss = np.random.SeedSequence(42, spawn_key=(7, players))
     a = simulate_chunk(rules, strats, 400, ss, matches=False, threads=2)
-    b = simulator.simulate_deals(rules, strats, 400, ss)
+    b = simulate_chunk(rules, [PythonForm(s) for s in strats], 400, ss, matches=False)
     assert _same(a, b) == []
     assert (a.wilds_dealt >= 0).all() and a.wilds_dealt.sum() > 0
 
 
-def test_kernel_matches_on_given_decks_equal_the_numpy_simulator():
+def test_paused_matches_on_given_decks_equal_the_kernels_own():
     """Matches (G11, CZ2 rotation, CZ7) on the same decks and play streams, field for field."""
     rules = make_rules("czech", 3, {"target": 60, "last_card_call": True, "forget_rate": 0.3})
     strats = [get_strategy(s) for s in ("greedy", "aggressive", "weighted")]
     ss = np.random.SeedSequence(5)
     decks = shuffled_decks(32, 60 * 30, np.random.default_rng(1)).reshape(60, 30, 32)
     a = kernel_matches(rules, strats, 60, base_key(ss), decks=decks, threads=1)
-    b = simulator.simulate_matches(rules, strats, 60, ss, decks=decks)
+    b = simulate_paused_matches(rules, [PythonForm(s) for s in strats], 60, base_key(ss),
+                                play_rng=np.random.default_rng(0), decks=decks)
     assert _same(a, b) == []
     assert a.deals.max() > 1
 
@@ -76,13 +77,14 @@ def _equal_tables(a, b) -> bool:
     return all(a[k].equals(b[k]) for k in a)
 
 
-def test_the_executor_gives_the_same_sums_on_both_engines_and_any_jobs():
-    """Deterministic line-up through the executor (3 chunks): compiled = numpy; --jobs 1 = --jobs 2."""
+def test_the_executor_gives_the_same_sums_on_any_jobs():
+    """A deterministic line-up through the executor (3 chunks), on the kernel alone and paused at a Python
+    strategy: --jobs 1 = --jobs 2."""
     rules = make_rules("czech", 4)
-    specs = ["greedy", "weighted", "wild-keeper", "suit-keeper"]
-    comp = _tables(rules, specs, 2500, chunk=1000, engine="compiled", jobs=1)
-    assert _equal_tables(comp, _tables(rules, specs, 2500, chunk=1000, engine="numpy", jobs=1))
-    assert _equal_tables(comp, _tables(rules, specs, 2500, chunk=1000, engine="compiled", jobs=2))
+    for specs in (["greedy", "weighted", "wild-keeper", "suit-keeper"],
+                  ["greedy", "tests/plugin_example.py:HighestCard", "weighted", "greedy"]):
+        one = _tables(rules, specs, 2500, chunk=1000, jobs=1)
+        assert _equal_tables(one, _tables(rules, specs, 2500, chunk=1000, jobs=2)), specs
 
 
 def test_random_play_results_do_not_depend_on_jobs_deals_and_matches():
@@ -91,22 +93,6 @@ def test_random_play_results_do_not_depend_on_jobs_deals_and_matches():
         one = _tables(rules, ["random"], n, matches=matches, chunk=chunk, jobs=1)
         two = _tables(rules, ["random"], n, matches=matches, chunk=chunk, jobs=2)
         assert _equal_tables(one, two), matches
-
-
-def test_random_play_agrees_statistically_with_the_numpy_simulator():
-    """czech 4p random: win rates and mean turns of the two engines within 99.9% intervals of each other."""
-    rules = make_rules("czech", 4)
-    n = 20_000
-    comp = _tables(rules, ["random"], n, engine="compiled", jobs=1)
-    nump = _tables(rules, ["random"], n, engine="numpy", jobs=1)
-    assert not _equal_tables(comp, nump)  # the random strategy draws from other streams
-    wc, wn = comp["positions"]["wins"].to_numpy(), nump["positions"]["wins"].to_numpy()
-    rc, rn = wilson(wc, n, z=3.29), wilson(wn, n, z=3.29)
-    assert np.all((rc.lo <= rn.hi) & (rn.lo <= rc.hi)), (wc, wn)
-    tc, tn = comp["totals"].iloc[0], nump["totals"].iloc[0]
-    mean = lambda t: t["turns_sum"] / n  # noqa: E731
-    var = lambda t: t["turns_sq"] / n - mean(t) ** 2  # noqa: E731
-    assert abs(mean(tc) - mean(tn)) < 3.29 * np.sqrt((var(tc) + var(tn)) / n)
 
 
 class _ReadsHistory(HighestCard):
@@ -122,15 +108,17 @@ def test_which_engine_serves_a_line_up(monkeypatch):
     assert choose_engine(python) == "compiled+python"  # the kernel, paused at the Python strategy's decisions
     assert choose_engine(python, engine="compiled") == "compiled+python"
     assert choose_engine(python, unit="match") == "compiled+python"  # matches pause on the kernel too
-    assert choose_engine(history, unit="match") == "numpy"
-    assert choose_engine(history) == "numpy"  # auto: the numpy simulator's streams for a history reader
-    assert choose_engine(python, engine="numpy") == choose_engine(built_ins, engine="numpy") == "numpy"
-    assert choose_engine(built_ins, simulator="tests.fake_sim") == "numpy"
+    assert choose_engine(history, unit="match") == "compiled+python"  # the kernel logs the public events
+    assert choose_engine(history) == "compiled+python"
+    assert choose_engine(built_ins, simulator="tests.fake_sim") == "numpy"  # a stand-in, called as its module
     assert choose_engine(python, engine="compiled", unit="match") == "compiled+python"
     assert choose_engine(history, engine="compiled", unit="match") == "compiled+python"  # the kernel logs
     assert choose_engine(history, engine="compiled") == "compiled+python"  # public events, deals and matches
     monkeypatch.setenv(ENGINE_ENV, "numpy")
-    assert engine_mode() == "numpy" and choose_engine(built_ins) == "numpy"
+    with pytest.raises(ExperimentError, match=r"the numpy simulator is retired.*\(unset \$DURAK_ENGINE\)"):
+        engine_mode()
+    out = CliRunner().invoke(app, ["simulate", "--deals", "20"], env={ENGINE_ENV: "numpy"})
+    assert out.exit_code == 2 and "numpy simulator is retired" in out.output and len(out.output.splitlines()) == 1
     monkeypatch.setenv(ENGINE_ENV, "fast")
     with pytest.raises(ExperimentError, match=r"got 'fast' \(from \$DURAK_ENGINE\)"):
         engine_mode()
@@ -141,8 +129,9 @@ def test_the_engine_is_recorded(tmp_path):
     out = CliRunner().invoke(app, ["simulate", "--deals", "300", "--strategies", "greedy", "--json", "--jobs", "1"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["engine"] == "compiled"
-    out = CliRunner().invoke(app, ["simulate", "--deals", "300", "--json", "--engine", "numpy", "--jobs", "1"])
-    assert json.loads(out.output)["engine"] == "numpy"
+    out = CliRunner().invoke(app, ["simulate", "--deals", "300", "--strategies", "greedy,tracker", "--json", "--jobs",
+                                   "1"])
+    assert json.loads(out.output)["engine"] == "compiled+python"
     from analyzer.execution.experiment import load_experiment
 
     for field, engines in ((["greedy", "random"], ["compiled"] * 2), (["greedy", "tests/plugin_example.py:HighestCard"],
@@ -170,21 +159,8 @@ def test_a_change_of_an_engines_streams_changes_the_fingerprint(tmp_path, monkey
     assert fingerprint(exp)[0] != fp
 
 
-def test_compare_plays_its_duplicate_deals_on_either_engine_alike(monkeypatch):
-    """durak compare of built-ins runs on the kernel; a deterministic line-up scores every deck as on numpy."""
-    from analyzer.execution.runs.compare import run_compare
-
-    rules = make_rules("czech", 3, {"reshuffle": "shuffle"})
-    comp = run_compare(rules, ["greedy", "weighted", "aggressive"], 300, seed=4)
-    monkeypatch.setenv(ENGINE_ENV, "numpy")
-    nump = run_compare(rules, ["greedy", "weighted", "aggressive"], 300, seed=4)
-    assert comp.scores.keys() == nump.scores.keys()
-    for m in comp.scores:
-        assert np.array_equal(comp.scores[m], nump.scores[m]), m
-
-
 def test_cells_of_both_engines_in_one_run():
-    """A run mixing a compiled cell and a Python one: each cell's sums as when it runs alone on numpy."""
+    """A run mixing a compiled cell and a Python one: each cell's sums as when it runs alone."""
     from analyzer.execution.experiment import Cell
 
     rules = make_rules("czech", 3)
@@ -193,9 +169,12 @@ def test_cells_of_both_engines_in_one_run():
                                                                       "greedy"])):
         c = single_cell(rules, lineup, n=900, chunk_size=400)
         cells.append(Cell(**{**c.__dict__, "index": i}))
-    mixed = simulate_cells(cells, seed=2, jobs=1)
-    nump = simulate_cells(cells, seed=2, jobs=1, engine="numpy")
-    assert _equal_tables(mixed, nump)
+    mixed = simulate_cells(cells, seed=2, jobs=2)
+    for cell in cells:
+        alone = simulate_cells([cell], seed=2, jobs=1)
+        for name, table in alone.items():
+            assert table.reset_index(drop=True).equals(
+                mixed[name][mixed[name]["cell"] == cell.index].reset_index(drop=True)), (cell.index, name)
 
 
 def test_compiled_chunks_stop_when_the_run_stops(monkeypatch):
@@ -302,19 +281,3 @@ def test_check_on_the_kernel_keeps_the_numbers_and_names_a_broken_deal(monkeypat
     with pytest.raises(SimulationError, match=r"^invariant broken: cards not conserved in czech deal 103 \(cell 0, chunk 1\)"):
         serve.simulate_chunk(rules, [get_strategy("greedy")] * 2, 10, np.random.SeedSequence(1), matches=False,
                              check=True, where=FaultContext(cell=0, chunk=1, first=100))
-
-
-def test_a_reused_worker_plays_on_the_engine_this_run_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
-    """compare's chunks get the engine mode resolved in the parent: a loky worker started by an earlier run
-    (another $DURAK_ENGINE) is reused, and must not play on the engine of the environment it was started in
-    (random's streams differ between the engines, so the numbers would depend on --jobs)."""
-    from analyzer.execution.runs import compare as compare_run
-
-    rules = make_rules("czech", 4)
-    monkeypatch.delenv(ENGINE_ENV, raising=False)
-    compare_run.run_compare(rules, ["greedy", "random"], 40, seed=2, jobs=2, chunk=20)  # workers start on auto
-    monkeypatch.setenv(ENGINE_ENV, "numpy")
-    here = compare_run.run_compare(rules, ["greedy", "random"], 40, seed=9, jobs=1, chunk=20)
-    pool = compare_run.run_compare(rules, ["greedy", "random"], 40, seed=9, jobs=2, chunk=20)
-    for m in ("win", "loss", "points"):
-        assert np.array_equal(here.scores[m], pool.scores[m]), m

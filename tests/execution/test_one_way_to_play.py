@@ -4,14 +4,12 @@ A Python plugin that plays exactly as a built-in does (a subclass of ``greedy`` 
 form, so the kernel pauses at its decisions) must give the numbers the built-in gives, beside a ``random``
 seat whose draws come from the deals' stream, through each command: compare, the tournaments, the balance
 explorer, tuning, the API's deals, and the cells of ``durak simulate`` and ``durak run`` (which deal their own
-decks from each chunk's seed).  Before there was one function, tournaments and the
-balance explorer played such a plugin on the numpy simulator and the built-in on the kernel (other random
-streams, other numbers), while compare played both on the kernel.
+decks from each chunk's seed).  A line-up that reads the public history (tracker, pimc) plays on the kernel
+too, its decks keyed as every command keys them.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -19,12 +17,12 @@ import pytest
 
 from analyzer import api
 from analyzer.core.cards import shuffled_decks
-from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.execution import runs
 from analyzer.execution.balance_space import load_space
 from analyzer.execution.balance_tables import play_chunk
 from analyzer.execution.executor import (
+    DEFAULT_SIMULATOR,
     cell_engines,
     decks_engine,
     play_decks,
@@ -87,7 +85,7 @@ def test_tournaments_play_the_plugin_as_the_built_in(plugin: str) -> None:
 def test_the_balance_explorer_plays_the_plugin_as_the_built_in(plugin: str) -> None:
     rules = make_rules("prague", 3, {})
     decks = shuffled_decks(rules.deck_size, 200, np.random.default_rng(6))
-    got = [play_chunk(rules, _built([g, "random"]), decks, np.random.SeedSequence(3), "analyzer.sim.simulator")
+    got = [play_chunk(rules, _built([g, "random"]), decks, np.random.SeedSequence(3), DEFAULT_SIMULATOR)
            for g in (plugin, "greedy")]
     assert got[0].keys() == got[1].keys()
     assert all(np.array_equal(got[0][k], got[1][k]) for k in got[0])
@@ -128,61 +126,47 @@ def test_tuning_plays_the_plugin_as_the_built_in(plugin: str) -> None:
     assert all(np.array_equal(a, b) for a, b in zip(*scores))
 
 
-def test_a_line_up_that_reads_the_history_keeps_its_engine() -> None:
-    """pimc and tracker read the views' public history, which the numpy simulator records: the engine their
-    stored tournament and balance runs were made on (the balance fingerprint names it)."""
-    for spec in ("pimc", "tracker"):
-        assert decks_engine([get_strategy(spec), get_strategy("random")]) == "numpy"
-
-
-def test_a_forced_engine_plays_a_tournament_on_the_kernel_keyed_as_every_other_command() -> None:
-    """``DURAK_ENGINE=compiled``: a tournament's line-up that reads the history plays on the kernel, its decks keyed
-    as compare's and the API's are (``base``), not by the key stored tournaments were made with."""
+def test_a_tournament_plays_a_history_reader_on_the_kernel_keyed_as_every_other_command() -> None:
+    """A tournament's line-up that reads the history plays on the kernel, its decks keyed as compare's and the
+    API's are (:func:`~analyzer.core.streams.base_key` of the chunk's play seed)."""
     rules = make_rules("czech", 2, {})
     design = round_robin(["tracker", "random"], 2)
-    got = tournament_chunk(rules, design, 80, 5, 0, "compiled")
+    got = tournament_chunk(rules, design, 80, 5, 0)
     deck_ss, sim_ss = chunk_seed(5, "tournament", content_text(rules, [], "deal"), 0).spawn(2)
     decks = shuffled_decks(rules.deck_size, 80, np.random.default_rng(deck_ss))
     entrants = _built(list(design.entrants))
+    assert decks_engine([entrants[e] for e in design.tables[0].seats]) == "compiled+python"
     for table, wins in zip(design.tables, got):
         assert table.hands == (0, 1)
-        res = play_decks(rules, [entrants[e] for e in table.seats], decks, sim_ss, engine="compiled")
+        res = play_decks(rules, [entrants[e] for e in table.seats], decks, sim_ss)
         assert np.array_equal(wins, (res.winner[:, None] == np.arange(2)).astype(np.float64))
-    assert not all(np.array_equal(a, b) for a, b in zip(got, tournament_chunk(rules, design, 80, 5, 0)))
 
 
-def test_a_forced_engine_is_in_the_fingerprint_the_manifest_and_the_command(tmp_path: Path) -> None:
-    """A run on a forced engine draws other numbers: its fingerprint is not auto's (a folder made on one is never
-    resumed on the other), and the command its manifest records sets the engine."""
+def test_the_engine_asked_for_changes_no_number(tmp_path: Path) -> None:
+    """``compiled`` (what runs made before the kernel played every line-up record) is ``auto``: the same
+    fingerprints for every run kind, the same numbers."""
     exp = tmp_path / "t.toml"
     exp.write_text('name = "t"\nvariants = ["czech"]\nplayers = [2]\nfield = ["tracker", "random"]\n'
                    'design = "round-robin"\ndeals = 20\nseed = 3\nchunk_size = 20\n')
     plan = runs.read_run_file(exp)
-    assert runs.fingerprint_of(plan, engine="compiled") != runs.fingerprint_of(plan, engine="auto")
+    assert runs.fingerprint_of(plan, engine="compiled") == runs.fingerprint_of(plan, engine="auto")
     space = load_space(ROOT / "experiments" / "balance_prague_3p.toml")
-    assert runs.fingerprint_of(space, engine="compiled") != runs.fingerprint_of(space, engine="auto")
-    done = runs.play_experiment(exp, out=tmp_path / "out", jobs=1, quiet=True, report=False, engine="compiled")
-    manifest = json.loads((done.folder / "manifest.json").read_text())
-    assert manifest["engine"] == "compiled" and manifest["command"].startswith("DURAK_ENGINE=compiled durak run")
-    assert manifest["fingerprint"] == runs.fingerprint_of(plan, engine="compiled")
+    assert runs.fingerprint_of(space, engine="compiled") == runs.fingerprint_of(space, engine="auto")
+    rules = make_rules("czech", 2, {})
+    design = round_robin(["tracker", "random"], 2)
+    assert all(np.array_equal(a, b) for a, b in zip(tournament_chunk(rules, design, 40, 5, 0, "compiled"),
+                                                    tournament_chunk(rules, design, 40, 5, 0)))
 
 
 def test_the_executors_deals_play_every_line_up_on_the_kernel() -> None:
-    """``executor.simulate_deals`` (deals for scripts and tests): a deterministic line-up's deals are the numpy
-    simulator's, deal by deal, on the same seed; a line-up that reads the history plays on the kernel, its deals
-    those of a cell forced onto the kernel; matches too."""
-    from analyzer.sim import simulator  # the retiring engine, for the comparison only
-
+    """``executor.simulate_deals`` (deals for scripts and tests): a line-up that reads the history plays on the
+    kernel, its deals those of a cell's chunk on the same seed; matches too."""
     rules = make_rules("czech", 3, {})
-    line = _built(["greedy", "weighted", "greedy"])
-    a, b = simulate_deals(rules, line, 200, 5), simulator.simulate_deals(rules, line, 200, np.random.SeedSequence(5))
-    for name in ("winner", "loser", "points", "turns", "end"):
-        assert np.array_equal(getattr(a, name), getattr(b, name)), name
     searching = ["pimc?worlds=4,budget=300", "greedy", "pimc?worlds=4,budget=300"]
     cell = single_cell(rules, searching, n=60)
-    assert cell_engines([cell], engine="compiled") == ["compiled+python"]
+    assert cell_engines([cell]) == ["compiled+python"]
     got = simulate_deals(rules, _built(searching), 60, 8)
-    sums = run_chunk(cell, 0, 60, np.random.SeedSequence(8), False, engine="compiled").tables()["positions"]
+    sums = run_chunk(cell, 0, 60, np.random.SeedSequence(8), False).tables()["positions"]
     assert np.bincount(got.winner, minlength=3).tolist() == sums.sort_values("position")["wins"].astype(int).tolist()
     assert np.array_equal(got.turns, simulate_deals(rules, _built(searching), 60, 8).turns)
     matches = simulate_matches(make_rules("czech", 2, {}), _built(["tracker", "greedy"]), 4, 1)

@@ -3,8 +3,9 @@
 Under SV2 the winner of a deal leads the next, so which player receives which
 hand of deck ``k`` follows the earlier deals; a duplicate design deals every
 deck's hands by player instead (analyzer.stats.tournament, "Dealing by
-strategy").  The numpy simulator had the hook; the kernel has it now, and both
-give the same matches, deal by deal, for deterministic line-ups.
+strategy").  The kernel alone and the kernel paused at Python strategies deal so (the same matches, deal by
+deal, for the Python forms of deterministic built-ins); every player gets the same hand of a deck whoever
+deals.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from analyzer.core.registry import get_strategy
 from analyzer.core.rules import make_rules
 from analyzer.core.streams import base_key
 from analyzer.engine.match import arrange_deck, hand_positions
+from analyzer.execution.benchmark import PythonForm
 from analyzer.kernel.matches import simulate_matches as kernel_matches
-from analyzer.sim import simulator
+from analyzer.kernel.pause import simulate_paused_matches
 
 
 def _differ(a: MatchResults, b: MatchResults) -> list[str]:
@@ -35,15 +37,16 @@ def _differ(a: MatchResults, b: MatchResults) -> list[str]:
     ("czech", 3, (2, 0, 1), ("weighted", "aggressive", "greedy")),  # CZ2: the deal passes to the left
     ("prague", 2, (1, 0), ("wild-keeper", "weighted")),  # PR2: the dealer's last dealt card is the lead
 ])
-def test_kernel_matches_dealt_by_player_equal_the_numpy_simulator_deal_by_deal(variant, players, hands,
-                                                                              lineup) -> None:
+def test_paused_matches_dealt_by_player_equal_the_kernels_own_deal_by_deal(variant, players, hands,
+                                                                         lineup) -> None:
     rules = make_rules(variant, players, {"target": 60})
     strats = [get_strategy(s) for s in lineup]
     ss = np.random.SeedSequence(11)
     k = 40
     decks = shuffled_decks(rules.deck_size, 50 * k, np.random.default_rng(3)).reshape(50, k, rules.deck_size)
     a = kernel_matches(rules, strats, 50, base_key(ss), decks=decks, threads=1, hands=hands)
-    b = simulator.simulate_matches(rules, strats, 50, ss, decks=decks, hands=hands)
+    b = simulate_paused_matches(rules, [PythonForm(s) for s in strats], 50, base_key(ss),
+                                play_rng=np.random.default_rng(0), decks=decks, hands=hands)
     assert _differ(a, b) == []
     assert a.deals.max() > 2
     by_seat = kernel_matches(rules, strats, 50, base_key(ss), decks=decks, threads=1)
@@ -79,32 +82,26 @@ def test_hands_must_be_a_permutation() -> None:
 
 @pytest.mark.parametrize("variant, specs", [("svinya", ["greedy", "weighted", "suit-keeper"]),
                                             ("czech", ["wild-keeper", "wild-dumper"])])
-def test_duplicate_match_comparisons_of_built_ins_run_on_the_kernel_with_the_numpy_numbers(variant, specs,
-                                                                                          monkeypatch) -> None:
-    """``durak compare --matches`` chunks: the kernel (hands by player in svinya) gives the numbers the numpy
-    simulator gave, including the replay with more decks when a match outlasts them."""
-    from analyzer.execution.executor import ENGINE_ENV
+def test_duplicate_match_comparisons_replay_with_more_decks_when_a_match_outlasts_them(variant, specs,
+                                                                                      monkeypatch) -> None:
+    """``durak compare --matches`` chunks on the kernel (hands by player in svinya): a chunk given two decks a
+    match meets a match that needs more and plays again with more decks."""
     from analyzer.execution.runs import compare as compare_run
 
     rules = make_rules(variant, 2, {"target": 60})
-    calls: list[str] = []
-    real_kernel, real_numpy = compare_run.kernel_matches, simulator.simulate_matches
+    calls: list[int] = []
+    real = compare_run.simulate_chunk
 
-    def spy(name: str, real: Any) -> Any:
-        def call(*a: Any, **k: Any) -> Any:
-            calls.append(name)
-            return real(*a, **k)
-        return call
+    def spy(*a: Any, **k: Any) -> Any:
+        calls.append(k["decks"].shape[1])
+        return real(*a, **k)
 
-    monkeypatch.setattr(compare_run, "kernel_matches", spy("kernel", real_kernel))
-    kernel = compare_run.compare_chunk(rules, specs, 40, 5, 0, True, match_decks=2)  # 2 decks: must grow
-    assert set(calls) == {"kernel"}
-    monkeypatch.setenv(ENGINE_ENV, "numpy")
-    monkeypatch.setattr(simulator, "simulate_matches", spy("numpy", real_numpy))
-    numpy = compare_run.compare_chunk(rules, specs, 40, 5, 0, True, match_decks=2)
-    assert calls[-1] == "numpy" and "kernel" not in calls[calls.index("numpy"):]
-    assert (kernel["deals"], kernel["capped"]) == (numpy["deals"], numpy["capped"])
-    assert all(np.array_equal(kernel["scores"][m], numpy["scores"][m]) for m in kernel["scores"])
+    monkeypatch.setattr(compare_run, "simulate_chunk", spy)
+    short = compare_run.compare_chunk(rules, specs, 40, 5, 0, True, match_decks=2)  # 2 decks: must grow
+    assert calls[0] == 2 and max(calls) > 2
+    # each strategy's score is its mean win share over its k - 1 pairs, each pair's win shared out whole:
+    # k (k - 1) / 2 pairs over k - 1 pairs a strategy is k / 2 a deck
+    assert np.allclose(short["scores"]["win"].sum(axis=1), len(specs) / 2)
 
 
 def test_svinya_match_comparisons_on_the_kernel_keep_the_duplicate_narrowing(monkeypatch) -> None:
@@ -115,13 +112,13 @@ def test_svinya_match_comparisons_on_the_kernel_keep_the_duplicate_narrowing(mon
     from analyzer.stats.compare import summarize_comparison
 
     calls: list[int] = []
-    real = compare_run.kernel_matches
+    real = compare_run.simulate_chunk
 
     def spy(*a: Any, **k: Any) -> Any:
         calls.append(1)
         return real(*a, **k)
 
-    monkeypatch.setattr(compare_run, "kernel_matches", spy)
+    monkeypatch.setattr(compare_run, "simulate_chunk", spy)
     rules = make_rules("svinya", 2, {})
 
     def narrowing() -> float:

@@ -2,7 +2,7 @@
 
 Deterministic line-ups on the same decks: the kernel (analyzer.kernel) and the
 engine (analyzer.engine.deal, simple path) give identical results deal by
-deal, every field, over the configurations of tests/sim/test_simulator_equals_engine.py plus
+deal, every field, over the configurations of tests/kernel/test_paused_equals_engine.py plus
 more options.  Random play and options that draw random numbers agree
 statistically (99.9% intervals).
 """
@@ -20,7 +20,7 @@ from analyzer.engine.deal import Deal, play_deal
 from analyzer.kernel.driver import simulate_deals
 from analyzer.stats.intervals import wilson
 from strategies import get_strategy
-from tests.sim.test_simulator_equals_engine import CONFIGS, LINEUPS, engine_by_position
+from tests.kernel.test_paused_equals_engine import CONFIGS, LINEUPS, engine_by_position
 
 EXTRA = [
     ("czech", 3, {"sevens": True, "seven_chain": "accumulate", "starter_effects": True}),

@@ -19,7 +19,7 @@ from analyzer.kernel.driver import deck_orders, simulate_deals
 from analyzer.kernel.matches import simulate_matches
 from analyzer.kernel.positions import Positions, encode_deal, play_from_positions
 from strategies import get_strategy
-from tests.sim.test_simulator_equals_engine import LINEUPS
+from tests.kernel.test_paused_equals_engine import LINEUPS
 
 
 @pytest.mark.parametrize("variant,players,overrides", [

@@ -2,11 +2,12 @@
 
 The kernel plays forced moves, compiled strategies, penalties, refills and
 scoring itself and stops a deal only at a real decision of a Python strategy
-(analyzer.kernel.pause).  Seeded as the numpy simulator is, a deterministic
-line-up gives that simulator's results deal by deal, every field, and a
-strategy sees the same views: the built-ins' Python forms (forced onto the
-pause path as subclasses, which have no compiled form), the README's plugin,
-mixed with compiled seats, over every variant and a spread of options.
+(analyzer.kernel.pause).  On a chunk's decks and deal streams a deterministic
+line-up gives the rules engine's results deal by deal, every field, and a
+strategy on the simple path sees the engine's views: the built-ins' Python
+forms (forced onto the pause path as subclasses, which have no compiled form),
+the README's plugin, mixed with compiled seats, over every variant and a spread
+of options.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ import pytest
 from analyzer.core.bits import highest_card, lowest_card
 from analyzer.core.cards import DRAW, TAKE, shuffled_decks
 from analyzer.core.contract import BatchView, DecisionView
-from analyzer.core.outcomes import DealResults
+from analyzer.core.outcomes import DealResults, MatchResults
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
-from analyzer.core.streams import base_key, child_seed
+from analyzer.core.streams import base_key, child_seed, deal_key
+from analyzer.engine.deal import Deal, play_deal
 from analyzer.kernel.lineup import policy_code
 from analyzer.kernel.pause import simulate_paused
-from analyzer.kernel.serve import deck_generator
-from analyzer.sim import simulator
+from analyzer.kernel.serve import deck_generator, simulate_chunk
 from analyzer.stats.intervals import wilson
 from tests.plugin_example import HighestCard
 
@@ -55,9 +56,20 @@ class SimpleOnly:
 
 
 def paused(rules: RuleSet, strats, n: int, ss: np.random.SeedSequence, slots: int = 64) -> DealResults:
-    """The pause path seeded as the numpy simulator seeds a chunk (analyzer.kernel.serve)."""
+    """The pause path seeded as a chunk is (analyzer.kernel.serve)."""
     return simulate_paused(rules, strats, n, base_key(ss), play_rng=np.random.default_rng(child_seed(ss, 0)),
                            deck_rng=deck_generator(ss), slots=slots)
+
+
+def engine_rows(rules: RuleSet, strats, n: int, ss: np.random.SeedSequence) -> list[dict]:
+    """The rules engine's deals on the decks and deal streams of a chunk seeded ``ss`` (analyzer.kernel.serve),
+    by position (simple path: ``choose``)."""
+    decks = shuffled_decks(rules.deck_size, n, deck_generator(ss))
+    p, base = rules.players, base_key(ss)
+    record = any(getattr(s, "uses_history", False) for s in strats)  # a history reader needs the deal's record
+    return [play_deal(Deal.from_deck(rules, decks[j].tolist(), stream_key=deal_key(base, j), record=record),
+                      [strats[(s - 1) % p] for s in range(p)], np.random.default_rng(0)).by_position()
+            for j in range(n)]
 
 
 def differing(a: DealResults, b: DealResults) -> list[str]:
@@ -80,7 +92,7 @@ FORMS = ["greedy", "weighted", "suit-keeper", "wild-keeper", "aggressive", "wild
 
 @pytest.mark.parametrize("variant,players,overrides", CONFIGS,
                          ids=[f"{v}-{p}-{'-'.join(o) or 'default'}" for v, p, o in CONFIGS])
-def test_python_forms_on_the_pause_path_equal_the_numpy_simulator_deal_by_deal(variant, players, overrides):
+def test_python_forms_on_the_pause_path_equal_the_rules_engine_deal_by_deal(variant, players, overrides):
     """Python forms (fast path), the plugin (simple path) and compiled seats mixed: every field equal."""
     rules = make_rules(variant, players, overrides)
     ss = np.random.SeedSequence(11, spawn_key=(players, len(overrides)))
@@ -88,8 +100,9 @@ def test_python_forms_on_the_pause_path_equal_the_numpy_simulator_deal_by_deal(v
         strats: list[object] = [python_form(FORMS[(start + p) % len(FORMS)]) for p in range(players)]
         strats[-1] = HighestCard() if start else get_strategy("weighted")  # the plugin, or a compiled seat
         a = paused(rules, strats, 300, ss, slots=37)  # a few slots: many deals per slot, refills mid-call
-        b = simulator.simulate_deals(rules, strats, 300, ss)
-        assert differing(a, b) == [], (start, [getattr(s, "name", s) for s in strats])
+        want = engine_rows(rules, strats, 300, ss)
+        bad = [j for j in range(300) if a.row(j) != want[j]]
+        assert not bad, (start, [getattr(s, "name", s) for s in strats], bad[0], a.row(bad[0]), want[bad[0]])
         assert (a.turns > 0).all()
 
 
@@ -99,7 +112,7 @@ def test_the_simple_path_and_slot_counts_give_the_same_deals():
     ss = np.random.SeedSequence(3)
     fast = [python_form("weighted"), python_form("greedy")] * 2
     simple = [SimpleOnly(s) for s in fast]
-    want = simulator.simulate_deals(rules, fast, 400, ss)
+    want = paused(rules, fast, 400, ss, 64)
     for strats, slots in ((fast, 500), (simple, 500), (fast, 1)):
         assert differing(paused(rules, strats, 400, ss, slots), want) == [], slots
 
@@ -151,20 +164,21 @@ class Recorder:
     ("prague", 4, {}),
     ("svinya", 2, {}),
 ])
-def test_a_strategy_sees_the_same_views_as_on_the_numpy_simulator(variant, players, overrides):
-    """Every decision's view, every field and dtype, read-only: the same multiset of views on both engines."""
+def test_a_strategy_sees_the_same_views_on_the_fast_path_as_on_the_simple_path(variant, players, overrides):
+    """Every decision's batch view, every field, read-only, in the contract's dtypes: the same decisions the
+    simple path is shown (whose views the next test holds to the rules engine's)."""
     rules = make_rules(variant, players, overrides)
     ss = np.random.SeedSequence(8)
-    seen = []
-    for run in (paused, simulator.simulate_deals):
-        rec = Recorder()
-        strats = [rec, get_strategy("greedy"), get_strategy("weighted"), rec][-players:]  # rec deals (seat 0)
-        run(rules, strats, 250, ss)
-        seen.append(rec)
-        assert not rec.writeable
-    a, b = seen
-    assert a.dtypes == b.dtypes and len(a.rows) > 500
-    assert Counter(a.rows) == Counter(b.rows)
+    rec = Recorder()
+    strats = [rec, get_strategy("greedy"), get_strategy("weighted"), rec][-players:]  # rec deals (seat 0)
+    paused(rules, strats, 250, ss)
+    assert not rec.writeable and len(rec.rows) > 500
+    assert {f for f, _ in rec.dtypes} == set(VIEW_FIELDS)
+    assert all(d in ("int8", "int16", "int32", "int64", "uint64", "bool") for _, d in rec.dtypes), rec.dtypes
+    simple = SimpleRecorder(python_form("greedy"))
+    paused(rules, [simple, get_strategy("greedy"), get_strategy("weighted"), simple][-players:], 250, ss)
+    assert len(simple.rows) == len(rec.rows)  # the same decisions, one view each
+    a = rec
     col = {f: i for i, f in enumerate(VIEW_FIELDS)}
     if rules.sevens:
         assert any(r[col["pending_seven"]] > 0 and r[col["can_take"]] for r in a.rows)  # CZ8 answers
@@ -178,8 +192,8 @@ class SimpleRecorder:
 
     name = "simple-recorder"
 
-    def __init__(self) -> None:
-        self.inner = python_form("weighted")
+    def __init__(self, inner: object | None = None) -> None:
+        self.inner = inner if inner is not None else python_form("weighted")
         self.rows: list[tuple] = []
 
     def choose(self, view, rng):
@@ -190,15 +204,18 @@ class SimpleRecorder:
         return self.inner.choose(view, rng)
 
 
-def test_the_simple_path_sees_the_same_decision_views_as_on_the_numpy_simulator():
-    """Every field of every DecisionView (the cards played as a set), as the numpy simulator's adapter builds it."""
+def test_the_simple_path_sees_the_rules_engines_decision_views():
+    """Every field of every DecisionView (the cards played as a set), as the rules engine shows it on the same
+    decks and deal streams."""
     rules = make_rules("prague", 3, {"voluntary_draw": True, "reshuffle": "shuffle"})
     ss = np.random.SeedSequence(12)
     seen = []
-    for run in (paused, simulator.simulate_deals):
-        rec = SimpleRecorder()
-        run(rules, [rec, get_strategy("greedy"), rec], 300, ss)
-        seen.append(rec.rows)
+    rec = SimpleRecorder()
+    paused(rules, [rec, get_strategy("greedy"), rec], 300, ss)
+    seen.append(rec.rows)
+    rec = SimpleRecorder()
+    engine_rows(rules, [rec, get_strategy("greedy"), rec], 300, ss)
+    seen.append(rec.rows)
     assert len(seen[0]) > 1000 and Counter(seen[0]) == Counter(seen[1])
     assert any(len(r[8]) > 20 for r in seen[0])  # long deals: sets of played cards extended many times
 
@@ -265,15 +282,14 @@ def test_a_paused_view_is_a_decision_view_whatever_is_asked_of_it():
     assert [_SIZES[k] for k in pack_sizes(sizes).tolist()] == [(3, 5, 4, 6), (0, 52, 1, 0)]
 
 
-def test_random_python_form_agrees_statistically_with_the_numpy_simulator():
-    """random's Python form draws from the simulator's generator in another order: win rates and mean
-    turns of the two engines within 99.9% intervals of each other."""
+def test_random_python_form_agrees_statistically_with_the_compiled_random():
+    """random's Python form draws from the chunk's play generator, the compiled one from each deal's stream:
+    win rates and mean turns within 99.9% intervals of each other."""
     rules = make_rules("czech", 4)
     n = 20_000
     ss = np.random.SeedSequence(21)
-    strats = [python_form("random")] * 4
-    a = paused(rules, strats, n, ss, slots=4096)
-    b = simulator.simulate_deals(rules, strats, n, ss)
+    a = paused(rules, [python_form("random")] * 4, n, ss, slots=4096)
+    b = simulate_chunk(rules, [get_strategy("random")] * 4, n, ss, matches=False)
     assert differing(a, b)  # another order of draws: other deals
     wa = np.bincount(a.winner[a.winner >= 0], minlength=4)
     wb = np.bincount(b.winner[b.winner >= 0], minlength=4)
@@ -352,10 +368,10 @@ MATCH_CONFIGS = [
 
 
 @pytest.mark.parametrize("variant,players,overrides", MATCH_CONFIGS, ids=[c[0] for c in MATCH_CONFIGS])
-def test_matches_on_the_pause_path_equal_the_kernels_and_the_numpy_simulators(variant, players, overrides):
+def test_matches_on_the_pause_path_equal_the_kernels_and_the_scores_reach_both_paths(variant, players, overrides):
     """G11 (CZ2/SV2 rotation, CZ7/PR7/SV7 outcome): Python forms on the pause path play the compiled kernel's
-    matches (same seed), field for field; on given decks a line-up with a Python strategy reading the scores
-    (fast and simple path) plays the numpy simulator's matches, match by match."""
+    matches (same seed), field for field; on given decks a strategy reading the scores plays the same matches
+    through the fast path as through the simple path, and other matches than one blind to them."""
     from analyzer.kernel.matches import simulate_matches as kernel_matches
     from analyzer.kernel.pause import simulate_paused_matches
 
@@ -370,12 +386,15 @@ def test_matches_on_the_pause_path_equal_the_kernels_and_the_numpy_simulators(va
     ss = np.random.SeedSequence(6)
     decks = shuffled_decks(rules.deck_size, 40 * 40, np.random.default_rng(2)).reshape(40, 40, -1)
     hands = list(range(players)) if variant == "svinya" else None  # by player, as compare deals svinya (SV2)
-    for lineup in ([ScoreMinded(), *[get_strategy(s) for s in names[1:]]],
-                   [get_strategy("greedy"), *[SimpleOnly(ScoreMinded())] * (players - 1)]):
-        got = simulate_paused_matches(rules, lineup, 40, base_key(ss), play_rng=np.random.default_rng(0), decks=decks,
-                                      hands=hands, slots=8)
-        want = simulator.simulate_matches(rules, lineup, 40, ss, decks=decks, hands=hands)
-        assert differing(got, want) == [] and got.deals.max() > 2
+
+    def play(lineup: list[object]) -> MatchResults:
+        return simulate_paused_matches(rules, lineup, 40, base_key(ss), play_rng=np.random.default_rng(0), decks=decks,
+                                       hands=hands, slots=8)
+
+    rest = [get_strategy(s) for s in names[1:]]
+    fast, simple = play([ScoreMinded(), *rest]), play([SimpleOnly(ScoreMinded()), *rest])
+    assert differing(fast, simple) == [] and fast.deals.max() > 2
+    assert differing(fast, play([python_form("greedy"), *rest])) != []  # the scores change its play
 
 
 def test_matches_with_a_python_strategy_run_paused_through_the_executor():
@@ -399,9 +418,9 @@ def test_matches_with_a_python_strategy_run_paused_through_the_executor():
 # --------------------------------------------------------------------------- through the executor, faults, --check
 
 
-def test_the_cli_plays_a_plugin_on_the_pause_path_with_the_numpy_simulators_numbers():
-    """durak simulate with the README's plugin: engine compiled+python (recorded in --json); a deterministic
-    line-up gives every number of --engine numpy; results do not depend on --jobs."""
+def test_the_cli_plays_a_plugin_on_the_pause_path_whatever_the_jobs():
+    """durak simulate with the README's plugin: engine compiled+python (recorded in --json); results do not
+    depend on --jobs."""
     import json
 
     from typer.testing import CliRunner
@@ -411,15 +430,13 @@ def test_the_cli_plays_a_plugin_on_the_pause_path_with_the_numpy_simulators_numb
     args = ["simulate", "--deals", "900", "--players", "3", "--json", "--strategies",
             "greedy,tests/plugin_example.py:HighestCard,weighted"]
     outs = []
-    for extra in (["--jobs", "1"], ["--jobs", "2"], ["--jobs", "1", "--engine", "numpy"]):
+    for extra in (["--jobs", "1"], ["--jobs", "2"]):
         res = CliRunner().invoke(app, [*args, *extra])
         assert res.exit_code == 0, res.output
         out = json.loads(res.stdout)
         out.pop("deals_per_second")
         outs.append(out)
-    assert outs[0]["engine"] == outs[1]["engine"] == "compiled+python" and outs[2]["engine"] == "numpy"
-    outs[2]["engine"] = "compiled+python"
-    assert outs[0] == outs[1] == outs[2]
+    assert outs[0]["engine"] == "compiled+python" and outs[0] == outs[1]
 
 
 class IllegalAtTurn:
@@ -455,7 +472,7 @@ class RaisesOnSeven:
 
 def test_a_fault_names_the_deal_and_its_scenario_replays_to_the_faulty_decision(tmp_path, monkeypatch):
     """An illegal move: one line naming strategy, variant, global deal (cell, chunk), turn and position; the
-    scenario file replays to that decision with that strategy to act (as the numpy simulator's faults)."""
+    scenario file replays to that decision with that strategy to act."""
     import re
 
     from analyzer.core.faults import FaultContext, SimulationError

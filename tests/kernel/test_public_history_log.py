@@ -1,16 +1,18 @@
-"""The public history on the compiled kernel: its event log read into the numpy simulator's public record.
+"""The public history on the compiled kernel: its event log read into the public record.
 
 A strategy that reads the public history (``uses_history = True``) plays on the pause path with the kernel's
-event log on (analyzer.kernel.events); Python feeds the log to the same PublicRecord the numpy simulator keeps
-(analyzer.kernel.history).  Seeded alike, every decision such a strategy meets shows the same history on both
-engines -- every field of the BatchHistory, over every variant and the options that make public events (G6/G7
-forced draws, G8 turn-overs and shuffles, CZ8 sevens chains and forgotten calls, PR2 Jack leads, SV4 passes) --
-a history reader (``tracker``) plays the same deals, and a log nearly full stops a deal without losing an event.
+event log on (analyzer.kernel.events); Python feeds the log to the PublicRecord (analyzer.kernel.history).  A
+log nearly full stops a deal without losing an event: every decision shows the same history -- every field of
+the BatchHistory, over every variant and the options that make public events (G6/G7 forced draws, G8 turn-overs
+and shuffles, CZ8 sevens chains and forgotten calls, PR2 Jack leads, SV4 passes) -- whatever the log's room; a
+history reader (``tracker``, fast and simple path) plays the rules engine's deals.  That the history is what
+the rules make public is held at every decision against the rules engine's (tests/engine/test_engine_history.py)
+and the observer's (tests/kernel/test_view_history.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -23,8 +25,7 @@ from analyzer.core.rules import make_rules
 from analyzer.execution.executor import choose_engine
 from analyzer.kernel import events
 from analyzer.kernel.state import HANDS
-from analyzer.sim import simulator
-from tests.kernel.test_pause_at_python_decisions import CONFIGS, differing, paused
+from tests.kernel.test_pause_at_python_decisions import CONFIGS, differing, engine_rows, paused
 
 #: the BatchHistory fields a probe records at each decision (every field the contract gives)
 FIELDS = ("pile", "pile_size", "seen", "known", "may_hold", "cannot_hold", "voids", "hidden", "talon", "drawn",
@@ -65,21 +66,38 @@ class HistoryProbe:
 
 
 def _both(variant: str, players: int, options: dict[str, object], line: Sequence[object], second: Sequence[object],
-          n: int, seed: int) -> tuple[DealResults, DealResults]:
+          n: int, seed: int, room: int | None = events.MARGIN + 6,
+          between: Callable[[], None] | None = None) -> tuple[DealResults, DealResults]:
+    """``line`` on the kernel with the event log's own room, ``second`` with ``room`` (a deal stopped for a read
+    at almost every step), on the same chunk seed; ``between`` is called between the two runs."""
     rules = make_rules(variant, players, options)
     ss = np.random.SeedSequence(seed)
-    res = simulator.simulate_deals(rules, list(line), n, ss)
-    assert isinstance(res, DealResults)
-    return res, paused(rules, list(second), n, ss)
+    res = paused(rules, list(line), n, ss)
+    if between is not None:
+        between()
+    with pytest.MonkeyPatch.context() as mp:
+        if room is not None:
+            mp.setattr(events, "ROOM", room)
+        return res, paused(rules, list(second), n, ss)
+
+
+def _engine_equal(variant: str, players: int, options: dict[str, object], line: Sequence[object], n: int,
+                  seed: int) -> None:
+    """The line-up's deals on the kernel are the rules engine's, deal by deal, on the same chunk seed."""
+    rules = make_rules(variant, players, options)
+    ss = np.random.SeedSequence(seed)
+    res, want = paused(rules, list(line), n, ss), engine_rows(rules, list(line), n, ss)
+    bad = [j for j in range(n) if res.row(j) != want[j]]
+    assert not bad, (bad[0], res.row(bad[0]), want[bad[0]])
 
 
 @pytest.mark.parametrize("variant,players,options", CONFIGS, ids=[f"{v}{p}-{o}" for v, p, o in CONFIGS])
-def test_every_decision_sees_the_same_history_on_both_engines(variant: str, players: int,
-                                                             options: dict[str, object]) -> None:
+def test_every_decision_sees_the_same_history_whatever_the_logs_room(variant: str, players: int,
+                                                                    options: dict[str, object]) -> None:
     a, b = HistoryProbe(), HistoryProbe()
     others = [get_strategy("greedy") for _ in range(players - 1)]
-    res_np, res_k = _both(variant, players, options, [a, *others], [b, *others], 150, 11)
-    assert not differing(res_np, res_k)
+    res_a, res_b = _both(variant, players, options, [a, *others], [b, *others], 150, 11)
+    assert not differing(res_a, res_b)
     assert len(a.seen) > 100
     assert sorted(a.seen) == sorted(b.seen)
 
@@ -104,35 +122,32 @@ def test_a_nearly_full_log_stops_the_deal_and_loses_no_event(monkeypatch: pytest
                                                             ) -> None:
     """A log of ROOM events stops a deal once fewer than MARGIN are free; a log just over MARGIN stops it at
     almost every step (the compiled MARGIN stays; the room is the ``m`` row's width, set from Python): the
-    logs read are then short, and the histories are still the numpy simulator's."""
-    if room is not None:
-        monkeypatch.setattr(events, "ROOM", room)
+    logs read are then short, and the histories are still those of the log's own room."""
     most = _longest_log(monkeypatch)
     a, b = HistoryProbe(), HistoryProbe()
     line = [get_strategy("greedy"), get_strategy("weighted"), get_strategy("suit-keeper")]
-    res_np, res_k = _both("czech", 4, {"sevens": True, "last_card_call": True, "forget_rate": 0.5},
-                          [a, *line], [b, *line], 60, 4)
-    assert not differing(res_np, res_k)
+    res_a, res_b = _both("czech", 4, {"sevens": True, "last_card_call": True, "forget_rate": 0.5},
+                         [a, *line], [b, *line], 60, 4, room=room, between=lambda: most.__setitem__(0, 0))
+    assert not differing(res_a, res_b)
     assert sorted(a.seen) == sorted(b.seen) and a.seen
-    if room is None:
+    if room is None:  # the longest log of the second run only (the counter starts again between the runs)
         assert most[0] > 20  # a stretch of play between a slot's pauses
     else:
         assert most[0] <= 6 + 30  # stopped once 7 were logged, each read after at most one more step
 
 
 @pytest.mark.parametrize("variant,players,options", CONFIGS[::2], ids=[f"{v}{p}" for v, p, _ in CONFIGS[::2]])
-def test_tracker_plays_the_numpy_simulators_deals_on_the_kernel(variant: str, players: int,
-                                                               options: dict[str, object]) -> None:
-    line = [get_strategy("tracker"), *[get_strategy("greedy") for _ in range(players - 1)]]
-    res_np, res_k = _both(variant, players, options, line, line, 300, 23)
-    assert not differing(res_np, res_k)
+def test_tracker_plays_the_rules_engines_deals_on_the_kernel(variant: str, players: int,
+                                                             options: dict[str, object]) -> None:
+    _engine_equal(variant, players, options,
+                  [get_strategy("tracker"), *[get_strategy("greedy") for _ in range(players - 1)]], 300, 23)
 
 
-def test_an_asked_compiled_engine_serves_a_history_reader() -> None:
+def test_the_kernel_serves_a_history_reader() -> None:
     line = [get_strategy("tracker"), get_strategy("greedy")]
-    assert choose_engine(line, engine="compiled") == "compiled+python"
-    assert choose_engine(line, engine="compiled", unit="match") == "compiled+python"
-    assert choose_engine(line) == "numpy"  # auto keeps the numpy simulator's streams
+    for engine in (None, "auto", "compiled"):
+        assert choose_engine(line, engine=engine) == "compiled+python"
+        assert choose_engine(line, engine=engine, unit="match") == "compiled+python"
 
 
 class ConsistentHistory(HistoryProbe):
@@ -156,8 +171,7 @@ class ConsistentHistory(HistoryProbe):
                                                      ("prague", 2, {"target": 60})])
 def test_matches_on_the_kernel_show_each_deal_its_own_history(variant: str, players: int,
                                                              options: dict[str, object]) -> None:
-    """In matches the kernel's decks are its own, so no deal-by-deal comparison with the numpy simulator: every
-    decision's history must agree with its view (cards seen, hand sizes), deal after deal of a match."""
+    """Every decision's history agrees with its view (cards seen, hand sizes), deal after deal of a match."""
     from analyzer.core.streams import child_seed
     from analyzer.kernel.pause import simulate_paused_matches
 
@@ -172,7 +186,7 @@ def test_matches_on_the_kernel_show_each_deal_its_own_history(variant: str, play
 
 def test_the_probe_would_see_a_wrong_history() -> None:
     """The comparison is not vacuous: on the kernel, a record that misses the sevens chains taken (CZ8) shows
-    other histories than the numpy simulator's."""
+    other histories than the full record does."""
     from analyzer.kernel import history
 
     a, b = HistoryProbe(), HistoryProbe()
@@ -185,7 +199,9 @@ def test_the_probe_would_see_a_wrong_history() -> None:
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(history.EventReader, "_apply", skip_takes)
-        _both("czech", 3, {"sevens": True, "seven_chain": "accumulate"}, [a, *line], [b, *line], 100, 2)
+        rules, ss = make_rules("czech", 3, {"sevens": True, "seven_chain": "accumulate"}), np.random.SeedSequence(2)
+        paused(rules, [b, *line], 100, ss)
+    paused(rules, [a, *line], 100, ss)
     assert any(row[FIELDS.index("takes") + 4] != (0, 0, 0) for row in a.seen)
     assert sorted(a.seen) != sorted(b.seen)
 
@@ -203,9 +219,8 @@ def test_no_step_of_play_writes_more_than_the_margin(monkeypatch: pytest.MonkeyP
     """A deal stops for a read once 7 events are logged into room for MARGIN + 6: had any one step written more
     than MARGIN events, the log would overflow and the read refuse it (LogOverflow), under every rule set."""
     monkeypatch.setattr(events, "ROOM", events.MARGIN + 6)
-    line = [get_strategy("tracker"), *[get_strategy("greedy") for _ in range(players - 1)]]
-    res_np, res_k = _both(variant, players, options, line, line, 80, 17)
-    assert not differing(res_np, res_k)
+    _engine_equal(variant, players, options,
+                  [get_strategy("tracker"), *[get_strategy("greedy") for _ in range(players - 1)]], 80, 17)
 
 
 def test_a_log_without_room_beyond_its_margin_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -229,8 +244,7 @@ class SimpleTracker:
 
 @pytest.mark.parametrize("variant,players,options", [("czech", 3, {"sevens": True}), ("prague", 2, {}),
                                                      ("svinya", 2, {})])
-def test_a_simple_path_history_reader_plays_the_numpy_simulators_deals(variant: str, players: int,
-                                                                      options: dict[str, object]) -> None:
-    line = [SimpleTracker(), *[get_strategy("greedy") for _ in range(players - 1)]]
-    res_np, res_k = _both(variant, players, options, line, line, 200, 3)
-    assert not differing(res_np, res_k)
+def test_a_simple_path_history_reader_plays_the_rules_engines_deals(variant: str, players: int,
+                                                                    options: dict[str, object]) -> None:
+    _engine_equal(variant, players, options, [SimpleTracker(), *[get_strategy("greedy") for _ in range(players - 1)]],
+                  200, 3)

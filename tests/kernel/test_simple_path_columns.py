@@ -106,3 +106,33 @@ def test_randoms_card_pick_is_masks_nth_card():
     w = _wild_actions(rules)
     assert w[1 + 4 * 9] and w.sum() == 4 and not w[0] and not w[1 + DRAW] and not w[1 + TAKE]
     assert get_strategy("random").choose_batch is not None
+
+
+def test_threads_sharing_a_table_each_get_their_own_keys_values():
+    """The tables serve every thread that plays paused deals: while one thread adds keys, another's column must
+    still give its own keys' values (a reader that took the old keys and the new values gave another decision's
+    legal actions: illegal moves, or legal ones chosen from a view that was not the player's)."""
+    import sys
+    import threading
+
+    table = _Table(_LEGAL.__getitem__, np.uint64, room=5000)
+    wrong: list[int] = []
+
+    def work(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        for _ in range(400):
+            keys = rng.integers(0, 1 << 52, 64, dtype=np.uint64) & rng.integers(0, 1 << 52, 64, dtype=np.uint64)
+            if table.column(keys) != [_LEGAL[k] for k in keys.tolist()]:
+                wrong.append(seed)
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can: the race shows within a run
+    try:
+        threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(before)
+    assert not wrong, f"{len(wrong)} columns gave other keys' values"

@@ -348,13 +348,13 @@ def test_choose_plays_matches_as_choose_batch() -> None:
 
 @pytest.mark.parametrize("variant,players,options", [("czech", 3, {"sevens": True}), ("prague", 3, {}),
                                                       ("svinya", 2, {"reshuffle": "shuffle"})])
-def test_the_rules_engine_plays_pimc_as_the_simulator_does(variant: str, players: int, options: dict) -> None:
-    """engine.deal.play_deal (the deal records its history for pimc) plays every deal move for move as the
-    simulator's fast path, for the same deck, deal stream and key per decision."""
+def test_the_rules_engine_plays_pimc_as_the_paused_kernel_does(variant: str, players: int, options: dict) -> None:
+    """engine.deal.play_deal (the deal records its history for pimc) plays every deal as the kernel paused at
+    pimc's fast path does -- every field of its outcome -- for the same deck, deal stream and key per decision."""
     from analyzer.core.cards import shuffled_decks
     from analyzer.core.streams import base_key, deal_key
-    from analyzer.engine.deal import MoveHistory, play_deal
-    from analyzer.sim.batch import BatchSim
+    from analyzer.engine.deal import play_deal
+    from analyzer.execution.executor import simulate_deals
 
     rules = make_rules(variant, players, options)
     n = 4
@@ -362,16 +362,12 @@ def test_the_rules_engine_plays_pimc_as_the_simulator_does(variant: str, players
     pimc = FixedKeys(worlds=4, budget=0)
     lineup = [pimc, *[get_strategy("weighted") for _ in range(players - 1)]]
     ss = np.random.SeedSequence(9)
-    sim = BatchSim(rules, lineup, slots=3, rng=np.random.default_rng(0), trace_jobs=set(range(n)),
-                   stream_base=base_key(ss))
-    sim.run(n, decks)
+    res = simulate_deals(rules, lineup, n, ss, decks=decks)
     searched = pimc.decisions
     for i in range(n):
-        hist = MoveHistory()
         deal = Deal.from_deck(rules, decks[i].tolist(), stream_key=deal_key(base_key(ss), i), record=True)
-        play_deal(deal, [lineup[(s - 1) % players] for s in range(players)], np.random.default_rng(0), history=hist)
-        assert sim.histories[i] == hist.tokens, f"deal {i}: first difference at move " + str(
-            next((k for k, (a, b) in enumerate(zip(sim.histories[i], hist.tokens)) if a != b), "end"))
+        out = play_deal(deal, [lineup[(s - 1) % players] for s in range(players)], np.random.default_rng(0))
+        assert res.row(i) == out.by_position(), f"deal {i}: kernel {res.row(i)} != engine {out.by_position()}"
     assert pimc.decisions == 2 * searched > n
 
 
@@ -390,38 +386,43 @@ class FaultsLate:
 
 
 def test_a_fault_beside_pimc_is_reproduced_by_the_engine_and_replays(tmp_path, monkeypatch, capsys) -> None:
-    """A plugin's fault in a line-up with pimc: the simulator's scenario replays to it (``durak replay``), and
-    the rules engine, pimc playing through choose, meets the same fault at the same move
-    (faults.write_fault_scenario), rather than pimc's own refusal."""
+    """A plugin's fault in a line-up with pimc: the kernel's scenario replays to it (``durak replay``), and
+    the rules engine, pimc playing through choose, meets the same fault at the same move as the kernel's trace
+    of the deal (faults.write_fault_scenario), rather than pimc's own refusal."""
     import json
+    import re
 
+    import analyzer.kernel.pause as pause
     from analyzer.cli.app import main
     from analyzer.core.cards import shuffled_decks
-    from analyzer.core.streams import base_key
+    from analyzer.core.faults import SimulationError
     from analyzer.engine.faults import write_fault_scenario
     from analyzer.engine.replay import load_scenario, replay
-    from analyzer.sim.batch import BatchSim
-    from analyzer.sim.simulator import SimulationError, simulate_deals
 
-    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path / "sim"))
+    monkeypatch.setenv("DURAK_FAULT_DIR", str(tmp_path / "kernel"))
     rules = make_rules("czech", 2, {})
     with pytest.raises(SimulationError, match="faults-late") as err:
         simulate_deals(rules, [get_strategy("pimc?worlds=4,budget=200"), FaultsLate()], 20, 3)
     assert "replays to the faulty decision" in str(err.value)
-    main(["replay", str(next((tmp_path / "sim").glob("fault-*.toml"))), "--json"])
+    main(["replay", str(next((tmp_path / "kernel").glob("fault-*.toml"))), "--json"])
     assert json.loads(capsys.readouterr().out)["stopped_at_fault"] is True
 
-    pimc = FixedKeys(worlds=4, budget=0)
+    def engine_fallback(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the kernel's own trace must write its scenario, not the engine's reproduction")
+
     decks = shuffled_decks(rules.deck_size, 20, np.random.default_rng(4)).astype(np.int8)
-    sim = BatchSim(rules, [pimc, FaultsLate()], slots=1, rng=np.random.default_rng(0), trace_jobs=set(range(20)),
-                   stream_base=base_key(np.random.SeedSequence(1)))
-    with pytest.raises(Exception, match="faults-late"):
-        sim.run(20, decks)
-    job = max(sim.histories)  # slots=1: the deal that faulted is the last one started
-    path, met = write_fault_scenario(rules, [FaultsLate(), pimc], decks[job].tolist(), tmp_path / "engine", "pimc")
+    with monkeypatch.context() as m:
+        m.setattr(pause, "write_fault_scenario", engine_fallback)
+        with pytest.raises(SimulationError, match="faults-late") as err:
+            simulate_deals(rules, [FixedKeys(worlds=4, budget=0), FaultsLate()], 20, 1, decks=decks)
+    msg = str(err.value)
+    job = int(re.search(r"deal (\d+)", msg).group(1))
+    traced = load_scenario(re.search(r"durak replay (\S+)$", msg).group(1))
+    path, met = write_fault_scenario(rules, [FaultsLate(), FixedKeys(worlds=4, budget=0)], decks[job].tolist(),
+                                     tmp_path / "engine", "pimc")
     assert met, "the engine did not meet the fault again"
     sc = load_scenario(path)
-    assert sc.moves == sim.histories[job], "the engine's pimc played otherwise than the simulator's"
+    assert len(sc.moves) > 8 and sc.moves == traced.moves, "the engine's pimc played otherwise than the kernel's"
     assert sc.fault is not None and "faults-late" in sc.fault and "pimc" in sc.names[1]
     deal, out = replay(sc)
     assert out is None and "faults-late" in sc.names[deal.current]

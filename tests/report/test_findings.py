@@ -100,3 +100,21 @@ def test_a_verdict_near_the_line_is_one_another_seed_may_turn() -> None:
     near, far = again(2.0, -0.2, 4.2, False), again(0.5, -1.7, 2.7, False)
     assert near < far < 0.95
     assert findings.same_verdict_again(3.6, 1.5, 5.8, True) < findings.same_verdict_again(5.4, 3.4, 7.5, True)
+
+
+@pytest.mark.parametrize("manifest, said", [
+    ({"kind": "cells", "engine": "auto", "engines": ["compiled", "numpy"]}, True),
+    ({"kind": "cells", "engine": "auto", "engines": ["compiled", "compiled"]}, False),
+    ({"kind": "tournaments", "seed": 41}, True),  # older than the engine record every run now writes
+    ({"kind": "tournaments", "seed": 41, "engine": "compiled"}, False),
+    ({"kind": "balance", "seed": 0}, True),
+])
+def test_a_report_played_on_the_retired_simulator_says_so_under_its_finding(tmp_path: Path, manifest: dict,
+                                                                           said: bool) -> None:
+    """Its numbers stand (that simulator was held equal to the rules engine), but a rerun of its file today
+    draws other deals: the line under the finding says so, and only there."""
+    folder = tmp_path / "reports" / "x"
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "command": "durak run experiments/x.toml"}))
+    line = findings._where(tmp_path, "x", 7).content
+    assert (findings.EARLIER_ENGINE in line) is said and line.startswith("From [`reports/x`]")

@@ -8,12 +8,10 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from analyzer.core.bits import BIT
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.rules import make_rules
 from analyzer.engine.deal import deal_hands
 from analyzer.engine.match import DealingError, arrange_deck, first_dealer, hand_positions, hands_by_player
-from analyzer.sim.state import SlotState
 from analyzer.stats.tournament import (
     DESIGNS,
     TournamentError,
@@ -213,21 +211,3 @@ def test_arrange_deck_rejects_a_non_permutation() -> None:
         arrange_deck(np.zeros((1, 36), np.int8), 0, [0, 0], players=2, hand_size=5)
 
 
-def test_the_simulators_hook_deals_each_player_its_canonical_hand_whoever_deals() -> None:
-    """SV2 matches in the numpy simulator (SlotState._deal with deal_hands): player p gets canonical hand p of
-    the deck for any dealer; without the hook the dealer's left gets the first card (by seat, G10a)."""
-    rules = make_rules("svinya", 2, {})
-    h = rules.hand_size
-    decks = shuffled_decks(rules.deck_size, 6, np.random.default_rng(8))
-    canon = hands_by_player(decks, first_dealer(2), players=2, hand_size=h)
-    masks = np.bitwise_or.reduce(BIT[canon.astype(np.int64)], axis=2)  # (rows, players) canonical hands
-    rows = np.arange(6)
-    for hook in (True, False):
-        st = SlotState(rules, 6, matches=True)
-        st.dealer[:] = [0, 1, 0, 1, 1, 0]
-        if hook:
-            st.deal_hands = np.arange(2)
-        st._deal(rows, decks.copy())
-        by_player = np.take_along_axis(st.hands, (np.arange(2)[None, :] - st.dealer[:, None]) % 2, axis=1)
-        same = (by_player == masks).all(axis=1)
-        assert same.all() if hook else (same == (st.dealer == first_dealer(2))).all()

@@ -85,9 +85,9 @@ def test_tracker_uses_what_the_history_tells_it_and_differs_from_weighted() -> N
     assert (tr.turns != wt.turns).any()
 
 
-def test_the_executor_plays_tracker_line_ups_on_the_batch_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
-    """tracker with built-ins (no pimc) runs on the numpy simulator, with the history in its views, not on the
-    engine's table runner; so does pimc since it reads the views' history too (choose_batch)."""
+def test_the_executor_plays_tracker_line_ups_on_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tracker with built-ins (no pimc) runs on the kernel paused at its decisions, with the history in its views,
+    not on the engine's table runner; so does pimc since it reads the views' history too (choose_batch)."""
     from analyzer.core.public import needs_table
     from analyzer.execution import executor
     from analyzer.execution.play import play

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.execution.balance_space import BalanceSpace, is_balance_file, load_space
-from analyzer.execution.executor import ENGINE_ENV, check_backend, engine_mode, simulator_path, strategy_resolver
+from analyzer.execution.executor import check_backend, engine_mode, simulator_path, strategy_resolver
 from analyzer.execution.experiment import Experiment, ExperimentError, load_experiment
 from analyzer.execution.runs import balance, cells, compare, solve, tournament, tune
 from analyzer.execution.runs.balance import BalanceRun
@@ -88,21 +88,14 @@ def fingerprint_of(plan: Experiment | BalanceSpace, *, engine: str | None = None
     return cells.fingerprint(plan, simulator=simulator, engine=engine)[0]
 
 
-def run_command(exp: Experiment, deals: int | None, out: Path | None, engine: str | None = None) -> str:
+def run_command(exp: Experiment, deals: int | None, out: Path | None) -> str:
     """The ``durak run`` command that reproduces an experiment's folder (its manifest records it)."""
     argv = ["durak", "run", exp.source]
     if deals is not None:
         argv += ["--deals", str(deals)]
     if out is not None:
         argv += ["--out", str(out)]
-    return engine_command(shlex.join(argv), engine)
-
-
-def engine_command(command: str, engine: str | None = None) -> str:
-    """``command`` as a manifest records it: a forced engine (``$DURAK_ENGINE``) is part of it, since its streams are
-    not ``auto``'s."""
-    mode = engine_mode(engine)
-    return command if mode == "auto" else f"{ENGINE_ENV}={mode} {command}"
+    return shlex.join(argv)
 
 
 def run_experiment(experiment: str | Path | Experiment, **kw: Any) -> Path:
@@ -130,7 +123,7 @@ def play_experiment(
         fresh: wipe stored chunks first.
         quiet: no progress on stderr (a bar on a terminal, elsewhere a line every ~10 s).
         check: ask the simulator to check invariants (slower; results unchanged).
-        simulator: module path of the simulator (default ``analyzer.sim.simulator``).
+        simulator: module path of a stand-in simulator (tests; default: the project's engines).
         report: draw the report afterwards (analyzer/report/).
         engine: the engine mode (``auto``, ``compiled``, ``numpy``; default ``$DURAK_ENGINE`` or auto).
 
@@ -149,7 +142,7 @@ def play_experiment(
     folder = RunFolder(Path(out) if out is not None else RUNS / exp.name)
     if problem := folder.problem():
         raise ExperimentError(f"--out {folder.root}: {problem}")
-    command = run_command(exp, deals, Path(out) if out is not None else None, engine)
+    command = run_command(exp, deals, Path(out) if out is not None else None)
     if kind_of(exp) == "tournament":  # every line-up of a tournament on the same decks
         root = tournament.run_tournaments(exp, folder.root, jobs=jobs, quiet=quiet, report=report,
                                           fresh=fresh or not resume, command=command, engine=engine)

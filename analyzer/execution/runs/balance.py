@@ -66,7 +66,6 @@ from analyzer.execution.balance_tables import Columns, balance_job, chunk_stream
 from analyzer.execution.executor import (
     decks_engine,
     engine_mode,
-    run_seeding,
     run_tasks,
     simulator_path,
     strategy_resolver,
@@ -128,8 +127,8 @@ class TaskStore:
 
 
 def balance_fingerprint(space: BalanceSpace, simulator: str, engine: str = "auto") -> tuple[str, dict[str, Any]]:
-    """Hash of everything that sets a task's content or a decision of the search, and the record it hashes (a
-    forced ``engine`` plays on other streams: the record says so; the ``auto`` record is stored runs' one)."""
+    """Hash of everything that sets a task's content or a decision of the search, and the record it hashes
+    (``engine``: the mode asked for; every mode plays on the kernel)."""
     arms = hashlib.sha256(json.dumps([a.rules.to_dict() for a in space.arms], sort_keys=True,
                                      default=str).encode()).hexdigest()
     entrants = lineups.build([space.strong, *space.opponents], strategy_resolver(simulator))
@@ -139,8 +138,7 @@ def balance_fingerprint(space: BalanceSpace, simulator: str, engine: str = "auto
     record = {"kind": "balance", "format": CHUNK_FORMAT, "layout": "per-deck integers v2", "version": __version__,
               "seeding": "balance-v1", "simulator": simulator, "task_pairs": TASK_PAIRS, "engines": engines,
               "arms_sha256": arms, **setting}
-    if engine != "auto":
-        record["seeding"] = f"balance-v1 {run_seeding(engine)}"
+    record["seeding"] = "balance-v1 base"  # the decks' play keyed as every command's (analyzer.core.streams)
     canon = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canon.encode()).hexdigest(), record
 

@@ -69,7 +69,7 @@ SEEDING = "content-v1"
 
 def fingerprint(exp: Experiment, simulator: str | None = None, engine: str | None = None) -> tuple[str, dict[str, Any]]:
     """Hash of everything that determines chunk contents, and the record it hashes (the engine of each cell too:
-    the compiled kernel and the numpy simulator draw random play from different streams)."""
+    engines draw random play from different streams)."""
     plugins: dict[str, str] = {}
     for spec in dict.fromkeys(s for c in exp.cells for s in c.lineup):
         file = spec.rsplit(":", 1)[0]

@@ -23,20 +23,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-import analyzer.sim.simulator as simulator
 from analyzer import __version__
 from analyzer.core.cards import shuffled_decks
-from analyzer.core.outcomes import END_CAPPED
+from analyzer.core.faults import SimulationError
+from analyzer.core.outcomes import END_CAPPED, MatchResults
 from analyzer.core.public import needs_table
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RulesError, RuleSet
-from analyzer.core.streams import base_key
 from analyzer.engine.match import MAX_DEALS
 from analyzer.execution import lineup as lineups
-from analyzer.execution.executor import choose_engine, engine_mode, play_decks, run_tasks
+from analyzer.execution.executor import engine_mode, play_decks, run_tasks
 from analyzer.execution.runs.folder import RunFolder
 from analyzer.execution.seeds import chunk_seed, content_text
-from analyzer.kernel.matches import simulate_matches as kernel_matches
+from analyzer.kernel.serve import simulate_chunk
 from analyzer.knowledge.table import simulate_observed_matches
 from analyzer.report.compare_page import write_compare_page
 from analyzer.report.compare_view import write_outputs
@@ -107,20 +106,18 @@ def deals_by_player(rules: RuleSet) -> bool:
 
 def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8], ss: np.random.SeedSequence,
                  hands: Sequence[int] | None, engine: str | None = None) -> Any:
-    """Matches on given deck stacks (D, K, deck), hands dealt by seat or by player (``hands``), on the engine
-    :func:`analyzer.execution.executor.choose_engine` picks: the compiled kernel when every strategy has a compiled
-    form (:func:`analyzer.kernel.matches.simulate_matches`, the same matches as the numpy simulator for
-    deterministic line-ups), else the numpy simulator.  A match that needs more than the K decks given is a
-    SimulationError naming "deals per match" on both engines (the caller replays with more decks)."""
+    """Matches on given deck stacks (D, K, deck), hands dealt by seat or by player (``hands``), on the kernel
+    (:func:`analyzer.kernel.serve.simulate_chunk`: alone, or paused at a Python strategy's decisions), or the
+    engine's table runner for players who remember only through ``choose_known``.  A match that needs more than
+    the K decks given is a SimulationError naming "deals per match" (the caller replays with more decks)."""
     n, k = decks.shape[0], decks.shape[1]
     if needs_table(lineup):  # players who remember only through the engine's table runner (choose_known alone)
         return simulate_observed_matches(rules, lineup, decks, ss, hands=hands)
-    if choose_engine(lineup, engine=engine, unit="match") != "compiled":
-        return simulator.simulate_matches(rules, lineup, n, ss, decks=decks, hands=hands)
-    res = kernel_matches(rules, lineup, n, base_key(ss), decks=decks, threads=1, hands=hands)
-    assert rules.target is not None
+    engine_mode(engine)
+    res = simulate_chunk(rules, lineup, n, ss, matches=True, decks=decks, hands=hands)
+    assert isinstance(res, MatchResults) and rules.target is not None
     if ((res.deals >= k) & (res.totals.max(axis=1) < rules.target)).any():  # stopped for want of decks
-        raise simulator.SimulationError(f"given decks hold {k} deals per match; a match needs more")
+        raise SimulationError(f"given decks hold {k} deals per match; a match needs more")
     return res
 
 
@@ -160,7 +157,7 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                     capped += int((dres.end == END_CAPPED).sum())
                     deals += n
             break
-        except simulator.SimulationError as exc:
+        except SimulationError as exc:
             if not matches or "deals per match" not in str(exc) or K >= MAX_DEALS:
                 raise
             K = min(2 * K, MAX_DEALS)

@@ -49,7 +49,7 @@ from analyzer.core.rules import RuleSet
 from analyzer.engine.match import arrange_deck, first_dealer
 from analyzer.execution import lineup as lineups
 from analyzer.execution.cores import cores
-from analyzer.execution.executor import decks_engine, engine_mode, play_decks, run_seeding, run_tasks
+from analyzer.execution.executor import decks_engine, engine_mode, play_decks, run_tasks
 from analyzer.execution.experiment import Experiment, ExperimentError, fill_spec
 from analyzer.execution.progress import RunProgress
 from analyzer.execution.runs.folder import RunFolder
@@ -78,7 +78,7 @@ FloatArray = NDArray[np.float64]
 def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int, engine: str = "auto"
                      ) -> list[FloatArray]:
     """Chunk ``c``: ``n`` decks through every table; per table, (n, players) win shares by position (``engine``: the
-    run's engine mode, fixed in the parent: :func:`~analyzer.execution.executor.run_seeding`)."""
+    run's engine mode, checked in the parent: every mode plays on the kernel)."""
     deck_ss, sim_ss = chunk_seed(seed, "tournament", content_text(rules, [], "deal"), c).spawn(2)
     decks = shuffled_decks(rules.deck_size, n, np.random.default_rng(deck_ss))
     entrants = lineups.build(list(design.entrants), get_strategy)  # one object per distinct spec
@@ -89,8 +89,7 @@ def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int, 
         if table.hands not in dealt:  # canonical hands to other players: the deck rearranged (first dealer, G10a)
             dealt[table.hands] = arrange_deck(decks, first_dealer(rules.players), table.hands,
                                               players=rules.players, hand_size=rules.hand_size)
-        res = play_decks(rules, [entrants[e] for e in table.seats], dealt[table.hands], sim_ss, engine=engine,
-                         seeding=run_seeding(engine))
+        res = play_decks(rules, [entrants[e] for e in table.seats], dealt[table.hands], sim_ss, engine=engine)
         wins.append((res.winner[:, None] == seats).astype(np.float64))
     return wins
 
@@ -167,7 +166,7 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
     ``seq_chunk`` decks until the rule stops, ``n`` decks at most); the JSON-ready summary.
 
     ``cache``: finished chunks to reuse and to keep (a resumable experiment, :class:`StoredChunks`); ``engine``:
-    the engine mode (:func:`~analyzer.execution.executor.run_seeding`).
+    the engine mode (:func:`~analyzer.execution.executor.engine_mode`).
     """
     lineups.build(list(design.entrants), get_strategy)  # an unknown strategy fails before any work
     t0 = time.perf_counter()
@@ -308,8 +307,8 @@ def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design
     """Hash of everything that sets a tournament chunk's content, and the record it hashes.
 
     Neither the deal count nor the ``until_ci`` target is in it (a chunk depends on neither: raising ``deals``
-    or tightening the target reuses finished chunks).  A forced engine (``engine``, not ``auto``) plays on other
-    streams: the record says so (the ``auto`` record is the one stored runs were made with).
+    or tightening the target reuses finished chunks).  ``engine``: the mode asked for (every mode plays on the
+    kernel; the engines the record names follow from the line-ups).
     """
     plugins: dict[str, str] = {}
     tournaments = []
@@ -328,8 +327,7 @@ def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design
     record = {"kind": "tournaments", "format": CHUNK_FORMAT, "layout": "per-deck win shares v1",
               "version": __version__, "seed": exp.seed, "seeding": "tournament-v1", "plugins": plugins,
               "chunk_decks": chunk, "tournaments": tournaments}
-    if engine != "auto":
-        record["seeding"] = f"tournament-v1 {run_seeding(engine)}"
+    record["seeding"] = "tournament-v1 base"  # the decks' play keyed as every command's (analyzer.core.streams)
     canon = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canon.encode()).hexdigest(), record
 

@@ -229,8 +229,7 @@ def hero_objective(rules: RuleSet, strategy: str, names: Sequence[str], *, refer
         ss = np.random.SeedSequence(seed, spawn_key=(int(indices[0]) if len(indices) else 0, len(indices)))
         score = np.zeros(len(indices))
         for p, line in lines:
-            res = play_decks(rules, [cand if s is None else s for s in line], decks, ss, engine="auto",
-                             seeding="table")
+            res = play_decks(rules, [cand if s is None else s for s in line], decks, ss)
             score += (res.winner == p) / rules.players
         return score - 1.0 / rules.players
 

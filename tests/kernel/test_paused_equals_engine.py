@@ -1,10 +1,11 @@
-"""The batch simulator plays exactly the rules engine's game.
+"""The kernel paused at Python strategies' decisions plays exactly the rules engine's game.
 
-Deterministic strategies, the same deck orders (at least 2,000 deals of every
-variant, seeded by configuration): the engine (simple path,
-``choose``) and the simulator (fast path, ``choose_batch``) must give identical
-results deal by deal, every field.  Random strategies: seat win rates agree
-within their intervals.
+Deterministic built-ins seen as a user's Python strategies (:class:`~analyzer.execution.benchmark.PythonForm`:
+``choose_batch`` and ``choose``, no compiled form), the same deck orders (at least 2,000 deals of every variant,
+seeded by configuration): the engine (simple path, ``choose``) and the paused kernel (fast path,
+``choose_batch``) must give identical results deal by deal, every field, in deals and in matches; the simple
+path's adapter plays what the fast path plays.  The compiled kernel alone is held to the engine in
+tests/kernel/test_kernel_equals_engine.py (the same configurations and more).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import pytest
 from analyzer.core.cards import shuffled_decks
 from analyzer.core.rules import make_rules
 from analyzer.engine.deal import Deal, play_deal, play_match
-from analyzer.sim.simulator import simulate_deals, simulate_matches
-from analyzer.stats.intervals import wilson
+from analyzer.execution.benchmark import PythonForm, SimpleOnly
+from analyzer.execution.executor import simulate_deals, simulate_matches
+from analyzer.kernel.serve import not_compiled
 from strategies import get_strategy
 
 CONFIGS: list[tuple[str, int, dict[str, Any]]] = [
@@ -45,9 +47,9 @@ CONFIGS: list[tuple[str, int, dict[str, Any]]] = [
 IDS = [f"{v}-{p}-{'-'.join(f'{k}={x}' for k, x in o.items()) or 'default'}" for v, p, o in CONFIGS]
 
 #: configurations whose deals run to the turn cap (2,000 turns) all the time (forget_rate=1.0: the call is always
-#: forgotten, CZ8) or now and then (SV4's draw-until-play, svinya's cycles): fewer deals, each a lock-step of
-#: the checked simulator per turn (37 deals of czech's forget_rate=1.0 are 74,000 turns, more than any other
-#: configuration of czech plays); the variant's other configurations make up its 2,000 deals
+#: forgotten, CZ8) or now and then (SV4's draw-until-play, svinya's cycles): fewer deals, each a pause of the
+#: kernel per decision (37 deals of czech's forget_rate=1.0 are 74,000 turns, more than any other configuration of
+#: czech plays); the variant's other configurations make up its 2,000 deals
 LONG_DEALS = {"czech-4-starter_effects=True-sevens=True-last_card_call=True-forget_rate=1.0": 37,
               "czech-2-no_card=draw_until_play-serve_last_effect=True-sevens=True": 150,
               "svinya-2-default": 200}
@@ -78,14 +80,23 @@ def engine_outcome(rules, deck, strats):
 
 
 def engine_by_position(rules, deck, strats, out=None) -> dict:
-    """Play one deal in the engine and express it the simulator's way (by position)."""
+    """Play one deal in the engine and express it by position (as the kernel's results are)."""
     out = out if out is not None else engine_outcome(rules, deck, strats)
     return out.by_position()
 
 
+
+
+def python_forms(strats: list[Any]) -> list[Any]:
+    """The built-ins as Python strategies: the kernel pauses at every one of their decisions."""
+    out = [PythonForm(s) for s in strats]
+    assert not_compiled(out) is not None
+    return out
+
+
 @pytest.mark.parametrize("variant,players,overrides,n", [(*c, DEALS_PER_CONFIG[i]) for c, i in zip(CONFIGS, IDS)],
                          ids=IDS)
-def test_simulator_equals_engine_deal_by_deal(variant, players, overrides, n):
+def test_the_paused_kernel_equals_the_engine_deal_by_deal(variant, players, overrides, n):
     rules = make_rules(variant, players, overrides)
     # a seed fixed by the configuration (str hashes change with every interpreter run)
     rng = np.random.default_rng(zlib.crc32(f"{variant}-{players}-{sorted(overrides.items())}".encode()))
@@ -93,10 +104,10 @@ def test_simulator_equals_engine_deal_by_deal(variant, players, overrides, n):
     # a different mix of deterministic strategies at the positions in each config
     start = rng.integers(len(LINEUPS))
     strats = [get_strategy(LINEUPS[(start + p) % len(LINEUPS)]) for p in range(players)]
-    res = simulate_deals(rules, strats, n, decks=decks, check=True, slots=37)
+    res = simulate_deals(rules, python_forms(strats), n, decks=decks, check=True)
     outs = [engine_outcome(rules, decks[i].tolist(), strats) for i in range(n)]
     mismatches = [i for i in range(n) if res.row(i) != engine_by_position(rules, None, strats, outs[i])]
-    assert not mismatches, f"deal {mismatches[0]}: sim {res.row(mismatches[0])} != engine " \
+    assert not mismatches, f"deal {mismatches[0]}: kernel {res.row(mismatches[0])} != engine " \
                            f"{engine_by_position(rules, None, strats, outs[mismatches[0]])}"
     # the wilds each position was dealt (G4, PR2), deal by deal
     dealt = np.array([[o.wilds_dealt[(q + 1) % players] for q in range(players)] for o in outs])
@@ -107,14 +118,14 @@ def test_simulator_equals_engine_deal_by_deal(variant, players, overrides, n):
     ("czech", 3, {"target": 150}), ("svinya", 2, {}), ("prague", 3, {"target": 200}),
     ("czech", 4, {"target": 100, "wild_rule": "off"}), ("prague", 4, {"target": 150, "wild_rule": "match"}),
 ])
-def test_match_play_equals_engine(variant, players, overrides):
-    """G11, CZ2, CZ7, PR7, SV2, SV7 on the simulator and in the engine's match driver."""
+def test_paused_match_play_equals_the_engines_match_driver(variant, players, overrides):
+    """G11, CZ2, CZ7, PR7, SV2, SV7 on the paused kernel and in the engine's match driver."""
     rules = make_rules(variant, players, overrides)
     rng = np.random.default_rng(5)
     m, k = 60, 120
     decks = shuffled_decks(rules.deck_size, m * k, rng).reshape(m, k, -1)
     strats = [get_strategy(LINEUPS[p % 3]) for p in range(players)]
-    res = simulate_matches(rules, strats, m, decks=decks, slots=7)
+    res = simulate_matches(rules, python_forms(strats), m, decks=decks)
     for i in range(m):
         it = iter(decks[i].tolist())
         out = play_match(rules, strats, np.random.default_rng(0), lambda it=it: next(it))
@@ -127,80 +138,22 @@ def test_match_play_equals_engine(variant, players, overrides):
         assert res.wilds_dealt[i].tolist() == out.wilds_dealt  # in the last deal, by player
 
 
-@pytest.mark.parametrize("variant,players", [("czech", 4), ("prague", 3), ("svinya", 2)])
-def test_random_play_win_rates_agree_with_engine(variant, players):
-    """Random strategies: seat win rates of simulator and engine agree within 99.9% intervals."""
-    rules = make_rules(variant, players)
-    strats = [get_strategy("random")] * players
-    n_eng = 1500
-    rng = np.random.default_rng(11)
-    decks = shuffled_decks(rules.deck_size, n_eng, rng)
-    wins = np.zeros(players)
-    for i in range(n_eng):
-        out = play_deal(Deal.from_deck(rules, decks[i].tolist(), rng=rng),
-                        [strats[0]] * players, rng)
-        if out.winner is not None:
-            wins[(out.winner - 1) % players] += 1
-    res = simulate_deals(rules, strats, 40_000, seed=3)
-    sim_rate = np.bincount(res.winner[res.winner >= 0], minlength=players) / len(res)
-    r = wilson(wins, n_eng, z=3.29)
-    assert np.all((sim_rate >= r.lo) & (sim_rate <= r.hi)), (sim_rate, r)
-
-
-def test_simulator_is_reproducible_from_seed():
-    rules = make_rules("czech", 4, {"sevens": True})
-    strats = [get_strategy("random")] * 4
-    a = simulate_deals(rules, strats, 3000, seed=42)
-    b = simulate_deals(rules, strats, 3000, seed=42)
-    c = simulate_deals(rules, strats, 3000, seed=43)
-    assert all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("points", "winner", "turns"))
-    assert not np.array_equal(a.turns, c.turns)
-
-
-def test_finished_deals_stay_finished_while_others_play_on():
-    """Slots refill: many more deals than slots, each deal's result written once and complete."""
-    rules = make_rules("prague", 4)
-    res = simulate_deals(rules, [get_strategy("greedy")] * 4, 500, seed=1, slots=16, check=True)
-    assert (res.turns > 0).all()
-    assert ((res.end == 0) == (res.went_out >= 0)).all()
-    assert (res.points[np.arange(500), np.maximum(res.went_out, 0)][res.went_out >= 0] == 0).all()
-
-
-def test_same_seed_deals_same_cards_whatever_the_slots_or_lineup():
-    """Decks come from their own stream: deal j's cards depend on the seed and j alone.
-
-    A deterministic line-up therefore gives identical deals for any slot count, and a
-    random line-up (which draws from the play stream) does not disturb the decks.
-    """
-    rules = make_rules("czech", 4)
-    greedy = [get_strategy("greedy")] * 4
-    a = simulate_deals(rules, greedy, 2000, seed=9, slots=64)
-    b = simulate_deals(rules, greedy, 2000, seed=9, slots=300)
-    assert np.array_equal(a.points, b.points) and np.array_equal(a.turns, b.turns)
-    decks = shuffled_decks(rules.deck_size, 2000, np.random.default_rng(
-        np.random.SeedSequence(9, spawn_key=(1,))))
-    c = simulate_deals(rules, greedy, 2000, decks=decks, slots=64)
-    assert np.array_equal(a.points, c.points) and np.array_equal(a.last_card, c.last_card)
-
-
 @pytest.mark.parametrize("variant,players,overrides", [
     ("czech", 4, {"sevens": True}), ("prague", 3, {}), ("svinya", 2, {}),
     ("czech", 7, {"deck_size": 48, "voluntary_draw": True}),
 ])
-def test_simple_path_adapter_equals_fast_path(variant, players, overrides):
-    """The same strategies seen only through ``choose`` (the adapter over the
-    batch) play the same deals as through ``choose_batch``, in deals and in matches."""
-    from analyzer.execution.benchmark import SimpleOnly
-
+def test_the_simple_path_adapter_plays_what_the_fast_path_plays(variant, players, overrides):
+    """The same strategies seen only through ``choose`` (the adapter over the batch) play the same deals as
+    through ``choose_batch``, in deals and in matches."""
     rules = make_rules(variant, players, overrides)
-    fast = [get_strategy(LINEUPS[(p + 2) % len(LINEUPS)]) for p in range(players)]
+    fast = python_forms([get_strategy(LINEUPS[(p + 2) % len(LINEUPS)]) for p in range(players)])
     simple = [SimpleOnly(s) for s in fast]
-    a = simulate_deals(rules, fast, 300, seed=8, slots=64)
-    b = simulate_deals(rules, simple, 300, seed=8, slots=64)
+    a = simulate_deals(rules, fast, 300, seed=8)
+    b = simulate_deals(rules, simple, 300, seed=8)
     assert all(a.row(i) == b.row(i) for i in range(300))
     if rules.target is not None:
-        ma = simulate_matches(rules, fast, 20, seed=9, slots=8)
-        mb = simulate_matches(rules, simple, 20, seed=9, slots=8)
+        ma = simulate_matches(rules, fast, 20, seed=9)
+        mb = simulate_matches(rules, simple, 20, seed=9)
         assert (ma.totals == mb.totals).all() and (ma.deals == mb.deals).all()
 
 

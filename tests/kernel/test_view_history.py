@@ -1,14 +1,15 @@
 """The public history in the strategy views.
 
-* The batch simulator's history (``BatchView.history`` and, on the simple
-  path, ``DecisionView.history``) equals the scalar observer's
+* The paused kernel's history (``BatchView.history`` and, on the simple
+  path, ``DecisionView.history``; analyzer.kernel.history) equals the scalar observer's
   :class:`~analyzer.knowledge.observer.Knowledge` deal by deal at every
   decision -- what each opponent may hold (hence its voids, G6/G7/SV4), the
   cards it is known to hold, the cards seen, the hidden pool, a talon of known
   order (G8), hand sizes -- on line-ups of view-driven players over every
   variant and a spread of options.
-* A view never reveals a hidden card; the history is read-only; line-ups
-  without a history-reading strategy record nothing.
+* A view never reveals a hidden card (what it names as known or seen is public; the inference's soundness
+  against the true hands is the observer's, tests/knowledge/test_knowledge.py, which the history equals); the
+  history is read-only; line-ups without a history-reading strategy record nothing.
 """
 
 from __future__ import annotations
@@ -20,15 +21,15 @@ from numpy.typing import NDArray
 from analyzer.core.bits import SUIT_MASK
 from analyzer.core.cards import DRAW, deck, shuffled_decks
 from analyzer.core.contract import BatchHistory, DecisionView, History
-from analyzer.core.public import PublicRecord, unpack_events
+from analyzer.core.public import unpack_events
 from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet, make_rules
 from analyzer.core.streams import base_key, deal_keys
 from analyzer.engine.deal import Deal, play_deal
+from analyzer.execution.executor import simulate_deals
+from analyzer.kernel.pause import _table as paused_table
 from analyzer.knowledge.observer import Knowledge, cards_in, mask
 from analyzer.knowledge.table import play_observed
-from analyzer.sim.batch import BatchSim
-from analyzer.sim.simulator import simulate_deals
 
 CONFIGS = [
     ("czech", 2, {}), ("czech", 4, {}), ("czech", 3, {"sevens": True, "seven_chain": "accumulate"}),
@@ -102,14 +103,14 @@ def _lineup(players: int, rng: np.random.Generator) -> list[object | None]:
 
 
 def compare_deal(rules: RuleSet, deck_order: NDArray[np.int8], seed: int, inner: list[object | None]) -> list[list]:
-    """Play one deal on the batch simulator and on the table runner (same deck, same deal stream);
-    assert the two agree at every decision; return the simulator's views' summaries by position."""
+    """Play one deal on the paused kernel and on the table runner (same deck, same deal stream);
+    assert the two agree at every decision; return the kernel's views' summaries by position."""
     players = rules.players
     sim_logs: list[list] = [[] for _ in range(players)]
     tab_logs: list[list] = [[] for _ in range(players)]
     simulate_deals(rules, [SimProbe(sim_logs[q], inner[q]) for q in range(players)], 1, seed,
                    decks=deck_order[None, :])
-    # the engine deals the same deck with the simulator's stream key for deal 0 of this seed (shuffles, CZ8 calls)
+    # the engine deals the same deck with the kernel's stream key for deal 0 of this seed (shuffles, CZ8 calls)
     key = int(deal_keys(base_key(np.random.SeedSequence(seed)), np.array([0]), np.array([0]))[0])
     deal = Deal.from_deck(rules, [int(c) for c in deck_order], stream_key=key)
     play_observed(deal, [TableProbe(tab_logs[(s - 1) % players], inner[(s - 1) % players]) for s in range(players)],
@@ -211,33 +212,23 @@ def test_the_turn_and_the_turnovers_are_what_the_event_log_says(variant: str, pl
 @pytest.mark.parametrize("options", [{}, {"voluntary_draw": True}, {"no_card": "draw_until_play"},
                                      {"reshuffle": "shuffle"}])
 def test_a_view_never_reveals_a_hidden_card(options: dict) -> None:
-    """Everything a history names as known, seen or in a known talon is public: never an unseen card of
-    another hand or the talon's; what it says an opponent cannot hold, the opponent indeed does not hold
-    (the inference is sound)."""
+    """Everything a history names as seen or in a known talon is public, and nothing it calls hidden is in the
+    player's own hand; what it says an opponent holds or cannot hold is the observer's inference
+    (tests/knowledge/test_knowledge.py holds it to the true hands; the equality above holds the kernel to it)."""
     rules = make_rules("czech", 2, options)
     checked = 0
 
     class Spy:
         name, uses_history = "spy", True
 
-        def __init__(self) -> None:
-            self.sim: BatchSim | None = None
-
         def choose_batch(self, view, rng):
             nonlocal checked
-            sim = self.sim
-            assert sim is not None
             h = view.history
-            assert len(view.seat) == 1  # one slot: the view's row is the simulator's row 0
             for i in range(len(view.seat)):
-                r = 0
-                assert int(sim.hands[r, sim.cur[r]]) == int(view.hand[i]) or sim.phase[r] == 4
-                opp = (int(view.seat[i]) + 1) % 2
-                opp_hand = int(sim.hands[r, opp])
-                assert int(h.cannot_hold[i, 1]) & opp_hand == 0, "cannot_hold names a card the opponent holds"
-                assert int(h.known[i, 1]) & ~opp_hand == 0
                 assert int(h.hidden[i]) & int(view.hand[i]) == 0
+                assert int(h.may_hold[i, 0]) == int(view.hand[i]), "a player may hold exactly its own hand"
                 assert int(h.seen[i]) == int(view.played[i])
+                assert int(h.cannot_hold[i, 1]) & int(h.known[i, 1]) == 0, "an opponent cannot hold a card it holds"
                 talon = [c for c in h.talon[i].tolist() if c >= 0]
                 assert all(int(h.seen[i]) >> c & 1 for c in talon), "a known talon holds only cards seen"
                 checked += 1
@@ -246,11 +237,7 @@ def test_a_view_never_reveals_a_hidden_card(options: dict) -> None:
         def choose(self, view, rng):
             raise AssertionError
 
-    spy = Spy()
-    ss = np.random.SeedSequence(4)
-    sim = BatchSim(rules, [spy, spy], slots=1, rng=np.random.default_rng(ss))
-    spy.sim = sim
-    sim.run(60, None)
+    simulate_deals(rules, [Spy(), Spy()], 60, 4)
     assert checked > 200
 
 
@@ -295,12 +282,11 @@ def test_the_history_is_read_only() -> None:
 
 
 def test_lineups_without_history_readers_record_nothing() -> None:
-    """Neither engine records for a line-up without a history reader, nor shows the history to a player
-    that does not read it; the rules engine refuses a reader on a deal that does not record."""
+    """Neither the kernel nor the rules engine records for a line-up without a history reader, nor shows the
+    history to a player that does not read it; the rules engine refuses a reader on a deal that does not record."""
     rules = make_rules("czech", 4, {})
     plain = [get_strategy(s) for s in ("weighted", "random", "greedy", "weighted")]
-    sim = BatchSim(rules, plain, slots=16, rng=np.random.default_rng(0))
-    assert sim.public is None
+    assert not paused_table(rules, plain)[4]  # the kernel's event log off
     views: list = []
 
     class Reader:
@@ -314,8 +300,7 @@ def test_lineups_without_history_readers_record_nothing() -> None:
     assert views and all(h is None for h in views)
     reader = Reader()
     reader.uses_history = True  # type: ignore[attr-defined]
-    sim = BatchSim(rules, [reader, *plain[1:]], slots=16, rng=np.random.default_rng(0))
-    assert isinstance(sim.public, PublicRecord)
+    assert paused_table(rules, [reader, *plain[1:]])[4]  # on for a line-up with a reader
     # the rules engine's play loop (engine.deal.play_deal)
     order = shuffled_decks(rules.deck_size, 1, np.random.default_rng(0))[0].tolist()
     assert Deal.from_deck(rules, order).public is None
