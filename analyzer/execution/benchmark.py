@@ -135,18 +135,15 @@ def _turns(tables: dict[str, Any]) -> float:
 
 
 def executor_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[Row]:
-    """The case through the executor on each engine, on one core and on all (same job, same seeds)."""
-    rows = []
+    """The case through the executor, on one core and on all (same job, same seeds)."""
     cores = os.cpu_count() or 1
     chunk = max(1, min(CHUNK, n // cores))
     warm = min(n, 20_000)
-    for engine in ("compiled",):
-        # warm-up (the worker pool, caches): a chunk per core, so the pool starts here, not in the timed run
-        play(rules, specs, warm, seed=99, jobs=-1, chunk=max(1, min(10_000, warm // cores)), engine=engine)
-        tables, t1 = play(rules, specs, n, seed=1, jobs=1, chunk=chunk, engine=engine)
-        _, tn = play(rules, specs, n, seed=1, jobs=-1, chunk=chunk, engine=engine)
-        rows.append(_row(case, engine, n, t1, tn, _turns(tables)))
-    return rows
+    # warm-up (the worker pool, caches): a chunk per core, so the pool starts here, not in the timed run
+    play(rules, specs, warm, seed=99, jobs=-1, chunk=max(1, min(10_000, warm // cores)), engine="compiled")
+    tables, t1 = play(rules, specs, n, seed=1, jobs=1, chunk=chunk, engine="compiled")
+    _, tn = play(rules, specs, n, seed=1, jobs=-1, chunk=chunk, engine="compiled")
+    return [_row(case, "compiled", n, t1, tn, _turns(tables))]
 
 
 #: the match rows play this many times ``n`` matches: 10,000 compiled matches are 0.1 s, a run whose fixed costs
@@ -164,21 +161,19 @@ def match_rows(n: int, repeats: int = REPEATS) -> list[Row]:
     (a one-core run at 36k matches/s where the next ones ran at 142-164k).  ``repeats`` rounds of one core then
     every core: the best and the median of each."""
     rules = make_rules("czech", 4, {"target": 100})
-    rows = []
-    for engine, count in (("compiled", COMPILED_MATCHES * n),):
-        play(rules, ["random"], count, seed=99, jobs=-1, matches=True, engine=engine)  # warm-up, as big as a run
-        one, every = [], []
-        for _ in range(repeats):
-            tables, t1 = play(rules, ["random"], count, seed=1, jobs=1, matches=True, engine=engine)
-            _, tn = play(rules, ["random"], count, seed=1, jobs=-1, matches=True, engine=engine)
-            one.append(t1)
-            every.append(tn)
-        tot = tables["totals"].iloc[0]
-        row = _repeated("czech 4p random matches to 100", engine, count, one, min(every), None)
-        row.unit, row.turns = "matches", float(tot["deals_sum"] / tot["n"])  # deals per match
-        row.all_cores_median = count / float(np.median(every))
-        rows.append(row)
-    return rows
+    count = COMPILED_MATCHES * n
+    play(rules, ["random"], count, seed=99, jobs=-1, matches=True, engine="compiled")  # warm-up, as big as a run
+    one, every = [], []
+    for _ in range(repeats):
+        tables, t1 = play(rules, ["random"], count, seed=1, jobs=1, matches=True, engine="compiled")
+        _, tn = play(rules, ["random"], count, seed=1, jobs=-1, matches=True, engine="compiled")
+        one.append(t1)
+        every.append(tn)
+    tot = tables["totals"].iloc[0]
+    row = _repeated("czech 4p random matches to 100", "compiled", count, one, min(every), None)
+    row.unit, row.turns = "matches", float(tot["deals_sum"] / tot["n"])  # deals per match
+    row.all_cores_median = count / float(np.median(every))
+    return [row]
 
 
 #: the engine of the kernel rows compiled for the case's rules (analyzer.kernel.jit.Specialised)

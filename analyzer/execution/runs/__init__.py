@@ -125,7 +125,7 @@ def play_experiment(
         check: ask the simulator to check invariants (slower; results unchanged).
         simulator: module path of a stand-in simulator (tests; default: the project's engines).
         report: draw the report afterwards (analyzer/report/).
-        engine: the engine mode (``auto``, ``compiled``, ``numpy``; default ``$DURAK_ENGINE`` or auto).
+        engine: the engine mode (``auto`` or its synonym ``compiled``; default ``$DURAK_ENGINE`` or auto).
 
     Raises:
         ExperimentError: a malformed experiment or bad argument (one line), or

@@ -136,9 +136,8 @@ def balance_fingerprint(space: BalanceSpace, simulator: str, engine: str = "auto
                       for seats in tables(0, len(space.opponents), space.players)})
     setting = {k: v for k, v in space.to_dict().items() if k not in ("name", "description", "source")}
     record = {"kind": "balance", "format": CHUNK_FORMAT, "layout": "per-deck integers v2", "version": __version__,
-              "seeding": "balance-v1", "simulator": simulator, "task_pairs": TASK_PAIRS, "engines": engines,
+              "seeding": "balance-v1 base", "simulator": simulator, "task_pairs": TASK_PAIRS, "engines": engines,
               "arms_sha256": arms, **setting}
-    record["seeding"] = "balance-v1 base"  # the decks' play keyed as every command's (analyzer.core.streams)
     canon = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canon.encode()).hexdigest(), record
 

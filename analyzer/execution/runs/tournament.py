@@ -325,9 +325,8 @@ def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design
             "rules": {"variant": rules.variant, "players": rules.players, **rules.options()},
         })
     record = {"kind": "tournaments", "format": CHUNK_FORMAT, "layout": "per-deck win shares v1",
-              "version": __version__, "seed": exp.seed, "seeding": "tournament-v1", "plugins": plugins,
+              "version": __version__, "seed": exp.seed, "seeding": "tournament-v1 base", "plugins": plugins,
               "chunk_decks": chunk, "tournaments": tournaments}
-    record["seeding"] = "tournament-v1 base"  # the decks' play keyed as every command's (analyzer.core.streams)
     canon = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canon.encode()).hexdigest(), record
 
