@@ -102,7 +102,7 @@ def simulate(
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     check_numbers(("--deals", deals), ("--matches", matches), seed=seed, jobs=jobs)
     _commands("sim").simulate(variant=variant, players=players, strategies=strategies, deals=deals, matches=matches, seed=seed,
-                  rule=rule, jobs=jobs, check=check, as_json=as_json, engine=None, quiet=quiet, csv=csv, tsv=tsv,
+                  rule=rule, jobs=jobs, check=check, as_json=as_json, quiet=quiet, csv=csv, tsv=tsv,
                   out=out)
 
 

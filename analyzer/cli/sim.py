@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 def simulate(*, variant: str, players: int | None, strategies: str, deals: int, matches: int | None, seed: int,
-             rule: list[str] | None, jobs: int, check: bool, as_json: bool, engine: str | None,
+             rule: list[str] | None, jobs: int, check: bool, as_json: bool,
              quiet: bool = False, csv: Path | None = None, tsv: bool = False, out: Path | None = None) -> None:
     """Play deals (or matches) of one line-up and print rates with 95% intervals."""
     with user_errors():
@@ -41,20 +41,19 @@ def simulate(*, variant: str, players: int | None, strategies: str, deals: int, 
             get_strategy(s)
         n = matches or deals
         cell = single_cell(rules, specs, unit="match" if matches else "deal", n=n)
-        used = executor.cell_engines([cell], engine=engine)[0]
+        used = executor.cell_engines([cell])[0]
         stored: dict = {}
         if out is None and not play.keeps_chunks(cell):
             with progress(n, "matches" if matches else "deals", "simulate", quiet) as bar:
                 t0 = time.perf_counter()  # the executor straight away: six calls of ours from the command to a kernel
                 tables = play.cell_tables(executor.simulate_cells(
-                    [cell], seed=seed, jobs=jobs, check=check, engine=engine, columns=True,
+                    [cell], seed=seed, jobs=jobs, check=check, columns=True,
                     on_chunk=lambda _cell, units: bar.advance(units)), cell.index)
                 elapsed = time.perf_counter() - t0
         else:
             from analyzer.execution import kept  # here: the cells run kind and its chunk store, for a run that keeps chunks
 
-            tables, elapsed, stored = kept.play_kept(cell, seed, out, jobs=jobs, check=check, engine=engine,
-                                                     quiet=quiet)
+            tables, elapsed, stored = kept.play_kept(cell, seed, out, jobs=jobs, check=check, quiet=quiet)
         if csv is not None:
             from analyzer import api  # here: the table of --csv only; the API loads the run kinds
 

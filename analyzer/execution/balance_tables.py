@@ -51,13 +51,13 @@ def tables(strong: int, opponents: int, players: int) -> list[tuple[int, ...]]:
 
 
 def play_chunk(rules: RuleSet, entrants: Sequence[object], decks: NDArray[np.int8], sim_ss: np.random.SeedSequence,
-               simulator: str, engine: str = "auto") -> Columns:
+               simulator: str) -> Columns:
     """One arm's per-deck integers (:data:`analyzer.stats.balance.RAW`, ``hero{j}``, ``herodec{j}``) on ``decks``."""
     n, p = len(decks), rules.players
     k = len(entrants) - 1
     cols: Columns = {}
     for t, seats in enumerate(tables(0, k, p)):
-        res = _play(rules, [entrants[e] for e in seats], decks, sim_ss, simulator, engine)
+        res = _play(rules, [entrants[e] for e in seats], decks, sim_ss, simulator)
         decided = (res.end != END_CAPPED) & (res.winner >= 0)
         if t == 0:
             cols["winner"] = np.where(decided, res.winner, -1).astype(np.int8)
@@ -77,15 +77,15 @@ def play_chunk(rules: RuleSet, entrants: Sequence[object], decks: NDArray[np.int
 
 
 def _play(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8], sim_ss: np.random.SeedSequence,
-          simulator: str, engine: str) -> Any:
+          simulator: str) -> Any:
     if simulator == DEFAULT_SIMULATOR:
-        return play_decks(rules, lineup, decks, sim_ss, engine=engine)
+        return play_decks(rules, lineup, decks, sim_ss)
     # a stand-in simulator (tests), called as the numpy one is
     return import_simulator(simulator).simulate_deals(rules, list(lineup), len(decks), sim_ss, decks=decks)
 
 
 def play_card(rules: RuleSet, strong: object, trace: object | None, decks: NDArray[np.int8],
-              sim_ss: np.random.SeedSequence, simulator: str, engine: str = "auto") -> Columns:
+              sim_ss: np.random.SeedSequence, simulator: str) -> Columns:
     """A finalist's report-card integers (:data:`analyzer.stats.balance.CARD`) on ``decks``: the trace player in
     each seat against ``players - 1`` strong players, and the fair table's decisions with a real choice, counted
     on the readable engine (the stand-in simulators of the tests play no cards: none counted)."""
@@ -93,7 +93,7 @@ def play_card(rules: RuleSet, strong: object, trace: object | None, decks: NDArr
     cols: Columns = {c: np.zeros(n, np.int16) for c in bal.CARD}
     if trace is not None:
         for seat in range(p):
-            res = _play(rules, [trace if s == seat else strong for s in range(p)], decks, sim_ss, simulator, engine)
+            res = _play(rules, [trace if s == seat else strong for s in range(p)], decks, sim_ss, simulator)
             cols["trace"] += (res.winner == seat).astype(np.int16)
             cols["tracedec"] += ((res.end != END_CAPPED) & (res.winner >= 0)).astype(np.int16)
     if simulator == DEFAULT_SIMULATOR:
@@ -104,7 +104,7 @@ def play_card(rules: RuleSet, strong: object, trace: object | None, decks: NDArr
 
 
 def balance_job(task: int, pairs: Sequence[tuple[int, int]], rules: dict[int, RuleSet], specs: Sequence[str], seed: int,
-         chunk: int, simulator: str, card: str | None = None, engine: str = "auto") -> tuple[int, list[Columns]]:
+         chunk: int, simulator: str, card: str | None = None) -> tuple[int, list[Columns]]:
     """Worker entry: every (arm, chunk) pair of one task; decks made once per deck size and chunk.  ``card``: play
     the report card instead (``specs[0]`` the strong player, ``card`` the trace player or "")."""
     resolve = strategy_resolver(simulator)
@@ -119,7 +119,7 @@ def balance_job(task: int, pairs: Sequence[tuple[int, int]], rules: dict[int, Ru
             deck_ss, sim_ss = chunk_streams(seed, r, c)
             decks[key] = (shuffled_decks(r.deck_size, chunk, np.random.default_rng(deck_ss)), sim_ss)
         if card is None:
-            out.append(play_chunk(r, entrants, *decks[key], simulator, engine))
+            out.append(play_chunk(r, entrants, *decks[key], simulator))
         else:
-            out.append(play_card(r, entrants[0], trace, *decks[key], simulator, engine))
+            out.append(play_card(r, entrants[0], trace, *decks[key], simulator))
     return task, out

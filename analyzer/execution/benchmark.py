@@ -140,9 +140,9 @@ def executor_rows(case: str, rules: RuleSet, specs: list[str], n: int) -> list[R
     chunk = max(1, min(CHUNK, n // cores))
     warm = min(n, 20_000)
     # warm-up (the worker pool, caches): a chunk per core, so the pool starts here, not in the timed run
-    play(rules, specs, warm, seed=99, jobs=-1, chunk=max(1, min(10_000, warm // cores)), engine="compiled")
-    tables, t1 = play(rules, specs, n, seed=1, jobs=1, chunk=chunk, engine="compiled")
-    _, tn = play(rules, specs, n, seed=1, jobs=-1, chunk=chunk, engine="compiled")
+    play(rules, specs, warm, seed=99, jobs=-1, chunk=max(1, min(10_000, warm // cores)))
+    tables, t1 = play(rules, specs, n, seed=1, jobs=1, chunk=chunk)
+    _, tn = play(rules, specs, n, seed=1, jobs=-1, chunk=chunk)
     return [_row(case, "compiled", n, t1, tn, _turns(tables))]
 
 
@@ -162,11 +162,11 @@ def match_rows(n: int, repeats: int = REPEATS) -> list[Row]:
     every core: the best and the median of each."""
     rules = make_rules("czech", 4, {"target": 100})
     count = COMPILED_MATCHES * n
-    play(rules, ["random"], count, seed=99, jobs=-1, matches=True, engine="compiled")  # warm-up, as big as a run
+    play(rules, ["random"], count, seed=99, jobs=-1, matches=True)  # warm-up, as big as a run
     one, every = [], []
     for _ in range(repeats):
-        tables, t1 = play(rules, ["random"], count, seed=1, jobs=1, matches=True, engine="compiled")
-        _, tn = play(rules, ["random"], count, seed=1, jobs=-1, matches=True, engine="compiled")
+        tables, t1 = play(rules, ["random"], count, seed=1, jobs=1, matches=True)
+        _, tn = play(rules, ["random"], count, seed=1, jobs=-1, matches=True)
         one.append(t1)
         every.append(tn)
     tot = tables["totals"].iloc[0]

@@ -142,39 +142,36 @@ def strategy_resolver(simulator: str | None = None) -> Callable[[str], Any]:
 # --------------------------------------------------------------------------- engines
 
 
-def engine_mode(engine: str | None = None) -> str:
-    """The engine asked for: the argument, else $DURAK_ENGINE, else ``auto``."""
-    mode = engine or os.environ.get(ENGINE_ENV) or "auto"
+def engine_mode() -> str:
+    """The engine mode a run records: ``$DURAK_ENGINE`` checked (``auto``, or its synonym ``compiled``), else ``auto``.
+    Every mode plays on the kernel; a run's entry asks it once, in the parent (a reused worker holds the
+    environment of the run that started it)."""
+    mode = os.environ.get(ENGINE_ENV) or "auto"
     if mode == "numpy":
         raise ExperimentError("engine: the numpy simulator is retired; every line-up plays on the compiled kernel"
-                              + ("" if engine else f" (unset ${ENGINE_ENV})"))
+                              f" (unset ${ENGINE_ENV})")
     if mode not in ENGINES:
-        raise ExperimentError(f"engine: must be one of {', '.join(ENGINES)}, got {mode!r}"
-                              + ("" if engine else f" (from ${ENGINE_ENV})"))
+        raise ExperimentError(f"engine: must be one of {', '.join(ENGINES)}, got {mode!r} (from ${ENGINE_ENV})")
     return mode
 
 
-def choose_engine(strategies: Sequence[object], *, engine: str | None = None, simulator: str | None = None,
-                  unit: str = "deal") -> str:
+def choose_engine(strategies: Sequence[object], *, simulator: str | None = None, unit: str = "deal") -> str:
     """``compiled`` or ``compiled+python`` for a line-up playing ``unit``s (see the module notes); ``numpy``
-    names a stand-in simulator (``simulator``), called with the functions of the numpy simulator it replaced.
-    ``engine`` is checked (:func:`engine_mode`); every mode plays on the kernel."""
-    engine_mode(engine)
+    names a stand-in simulator (``simulator``), called with the functions of the numpy simulator it replaced."""
     if simulator_path(simulator) != DEFAULT_SIMULATOR:
         return "numpy"
     return "compiled" if serve.not_compiled(strategies) is None else "compiled+python"
 
 
-def decks_engine(strategies: Sequence[object], *, engine: str | None = None) -> str:
+def decks_engine(strategies: Sequence[object]) -> str:
     """The engine :func:`play_decks` plays a line-up on (``table``, ``compiled``, ``compiled+python``; run
     fingerprints record it: engines draw differently)."""
     if needs_table(strategies):
         return "table"
-    return choose_engine(strategies, engine=engine)
+    return choose_engine(strategies)
 
 
-def play_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArray[np.integer], ss: SeedSequence, *,
-               engine: str | None = None) -> DealResults:
+def play_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArray[np.integer], ss: SeedSequence) -> DealResults:
     """The one way to play deals on given decks (line-up by position), for every command and API call.
 
     The engine is :func:`decks_engine`'s: players who remember only through ``choose_known`` on the engine's
@@ -182,7 +179,7 @@ def play_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArray[np.i
     streams keyed by :func:`~analyzer.core.streams.base_key` of ``ss``, so a deterministic line-up gives the
     same deals whether its strategies are built-ins or Python, and every command the same numbers.
     """
-    mode = decks_engine(strategies, engine=engine)
+    mode = decks_engine(strategies)
     if mode == "table":
         return simulate_observed(rules, list(strategies), np.asarray(decks), ss)
     key = base_key(ss)
@@ -193,10 +190,10 @@ def play_decks(rules: RuleSet, strategies: Sequence[object], decks: NDArray[np.i
     return out
 
 
-def cell_engines(cells: Iterable[Cell], *, engine: str | None = None, simulator: str | None = None) -> list[str]:
+def cell_engines(cells: Iterable[Cell], *, simulator: str | None = None) -> list[str]:
     """The engine of each cell (a run's manifest records them)."""
     resolve = strategy_resolver(simulator)
-    return [choose_engine(lineups.build(c.lineup, resolve), engine=engine, simulator=simulator, unit=c.unit)
+    return [choose_engine(lineups.build(c.lineup, resolve), simulator=simulator, unit=c.unit)
             for c in cells]
 
 
@@ -253,15 +250,14 @@ def cell_seed(seed: int, cell: Cell, chunk: int) -> SeedSequence:
 
 
 def run_chunk(cell: Cell, chunk_index: int, n: int, seed: SeedSequence, check: bool, *,
-              simulator: str | None = None, engine: str | None = None, threads: int = 1) -> ChunkSums:
+              simulator: str | None = None, threads: int = 1) -> ChunkSums:
     """Simulate ``n`` deals (or matches) of one cell from the chunk's seed and return their sums (tables:
     ``.tables()``): :func:`cell_job` with the SeedSequence given."""
-    return cell_job(cell, chunk_index, n, 0, check, simulator_path(simulator), engine_mode(engine), threads,
-                    ss=seed)[3]
+    return cell_job(cell, chunk_index, n, 0, check, simulator_path(simulator), threads, ss=seed)[3]
 
 
-def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str, engine: str = "auto",
-             threads: int = 1, *, ss: SeedSequence | None = None) -> tuple[int, int, int, ChunkSums]:
+def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str, threads: int = 1, *,
+             ss: SeedSequence | None = None) -> tuple[int, int, int, ChunkSums]:
     """Chunk ``k`` of ``cell``, ``n`` deals (or matches) from the run's ``seed`` (:func:`cell_seed`; ``ss``: that
     seed given), and its identity (results arrive unordered): (cell index, k, n, sums).  The worker entry, and
     the one frame between the executor's loop and an engine: ``durak simulate`` reaches the kernel in six calls.
@@ -287,7 +283,7 @@ def cell_job(cell: Cell, k: int, n: int, seed: int, check: bool, simulator: str,
     if needs_table(strategies):  # a plugin that remembers only through choose_known; tracker and pimc read the views
         res = (simulate_known(rules, strategies, n, ss, cell.unit) if decks is None
                else simulate_observed(rules, strategies, decks, child_seed(ss, 1)))
-    elif choose_engine(strategies, engine=engine, simulator=simulator, unit=cell.unit) != "numpy":
+    elif choose_engine(strategies, simulator=simulator, unit=cell.unit) != "numpy":
         res = serve.simulate_chunk(rules, strategies, n, ss, matches=cell.unit == "match", threads=threads,
                                    check=check, where=where, specialise=cell_specialise(cell, strategies), decks=decks)
     else:
@@ -361,14 +357,13 @@ def _run_parallel(fn: Callable[..., R], calls: Sequence[tuple[Any, ...]], *, job
     yield from dask_results(fn, calls, jobs=jobs, scheduler=scheduler)
 
 
-#: one chunk's call of :func:`cell_job`: (cell, chunk index, size, seed, check, simulator, engine mode)
-ChunkCall = tuple[Cell, int, int, int, bool, str, str]
+#: one chunk's call of :func:`cell_job`: (cell, chunk index, size, seed, check, simulator)
+ChunkCall = tuple[Cell, int, int, int, bool, str]
 
 
 def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check: bool = False,
                     simulator: str | None = None, jobs: int = 1, backend: str = "loky",
-                    scheduler: str | None = None, engine: str | None = None
-                    ) -> Iterator[tuple[int, int, int, ChunkSums]]:
+                    scheduler: str | None = None) -> Iterator[tuple[int, int, int, ChunkSums]]:
     """Run (cell, chunk index, size) tasks: an iterator of (cell index, chunk, size, sums) as they finish.
 
     On loky, compiled chunks run here on ``jobs`` threads (:func:`_run_threaded`),
@@ -376,12 +371,12 @@ def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check:
     Nothing runs until the iterator is read; dropping it (or closing a threaded one) cancels queued chunks.
     """
     sim = simulator_path(simulator)
-    mode = engine_mode(engine)
-    calls = [(cell, k, n, seed, check, sim, mode) for cell, k, n in tasks]
+    engine_mode()  # $DURAK_ENGINE checked here, in the parent
+    calls = [(cell, k, n, seed, check, sim) for cell, k, n in tasks]
     here: list[ChunkCall] = []
     if backend == "loky":
         cells = list({c.index: c for c, _, _ in tasks}.values())
-        engines = dict(zip([c.index for c in cells], cell_engines(cells, engine=mode, simulator=sim)))
+        engines = dict(zip([c.index for c in cells], cell_engines(cells, simulator=sim)))
         here = [c for c in calls if engines[c[0].index] == "compiled"]
         calls = [c for c in calls if engines[c[0].index] != "compiled"]
     parts = [_run_threaded(here, cores(jobs))] if here else []
@@ -428,8 +423,8 @@ def _run_pool(calls: Sequence[ChunkCall], threads: int) -> Iterator[tuple[int, i
     pending: set[Future[tuple[int, int, int, ChunkSums]]] = set()
 
     def submit(count: int) -> None:
-        for i, (cell, k, n, seed, check, sim, mode) in todo:
-            pending.add(pool.submit(cell_job, cell, k, n, seed, check, sim, mode, threads if i >= tail else 1))
+        for i, (cell, k, n, seed, check, sim) in todo:
+            pending.add(pool.submit(cell_job, cell, k, n, seed, check, sim, threads if i >= tail else 1))
             count -= 1
             if count == 0:
                 return
@@ -462,8 +457,7 @@ def ordered_parts(cells: Iterable[Cell], done: dict[tuple[int, int], dict[str, p
 
 def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, simulator: str | None = None,
                    jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
-                   on_chunk: Callable[[int, int], None] | None = None, engine: str | None = None,
-                   columns: bool = False) -> dict[str, Any]:
+                   on_chunk: Callable[[int, int], None] | None = None, columns: bool = False) -> dict[str, Any]:
     """Every chunk of ``cells`` run and summed per cell (no chunk store: ``simulate``, the API): frames, or with
     ``columns`` each table as its columns (analyzer.stats.sums.Columns; no pandas imported).
 
@@ -472,7 +466,7 @@ def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, sim
     tasks = [(c, k, n) for c in cells for k, n in c.chunks()]
     totals = RunTotals(cells)  # each chunk folded in as it may be (its cell's earlier ones in), then dropped
     for ci, k, n, sums in run_cell_chunks(tasks, seed=seed, check=check, simulator=simulator, jobs=jobs,
-                                          backend=backend, scheduler=scheduler, engine=engine):
+                                          backend=backend, scheduler=scheduler):
         totals.add(ci, k, sums)
         if on_chunk is not None:
             on_chunk(ci, n)

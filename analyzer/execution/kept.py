@@ -1,7 +1,7 @@
 """A ``durak simulate`` that keeps its finished chunks: resumable, as ``durak run`` is.
 
 ``--out DIR`` keeps them in ``DIR``; a long run (:data:`analyzer.execution.play.KEEP_FROM` deals or more) keeps
-them in the user cache, in a folder named by what decides the chunks' content (the cell, the seed, the engine),
+them in the user cache, in a folder named by what decides the chunks' content (the cell, the seed, the engines),
 so that only the same command finds it again, and removes the folder once the run is done.  The cell plays as a
 one-cell experiment through the run kinds' registry (:func:`analyzer.execution.runs.play_experiment`): its chunk store, its
 seeds, so the numbers are those of the same run without a store.
@@ -23,25 +23,25 @@ from analyzer.execution.runs import play_experiment
 from analyzer.execution.runs.cells import fingerprint
 
 
-def kept_folder(cell: Cell, seed: int, engine: str | None) -> Path | None:
+def kept_folder(cell: Cell, seed: int) -> Path | None:
     """The user-cache folder of a long run's chunks (None where no cache folder is writable)."""
-    fp, _ = fingerprint(play.one_cell_experiment(cell, seed), engine=engine)  # the deals count is not in it
+    fp, _ = fingerprint(play.one_cell_experiment(cell, seed))  # the deals count is not in it
     return next((base / "simulate" / fp[:16] for base in user_cache_bases() if writable(base / "simulate")), None)
 
 
-def play_kept(cell: Cell, seed: int, out: Path | None, *, jobs: int, check: bool, engine: str | None,
+def play_kept(cell: Cell, seed: int, out: Path | None, *, jobs: int, check: bool,
               quiet: bool) -> tuple[dict[str, pd.DataFrame], float, dict[str, Any]]:
     """The cell with its chunks kept in ``out`` (None: the user cache, removed at the end): its tables, the
     seconds this invocation took, and what ``--json`` says of the store (``deals_per_second``: of the deals
     played now)."""
-    folder = out if out is not None else kept_folder(cell, seed, engine)
+    folder = out if out is not None else kept_folder(cell, seed)
     if folder is None:  # nowhere to keep them: played as a short run is
-        tables, elapsed = play.play_cell(cell, seed=seed, jobs=jobs, check=check, engine=engine)
+        tables, elapsed = play.play_cell(cell, seed=seed, jobs=jobs, check=check)
         return tables, elapsed, {}
     lifeline.keeps_chunks(f"finished chunks are kept in {folder}; the same command resumes")
     t0 = time.perf_counter()
     done = play_experiment(play.one_cell_experiment(cell, seed), out=folder, jobs=jobs, quiet=quiet, check=check,
-                           report=False, engine=engine).cells
+                           report=False).cells
     assert done is not None  # a one-cell experiment is a run of cells
     elapsed = time.perf_counter() - t0
     lifeline.keeps_chunks("")

@@ -52,12 +52,12 @@ def cell_tables(tables: dict[str, Any], cell: int = 0) -> dict[str, Any]:
 
 
 def play_cell(cell: Cell, *, seed: int = 0, jobs: int = 1, check: bool = False, backend: str = "loky",
-              scheduler: str | None = None, on_chunk: Callable[[int, int], None] | None = None,
-              engine: str | None = None) -> tuple[dict[str, pd.DataFrame], float]:
-    """Run one cell through the executor (``engine``: executor.ENGINES); its summed tables and the seconds taken."""
+              scheduler: str | None = None, on_chunk: Callable[[int, int], None] | None = None
+              ) -> tuple[dict[str, pd.DataFrame], float]:
+    """Run one cell through the executor; its summed tables and the seconds taken."""
     t0 = time.perf_counter()
     tables = simulate_cells([cell], seed=seed, check=check, jobs=jobs, backend=backend, scheduler=scheduler,
-                            on_chunk=on_chunk, engine=engine)
+                            on_chunk=on_chunk)
     return cell_tables(tables, cell.index), time.perf_counter() - t0
 
 
@@ -75,11 +75,11 @@ def one_cell_experiment(cell: Cell, seed: int) -> Experiment:
 
 def play(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, jobs: int = 1,
          matches: bool = False, check: bool = False, chunk: int | None = None,
-         on_chunk: Callable[[int, int], None] | None = None, engine: str | None = None
+         on_chunk: Callable[[int, int], None] | None = None
          ) -> tuple[dict[str, pd.DataFrame], float]:
     """Play ``n`` deals (or matches) of one line-up; return summed tables and seconds taken."""
     cell = single_cell(rules, list(specs), unit="match" if matches else "deal", n=n, chunk_size=chunk)
-    return play_cell(cell, seed=seed, jobs=jobs, check=check, on_chunk=on_chunk, engine=engine)
+    return play_cell(cell, seed=seed, jobs=jobs, check=check, on_chunk=on_chunk)
 
 
 def summary_json(rules: RuleSet, tables: dict[str, Any], elapsed: float, *,

@@ -58,11 +58,19 @@ def earlier_engine(manifest: dict[str, Any]) -> bool:
     return manifest.get("kind") in ("tournaments", "balance") and "engine" not in manifest
 
 
+def default_engine(command: str) -> str:
+    """A recorded command without the ``DURAK_ENGINE=compiled`` (or ``auto``) its run was made under: both name the
+    default engine now, with the same fingerprint, so a reader runs the command as it stands."""
+    for mode in ("compiled", "auto"):
+        command = command.removeprefix(f"DURAK_ENGINE={mode} ")
+    return command
+
+
 def _where(root: Path, rel: str, seed: Any, note: str = NOISE) -> Block:
     """The line under a finding's heading: its report, how it was made, and what the seed does."""
     man = root / "reports" / rel / "manifest.json"
     manifest = json.loads(man.read_text(encoding="utf-8")) if man.exists() else {}
-    command = manifest.get("command")
+    command = default_engine(manifest.get("command") or "")
     made = f" (`{command}`)" if command else ""
     if earlier_engine(manifest):
         note = f"{note}; {EARLIER_ENGINE}"

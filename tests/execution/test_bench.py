@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from analyzer.cli.app import app
@@ -76,7 +77,7 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
                                                                                             "all_cores": 0.5}}
     asked = []
     monkeypatch.setattr(bench_e2e, "measure", lambda n, r: asked.append((n, r)) or fake)
-    started = {"repeats": 3, "load": {"before": [1.0, 1.0, 1.0], "after": [1.5, 1.0, 1.0]}, "bytecode_cache": False,
+    started = {"repeats": 3, "load": {"before": [1.0, 1.0, 1.0], "after": [1.5, 1.0, 1.0]},
                "rows": {"durak --help": {"best": 0.12, "median": 0.13},
                         "durak simulate --deals 1000": {"best": 0.9, "median": 0.95},
                         "durak report quick, drawn": {"best": 4.5, "median": 4.7},
@@ -108,7 +109,7 @@ def test_bench_without_simple_engine_or_rollouts_and_bad_variants(monkeypatch) -
     assert "play 1.00, tables 0.30, other 0.20" in text and "one core 0.50, 2 cores 0.25" in text
     assert ("durak --help: 0.12 (0.13) durak simulate --deals 1000: 0.90 (0.95) durak report quick, drawn: 4.50 (4.70) "
             "durak report quick, unchanged: 0.60 (0.65)") in text and "load average before [1.0, 1.0, 1.0]" in text
-    assert "PYTHONDONTWRITEBYTECODE is set" in text
+    assert "PYTHONDONTWRITEBYTECODE" not in text  # the children run with bytecode caches (_env)
     assert "per turn played (prague 4p random deals last 50.0 turns, the prototype's 25.0): one core 1.00, 2 cores 0.50" \
         in text
     monkeypatch.undo()
@@ -140,9 +141,19 @@ def test_startup_rows_time_each_command_in_a_fresh_process(tmp_path) -> None:
     assert all(0 < r["best"] <= r["median"] for r in rows.values()), rows
     assert rows["durak report small, unchanged"]["best"] < rows["durak report small, drawn"]["best"]
     assert sorted(p.name for p in folder.iterdir()) == ["manifest.json", "results"]
-    assert len(st["load"]["before"]) == 3 and isinstance(st["bytecode_cache"], bool)
+    assert len(st["load"]["before"]) == 3
     assert bench_e2e.startup(1, report=tmp_path / "none")["rows"].keys() == {"durak --help",
                                                                            "durak simulate --deals 1000"}
+
+
+def test_bench_children_run_as_a_users_python_with_bytecode_caches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's Python writes and reads .pyc files; a machine that sets PYTHONDONTWRITEBYTECODE (this one does)
+    would make every timed start compile pandas and pyarrow again: the bench's children run without it."""
+    from analyzer.execution import bench_e2e
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    env = bench_e2e._env()
+    assert "PYTHONDONTWRITEBYTECODE" not in env and env["PYTHONPATH"]
 
 
 def test_per_turn_ratio_is_each_random_case_over_czech_4p_round_by_round() -> None:
@@ -197,15 +208,14 @@ def test_match_rows_warm_up_as_big_as_a_timed_run_and_repeat(monkeypatch) -> Non
     real = benchmark.play
 
     def recording(rules, specs, n, **kw):
-        calls.append((kw["engine"], n, kw["jobs"], kw["seed"]))
+        calls.append((n, kw["jobs"], kw["seed"]))
         return real(rules, specs, n, **kw)
 
     monkeypatch.setattr(benchmark, "play", recording)
     rows = benchmark.match_rows(40, repeats=2)
-    for engine, count in (("compiled", 40 * benchmark.COMPILED_MATCHES),):
-        mine = [c for c in calls if c[0] == engine]
-        assert mine[0] == (engine, count, -1, 99)  # the warm-up: as big as a timed run, another seed
-        assert [c[1:3] for c in mine[1:]] == [(count, 1), (count, -1)] * 2  # two rounds of one core, every core
+    count = 40 * benchmark.COMPILED_MATCHES
+    assert calls[0] == (count, -1, 99)  # the warm-up: as big as a timed run, another seed
+    assert [c[:2] for c in calls[1:]] == [(count, 1), (count, -1)] * 2  # two rounds of one core, every core
     assert [r.engine for r in rows] == ["compiled"]
     for r in rows:
         assert r.unit == "matches" and r.repeats == 2 and r.turns > 1

@@ -106,14 +106,10 @@ def test_which_engine_serves_a_line_up(monkeypatch):
     history = [get_strategy("greedy"), _ReadsHistory()]
     assert choose_engine(built_ins) == "compiled"
     assert choose_engine(python) == "compiled+python"  # the kernel, paused at the Python strategy's decisions
-    assert choose_engine(python, engine="compiled") == "compiled+python"
     assert choose_engine(python, unit="match") == "compiled+python"  # matches pause on the kernel too
     assert choose_engine(history, unit="match") == "compiled+python"  # the kernel logs the public events
     assert choose_engine(history) == "compiled+python"
     assert choose_engine(built_ins, simulator="tests.fake_sim") == "numpy"  # a stand-in, called as its module
-    assert choose_engine(python, engine="compiled", unit="match") == "compiled+python"
-    assert choose_engine(history, engine="compiled", unit="match") == "compiled+python"  # the kernel logs
-    assert choose_engine(history, engine="compiled") == "compiled+python"  # public events, deals and matches
     monkeypatch.setenv(ENGINE_ENV, "numpy")
     with pytest.raises(ExperimentError, match=r"the numpy simulator is retired.*\(unset \$DURAK_ENGINE\)"):
         engine_mode()
@@ -209,7 +205,7 @@ def test_compiled_chunks_split_over_kernel_threads_only_when_none_waits(monkeypa
 
     got: dict[int, int] = {}
 
-    def job(cell, k, n, seed, check, sim, mode, threads):
+    def job(cell, k, n, seed, check, sim, threads):
         got[k] = threads
         return cell.index, k, n, {}
 

@@ -206,8 +206,8 @@ def test_a_rotated_chunk_checks_its_deals_and_names_its_cell_when_asked(monkeypa
     seen: list[tuple[bool, int]] = []
     real = serve.simulate_chunk
     monkeypatch.setattr(serve, "simulate_chunk", lambda *a, **k: seen.append((k["check"], k["where"].cell)) or real(*a, **k))
-    checked = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), True, engine="compiled").tables()
-    plain = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), False, engine="compiled").tables()
+    checked = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), True).tables()
+    plain = executor.run_chunk(cell, 1, 400, executor.cell_seed(4, cell, 1), False).tables()
     assert seen == [(True, cell.index), (False, cell.index)]
     assert all(checked[name].equals(plain[name]) for name in checked)  # checking changes nothing
 
@@ -246,5 +246,5 @@ def test_a_rotated_chunk_sums_its_jack_comparisons_per_deck(monkeypatch: pytest.
     asked: list[int] = []
     real = executor.chunk_sums
     monkeypatch.setattr(executor, "chunk_sums", lambda *a, **k: asked.append(k.get("cluster", 1)) or real(*a, **k))
-    executor.run_chunk(cell, 0, 400, executor.cell_seed(4, cell, 0), False, engine="compiled")
+    executor.run_chunk(cell, 0, 400, executor.cell_seed(4, cell, 0), False)
     assert asked == [2]

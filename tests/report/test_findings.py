@@ -118,3 +118,17 @@ def test_a_report_played_on_the_retired_simulator_says_so_under_its_finding(tmp_
     (folder / "manifest.json").write_text(json.dumps({**manifest, "command": "durak run experiments/x.toml"}))
     line = findings._where(tmp_path, "x", 7).content
     assert (findings.EARLIER_ENGINE in line) is said and line.startswith("From [`reports/x`]")
+
+
+@pytest.mark.parametrize("recorded, shown", [
+    ("DURAK_ENGINE=compiled durak run experiments/x.toml", "durak run experiments/x.toml"),
+    ("DURAK_ENGINE=auto durak run experiments/x.toml --out reports/x", "durak run experiments/x.toml --out reports/x"),
+    ("durak run experiments/x.toml", "durak run experiments/x.toml"),
+])
+def test_a_finding_names_its_command_as_a_reader_runs_it_today(tmp_path: Path, recorded: str, shown: str) -> None:
+    """A run made under ``DURAK_ENGINE=compiled`` (the default's synonym, the same fingerprint) is shown without it:
+    a reader who copies the command needs no setting that does nothing."""
+    folder = tmp_path / "reports" / "x"
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text(json.dumps({"kind": "cells", "engines": ["compiled"], "command": recorded}))
+    assert f"(`{shown}`)" in findings._where(tmp_path, "x", 7).content

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.execution.balance_space import BalanceSpace, is_balance_file, load_space
-from analyzer.execution.executor import check_backend, engine_mode, simulator_path, strategy_resolver
+from analyzer.execution.executor import check_backend, simulator_path, strategy_resolver
 from analyzer.execution.experiment import Experiment, ExperimentError, load_experiment
 from analyzer.execution.runs import balance, cells, compare, solve, tournament, tune
 from analyzer.execution.runs.balance import BalanceRun
@@ -76,16 +76,14 @@ def read_run_file(file: str | Path, *, simulator: str | None = None) -> Experime
     return load_experiment(file, resolve_strategy=strategy_resolver(simulator_path(simulator)))
 
 
-def fingerprint_of(plan: Experiment | BalanceSpace, *, engine: str | None = None, simulator: str | None = None
-                   ) -> str:
+def fingerprint_of(plan: Experiment | BalanceSpace, *, simulator: str | None = None) -> str:
     """The fingerprint a run of ``plan`` records in its manifest and its chunk store (its kind's): a folder whose
     manifest has another was made by other code or another file, and a rerun would not resume it."""
     if isinstance(plan, BalanceSpace):
-        return balance.balance_fingerprint(plan, simulator_path(simulator), engine_mode(engine))[0]
+        return balance.balance_fingerprint(plan, simulator_path(simulator))[0]
     if kind_of(plan) == "tournament":
-        return tournament.tournament_fingerprint(plan, tournament.tournaments_of(plan), tournament.chunk_decks(plan),
-                                                 engine_mode(engine))[0]
-    return cells.fingerprint(plan, simulator=simulator, engine=engine)[0]
+        return tournament.tournament_fingerprint(plan, tournament.tournaments_of(plan), tournament.chunk_decks(plan))[0]
+    return cells.fingerprint(plan, simulator=simulator)[0]
 
 
 def run_command(exp: Experiment, deals: int | None, out: Path | None) -> str:
@@ -107,7 +105,7 @@ def play_experiment(
     experiment: str | Path | Experiment, *, out: str | Path | None = None, deals: int | None = None,
     jobs: int = -1, backend: str = "loky", scheduler: str | None = None, resume: bool = True,
     fresh: bool = False, quiet: bool = False, check: bool = False, simulator: str | None = None,
-    report: bool = True, engine: str | None = None,
+    report: bool = True,
 ) -> Finished:
     """Run an experiment -- its cells, or its tournaments (``design =``) -- and write ``runs/<name>/`` (or
     ``out``); return what it wrote (:class:`Finished`).
@@ -125,7 +123,6 @@ def play_experiment(
         check: ask the simulator to check invariants (slower; results unchanged).
         simulator: module path of a stand-in simulator (tests; default: the project's engines).
         report: draw the report afterwards (analyzer/report/).
-        engine: the engine mode (``auto`` or its synonym ``compiled``; default ``$DURAK_ENGINE`` or auto).
 
     Raises:
         ExperimentError: a malformed experiment or bad argument (one line), or
@@ -145,11 +142,10 @@ def play_experiment(
     command = run_command(exp, deals, Path(out) if out is not None else None)
     if kind_of(exp) == "tournament":  # every line-up of a tournament on the same decks
         root = tournament.run_tournaments(exp, folder.root, jobs=jobs, quiet=quiet, report=report,
-                                          fresh=fresh or not resume, command=command, engine=engine)
+                                          fresh=fresh or not resume, command=command)
         return Finished("tournament", root, None)
     done = cells.run_cells(exp, folder, command=command, jobs=jobs, backend=backend, scheduler=scheduler,
-                           fresh=fresh or not resume, quiet=quiet, check=check, simulator=simulator, report=report,
-                           engine=engine)
+                           fresh=fresh or not resume, quiet=quiet, check=check, simulator=simulator, report=report)
     return Finished("cells", done.folder, done)
 
 

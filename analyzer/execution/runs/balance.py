@@ -126,13 +126,12 @@ class TaskStore:
         return back
 
 
-def balance_fingerprint(space: BalanceSpace, simulator: str, engine: str = "auto") -> tuple[str, dict[str, Any]]:
-    """Hash of everything that sets a task's content or a decision of the search, and the record it hashes
-    (``engine``: the mode asked for; every mode plays on the kernel)."""
+def balance_fingerprint(space: BalanceSpace, simulator: str) -> tuple[str, dict[str, Any]]:
+    """Hash of everything that sets a task's content or a decision of the search, and the record it hashes."""
     arms = hashlib.sha256(json.dumps([a.rules.to_dict() for a in space.arms], sort_keys=True,
                                      default=str).encode()).hexdigest()
     entrants = lineups.build([space.strong, *space.opponents], strategy_resolver(simulator))
-    engines = sorted({decks_engine([entrants[e] for e in seats], engine=engine) for a in space.arms[:1]
+    engines = sorted({decks_engine([entrants[e] for e in seats]) for a in space.arms[:1]
                       for seats in tables(0, len(space.opponents), space.players)})
     setting = {k: v for k, v in space.to_dict().items() if k not in ("name", "description", "source")}
     record = {"kind": "balance", "format": CHUNK_FORMAT, "layout": "per-deck integers v2", "version": __version__,
@@ -146,8 +145,8 @@ class Search:
     """The state of one exploration: each arm's per-deck columns by chunk, played or read back in order."""
 
     def __init__(self, space: BalanceSpace, store: TaskStore, *, simulator: str, jobs: int, backend: str,
-                 scheduler: str | None, progress: bool = False, engine: str = "auto") -> None:
-        self.space, self.store, self.simulator, self.engine = space, store, simulator, engine
+                 scheduler: str | None, progress: bool = False) -> None:
+        self.space, self.store, self.simulator = space, store, simulator
         self.progress = progress  # a bar on a terminal, else a line every ~10 s on stderr, within each round
         self.jobs, self.backend, self.scheduler = jobs, backend, scheduler
         self.chunks: dict[int, dict[int, Columns]] = {a.index: {} for a in space.arms}
@@ -180,7 +179,7 @@ class Search:
                 self.deals += len(task) * per_chunk
         specs = [sp.strong, *sp.opponents]
         calls = [(t, cut[t], {a: sp.arms[a].rules for a, _ in cut[t]}, specs, sp.seed, sp.chunk_decks,
-                  self.simulator, sp.trace if card else None, self.engine) for t in todo]
+                  self.simulator, sp.trace if card else None) for t in todo]
         label = f"balance round {self.round}" + (" (report card)" if card else "")
         with RunProgress(total_units=sum(len(cut[t]) for t in todo) * per_chunk, total_cells=1, unit="deals",
                          label=label, enabled=self.progress and bool(todo)) as bar:
@@ -443,23 +442,22 @@ def run_balance(space: BalanceSpace, out_dir: Path, **kw: Any) -> Path:
 def explore_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backend: str = "loky",
                     scheduler: str | None = None, fresh: bool = False, simulator: str | None = None,
                     report: bool = True, command: str = "", on_round: Callable[[str], None] | None = None,
-                    progress: bool = False, engine: str | None = None) -> BalanceRun:
+                    progress: bool = False) -> BalanceRun:
     """Explore ``space`` (module doc), write ``out_dir`` (results/, manifest.json, the report) and return what
     it stored.
 
     ``on_round(line)`` hears one line per round (the command prints them on stderr); ``progress`` shows the
     deals within each round (:class:`analyzer.execution.progress.RunProgress`).
     """
-    sim, mode = simulator_path(simulator), engine_mode(engine)
-    fp, record = balance_fingerprint(space, sim, mode)
+    sim, mode = simulator_path(simulator), engine_mode()  # $DURAK_ENGINE checked here; the manifest records it
+    fp, record = balance_fingerprint(space, sim)
     folder = RunFolder(out_dir)
     store = ChunkStore(folder.chunks, fp)
     store.open(fresh=fresh, record=record, experiment=space.to_dict())  # refuses a foreign --out or a changed space
     t0 = time.perf_counter()
     load = os.getloadavg()
     tasks = TaskStore(store, space.chunk_decks)
-    search = Search(space, tasks, simulator=sim, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress,
-                    engine=mode)
+    search = Search(space, tasks, simulator=sim, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress)
     try:
         found = explore(search, on_round)
     finally:

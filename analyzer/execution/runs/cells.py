@@ -67,7 +67,7 @@ SEEDING = "content-v1"
 # --------------------------------------------------------------------------- fingerprint
 
 
-def fingerprint(exp: Experiment, simulator: str | None = None, engine: str | None = None) -> tuple[str, dict[str, Any]]:
+def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dict[str, Any]]:
     """Hash of everything that determines chunk contents, and the record it hashes (the engine of each cell too:
     engines draw random play from different streams)."""
     plugins: dict[str, str] = {}
@@ -75,7 +75,7 @@ def fingerprint(exp: Experiment, simulator: str | None = None, engine: str | Non
         file = spec.rsplit(":", 1)[0]
         if file.endswith(".py") and Path(file).is_file():
             plugins[spec] = hashlib.sha256(Path(file).read_bytes()).hexdigest()
-    engines = cell_engines(exp.cells, engine=engine, simulator=simulator)
+    engines = cell_engines(exp.cells, simulator=simulator)
     record = {
         "format": CHUNK_FORMAT, "version": __version__, "simulator": simulator_path(simulator),
         "seed": exp.seed, "seeding": SEEDING, "plugins": plugins,
@@ -121,7 +121,7 @@ class CellsRun:
 
 def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -1, backend: str = "loky",
               scheduler: str | None = None, fresh: bool = False, quiet: bool = False, check: bool = False,
-              simulator: str | None = None, report: bool = True, engine: str | None = None) -> CellsRun:
+              simulator: str | None = None, report: bool = True) -> CellsRun:
     """Run every cell of an experiment of cells into ``folder`` and return its root (the registry,
     :func:`analyzer.execution.runs.run_experiment`, checks the arguments and picks this kind).
 
@@ -132,12 +132,12 @@ def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -
     sim = simulator_path(simulator)
     started, t0 = _now(), time.perf_counter()
 
-    fp, record = fingerprint(exp, sim, engine)
+    fp, record = fingerprint(exp, sim)
     store = ChunkStore(folder.chunks, fp)
     store.open(fresh=fresh, record=record, experiment=exp.to_dict())  # refuses a foreign --out
     try:
         results, fresh_deals, resumed = _run_chunks(exp, store, sim=sim, jobs=jobs, backend=backend,
-                                                    scheduler=scheduler, check=check, quiet=quiet, engine=engine)
+                                                    scheduler=scheduler, check=check, quiet=quiet)
     finally:
         store.close()
     elapsed = time.perf_counter() - t0
@@ -161,7 +161,7 @@ def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -
         "seconds": round(elapsed, 3), "chunks": total_chunks, "chunks_resumed": resumed,
         "command": command,
         "jobs": jobs, "backend": backend, "scheduler": scheduler, "check": check,
-        "engine": engine_mode(engine), "engines": record["engines"],
+        "engine": engine_mode(), "engines": record["engines"],
         "reports": list(exp.reports),
     }
     folder.write_manifest(manifest)
@@ -172,7 +172,7 @@ def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -
 
 
 def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, backend: str,
-                scheduler: str | None, check: bool, quiet: bool, engine: str | None = None
+                scheduler: str | None, check: bool, quiet: bool
                 ) -> tuple[dict[str, pd.DataFrame], int, int]:
     """Fold the finished chunks in, run the rest, and return every cell's summed tables.
 
@@ -205,7 +205,7 @@ def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, back
                      enabled=not quiet) as bar:
         if todo:
             for ci, k, n, sums in run_cell_chunks(todo, seed=exp.seed, check=check, simulator=sim,
-                                                  jobs=jobs, backend=backend, scheduler=scheduler, engine=engine):
+                                                  jobs=jobs, backend=backend, scheduler=scheduler):
                 store.write(ci, k, n, sums.tables())
                 back = store.read(ci, k, n)  # what a resumed run would see, byte for byte
                 if back is None:

@@ -105,7 +105,7 @@ def deals_by_player(rules: RuleSet) -> bool:
 
 
 def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int8], ss: np.random.SeedSequence,
-                 hands: Sequence[int] | None, engine: str | None = None) -> Any:
+                 hands: Sequence[int] | None) -> Any:
     """Matches on given deck stacks (D, K, deck), hands dealt by seat or by player (``hands``), on the kernel
     (:func:`analyzer.kernel.serve.simulate_chunk`: alone, or paused at a Python strategy's decisions), or the
     engine's table runner for players who remember only through ``choose_known``.  A match that needs more than
@@ -113,7 +113,6 @@ def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int
     n, k = decks.shape[0], decks.shape[1]
     if needs_table(lineup):  # players who remember only through the engine's table runner (choose_known alone)
         return simulate_observed_matches(rules, lineup, decks, ss, hands=hands)
-    engine_mode(engine)
     res = simulate_chunk(rules, lineup, n, ss, matches=True, decks=decks, hands=hands)
     assert isinstance(res, MatchResults) and rules.target is not None
     if ((res.deals >= k) & (res.totals.max(axis=1) < rules.target)).any():  # stopped for want of decks
@@ -122,13 +121,10 @@ def play_matches(rules: RuleSet, lineup: Sequence[object], decks: NDArray[np.int
 
 
 def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matches: bool,
-                  match_decks: int = MATCH_DECKS, by_player: bool | None = None,
-                  engine: str | None = None) -> dict[str, Any]:
+                  match_decks: int = MATCH_DECKS, by_player: bool | None = None) -> dict[str, Any]:
     """Play chunk ``c``: ``n`` decks, every rotation; per-deck scores and counts.
 
-    ``by_player``: deal match hands by player (default :func:`deals_by_player`).  ``engine``: the mode the
-    run's parent resolved (:func:`analyzer.execution.executor.engine_mode`); a worker never reads
-    ``$DURAK_ENGINE`` itself: a reused worker holds the environment of the run that started it.
+    ``by_player``: deal match hands by player (default :func:`deals_by_player`).
     """
     strats = lineups.build(specs, get_strategy)  # one object per distinct spec
     k, players, size = len(specs), rules.players, rules.deck_size
@@ -145,14 +141,14 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
                 decks = shuffled_decks(size, n * K, rng).reshape(n, K, size)
                 for up in ups:
                     # the same seed in every rotation: common random numbers for random strategies
-                    res = play_matches(rules, [strats[s] for s in up], decks, sim_ss, hands, engine)
+                    res = play_matches(rules, [strats[s] for s in up], decks, sim_ss, hands)
                     outcomes.append(_outcomes_matches(res))
                     capped += int(res.capped_deals.sum())
                     deals += int(res.deals.sum())
             else:
                 decks = shuffled_decks(size, n, rng)
                 for up in ups:
-                    dres = play_decks(rules, [strats[s] for s in up], decks, sim_ss, engine=engine)
+                    dres = play_decks(rules, [strats[s] for s in up], decks, sim_ss)
                     outcomes.append(_outcomes_deals(dres, players))
                     capped += int((dres.end == END_CAPPED).sum())
                     deals += n
@@ -164,9 +160,9 @@ def compare_chunk(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: in
     return {"scores": _scores(outcomes, ups, k), "capped": capped, "deals": deals}
 
 
-def _job(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matches: bool, engine: str
+def _job(rules: RuleSet, specs: Sequence[Any], n: int, seed: int, c: int, matches: bool
          ) -> tuple[int, int, dict[str, Any]]:
-    return c, n, compare_chunk(rules, specs, n, seed, c, matches, engine=engine)
+    return c, n, compare_chunk(rules, specs, n, seed, c, matches)
 
 
 def watched(scores: dict[str, NDArray[Any]], sprt: bool = False) -> NDArray[np.float64]:
@@ -219,12 +215,12 @@ def run_compare_until(rules: RuleSet, specs: Sequence[Any], n: int, rule: Rule, 
         watched({"win": np.zeros((1, len(specs)))}, True)  # the one-line error, before any work
     size = min(chunk or (SEQ_MATCHES if matches else SEQ_DECKS), n)
     sizes = [min(size, n - i) for i in range(0, n, size)]
-    mode = engine_mode()  # resolved here, passed to every chunk (see compare_chunk)
+    engine_mode()  # $DURAK_ENGINE checked in the parent
     t0 = time.perf_counter()
     parts: dict[int, dict[str, Any]] = {}
 
     def mapper(_f: Callable[[int], Any], idx: Sequence[int]) -> list[NDArray[np.float64]]:
-        for c, m, part in run_tasks(_job, [(rules, specs, sizes[c], seed, c, matches, mode) for c in idx], jobs=jobs):
+        for c, m, part in run_tasks(_job, [(rules, specs, sizes[c], seed, c, matches) for c in idx], jobs=jobs):
             parts[c] = part
             if on_chunk is not None:
                 on_chunk(m)
@@ -252,8 +248,8 @@ def run_compare(rules: RuleSet, specs: Sequence[Any], n: int, *, seed: int = 0, 
     sizes = [min(chunk, n - i) for i in range(0, n, chunk)]
     t0 = time.perf_counter()
     parts: dict[int, dict[str, Any]] = {}
-    mode = engine_mode()  # resolved here, passed to every chunk (see compare_chunk)
-    for c, m, part in run_tasks(_job, [(rules, specs, m, seed, c, matches, mode) for c, m in enumerate(sizes)],
+    engine_mode()  # $DURAK_ENGINE checked in the parent
+    for c, m, part in run_tasks(_job, [(rules, specs, m, seed, c, matches) for c, m in enumerate(sizes)],
                                 jobs=jobs, backend=backend, scheduler=scheduler):
         parts[c] = part
         if on_chunk is not None:

@@ -75,10 +75,8 @@ SEQ_CHUNK = 1_000
 FloatArray = NDArray[np.float64]
 
 
-def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int, engine: str = "auto"
-                     ) -> list[FloatArray]:
-    """Chunk ``c``: ``n`` decks through every table; per table, (n, players) win shares by position (``engine``: the
-    run's engine mode, checked in the parent: every mode plays on the kernel)."""
+def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int) -> list[FloatArray]:
+    """Chunk ``c``: ``n`` decks through every table; per table, (n, players) win shares by position."""
     deck_ss, sim_ss = chunk_seed(seed, "tournament", content_text(rules, [], "deal"), c).spawn(2)
     decks = shuffled_decks(rules.deck_size, n, np.random.default_rng(deck_ss))
     entrants = lineups.build(list(design.entrants), get_strategy)  # one object per distinct spec
@@ -89,13 +87,13 @@ def tournament_chunk(rules: RuleSet, design: Design, n: int, seed: int, c: int, 
         if table.hands not in dealt:  # canonical hands to other players: the deck rearranged (first dealer, G10a)
             dealt[table.hands] = arrange_deck(decks, first_dealer(rules.players), table.hands,
                                               players=rules.players, hand_size=rules.hand_size)
-        res = play_decks(rules, [entrants[e] for e in table.seats], dealt[table.hands], sim_ss, engine=engine)
+        res = play_decks(rules, [entrants[e] for e in table.seats], dealt[table.hands], sim_ss)
         wins.append((res.winner[:, None] == seats).astype(np.float64))
     return wins
 
 
-def _job(rules: RuleSet, design: Design, n: int, seed: int, c: int, engine: str) -> tuple[int, list[FloatArray]]:
-    return c, tournament_chunk(rules, design, n, seed, c, engine)
+def _job(rules: RuleSet, design: Design, n: int, seed: int, c: int) -> tuple[int, list[FloatArray]]:
+    return c, tournament_chunk(rules, design, n, seed, c)
 
 
 def watched(design: Design, wins: Sequence[FloatArray], sprt: bool = False) -> FloatArray:
@@ -144,7 +142,7 @@ class ChunkDone(Protocol):
 
 
 def _play(rules: RuleSet, design: Design, seed: int, jobs: int, todo: Sequence[tuple[int, int]],
-          cache: ChunkCache | None, engine: str) -> Iterator[tuple[int, list[FloatArray], bool]]:
+          cache: ChunkCache | None) -> Iterator[tuple[int, list[FloatArray], bool]]:
     """Chunks ``(c, n)`` of ``todo`` with whether each was stored: stored ones from ``cache`` first, then the
     rest played on the executor (each kept in ``cache`` as it finishes, and what the cache gives back is used)."""
     left = []
@@ -155,18 +153,17 @@ def _play(rules: RuleSet, design: Design, seed: int, jobs: int, todo: Sequence[t
         else:
             yield c, got, True
     sizes = dict(left)
-    for c, wins in run_tasks(_job, [(rules, design, n, seed, c, engine) for c, n in left], jobs=jobs):
+    for c, wins in run_tasks(_job, [(rules, design, n, seed, c) for c, n in left], jobs=jobs):
         yield c, (cache.put(c, sizes[c], wins) if cache is not None else wins), False
 
 
 def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: int = 1, chunk: int = CHUNK_DECKS,
                boot: int = 1000, rule: Rule | None = None, on_chunk: ChunkDone | None = None,
-               seq_chunk: int = SEQ_CHUNK, cache: ChunkCache | None = None, engine: str = "auto") -> dict[str, Any]:
+               seq_chunk: int = SEQ_CHUNK, cache: ChunkCache | None = None) -> dict[str, Any]:
     """Play ``n`` duplicate decks through every table of ``design`` (or, with ``rule``, chunks of
     ``seq_chunk`` decks until the rule stops, ``n`` decks at most); the JSON-ready summary.
 
-    ``cache``: finished chunks to reuse and to keep (a resumable experiment, :class:`StoredChunks`); ``engine``:
-    the engine mode (:func:`~analyzer.execution.executor.engine_mode`).
+    ``cache``: finished chunks to reuse and to keep (a resumable experiment, :class:`StoredChunks`).
     """
     lineups.build(list(design.entrants), get_strategy)  # an unknown strategy fails before any work
     t0 = time.perf_counter()
@@ -174,7 +171,7 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
     parts: dict[int, list[FloatArray]] = {}
     if rule is None:
         sizes = chunk_sizes(n, chunk)
-        for c, wins, stored in _play(rules, design, seed, jobs, list(enumerate(sizes)), cache, engine):
+        for c, wins, stored in _play(rules, design, seed, jobs, list(enumerate(sizes)), cache):
             parts[c] = wins
             if on_chunk is not None:
                 on_chunk(sizes[c], resumed=stored)
@@ -185,7 +182,7 @@ def run_design(rules: RuleSet, design: Design, n: int, *, seed: int = 0, jobs: i
         watched(design, [np.zeros((1, rules.players))] * len(design.tables), is_sprt)  # a one-line error now
 
         def mapper(_f: Callable[[int], Any], idx: Sequence[int]) -> list[FloatArray]:
-            for c, wins, stored in _play(rules, design, seed, jobs, [(c, sizes[c]) for c in idx], cache, engine):
+            for c, wins, stored in _play(rules, design, seed, jobs, [(c, sizes[c]) for c in idx], cache):
                 parts[c] = wins
                 if on_chunk is not None:
                     on_chunk(sizes[c], resumed=stored)
@@ -302,13 +299,12 @@ def chunk_decks(exp: Experiment) -> int:
     return SEQ_CHUNK if exp.until_ci is not None else min(exp.chunk_size, CHUNK_DECKS)
 
 
-def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design]], chunk: int,
-                           engine: str = "auto") -> tuple[str, dict[str, Any]]:
+def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design]], chunk: int
+                           ) -> tuple[str, dict[str, Any]]:
     """Hash of everything that sets a tournament chunk's content, and the record it hashes.
 
     Neither the deal count nor the ``until_ci`` target is in it (a chunk depends on neither: raising ``deals``
-    or tightening the target reuses finished chunks).  ``engine``: the mode asked for (every mode plays on the
-    kernel; the engines the record names follow from the line-ups).
+    or tightening the target reuses finished chunks).  The engines the record names follow from the line-ups.
     """
     plugins: dict[str, str] = {}
     tournaments = []
@@ -321,7 +317,7 @@ def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design
         tournaments.append({
             "index": i, "design": design.name, "entrants": list(design.entrants),
             "tables": [{"seats": list(t.seats), "hands": list(t.hands)} for t in design.tables],
-            "engines": sorted({decks_engine([entrants[e] for e in t.seats], engine=engine) for t in design.tables}),
+            "engines": sorted({decks_engine([entrants[e] for e in t.seats]) for t in design.tables}),
             "rules": {"variant": rules.variant, "players": rules.players, **rules.options()},
         })
     record = {"kind": "tournaments", "format": CHUNK_FORMAT, "layout": "per-deck win shares v1",
@@ -332,7 +328,7 @@ def tournament_fingerprint(exp: Experiment, plan: Sequence[tuple[RuleSet, Design
 
 
 def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bool = False,
-                    command: str = "", report: bool = True, fresh: bool = False, engine: str | None = None) -> Path:
+                    command: str = "", report: bool = True, fresh: bool = False) -> Path:
     """Play every tournament of a design experiment; write results/tournaments.json, manifest.json and the report.
 
     Resumable chunk by chunk (module doc): finished chunks go to ``out_dir/chunks``
@@ -344,8 +340,8 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
     plan = tournaments_of(exp)
     decks = [exp.deals_for(rules.variant, rules.players) for rules, _ in plan]  # cell_deals, else deals
     chunk = chunk_decks(exp)
-    mode = engine_mode(engine)
-    fp, record = tournament_fingerprint(exp, plan, chunk, mode)
+    mode = engine_mode()  # $DURAK_ENGINE checked in the parent; the manifest records it
+    fp, record = tournament_fingerprint(exp, plan, chunk)
     store = ChunkStore(out_dir / "chunks", fp)
     store.open(fresh=fresh, record=record, experiment=exp.to_dict())  # refuses a foreign --out or a changed file
     t0 = time.perf_counter()
@@ -357,7 +353,7 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
                 rule = UntilCI(exp.until_ci / 100) if exp.until_ci is not None else None
                 cache = StoredChunks(store, i, design)
                 out = run_design(rules, design, decks[i], seed=exp.seed, jobs=jobs, chunk=chunk, seq_chunk=chunk,
-                                 rule=rule, on_chunk=bar.advance, cache=cache, engine=mode)
+                                 rule=rule, on_chunk=bar.advance, cache=cache)
                 out["label"] = rules.label()
                 results.append(out)
                 resumed += cache.resumed
