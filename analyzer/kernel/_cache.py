@@ -22,6 +22,12 @@ clean, and not into logs or captured streams), and says nothing when the kernel
 is cached: numba keeps an index file ``<module>.<function>-<line>.py*.nbi``
 per cached function, which is cheap to look for.
 
+Inside the folder numba would name each source folder's subfolder by a hash of its absolute path, so a second
+checkout of the same sources (a clean clone, a worktree, CI) would compile every kernel again into a folder
+already holding them.  :func:`place_by_checkout` names it by the path inside the checkout instead
+(``analyzer_kernel``): the folder is named by the sources' content, and numba checks each file's content against
+its index (the source stamp), so only kernels of the same sources load.
+
 A cache file numba cannot read (emptied, truncated, zeroed, garbled, or left
 by something else), or an index entry that leads to another signature's
 kernel, is a miss, not a crash: :func:`guard_numba_reads` makes numba's reads
@@ -46,11 +52,14 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from analyzer.core.files import user_cache_bases, writable
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+#: the checkout the package was imported from (the folder holding ``analyzer/``): where :func:`place_by_checkout`
+#: takes source paths from
+CHECKOUT = _PACKAGE_DIR.parents[1]
 
 
 #: a module compiles with numba if it imports numba or one of the kernel's decorators (analyzer.kernel.jit)
@@ -266,3 +275,42 @@ def guard_numba_reads() -> None:
                                  (caching.Cache, "load_overload", load_cached)):
         setattr(owner, name, guarded)
     setattr(cls, "_durak_guarded", True)  # noqa: B010 — a mark on numba's class, not an attribute it declares
+
+
+def checkout_subpath(py_file: str | Path, checkout: Path | None = None) -> str | None:
+    """The cache subfolder of a source file of the checkout (default :data:`CHECKOUT`): its folder inside the
+    checkout, the parts joined by ``_`` (``analyzer/kernel`` -> ``analyzer_kernel``: one level, as
+    :func:`is_cold` looks); None for a file outside it (numba's own locators place that one)."""
+    try:
+        rel = Path(py_file).resolve().parent.relative_to((checkout or CHECKOUT).resolve())
+    except ValueError:
+        return None
+    return "_".join(rel.parts) or "checkout"
+
+
+def place_by_checkout() -> None:
+    """Make numba place the cached kernels of the checkout's files by their folder inside the checkout, not by a
+    hash of its absolute path (module notes), once.  numba's own locators stay behind it for other files, and a
+    user's ``NUMBA_CACHE_LOCATOR_CLASSES`` still replaces them all."""
+    from numba.core import caching
+
+    impl = caching.CacheImpl
+    if any(getattr(c, "_durak_checkout", False) for c in impl._locator_classes):
+        return
+
+    class CheckoutLocator(caching.UserProvidedCacheLocator):
+        _durak_checkout = True
+
+        def __init__(self, py_func: Any, py_file: str) -> None:
+            super().__init__(py_func, py_file)
+            from numba.core import config  # where numba reads NUMBA_CACHE_DIR (configure set it)
+
+            self._cache_path = os.path.join(cast(Any, config).CACHE_DIR, checkout_subpath(py_file) or "")
+
+        @classmethod
+        def from_function(cls, py_func: Any, py_file: str) -> Any:
+            if checkout_subpath(py_file) is None:
+                return None
+            return super().from_function(py_func, py_file)
+
+    impl._locator_classes = [CheckoutLocator, *impl._locator_classes]

@@ -30,9 +30,10 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 
 from analyzer.kernel import apart
-from analyzer.kernel._cache import CACHE, guard_numba_reads
+from analyzer.kernel._cache import CACHE, guard_numba_reads, place_by_checkout
 
 guard_numba_reads()  # an unreadable cache file is a miss: the kernel compiles again
+place_by_checkout()  # another checkout of the same sources loads the kernels compiled for them
 
 
 class Apart(CPUDispatcher):

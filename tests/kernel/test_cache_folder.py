@@ -307,3 +307,45 @@ def test_every_module_that_compiles_is_in_the_cache_key_and_no_other(tmp_path):
     assert _cache.source_hash(kernel) == start
     (root / "exact" / "planted.py").write_text("from numba import njit\n\nf = njit(lambda: 1)\n")
     assert _cache.source_hash(kernel) != start
+
+
+# --- another checkout of the same sources ---------------------------------------------------------------------
+_MIX_FROM = ("import numpy as np; from analyzer.kernel import rng; int(rng.mix(np.uint64(7))); "
+             "print(rng.__file__, sum(rng.mix.stats.cache_hits.values()), sum(rng.mix.stats.cache_misses.values()))")
+
+
+def test_a_second_checkout_of_the_same_sources_loads_the_kernels_the_first_compiled(tmp_path: Path) -> None:
+    """Two copies of the package at other paths (a clean clone, a worktree, CI) with one cache base: the second
+    loads what the first compiled (numba would have named a subfolder by each copy's absolute path and compiled
+    again); an edit to a compiled source still compiles afresh (its own folder, by the content hash)."""
+    import shutil
+
+    base = tmp_path / "cache"
+    copies = [tmp_path / "a" / "checkout", tmp_path / "b" / "elsewhere"]
+    for c in copies:
+        shutil.copytree(_cache.CHECKOUT / "analyzer", c / "analyzer", ignore=shutil.ignore_patterns("__pycache__"))
+    for f in (copies[1] / "analyzer").rglob("*.py"):  # new times, as a clone's files have: numba must go by content
+        os.utime(f, (f.stat().st_atime + 3600, f.stat().st_mtime + 3600))
+
+    def run(checkout: Path) -> list[str]:
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(base), "PYTHONPATH": str(checkout)}
+        out = subprocess.run([sys.executable, "-c", _MIX_FROM], env=env, cwd=checkout, capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split()
+
+    first, second = run(copies[0]), run(copies[1])
+    assert Path(first[0]).is_relative_to(copies[0]) and Path(second[0]).is_relative_to(copies[1])
+    assert first[1:] == ["0", "1"]  # compiled
+    assert second[1:] == ["1", "0"], "the second checkout compiled the kernel again"
+    assert [p.parent.name for p in base.glob("kernels-*/*/rng.mix-*.nbi")] == ["analyzer_kernel"]
+    edited = copies[1] / "analyzer" / "kernel" / "rng.py"
+    edited.write_text(edited.read_text() + "\n# an edit\n")
+    assert run(copies[1])[1:] == ["0", "1"]  # another content hash, another folder: compiled afresh
+
+
+def test_a_source_file_is_placed_by_its_folder_inside_the_checkout(tmp_path: Path) -> None:
+    assert _cache.checkout_subpath(tmp_path / "c" / "analyzer" / "kernel" / "x.py", tmp_path / "c") == "analyzer_kernel"
+    assert _cache.checkout_subpath(tmp_path / "d" / "analyzer" / "kernel" / "x.py", tmp_path / "d") == "analyzer_kernel"
+    assert _cache.checkout_subpath(tmp_path / "c" / "benchmarks" / "p.py", tmp_path / "c") == "benchmarks"
+    assert _cache.checkout_subpath(tmp_path / "elsewhere" / "x.py", tmp_path / "c") is None

@@ -25,6 +25,8 @@ INTERNALS = [
     ("numba.core.compiler_lock", "global_compiler_lock", "analyzer.kernel.jit.Apart.compile holds it"),
     ("numba.core.caching", "IndexDataCacheFile", "analyzer.kernel._cache.guard_numba_reads wraps its readers"),
     ("numba.core.caching", "Cache", "analyzer.kernel._cache.guard_numba_reads wraps Cache._load_overload"),
+    ("numba.core.caching", "CacheImpl", "analyzer.kernel._cache.place_by_checkout puts its locator first in its list"),
+    ("numba.core.caching", "UserProvidedCacheLocator", "analyzer.kernel._cache.place_by_checkout subclasses it"),
     ("numba.core.cgutils", "alloca_once", "analyzer.kernel.rng.stack_words emits it"),
     ("numba.np.arrayobj", "populate_array", "analyzer.kernel.rng.stack_words fills its array with it"),
     ("llvmlite.binding", "get_host_cpu_features", "analyzer.kernel.bitops._has_pdep reads the CPU's features"),
@@ -71,6 +73,23 @@ def test_the_cache_methods_the_kernel_wraps_are_there(module: str, cls: str, met
 
     owner = getattr(importlib.import_module(module), cls)
     assert callable(getattr(owner, method, None)), _moved(f"{module}.{cls}.{method}", numba.__version__, who)
+
+
+def test_the_cache_locators_are_a_list_the_checkout_locator_heads() -> None:
+    """place_by_checkout puts its locator before numba's own in ``CacheImpl._locator_classes``, and numba's locator
+    calls (``from_function``, ``get_cache_path``) are what it overrides."""
+    import numba
+    from numba.core import caching
+
+    import analyzer.kernel.jit  # noqa: F401 (installs the locator)
+
+    where = "analyzer.kernel._cache.place_by_checkout"
+    classes = getattr(caching.CacheImpl, "_locator_classes", None)
+    assert isinstance(classes, list), _moved("numba.core.caching.CacheImpl._locator_classes", numba.__version__, where)
+    assert getattr(classes[0], "_durak_checkout", False) and caching.UserProvidedCacheLocator in classes[1:]
+    for method in ("from_function", "get_cache_path", "get_source_stamp"):
+        assert callable(getattr(caching.UserProvidedCacheLocator, method, None)), \
+            _moved(f"numba.core.caching.UserProvidedCacheLocator.{method}", numba.__version__, where)
 
 
 def test_a_dispatcher_can_become_apart_and_its_cache_index_be_read() -> None:
