@@ -68,14 +68,13 @@ _warmup_note: list[str] = []
 
 
 def _stamp(folder: Path) -> Path:
-    """The file that says the kernels of these sources (numba keys its cache by source file and folder) were warmed."""
+    """The file that says the kernels of these sources were warmed: the folder's name covers the compiled sources,
+    and any checkout of them finds the same kernels there (analyzer.kernel._cache.place_by_checkout), so the stamp
+    holds numba's and Python's versions and what the warm-up compiles, not where the checkout is."""
     import numba
 
-    from analyzer.kernel import _cache
-
-    root = Path(_cache.__file__).resolve().parents[1]  # the analyzer package
-    h = hashlib.sha256(f"{root}|{numba.__version__}|{sys.version}".encode())
-    h.update(Path(__file__).with_name("kernel_warmup.py").read_bytes())  # the folder's name covers the compiled sources
+    h = hashlib.sha256(f"{numba.__version__}|{sys.version}".encode())
+    h.update(Path(__file__).with_name("kernel_warmup.py").read_bytes())
     return folder / f"suite-warm-{h.hexdigest()[:16]}"
 
 
