@@ -39,7 +39,12 @@ assumes both seats know every hidden card and play perfectly from there.
 The endgame is left out (pimc alone) where it is not exact: more than two
 players, a match (the deal's outcome is not the stake, G11), a shuffled
 turn-over (``reshuffle = shuffle``) or forgotten last-card calls
-(``forget_rate`` > 0); the inference where its reconstruction of the
+(``forget_rate`` > 0); and where a seat may draw at will (G7, ``voluntary_draw``:
+svinya).  There a seat whose every play is a proven loss draws instead, a
+line the search cannot resolve (the pile turns over and the deal goes on),
+which it valued above the loss: the deal ran on until that seat held most of
+the deck (svinya self-play, 6 deals: 18, 12, 12, 9, 15 and 1,536 turns, 2.9 CPU-s
+a deal against pimc's 0.14); the inference where its reconstruction of the
 opponent's past hands does not hold (:func:`strategies.inference.modelled`:
 svinya's drawing, sevens, a Queen needing its King) and at more than two
 players.  In czech 2p the talon rarely runs out before a player goes out, so
@@ -105,9 +110,10 @@ class Expert(Pimc):
         self.positions = 0  # positions the endgame searched
 
     def exact(self, p: np.ndarray, vs: ViewSearch) -> bool:
-        """Whether the endgame's values are the deal's: two players, not a match, nothing drawn at random."""
+        """Whether the endgame's values are the deal's: two players, not a match, nothing drawn at random, and no
+        drawing at will (G7: a seat facing a proven loss would draw on, beyond any budget's horizon)."""
         return (self.nodes > 0 and p[P.PLAYERS] == 2 and not vs.in_match and not p[P.SHUFFLE]
-                and not (p[P.LAST_CALL] and p[P.FORGET] > 0))
+                and not (p[P.LAST_CALL] and p[P.FORGET] > 0) and not p[P.VOLUNTARY])
 
     def _search(self, p: np.ndarray, kinds: np.ndarray, weights: np.ndarray, vs: ViewSearch, objective: int,
                 keys: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:

@@ -42,6 +42,8 @@ def test_the_endgame_is_left_out_where_it_is_not_exact() -> None:
     assert not e.exact(rule_params(make_rules("czech", 3, {})), Row())
     assert not e.exact(rule_params(make_rules("czech", 2, {"reshuffle": "shuffle"})), Row())
     assert not e.exact(rule_params(make_rules("czech", 2, {"last_card_call": True, "forget_rate": 0.1})), Row())
+    assert not e.exact(rule_params(make_rules("czech", 2, {"voluntary_draw": True})), Row())  # G7
+    assert not e.exact(rule_params(make_rules("svinya", 2, {})), Row())  # SV4: drawing at will
     Row.in_match = True
     assert not e.exact(rule_params(make_rules("czech", 2, {})), Row())
     assert not Expert(nodes=0).exact(rule_params(make_rules("czech", 2, {})), Row)
@@ -73,3 +75,14 @@ def test_expert_plays_legal_deals_the_same_for_a_seed_and_its_endgame_acts() -> 
 def test_expert_is_a_strong_player_for_balance() -> None:
     space = parse_space({"variant": "czech", "players": 2, "strong": "expert", "space": {"sevens": [False, True]}})
     assert space.strong == "expert"
+
+
+def test_in_svinya_expert_does_not_draw_on_to_put_off_a_proven_loss() -> None:
+    """G7/SV4: with the endgame on, a seat whose every play was a proven loss drew on from a pile that turns over,
+    and self-play deals of these decks ran 200, 409 and 934 turns (25 million positions searched).  Drawing at will
+    leaves the endgame out: the endgame searches nothing and no deal runs long."""
+    rules = make_rules("svinya", 2, {})
+    decks = shuffled_decks(rules.deck_size, 6, np.random.default_rng(5))
+    e = get_strategy("expert")
+    res = play_decks(rules, [e, get_strategy("expert")], decks, np.random.SeedSequence(5))
+    assert e.positions == 0 and int(res.turns.max()) < 400, res.turns
