@@ -42,9 +42,9 @@ turn-over (``reshuffle = shuffle``) or forgotten last-card calls
 (``forget_rate`` > 0); and where a seat may draw at will (G7, ``voluntary_draw``:
 svinya).  There a seat whose every play is a proven loss draws instead, a
 line the search cannot resolve (the pile turns over and the deal goes on),
-which it valued above the loss: the deal ran on until that seat held most of
-the deck (svinya self-play, 6 deals: 18, 12, 12, 9, 15 and 1,536 turns, 2.9 CPU-s
-a deal against pimc's 0.14); the inference where its reconstruction of the
+which it valued above the loss, and the deal ran on (svinya self-play, 6 deals:
+18, 12, 12, 9, 15 and 1,536 turns, 2.9 CPU-s a deal against pimc's 0.14); the
+inference where its reconstruction of the
 opponent's past hands does not hold (:func:`strategies.inference.modelled`:
 svinya's drawing, sevens, a Queen needing its King) and at more than two
 players.  In czech 2p the talon rarely runs out before a player goes out, so
