@@ -156,10 +156,12 @@ def skill_and_going_first(root: Path) -> list[Block]:
     for group, g in st.groupby("group", sort=False):
         by = g.set_index("label")
         row: dict[str, str] = {"table": str(group)}
-        for step in steps:
+        for step in steps:  # a step the file plays at other player counts only (ladder_players): a dash
             if step in by.index:
                 s = by.loc[step]
                 row[step] = pp_ci(s["diff"], s["diff_lo"], s["diff_hi"])
+            else:
+                row[step] = "–"
         row["decided deals a step"] = count(float(g["first_n"].min()))
         rows.append(row)
     raises = []
