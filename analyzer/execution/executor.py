@@ -371,7 +371,6 @@ def run_cell_chunks(tasks: Sequence[tuple[Cell, int, int]], *, seed: int, check:
     Nothing runs until the iterator is read; dropping it (or closing a threaded one) cancels queued chunks.
     """
     sim = simulator_path(simulator)
-    engine_mode()  # $DURAK_ENGINE checked here, in the parent
     calls = [(cell, k, n, seed, check, sim) for cell, k, n in tasks]
     here: list[ChunkCall] = []
     if backend == "loky":
@@ -463,6 +462,7 @@ def simulate_cells(cells: Sequence[Cell], *, seed: int, check: bool = False, sim
 
     ``on_chunk(cell index, units)`` is called as each chunk finishes (a progress bar).
     """
+    engine_mode()  # $DURAK_ENGINE checked once, here in the parent (a run of cells checks it in run_cells)
     tasks = [(c, k, n) for c in cells for k, n in c.chunks()]
     totals = RunTotals(cells)  # each chunk folded in as it may be (its cell's earlier ones in), then dropped
     for ci, k, n, sums in run_cell_chunks(tasks, seed=seed, check=check, simulator=simulator, jobs=jobs,

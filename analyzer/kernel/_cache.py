@@ -292,7 +292,7 @@ def place_by_checkout() -> None:
     """Make numba place the cached kernels of the checkout's files by their folder inside the checkout, not by a
     hash of its absolute path (module notes), once.  numba's own locators stay behind it for other files, and a
     user's ``NUMBA_CACHE_LOCATOR_CLASSES`` still replaces them all."""
-    from numba.core import caching
+    from numba.core import caching, config  # config: where numba reads NUMBA_CACHE_DIR (configure set it)
 
     impl = caching.CacheImpl
     if any(getattr(c, "_durak_checkout", False) for c in impl._locator_classes):
@@ -303,8 +303,6 @@ def place_by_checkout() -> None:
 
         def __init__(self, py_func: Any, py_file: str) -> None:
             super().__init__(py_func, py_file)
-            from numba.core import config  # where numba reads NUMBA_CACHE_DIR (configure set it)
-
             self._cache_path = os.path.join(cast(Any, config).CACHE_DIR, checkout_subpath(py_file) or "")
 
         @classmethod

@@ -120,6 +120,16 @@ def test_which_engine_serves_a_line_up(monkeypatch):
         engine_mode()
 
 
+def test_a_retired_engine_asked_for_stops_a_run_before_its_chunk_store_opens(tmp_path):
+    """``$DURAK_ENGINE=numpy`` is a one-line error at the run's entry: no folder of chunks is left behind."""
+    exp = tmp_path / "e.toml"
+    exp.write_text('name = "e"\nvariants = ["czech"]\nplayers = [2]\nlineup = ["greedy"]\ndeals = 20\n')
+    out = CliRunner().invoke(app, ["run", str(exp), "--out", str(tmp_path / "out"), "--quiet"],
+                             env={ENGINE_ENV: "numpy"})
+    assert out.exit_code == 2 and "numpy simulator is retired" in out.output, out.output
+    assert not (tmp_path / "out" / "chunks").exists()
+
+
 def test_the_engine_is_recorded(tmp_path):
     """durak simulate --json says which engine ran; a run's fingerprint holds each cell's engine."""
     out = CliRunner().invoke(app, ["simulate", "--deals", "300", "--strategies", "greedy", "--json", "--jobs", "1"])

@@ -129,7 +129,7 @@ def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -
     to ``results/``, the manifest, and the report (``report`` and the experiment asks for one); what it wrote.
     Raises ResumeError when stored chunks belong to a different experiment.
     """
-    sim = simulator_path(simulator)
+    sim, mode = simulator_path(simulator), engine_mode()  # $DURAK_ENGINE checked before the store opens
     started, t0 = _now(), time.perf_counter()
 
     fp, record = fingerprint(exp, sim)
@@ -161,7 +161,7 @@ def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -
         "seconds": round(elapsed, 3), "chunks": total_chunks, "chunks_resumed": resumed,
         "command": command,
         "jobs": jobs, "backend": backend, "scheduler": scheduler, "check": check,
-        "engine": engine_mode(), "engines": record["engines"],
+        "engine": mode, "engines": record["engines"],
         "reports": list(exp.reports),
     }
     folder.write_manifest(manifest)
