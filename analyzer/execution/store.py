@@ -12,8 +12,12 @@ reads, writes or deletes files under ``OUT`` lives here.
   bit for bit with its dtypes; a table of other columns is stored as parquet.
   Parquet took 27 ms of CPU a chunk to write and read back (three small tables),
   as much as playing 25,000 czech deals and summing them; this, 1 ms.
-* ``OUT/chunks/FINGERPRINT`` is a hash of everything that determines a chunk's
-  content; a different one refuses to resume.
+* ``OUT/chunks/FINGERPRINT`` is a hash of everything in the experiment that
+  determines a chunk's content; a different one refuses to resume.  The code is
+  not in it: each chunk records the tag of the code that played it
+  (:mod:`analyzer.execution.code_tag`), a chunk of another tag is played again,
+  and ``OUT/chunks/CODE.json`` (the digests of the last run's files) names the
+  files that changed.
 * One writer at a time: an exclusive ``flock`` on ``OUT/.chunks.lock``.
 * ``durak run`` never deletes or overwrites what it did not write:
   ``--fresh`` removes only the store's own files (chunk zips, ``FINGERPRINT``,
@@ -33,6 +37,7 @@ import os
 import re
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.core.inputs import read_user_text
+from analyzer.execution.code_tag import CodeTag, changed_files
 from analyzer.execution.experiment import ExperimentError
 
 #: Bump when the chunk file layout changes: old chunks are then refused, not misread.
@@ -49,7 +55,7 @@ from analyzer.execution.experiment import ExperimentError
 CHUNK_FORMAT = 5
 TABLES = ("positions", "totals", "hist")
 #: Every name the store writes inside ``OUT/chunks/``; ``--fresh`` deletes these and nothing else.
-_OWN_CHUNK_FILE = re.compile(r"c\d{5}-k\d{6}\.zip|FINGERPRINT|FINGERPRINT\.json|\.tmp-.*", re.DOTALL)
+_OWN_CHUNK_FILE = re.compile(r"c\d{5}-k\d{6}\.zip|FINGERPRINT|FINGERPRINT\.json|CODE\.json|\.tmp-.*", re.DOTALL)
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 #: What a run leaves in ``OUT`` before its manifest exists (a run killed early).
 _SCAFFOLD = {".chunks.lock", "chunks", "results"}
@@ -155,12 +161,48 @@ def read_table(zf: zipfile.ZipFile, name: str) -> pd.DataFrame:
 
 
 class ChunkStore:
-    """``OUT/chunks/``: one verified zip per finished chunk, one writer at a time."""
+    """``OUT/chunks/``: one verified zip per finished chunk, one writer at a time.
 
-    def __init__(self, root: Path, fp: str) -> None:
+    ``code`` is the tag of the code that plays the chunks (one for all, or one per cell: a cell whose strategies did
+    not change keeps its chunks when another's did); without one (a test's store) chunks carry none.
+    """
+
+    def __init__(self, root: Path, fp: str, code: CodeTag | Mapping[int, CodeTag] | None = None) -> None:
         self.root = root
         self.fp = fp
+        self._code = code
         self._lock: Any = None
+        #: chunks (cell, chunk) found complete but played by other code: they are played again
+        self.replayed: set[tuple[int, int]] = set()
+        #: the files whose digest changed since the last run that wrote here (None: it recorded none)
+        self.changed: list[str] | None = []
+
+    def code(self, cell: int) -> str:
+        """The tag a chunk of ``cell`` is written with and must carry to be read."""
+        code = self._code
+        if code is None:
+            return ""
+        return code.tag if isinstance(code, CodeTag) else code[cell].tag
+
+    def _modules(self) -> dict[str, str]:
+        code = self._code
+        tags = [] if code is None else [code] if isinstance(code, CodeTag) else list(code.values())
+        return {k: v for t in tags for k, v in t.modules.items()}
+
+    def replayed_line(self) -> str | None:
+        """One line saying which stored chunks are played again because the code changed, or None."""
+        if not self.replayed:
+            return None
+        n = len(self.replayed)
+        what = (f"{n} stored chunk{'s' if n != 1 else ''} {'were' if n != 1 else 'was'} played by other code")
+        if self.changed is None:
+            why = "(which files changed is not on record)"
+        elif self.changed:
+            shown = ", ".join(self.changed[:4]) + (f" and {len(self.changed) - 4} more" if len(self.changed) > 4 else "")
+            why = f"(changed since: {shown})"
+        else:
+            why = "(another version of the files)"
+        return f"{what} {why}: played again"
 
     def path(self, cell: int, k: int) -> Path:
         return self.root / f"c{cell:05d}-k{k:06d}.zip"
@@ -192,12 +234,27 @@ class ChunkStore:
                 atomic_write(self.root / "FINGERPRINT.json",
                               json.dumps(record, indent=1, sort_keys=True).encode())
                 atomic_write(stored, (self.fp + "\n").encode())
+            self._note_code()
         except BaseException:
             self._release()
             raise
         for tmp in self.root.glob(".tmp-*"):  # torn writes of a killed run; we hold the lock
             with contextlib.suppress(OSError):
                 tmp.unlink()
+
+    def _note_code(self) -> None:
+        """Compare ``CODE.json`` (the files the last run here played with) with ours, then record ours."""
+        if self._code is None:
+            return
+        path, now = self.root / "CODE.json", self._modules()
+        try:
+            before = json.loads(read_user_text(path, limit=1 << 20))["modules"]
+            self.changed = changed_files(before, now) if isinstance(before, dict) else None
+        except FileNotFoundError:
+            self.changed = None if any(self.root.glob("c*-k*.zip")) else []
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+            self.changed = None
+        atomic_write(path, json.dumps({"modules": now}, indent=1, sort_keys=True).encode())
 
     def _clear_own_files(self) -> None:
         """``--fresh``: delete what the store wrote, keep anything else (a user's own file)."""
@@ -225,7 +282,8 @@ class ChunkStore:
 
     def write(self, cell: int, k: int, n: int, tables: dict[str, pd.DataFrame]) -> None:
         buf = io.BytesIO()
-        meta = {"fingerprint": self.fp, "cell": cell, "chunk": k, "n": n, "format": CHUNK_FORMAT}
+        meta = {"fingerprint": self.fp, "cell": cell, "chunk": k, "n": n, "format": CHUNK_FORMAT,
+                "code": self.code(cell)}
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
             for name in TABLES:
                 for member, data in table_members(name, tables[name]).items():
@@ -241,8 +299,12 @@ class ChunkStore:
         try:
             with zipfile.ZipFile(p) as zf:
                 meta = json.loads(zf.read("meta.json"))
-                if meta != {"fingerprint": self.fp, "cell": cell, "chunk": k, "n": n,
-                            "format": CHUNK_FORMAT}:
+                ours = {"fingerprint": self.fp, "cell": cell, "chunk": k, "n": n, "format": CHUNK_FORMAT}
+                if not isinstance(meta, dict) or meta.get("code", "") != self.code(cell):
+                    if isinstance(meta, dict) and {k_: v for k_, v in meta.items() if k_ != "code"} == ours:
+                        self.replayed.add((cell, k))  # complete, but another program's numbers
+                    return None
+                if {k_: v for k_, v in meta.items() if k_ != "code"} != ours:
                     return None
                 # ZipFile.read checks each member's CRC-32
                 tables = {name: read_table(zf, name) for name in TABLES}

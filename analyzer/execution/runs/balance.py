@@ -63,6 +63,7 @@ from analyzer.core.rules import format_value
 from analyzer.execution import lineup as lineups
 from analyzer.execution.balance_space import DEPENDS, BalanceSpace
 from analyzer.execution.balance_tables import Columns, balance_job, chunk_streams, tables  # noqa: F401
+from analyzer.execution.code_tag import BALANCE_PLAY, play_tag
 from analyzer.execution.executor import (
     decks_engine,
     engine_mode,
@@ -452,7 +453,8 @@ def explore_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backe
     sim, mode = simulator_path(simulator), engine_mode()  # $DURAK_ENGINE checked here; the manifest records it
     fp, record = balance_fingerprint(space, sim)
     folder = RunFolder(out_dir)
-    store = ChunkStore(folder.chunks, fp)
+    entrants = lineups.build([space.strong, *space.opponents], strategy_resolver(sim))
+    store = ChunkStore(folder.chunks, fp, play_tag(entrants, play=BALANCE_PLAY, simulator=sim))
     store.open(fresh=fresh, record=record, experiment=space.to_dict())  # refuses a foreign --out or a changed space
     t0 = time.perf_counter()
     load = os.getloadavg()
@@ -462,6 +464,9 @@ def explore_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backe
         found = explore(search, on_round)
     finally:
         store.close()
+    line = store.replayed_line()
+    if line is not None and on_round is not None:
+        on_round(line)
     seconds = time.perf_counter() - t0
     arms = _arm_rows(search, found)
     effects = _effects(search, arms)
@@ -477,7 +482,8 @@ def explore_balance(space: BalanceSpace, out_dir: Path, *, jobs: int = -1, backe
     folder.write_manifest({"name": space.name, "description": space.description, "kind": "balance",
                            "experiment": space.to_dict(), "seed": space.seed, "version": __version__,
                            "fingerprint": fp, "engine": mode, "total_deals": played, "deals_this_run": search.deals_now,
-                           "chunks_resumed": tasks.resumed, "seconds": round(seconds, 3),
+                           "chunks_resumed": tasks.resumed,
+                           "chunks_replayed": len(store.replayed), "seconds": round(seconds, 3),
                            "load_average_at_start": [round(x, 2) for x in load],
                            "load_average_at_end": [round(x, 2) for x in os.getloadavg()], "command": command,
                            "jobs": jobs, "backend": backend, "scheduler": scheduler})

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ import pandas as pd
 
 from analyzer import __version__
 from analyzer.core.rules import format_value
+from analyzer.execution import lineup as lineups
+from analyzer.execution.code_tag import CodeTag, play_tag
 from analyzer.execution.executor import (  # noqa: F401
     DEFAULT_SIMULATOR,
     KEYS,
@@ -50,6 +53,7 @@ from analyzer.execution.executor import (  # noqa: F401
     run_cell_chunks,
     run_chunk,
     simulator_path,
+    strategy_resolver,
     streams_of,
 )
 from analyzer.execution.experiment import Cell, Experiment, ExperimentError  # noqa: F401
@@ -87,6 +91,13 @@ def fingerprint(exp: Experiment, simulator: str | None = None) -> tuple[str, dic
     }
     canon = json.dumps(record, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canon.encode()).hexdigest(), record
+
+
+def cell_codes(exp: Experiment, simulator: str) -> dict[int, CodeTag]:
+    """The tag of the code each cell's chunks are played by (its strategies' modules and the executor's)."""
+    resolve = strategy_resolver(simulator)
+    stand_in = None if simulator == DEFAULT_SIMULATOR else simulator
+    return {c.index: play_tag(lineups.build(c.lineup, resolve), simulator=stand_in) for c in exp.cells}
 
 
 # --------------------------------------------------------------------------- execution
@@ -133,7 +144,7 @@ def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -
     started, t0 = _now(), time.perf_counter()
 
     fp, record = fingerprint(exp, sim)
-    store = ChunkStore(folder.chunks, fp)
+    store = ChunkStore(folder.chunks, fp, cell_codes(exp, sim))
     store.open(fresh=fresh, record=record, experiment=exp.to_dict())  # refuses a foreign --out
     try:
         results, fresh_deals, resumed = _run_chunks(exp, store, sim=sim, jobs=jobs, backend=backend,
@@ -159,6 +170,7 @@ def run_cells(exp: Experiment, folder: RunFolder, *, command: str, jobs: int = -
         "deals_this_run": fresh_deals,
         "deals_per_second": round(fresh_deals / elapsed, 1) if elapsed > 0 else None,
         "seconds": round(elapsed, 3), "chunks": total_chunks, "chunks_resumed": resumed,
+        "chunks_replayed": len(store.replayed),
         "command": command,
         "jobs": jobs, "backend": backend, "scheduler": scheduler, "check": check,
         "engine": mode, "engines": record["engines"],
@@ -192,6 +204,9 @@ def _run_chunks(exp: Experiment, store: ChunkStore, *, sim: str, jobs: int, back
             else:
                 resumed += 1
                 totals.add(cell.index, k, _reader(store, cell.index, k, n, tables, totals))
+    line = store.replayed_line()
+    if line is not None and not quiet:
+        print(line, file=sys.stderr, flush=True)
     left = {c.index: 0 for c in exp.cells}
     for cell, _, _ in todo:
         left[cell.index] += 1

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -48,6 +49,7 @@ from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RuleSet
 from analyzer.engine.match import arrange_deck, first_dealer
 from analyzer.execution import lineup as lineups
+from analyzer.execution.code_tag import play_tag
 from analyzer.execution.cores import cores
 from analyzer.execution.executor import decks_engine, engine_mode, play_decks, run_tasks
 from analyzer.execution.experiment import Experiment, ExperimentError, fill_spec
@@ -342,7 +344,9 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
     chunk = chunk_decks(exp)
     mode = engine_mode()  # $DURAK_ENGINE checked in the parent; the manifest records it
     fp, record = tournament_fingerprint(exp, plan, chunk)
-    store = ChunkStore(out_dir / "chunks", fp)
+    entrants = dict.fromkeys(e for _, design in plan for e in design.entrants)
+    store = ChunkStore(out_dir / "chunks", fp, play_tag(lineups.build(list(entrants), get_strategy),
+                                                         own=[Path(__file__)]))
     store.open(fresh=fresh, record=record, experiment=exp.to_dict())  # refuses a foreign --out or a changed file
     t0 = time.perf_counter()
     results = []
@@ -361,6 +365,9 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
                 bar.advance(0, cell_done=True)
     finally:
         store.close()
+    line = store.replayed_line()
+    if line is not None and not quiet:
+        print(line, file=sys.stderr, flush=True)
     folder = RunFolder(out_dir)
     folder.write_result("tournaments.json", results)
     seconds = time.perf_counter() - t0
@@ -369,7 +376,7 @@ def run_tournaments(exp: Experiment, out_dir: Path, *, jobs: int = -1, quiet: bo
                            "seed": exp.seed, "version": __version__, "kind": "tournaments", "fingerprint": fp,
                            "engine": mode,
                            "tournaments": len(results), "total_deals": deals, "deals_this_run": played,
-                           "chunks_resumed": resumed,
+                           "chunks_resumed": resumed, "chunks_replayed": len(store.replayed),
                            "deals_per_second": round(played / seconds, 1) if seconds > 0 else None,
                            "seconds": round(seconds, 3), "command": command, "jobs": jobs})
     if report:
