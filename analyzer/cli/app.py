@@ -347,10 +347,13 @@ def solve(
     draws: Annotated[int, typer.Option(help="Draws of a strategy that answers at random (pimc, ismcts).")] = 3,
     summary: Annotated[Path | None, typer.Option(help="Instead: write README.md of this folder of solved sizes "
                                                       "(every */solve.json) and solve nothing.")] = None,
+    max_nodes: Annotated[int, typer.Option(help="Refuse a game tree past this many nodes (about 750 bytes each): "
+                                                "before building it where an estimate is past it already.")
+                         ] = 10_000_000,
 ) -> None:
     """Solve a research size of a two-player variant exactly (CFR+) and measure how far strategies are from it."""
     _commands("work").solve(variant=variant, deck=deck, hand=hand, strategies=strategies, target=target, out=out,
-                            as_json=as_json, rule=rule, draws=draws, summary=summary)
+                            as_json=as_json, rule=rule, draws=draws, summary=summary, max_nodes=max_nodes)
 
 
 @app.command()

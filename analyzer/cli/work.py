@@ -430,7 +430,8 @@ def _print_balance(done: BalanceRun, space: Any) -> None:
 
 
 def solve(*, variant: str, deck: int, hand: int, strategies: str | None, target: float, out: Path | None,
-          as_json: bool, rule: list[str] | None = None, draws: int = 3, summary: Path | None = None) -> None:
+          as_json: bool, rule: list[str] | None = None, draws: int = 3, summary: Path | None = None,
+          max_nodes: int) -> None:
     """``durak solve``: a research size solved by CFR+ (analyzer.exact), the strategies' distance from it."""
     with user_errors():
         if summary is not None:
@@ -443,11 +444,14 @@ def solve(*, variant: str, deck: int, hand: int, strategies: str | None, target:
             raise UsageError(f"--target must be between 0 and 1, got {target}")
         if draws < 2:
             raise UsageError(f"--draws must be at least 2 (a lower estimate needs two), got {draws}")
+        if max_nodes < 1:
+            raise UsageError(f"--max-nodes must be at least 1, got {max_nodes}")
         specs = specs_of([strategies], "--strategies") if strategies else None
         if out is not None:
             check_out(out)
         say = (lambda _s: None) if as_json else (lambda s: typer.echo(s, err=True))
         res = run_solve(variant, deck, hand, strategies=specs, target=target, on_progress=say, draws=draws,
+                        max_nodes=max_nodes,
                         overrides=parse_rule_args(rule or []) or None, out=out,
                         command=solve_command(variant, deck, hand, rule or [], strategies, draws, target, out))
     if as_json:

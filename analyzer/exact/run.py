@@ -18,7 +18,7 @@ from analyzer.core.registry import get_strategy
 from analyzer.core.rules import RulesError
 from analyzer.exact import measure, solver
 from analyzer.exact.research import check_size, research_cards, research_rules
-from analyzer.exact.tree import Tree, build
+from analyzer.exact.tree import Tree, TreeTooLarge, build, estimate_nodes
 from analyzer.kernel import cfr
 
 #: The built-ins measured.  tracker, pimc and ismcts read the public history: they are asked where their own
@@ -60,6 +60,14 @@ def capped_share(tree: Tree, sigma: np.ndarray) -> float:
     return float((own * other)[end].sum())
 
 
+#: the default node limit of a research size's tree (``durak solve --max-nodes``): at about
+#: :data:`BYTES_A_NODE` (measured: czech 8x2's 577,978 nodes peaked at 593 MB with the solve) some 7 GiB
+MAX_NODES = 10_000_000
+BYTES_A_NODE = 750
+#: the Python builder's pace on this machine (czech 8x2: 577,978 nodes in 55-92 s): for the refusal's hours
+NODES_A_SECOND = 7_000
+
+
 def measure_one(tree: Tree, sol: solver.Solution, rules: Any, cards: tuple[int, ...], spec: str, strat: object,
                 *, seed: int = 0, draws: int = DRAWS, say: Callable[[str], None] | None = None) -> dict[str, Any]:
     """One strategy's distance from perfect play: exact from the tree's views, or by walks and draws for a
@@ -76,18 +84,35 @@ def measure_one(tree: Tree, sol: solver.Solution, rules: Any, cards: tuple[int, 
     return out
 
 
+def check_tree_size(variant: str, deck: int, hand: int, rules: Any, cards: tuple[int, ...], max_nodes: int) -> float:
+    """The estimated node count (:func:`~analyzer.exact.tree.estimate_nodes`); TreeTooLarge, before anything is
+    built, where even that estimate is past ``max_nodes`` (czech 12x2 reads about 1e9 nodes: the build would fill
+    the memory after hours, in silence)."""
+    nodes = estimate_nodes(rules, cards)
+    if nodes > max_nodes:
+        raise TreeTooLarge(
+            f"{variant} {deck}x{hand}: its game tree has about {nodes:.1e} nodes (estimated from random walks), "
+            f"past --max-nodes {max_nodes:,} (about {BYTES_A_NODE * nodes / 2**30:.2g} GiB and "
+            f"{nodes / NODES_A_SECOND / 3600:.2g} hours to build); solve a smaller size or a lower turn cap")
+    return nodes
+
+
 def solve_size(variant: str, deck: int, hand: int, *, strategies: Sequence[str] | None = None,
                target: float = 0.001, max_iterations: int = 20_000, seed: int = 0, draws: int = DRAWS,
-               overrides: dict[str, Any] | None = None,
+               overrides: dict[str, Any] | None = None, max_nodes: int = MAX_NODES,
                on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Solve one research size and measure the strategies (JSON-able dict, ``durak solve --json``);
-    ``overrides``: rule options over the variant's (RULES.md names)."""
+    ``overrides``: rule options over the variant's (RULES.md names).  A tree past ``max_nodes`` is refused
+    (TreeTooLarge): before the build where its estimate is past it, else when the build reaches it."""
     check_size(deck, hand)
     rules = research_rules(variant, hand, overrides)
     cards = research_cards(rules, deck)
     say = on_progress or (lambda _s: None)
+    estimated = check_tree_size(variant, deck, hand, rules, cards, max_nodes)
+    say(f"building the tree: about {estimated:.1e} nodes, by an estimate from random walks that often reads low")
     t0 = time.perf_counter()
-    tree = build(rules, cards)
+    tree = build(rules, cards, max_nodes=max_nodes, progress=lambda n: say(
+        f"building the tree: {n:,} nodes ({time.perf_counter() - t0:.0f} s)") if n and n % 500_000 == 0 else None)
     built = time.perf_counter() - t0
     say(f"tree: {tree.n_nodes:,} nodes, {tree.n_sets:,} information sets ({built:.0f} s)")
     sol = solver.solve(tree, target=target, max_iterations=max_iterations,

@@ -11,6 +11,7 @@ suits renamed, and so is their equilibrium.
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from math import comb
@@ -20,7 +21,7 @@ from numpy.typing import NDArray
 
 from analyzer.core.cards import suit_of
 from analyzer.core.contract import DecisionView
-from analyzer.core.rules import RuleSet
+from analyzer.core.rules import RulesError, RuleSet
 from analyzer.exact.position import CHANCE, Position
 
 
@@ -95,10 +96,42 @@ def deals(rules: RuleSet, cards: tuple[int, ...], symmetric: bool = True) -> Ite
                 yield [int(c) for c in order if c is not None], 1.0 / total
 
 
+class TreeTooLarge(RulesError):
+    """A research size whose tree is past the node limit (one line: the size, the count, what to do)."""
+
+
+def estimate_nodes(rules: RuleSet, cards: tuple[int, ...], walks: int = 300, seed: int = 0) -> float:
+    """The tree's node count as Knuth's estimator reads it from ``walks`` random walks from the root: each walk
+    adds, depth by depth, the product of the branching factors it met (unbiased; about 0.8 CPU-s for 300 walks).
+
+    Its spread is wide and skewed where a few long deals hold most of the tree: the mean of few walks then
+    reads low (czech 8x2, 6,000 walks: 1.9e5 against 577,978 nodes; capped at 4 turns, 3,000 walks: 100,400
+    +- 3,900 against 104,794).  So it refuses a size only when even that reading is past the limit, and the
+    build still stops at the limit."""
+    rnd = random.Random(seed)
+    dealt = list(deals(rules, cards))
+    total = 0.0
+    for _ in range(walks):
+        order, _p = dealt[rnd.randrange(len(dealt))]
+        pos = Position(rules, cards)
+        for c in order:
+            pos.apply(c)
+        width = float(len(dealt))
+        walk = 1.0 + width
+        while not settle(pos).is_terminal():
+            acts = ([a for a, _q in pos.chance_outcomes()] if pos.current_player() == CHANCE
+                    else pos.legal_actions())
+            width *= len(acts)
+            walk += width
+            pos = pos.child(acts[rnd.randrange(len(acts))])
+        total += walk
+    return total / walks
+
+
 def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None] | None = None,
-          symmetric: bool = True) -> Tree:
+          symmetric: bool = True, max_nodes: int | None = None) -> Tree:
     """The tree of one research size (two players), from the engine through :class:`Position` (``symmetric``:
-    the starter's suit fixed, see the module)."""
+    the starter's suit fixed, see the module); :class:`TreeTooLarge` once it passes ``max_nodes``."""
     if rules.players != 2:
         raise ValueError("the solver plays two-player deals")
     parent: list[int] = [-1]
@@ -127,6 +160,9 @@ def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None
         pos, par, e, pr = stack.pop()
         settle(pos)
         i = len(parent)
+        if max_nodes is not None and i >= max_nodes:
+            raise TreeTooLarge(f"the tree passed {max_nodes:,} nodes while being built (--max-nodes); "
+                               "solve a smaller size or raise the limit")
         parent.append(par)
         edge.append(e)
         prob.append(pr)

@@ -111,3 +111,24 @@ def test_summary_of_a_folder_without_solved_sizes_is_refused_in_one_line(tmp_pat
         cli_app.main(["solve", "--summary", str(tmp_path)])
     err = capsys.readouterr().err
     assert exc.value.code != 0 and "--summary" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_size_too_large_to_build_is_refused_in_one_line_before_building(capsys: pytest.CaptureFixture[str],
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """czech 12x2 reads about 1e9 nodes: the builder (~7,000 nodes a second, ~750 bytes each) ran for hours in
+    silence until the memory ran out.  Now the estimate refuses it before any node is built."""
+    from analyzer.exact import run as exact_run
+
+    monkeypatch.setattr(exact_run, "build", lambda *a, **k: pytest.fail("built a tree past the limit"))
+    with pytest.raises(SystemExit) as e:
+        cli_app.main(["solve", "--variant", "czech", "--deck", "12", "--hand", "2"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "czech 12x2" in err and "--max-nodes 10,000,000" in err and "GiB" in err
+
+
+def test_the_cli_node_limit_is_the_solvers() -> None:
+    import inspect
+
+    from analyzer.exact.run import MAX_NODES
+    assert inspect.signature(cli_app.solve).parameters["max_nodes"].default == MAX_NODES

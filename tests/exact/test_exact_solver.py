@@ -114,3 +114,19 @@ def test_fixing_the_starters_suit_changes_no_value(variant: str) -> None:
     a = solver.solve(small, target=1e-4, max_iterations=2_000)
     b = solver.solve(full, target=1e-4, max_iterations=2_000)
     assert a.first_mover_value == pytest.approx(b.first_mover_value, abs=1e-3)
+
+
+def test_the_node_estimate_reads_a_small_tree_and_the_build_stops_at_its_limit() -> None:
+    """Knuth's estimate of czech 8 cards capped at 3 turns is near the tree's count; a build past ``max_nodes``
+    stops with one line, and the node limit it names is the one given."""
+    from analyzer.exact.research import research_cards, research_rules
+    from analyzer.exact.tree import TreeTooLarge, build, estimate_nodes
+
+    rules = research_rules("czech", 2, {"turn_cap": 3})
+    cards = research_cards(rules, 8)
+    exact = build(rules, cards).n_nodes
+    assert 0.8 * exact < estimate_nodes(rules, cards, walks=2_000, seed=1) < 1.25 * exact
+    with pytest.raises(TreeTooLarge, match=f"passed {exact // 2:,} nodes") as e:
+        build(rules, cards, max_nodes=exact // 2)
+    assert "\n" not in str(e.value)
+    assert build(rules, cards, max_nodes=exact + 1).n_nodes == exact

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer import __version__
-from analyzer.exact.run import solve_size
+from analyzer.exact.run import MAX_NODES, solve_size
 from analyzer.execution.runs.folder import RunFolder
 from analyzer.report.solve_view import write_page
 
@@ -35,10 +35,10 @@ def solve_command(variant: str, deck: int, hand: int, rules: Sequence[str], stra
 
 def run_solve(variant: str, deck: int, hand: int, *, strategies: Sequence[str] | None, target: float, draws: int,
               overrides: dict[str, Any] | None, out: Path | None, command: str,
-              on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+              on_progress: Callable[[str], None] | None = None, max_nodes: int = MAX_NODES) -> dict[str, Any]:
     """Solve the size (:func:`~analyzer.exact.run.solve_size`); with ``out``, keep it there (module doc)."""
     res = solve_size(variant, deck, hand, strategies=strategies, target=target, on_progress=on_progress,
-                     draws=draws, overrides=overrides)
+                     draws=draws, overrides=overrides, max_nodes=max_nodes)
     if out is not None:
         folder = RunFolder(out)
         folder.write_record("solve.json", res)
