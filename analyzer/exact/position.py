@@ -171,6 +171,9 @@ class Position:
     def is_terminal(self) -> bool:
         return self.deal is not None and self.waiting is None and self.deal.done
 
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The uniform chance outcomes here: the stream key, or a card not yet placed."""
         if self.needs_key and self.key is None:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from math import comb
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -119,8 +120,7 @@ def estimate_nodes(rules: RuleSet, cards: tuple[int, ...], walks: int = 300, see
         width = float(len(dealt))
         walk = 1.0 + width
         while not settle(pos).is_terminal():
-            acts = ([a for a, _q in pos.chance_outcomes()] if pos.current_player() == CHANCE
-                    else pos.legal_actions())
+            acts = [a for a, _q in pos.chance_outcomes()] if pos.is_chance_node() else pos.legal_actions()
             width *= len(acts)
             walk += width
             pos = pos.child(acts[rnd.randrange(len(acts))])
@@ -134,31 +134,54 @@ def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None
     the starter's suit fixed, see the module); :class:`TreeTooLarge` once it passes ``max_nodes``."""
     if rules.players != 2:
         raise ValueError("the solver plays two-player deals")
-    parent: list[int] = [-1]
-    kind: list[int] = [0]
-    actor: list[int] = [-1]
-    base: list[int] = [-1]
-    edge: list[int] = [0]
-    prob: list[float] = [1.0]
-    util: list[float] = [0.0]
-    sets: dict[tuple[object, ...], int] = {}
+    roots = []
+    for order, p in deals(rules, cards, symmetric):
+        pos = Position(rules, cards)
+        for c in order:
+            pos.apply(c)
+        roots.append((pos, p))
+    return grow(roots, key=lambda pos, q: pos.info_key(q), settle=settle, view=lambda pos: pos.view(),
+                dealt=_dealt, max_nodes=max_nodes, progress=progress)
+
+
+def grow(roots: Sequence[tuple[Any, float]], *, key: Callable[[Any, int], Hashable],
+         settle: Callable[[Any], Any] | None = None, view: Callable[[Any], DecisionView] | None = None,
+         dealt: Callable[[Any], tuple[tuple[int, ...], tuple[int, ...]]] | None = None, keep_keys: bool = False,
+         max_nodes: int | None = None, progress: Callable[[int], None] | None = None) -> Tree:
+    """The whole tree below ``roots`` as flat arrays: any two-player zero-sum game whose states speak
+    OpenSpiel's names (``is_terminal``, ``returns``, ``is_chance_node``, ``chance_outcomes``, ``current_player``,
+    ``legal_actions``, ``child``); our research sizes (:func:`build`) and any OpenSpiel game
+    (analyzer.openspiel.convert) are built by this one walk.
+
+    ``key(state, player)`` names a decision's information set; ``settle`` moves a state in place to where a node
+    goes (forced moves followed); ``view`` is kept per set (what a strategy is asked there).  With ``dealt`` the
+    roots (state, probability) hang under a chance root, node 0, and ``deal_of`` holds ``dealt(state)`` of each;
+    without it there is one root, itself node 0.  ``keep_keys``: the sets' keys in ``set_keys``.
+    """
+    parent: list[int] = []
+    kind: list[int] = []
+    actor: list[int] = []
+    base: list[int] = []
+    edge: list[int] = []
+    prob: list[float] = []
+    util: list[float] = []
+    sets: dict[Hashable, int] = {}
     set_base: list[int] = []
     set_count: list[int] = []
     set_actor: list[int] = []
     set_actions: list[list[int]] = []
     set_view: list[DecisionView] = []
     deal_of: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
-    stack: list[tuple[Position, int, int, float]] = []
-    for j, (order, p) in enumerate(deals(rules, cards, symmetric)):
-        pos = Position(rules, cards)
-        for c in order:
-            pos.apply(c)
-        stack.append((pos, 0, j, p))
-    stack.reverse()
+    top = -1
+    if dealt is not None:  # node 0: chance over the deals
+        parent, kind, actor, base, edge, prob, util = [-1], [0], [-1], [-1], [0], [1.0], [0.0]
+        top = 0
+    stack: list[tuple[Any, int, int, float]] = [(state, top, j, p) for j, (state, p) in enumerate(roots)][::-1]
     slots = 0
     while stack:
-        pos, par, e, pr = stack.pop()
-        settle(pos)
+        state, par, e, pr = stack.pop()
+        if settle is not None:
+            settle(state)
         i = len(parent)
         if max_nodes is not None and i >= max_nodes:
             raise TreeTooLarge(f"the tree passed {max_nodes:,} nodes while being built (--max-nodes); "
@@ -166,39 +189,40 @@ def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None
         parent.append(par)
         edge.append(e)
         prob.append(pr)
-        if par == 0:
-            deal_of[i] = _dealt(pos)
-        if pos.is_terminal():
+        if dealt is not None and par == 0:
+            deal_of[i] = dealt(state)
+        if state.is_terminal():
             kind.append(2)
             actor.append(-1)
             base.append(-1)
-            util.append(pos.returns()[0])
+            util.append(state.returns()[0])
             continue
         util.append(0.0)
-        if pos.current_player() == CHANCE:
+        if state.is_chance_node():
             kind.append(0)
             actor.append(-1)
             base.append(-1)
-            children = [(a, q) for a, q in pos.chance_outcomes()]
+            children = list(state.chance_outcomes())
         else:
-            q0 = pos.current_player()
+            q = state.current_player()
             kind.append(1)
-            actor.append(q0)
-            key = pos.info_key(q0)
-            acts = pos.legal_actions()
-            s = sets.get(key)
+            actor.append(q)
+            k = key(state, q)
+            acts = state.legal_actions()
+            s = sets.get(k)
             if s is None:
-                s = sets[key] = len(set_base)
+                s = sets[k] = len(set_base)
                 set_base.append(slots)
                 set_count.append(len(acts))
-                set_actor.append(q0)
+                set_actor.append(q)
                 set_actions.append(acts)
-                set_view.append(pos.view())
+                if view is not None:
+                    set_view.append(view(state))
                 slots += len(acts)
             base.append(set_base[s])
             children = [(a, 0.0) for a in acts]
-        for k in range(len(children) - 1, -1, -1):
-            stack.append((pos.child(children[k][0]), i, k, children[k][1]))
+        for j in range(len(children) - 1, -1, -1):
+            stack.append((state.child(children[j][0]), i, j, children[j][1]))
         if progress is not None and i % 100_000 == 0:
             progress(i)
     n = len(parent)
@@ -209,11 +233,11 @@ def build(rules: RuleSet, cards: tuple[int, ...], progress: Callable[[int], None
     first[1:] = np.cumsum(count)[:-1]
     # within a parent the children are in creation order, which is edge order
     return Tree(parent=par_a, kind=np.asarray(kind, np.int8), actor=np.asarray(actor, np.int8),
-                base=np.asarray(base, np.int64), edge=np.asarray(edge, np.int64), prob=np.asarray(prob),
-                util=np.asarray(util), first=first, count=count, kids=kids.astype(np.int64),
+                base=np.asarray(base, np.int64), edge=np.asarray(edge, np.int64), prob=np.asarray(prob, np.float64),
+                util=np.asarray(util, np.float64), first=first, count=count, kids=kids.astype(np.int64),
                 set_base=np.asarray(set_base, np.int64), set_count=np.asarray(set_count, np.int64),
                 set_actor=np.asarray(set_actor, np.int8), set_actions=set_actions, set_view=set_view,
-                deal_of=deal_of)
+                deal_of=deal_of, set_keys=list(sets) if keep_keys else [])
 
 
 def settle(pos: Position) -> Position:
