@@ -189,6 +189,8 @@ def grow(roots: Sequence[tuple[Any, float]], *, key: Callable[[Any, int], Hashab
         parent.append(par)
         edge.append(e)
         prob.append(pr)
+        if progress is not None and i % 100_000 == 0:
+            progress(i)
         if dealt is not None and par == 0:
             deal_of[i] = dealt(state)
         if state.is_terminal():
@@ -223,8 +225,6 @@ def grow(roots: Sequence[tuple[Any, float]], *, key: Callable[[Any, int], Hashab
             children = [(a, 0.0) for a in acts]
         for j in range(len(children) - 1, -1, -1):
             stack.append((state.child(children[j][0]), i, j, children[j][1]))
-        if progress is not None and i % 100_000 == 0:
-            progress(i)
     n = len(parent)
     par_a = np.asarray(parent, np.int64)
     kids = np.argsort(par_a[1:], kind="stable") + 1

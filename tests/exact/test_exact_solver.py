@@ -130,3 +130,32 @@ def test_the_node_estimate_reads_a_small_tree_and_the_build_stops_at_its_limit()
         build(rules, cards, max_nodes=exact // 2)
     assert "\n" not in str(e.value)
     assert build(rules, cards, max_nodes=exact + 1).n_nodes == exact
+
+
+def test_the_build_reports_every_hundred_thousandth_node_terminal_or_not() -> None:
+    """A build's progress was asked after a node's children only, so a round count that fell on a terminal node was
+    never reported (a long build could stay silent)."""
+    from analyzer.exact.tree import grow
+
+    class Leaf:  # a chance root over 250,000 terminal leaves
+        def __init__(self, root: bool) -> None:
+            self.root = root
+
+        def is_terminal(self) -> bool:
+            return not self.root
+
+        def returns(self) -> list[float]:
+            return [0.0, 0.0]
+
+        def is_chance_node(self) -> bool:
+            return self.root
+
+        def chance_outcomes(self) -> list[tuple[int, float]]:
+            return [(a, 1 / 250_000) for a in range(250_000)]
+
+        def child(self, action: int) -> Leaf:
+            return Leaf(False)
+
+    heard: list[int] = []
+    tree = grow([(Leaf(True), 1.0)], key=lambda s, q: 0, progress=heard.append)
+    assert tree.n_nodes == 250_001 and heard == [0, 100_000, 200_000]
