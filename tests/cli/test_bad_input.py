@@ -465,6 +465,10 @@ CASES: list[Case] = [
     ("compare-out-is-a-file", lambda f: ["compare", "greedy", "random", "--players", "2", "--deals", "20", "--jobs",
                                          "1", "--out", f.exp],
      lambda f: [f"--out {f.exp}", "is a file, not a folder"]),
+    # ---- a research size too large to solve: refused from an estimate, before the build fills the memory
+    ("solve-size-too-large", lambda f: ["solve", "--variant", "czech", "--deck", "12", "--hand", "2"],
+     lambda f: ["czech 12x2", "--max-nodes 10,000,000"]),
+    ("solve-max-nodes-zero", lambda f: ["solve", "--max-nodes", "0"], lambda f: ["--max-nodes", "0"]),
 ]
 
 
