@@ -621,3 +621,12 @@ def test_durak_script_help_and_bare_call(capsys) -> None:
     assert ei.value.code == 2
     out = capsys.readouterr()
     assert "simulate" in out.out + out.err
+
+
+def test_the_catalogue_page_lists_every_case() -> None:
+    """docs/bad_input.md's generated table has a row for each case and none for a case that is gone (regenerate it
+    with ``python -m tests.cli.test_bad_input``)."""
+    page = (ROOT / "docs" / "bad_input.md").read_text(encoding="utf-8")
+    table = page[page.index("| case | command | exit |"):]
+    rows = {line.split("|")[1].strip() for line in table[:table.index("\n\n")].splitlines()[2:]}
+    assert rows == {name for name, *_ in CASES}
