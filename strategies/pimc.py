@@ -156,10 +156,14 @@ class BatchSearch:
         acts, suits = self.choose_batch(one_row_view(view), rng)
         return int(acts[0]), None if suits[0] < 0 else int(suits[0])
 
+    def rollout_for(self, rules: object) -> object:
+        """The rollout policy under ``rules`` (``rollout``'s; a family may pick one by the rules)."""
+        return self.rollout
+
     def _compile(self, rules: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         compiled = self._compiled.get(rules)
         if compiled is None:
-            kinds, weights = compile_lineup([self.rollout] * rules.players)  # type: ignore[attr-defined]
+            kinds, weights = compile_lineup([self.rollout_for(rules)] * rules.players)  # type: ignore[attr-defined]
             compiled = self._compiled[rules] = (rule_params(rules), kinds, weights)  # type: ignore[arg-type]
         return compiled
 
