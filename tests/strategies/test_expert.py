@@ -88,17 +88,18 @@ def test_in_svinya_expert_does_not_draw_on_to_put_off_a_proven_loss() -> None:
     assert e.positions == 0 and int(res.turns.max()) < 400, res.turns
 
 
-def test_expert_rolls_out_with_the_tuned_preset_of_the_rules_and_searches_every_world() -> None:
-    """expert's defaults (docs/perfect_play.md): rollouts by the tuned preset of the variant and player count
-    (default weighted where none was tuned), every world searched to the budget (tolerance 0); a rollout named
-    in the spec is kept."""
+def test_a_tuned_rollout_is_the_preset_of_the_rules_and_the_default_is_pimcs() -> None:
+    """``expert?rollout=tuned`` rolls out with the tuned preset of the variant and player count (default weighted
+    where none was tuned); ``expert`` keeps pimc's rollout and adaptive stop (docs/perfect_play.md: the preset's
+    rollouts win more from the preset and lose to the defaults head to head)."""
     from analyzer.core.registry import get_strategy
     from analyzer.core.rules import make_rules
 
-    e = get_strategy("expert")
-    assert e.tolerance == 0.0
+    tuned = get_strategy("expert?rollout=tuned")
     for variant, players, name in (("czech", 2, "weighted?preset=czech-2p"), ("prague", 2, "weighted?preset=prague-2p"),
                                    ("svinya", 2, "weighted?preset=svinya-2p"), ("czech", 5, "weighted")):
-        assert e.rollout_for(make_rules(variant, players, {})).name == name
+        assert tuned.rollout_for(make_rules(variant, players, {})).name == name
+    plain = get_strategy("expert")
+    assert plain.rollout_for(make_rules("czech", 2, {})).name == "weighted"
+    assert plain.tolerance == get_strategy("pimc").tolerance > 0
     assert get_strategy("expert?rollout=greedy").rollout_for(make_rules("czech", 2, {})).name == "greedy"
-    assert get_strategy("pimc").rollout_for(make_rules("czech", 2, {})).name == "weighted"
