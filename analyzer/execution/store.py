@@ -299,12 +299,13 @@ class ChunkStore:
         try:
             with zipfile.ZipFile(p) as zf:
                 meta = json.loads(zf.read("meta.json"))
-                ours = {"fingerprint": self.fp, "cell": cell, "chunk": k, "n": n, "format": CHUNK_FORMAT}
-                if not isinstance(meta, dict) or meta.get("code", "") != self.code(cell):
-                    if isinstance(meta, dict) and {k_: v for k_, v in meta.items() if k_ != "code"} == ours:
-                        self.replayed.add((cell, k))  # complete, but another program's numbers
+                if not isinstance(meta, dict):
                     return None
-                if {k_: v for k_, v in meta.items() if k_ != "code"} != ours:
+                code = meta.pop("code", "")
+                if meta != {"fingerprint": self.fp, "cell": cell, "chunk": k, "n": n, "format": CHUNK_FORMAT}:
+                    return None
+                if code != self.code(cell):
+                    self.replayed.add((cell, k))  # complete, but another program's numbers
                     return None
                 # ZipFile.read checks each member's CRC-32
                 tables = {name: read_table(zf, name) for name in TABLES}
